@@ -1,0 +1,33 @@
+"""Stubs for the native module ``toolparse._core`` (built from ``rust/python.rs``)."""
+
+from typing import Dict, List, Optional, Tuple
+
+__version__: str
+
+# (index, id, name, arguments): name (and id, when the format carries one) on a call's first
+# fragment only
+DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
+# (content, reasoning, calls)
+Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
+ToolTypes = Dict[str, Dict[str, str]]
+
+class Parser:
+    """A streaming parser for one response."""
+
+    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None: ...
+    def feed(self, text: str) -> Optional[Delta]:
+        """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
+    def finish(self) -> Optional[Delta]:
+        """Flushes what was held back at the end of the text."""
+    @property
+    def malformed(self) -> bool: ...
+    @property
+    def format(self) -> str: ...
+
+def extract(
+    format: str, text: str, tools: Optional[ToolTypes] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
+    """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed)."""
+
+def list_formats() -> List[str]: ...
+def is_json(text: str) -> bool: ...

@@ -1,0 +1,151 @@
+"""The facade: picks a backend and turns core deltas into DeltaMessage and
+ExtractedToolCallInformation. Both backends return the same plain tuples; this module is the only
+place that makes model objects from them."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from . import reference
+from .ids import IdSource
+from .models import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
+    FunctionCall,
+    Tool,
+    ToolCall,
+)
+
+try:
+    from . import _core
+except ImportError:  # pragma: no cover - the extension is built by maturin
+    _core = None  # type: ignore[assignment]
+
+BACKENDS = ("rust", "python")
+ToolsArg = Optional[Sequence[Union[Tool, Dict[str, Any]]]]
+
+
+def _tool_models(tools: ToolsArg) -> List[Tool]:
+    if not tools:
+        return []
+    return [t if isinstance(t, Tool) else Tool.model_validate(t) for t in tools]
+
+
+def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, str]]:
+    """function name -> parameter name -> JSON Schema type ("" when it has none; the first
+    non-null type of a union)."""
+    out: Dict[str, Dict[str, str]] = {}
+    for tool in tools:
+        fn = tool.function
+        params: Dict[str, str] = {}
+        props = fn.parameters.properties if fn.parameters is not None else None
+        for pname, prop in (props or {}).items():
+            t = prop.type if hasattr(prop, "type") else None
+            if isinstance(t, list):
+                t = next((x for x in t if x != "null"), "null" if t else "")
+            params[pname] = t or ""
+        out[fn.name] = params
+    return out
+
+
+class ToolParser:
+    """A tool-call parser for one format. Cheap to make; ``stream()`` gives one
+    :class:`ToolCallStream` per response."""
+
+    format_name: str = ""
+
+    def __init__(
+        self,
+        name: Optional[str] = None,
+        tools: ToolsArg = None,
+        backend: str = "rust",
+        ids: Optional[IdSource] = None,
+    ) -> None:
+        name = name or self.format_name
+        if name not in reference.REGISTRY:
+            raise ValueError(
+                f"unknown tool-call format {name!r}; known formats: {', '.join(reference.REGISTRY)}"
+            )
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
+        if backend == "rust" and _core is None:
+            raise ImportError("toolparse._core is not built; use backend='python' or install it")
+        self.name = name
+        self.backend = backend
+        self.tools = _tool_models(tools)
+        self._types = _schema_types(self.tools)
+        self._ids = ids if ids is not None else IdSource()
+        self._id_style = reference.id_style(name)
+
+    def _new_parser(self) -> Any:
+        if self.backend == "rust":
+            return _core.Parser(self.name, self._types)
+        return reference.Parser(self.name, self._types)
+
+    def new_id(self) -> str:
+        return self._ids.make(self._id_style)
+
+    def extract_tool_calls(self, model_output: str, request: Any = None) -> ExtractedToolCallInformation:
+        """Non-streaming: the streaming machine fed the whole text at once. Malformed or truncated
+        tool markup gives ``tools_called=False`` and the original text as content."""
+        if self.backend == "rust":
+            content, reasoning, calls, malformed = _core.extract(self.name, model_output, self._types)
+        else:
+            content, reasoning, calls, malformed = reference.extract(
+                self.name, model_output, self._types
+            )
+        if malformed:
+            return ExtractedToolCallInformation(
+                tools_called=False, tool_calls=[], content=model_output
+            )
+        tool_calls = [
+            ToolCall._fast(id or self.new_id(), FunctionCall._fast(name, args))
+            for id, name, args in calls
+        ]
+        return ExtractedToolCallInformation(
+            tools_called=bool(tool_calls), tool_calls=tool_calls, content=content
+        )
+
+    def stream(self) -> ToolCallStream:
+        return ToolCallStream(self)
+
+
+class ToolCallStream:
+    """One response's streaming state. ``feed`` each delta, then ``finish``."""
+
+    def __init__(self, parser: ToolParser) -> None:
+        self.parser = parser
+        self._core = parser._new_parser()
+
+    def feed(self, delta_text: str) -> Optional[DeltaMessage]:
+        """Returns the delta to send, or None when there is nothing new yet."""
+        d = self._core.feed(delta_text)
+        return None if d is None else self._message(d)
+
+    def finish(self) -> Optional[DeltaMessage]:
+        """End of the response: flushes text that was held back."""
+        d = self._core.finish()
+        return None if d is None else self._message(d)
+
+    @property
+    def malformed(self) -> bool:
+        """Whether the tool markup seen so far was malformed (or, after finish, truncated)."""
+        return bool(self._core.malformed)
+
+    def _message(self, d: Any) -> DeltaMessage:
+        content, reasoning, calls = d
+        if calls is None:
+            return DeltaMessage._fast(content, reasoning, [])
+        fast_call = DeltaToolCall._fast
+        fast_fn = DeltaFunctionCall._fast
+        tool_calls = []
+        for index, id, name, args in calls:
+            if name is None:
+                tool_calls.append(fast_call(index, None, None, fast_fn(None, args)))
+            else:
+                if id is None:
+                    id = self.parser.new_id()
+                tool_calls.append(fast_call(index, id, "function", fast_fn(name, args)))
+        return DeltaMessage._fast(content, reasoning, tool_calls)

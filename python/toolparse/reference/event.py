@@ -1,0 +1,154 @@
+"""What a parser emits (twin of ``rust/event.rs``).
+
+Events are tuples: ``("content", text)``, ``("reasoning", text)``,
+``("tool_start", index, id, name)``, ``("tool_args", index, fragment)``, ``("tool_end", index)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+from .scan import WS
+
+Event = Tuple[Any, ...]
+# (index, id, name, arguments) with name set only on a call's first fragment
+DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
+Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
+Call = Tuple[Optional[str], str, str]
+Extracted = Tuple[Optional[str], Optional[str], List[Call], bool]
+
+
+class Emitter:
+    """Collects events and applies the rules every format shares: adjacent fragments coalesce,
+    call indices are assigned in order, and whitespace that only separates or surrounds tool calls
+    is not content."""
+
+    def __init__(self) -> None:
+        self.events: List[list] = []
+        self.malformed = False
+        self._calls = 0
+        self._open: Optional[int] = None
+        self._ws = ""
+        self._seg_text = False
+
+    def content(self, s: str) -> None:
+        if not s:
+            return
+        if not self._seg_text:
+            if not s.lstrip(WS):
+                self._ws += s
+                return
+            self._seg_text = True
+            if self._ws:
+                ws, self._ws = self._ws, ""
+                self._push_content(ws)
+        self._push_content(s)
+
+    def _push_content(self, s: str) -> None:
+        ev = self.events
+        if ev and ev[-1][0] == "content":
+            ev[-1][1] += s
+        else:
+            ev.append(["content", s])
+
+    def reasoning(self, s: str) -> None:
+        if not s:
+            return
+        ev = self.events
+        if ev and ev[-1][0] == "reasoning":
+            ev[-1][1] += s
+        else:
+            ev.append(["reasoning", s])
+
+    def tool_start(self, id: Optional[str], name: str) -> int:
+        self._ws = ""
+        self._seg_text = False
+        index = self._calls
+        self._calls += 1
+        self._open = index
+        self.events.append(["tool_start", index, id, name])
+        return index
+
+    def args(self, s: str) -> None:
+        index = self._open
+        if index is None or not s:
+            return
+        ev = self.events
+        if ev and ev[-1][0] == "tool_args" and ev[-1][1] == index:
+            ev[-1][2] += s
+        else:
+            ev.append(["tool_args", index, s])
+
+    def tool_end(self) -> None:
+        if self._open is not None:
+            self.events.append(["tool_end", self._open])
+            self._open = None
+        self._seg_text = False
+
+    def in_call(self) -> bool:
+        return self._open is not None
+
+    def calls(self) -> int:
+        return self._calls
+
+    def finish(self) -> None:
+        if self._ws and self._calls == 0:
+            ws, self._ws = self._ws, ""
+            self._push_content(ws)
+        self._ws = ""
+        if self._open is not None:
+            self.malformed = True
+
+    def take(self) -> List[list]:
+        ev, self.events = self.events, []
+        return ev
+
+
+def delta_from_events(events: List[list]) -> Optional[Delta]:
+    """Merges one feed's events the way an OpenAI delta carries them; None when empty."""
+    content: Optional[str] = None
+    reasoning: Optional[str] = None
+    calls: List[list] = []
+    for ev in events:
+        kind = ev[0]
+        if kind == "content":
+            content = ev[1] if content is None else content + ev[1]
+        elif kind == "reasoning":
+            reasoning = ev[1] if reasoning is None else reasoning + ev[1]
+        elif kind == "tool_start":
+            calls.append([ev[1], ev[2], ev[3], None])
+        elif kind == "tool_args":
+            if calls and calls[-1][0] == ev[1]:
+                last = calls[-1]
+                last[3] = ev[2] if last[3] is None else last[3] + ev[2]
+            else:
+                calls.append([ev[1], None, None, ev[2]])
+    if content is None and reasoning is None and not calls:
+        return None
+    return (content, reasoning, [tuple(c) for c in calls] if calls else None)  # type: ignore[misc]
+
+
+def extracted_from_events(events: List[list], malformed: bool) -> Extracted:
+    """The non-streaming result, before the caller's fallback rule is applied."""
+    content: Optional[str] = None
+    reasoning: Optional[str] = None
+    calls: List[list] = []
+    ended = 0
+    for ev in events:
+        kind = ev[0]
+        if kind == "content":
+            content = ev[1] if content is None else content + ev[1]
+        elif kind == "reasoning":
+            reasoning = ev[1] if reasoning is None else reasoning + ev[1]
+        elif kind == "tool_start":
+            calls.append([ev[2], ev[3], ""])
+        elif kind == "tool_args":
+            if ev[1] < len(calls):
+                calls[ev[1]][2] += ev[2]
+            else:
+                malformed = True
+        elif kind == "tool_end":
+            ended += 1
+    if ended != len(calls):
+        malformed = True
+    return (content, reasoning, [tuple(c) for c in calls], malformed)  # type: ignore[misc]

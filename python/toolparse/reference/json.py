@@ -1,0 +1,557 @@
+"""Resumable JSON (twin of ``rust/json.rs``): a validating scanner that keeps its stack between
+deltas, a string decoder, and the reader of ``{"name": ..., "arguments": ...}`` call objects.
+
+Results of ``feed`` are ``(MORE, 0)``, ``(DONE, n)`` (the value ended after ``n`` characters of
+this input) or ``(ERROR, n)`` (invalid at character ``n``). Nothing recurses.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence, Tuple
+
+from .event import Emitter
+from .scan import WS
+
+MORE, DONE, ERROR = "more", "done", "error"
+Step = Tuple[str, int]
+
+_PLAIN = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX = "0123456789abcdefABCDEF"
+
+# number states: the next state on a character class, and which states are complete
+_NUM_NEXT = {
+    ("Minus", "0"): "Zero",
+    ("Minus", "d"): "Int",
+    ("Int", "0"): "Int",
+    ("Int", "d"): "Int",
+    ("Zero", "."): "Dot",
+    ("Int", "."): "Dot",
+    ("Dot", "0"): "Frac",
+    ("Dot", "d"): "Frac",
+    ("Frac", "0"): "Frac",
+    ("Frac", "d"): "Frac",
+    ("Zero", "e"): "Exp",
+    ("Int", "e"): "Exp",
+    ("Frac", "e"): "Exp",
+    ("Exp", "+"): "ExpSign",
+    ("Exp", "0"): "ExpDigits",
+    ("Exp", "d"): "ExpDigits",
+    ("ExpSign", "0"): "ExpDigits",
+    ("ExpSign", "d"): "ExpDigits",
+    ("ExpDigits", "0"): "ExpDigits",
+    ("ExpDigits", "d"): "ExpDigits",
+}
+_NUM_COMPLETE = {"Zero", "Int", "Frac", "ExpDigits"}
+_NUM_CLASS = {c: "d" for c in "123456789"}
+_NUM_CLASS.update({"0": "0", ".": ".", "e": "e", "E": "e", "+": "+", "-": "+"})
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+
+
+class JsonScanner:
+    """Validates one JSON value fed in pieces; stops right after it."""
+
+    def __init__(self) -> None:
+        self.stack: List[str] = []  # "Obj" | "Arr"
+        self.st = "Value"
+        self.key = False  # inside Str/Esc/Hex: is it an object key?
+        self.left = 0  # Hex: digits still expected
+        self.num = ""  # Number: its state
+        self.word = ""  # Literal: the word
+        self.at = 0  # Literal: next position in it
+
+    def depth(self) -> int:
+        return len(self.stack)
+
+    def _after_value(self) -> str:
+        return "CommaOrClose" if self.stack else "Done"
+
+    def feed(self, s: str) -> Step:
+        n = len(s)
+        i = 0
+        while i < n:
+            st = self.st
+            c = s[i]
+            if st == "Str":
+                i = _PLAIN.match(s, i).end()  # type: ignore[union-attr]
+                if i == n:
+                    return (MORE, 0)
+                c = s[i]
+                if c == '"':
+                    self.st = "Colon" if self.key else self._after_value()
+                elif c == "\\":
+                    self.st = "Esc"
+                else:
+                    return (ERROR, i)
+            elif st == "Esc":
+                if c in '"\\/bfnrt':
+                    self.st = "Str"
+                elif c == "u":
+                    self.st, self.left = "Hex", 4
+                else:
+                    return (ERROR, i)
+            elif st == "Hex":
+                if c not in _HEX:
+                    return (ERROR, i)
+                self.left -= 1
+                if self.left == 0:
+                    self.st = "Str"
+            elif st == "Number":
+                nxt = _NUM_NEXT.get((self.num, _NUM_CLASS.get(c, "")))
+                if c == "-" and self.num != "Exp":
+                    nxt = None
+                if nxt is not None:
+                    self.num = nxt
+                elif self.num in _NUM_COMPLETE:
+                    self.st = self._after_value()
+                    if self.st == "Done":
+                        return (DONE, i)
+                    continue  # look at `c` again in the new state
+                else:
+                    return (ERROR, i)
+            elif st == "Literal":
+                if self.at >= len(self.word) or self.word[self.at] != c:
+                    return (ERROR, i)
+                self.at += 1
+                if self.at == len(self.word):
+                    self.st = self._after_value()
+            elif st == "Value" or st == "ValueOrClose":
+                if c not in WS:
+                    if c == "]" and st == "ValueOrClose":
+                        self.stack.pop()
+                        self.st = self._after_value()
+                    elif not self._start_value(c):
+                        return (ERROR, i)
+            elif st == "KeyOrClose" or st == "Key":
+                if c in WS:
+                    pass
+                elif c == '"':
+                    self.st, self.key = "Str", True
+                elif c == "}" and st == "KeyOrClose":
+                    self.stack.pop()
+                    self.st = self._after_value()
+                else:
+                    return (ERROR, i)
+            elif st == "Colon":
+                if c == ":":
+                    self.st = "Value"
+                elif c not in WS:
+                    return (ERROR, i)
+            elif st == "CommaOrClose":
+                top = self.stack[-1] if self.stack else ""
+                if c in WS:
+                    pass
+                elif c == "," and top == "Obj":
+                    self.st = "Key"
+                elif c == "," and top == "Arr":
+                    self.st = "Value"
+                elif (c == "}" and top == "Obj") or (c == "]" and top == "Arr"):
+                    self.stack.pop()
+                    self.st = self._after_value()
+                else:
+                    return (ERROR, i)
+            else:  # Done
+                return (DONE, i)
+            i += 1
+            if self.st == "Done":
+                return (DONE, i)
+        return (MORE, 0)
+
+    def _start_value(self, c: str) -> bool:
+        if c == "{":
+            self.stack.append("Obj")
+            self.st = "KeyOrClose"
+        elif c == "[":
+            self.stack.append("Arr")
+            self.st = "ValueOrClose"
+        elif c == '"':
+            self.st, self.key = "Str", False
+        elif c == "-":
+            self.st, self.num = "Number", "Minus"
+        elif c == "0":
+            self.st, self.num = "Number", "Zero"
+        elif c in "123456789":
+            self.st, self.num = "Number", "Int"
+        elif c in _LITERALS:
+            self.st, self.word, self.at = "Literal", _LITERALS[c], 1
+        else:
+            return False
+        return True
+
+    def finish(self) -> Step:
+        if self.st == "Done":
+            return (DONE, 0)
+        if self.st == "Number" and self.num in _NUM_COMPLETE and not self.stack:
+            self.st = "Done"
+            return (DONE, 0)
+        return (ERROR, 0)
+
+    def is_done(self) -> bool:
+        return self.st == "Done"
+
+
+def is_json(s: str) -> bool:
+    """Whether ``s`` is exactly one JSON value (surrounding whitespace allowed)."""
+    sc = JsonScanner()
+    r, n = sc.feed(s)
+    if r == MORE:
+        if sc.finish()[0] != DONE:
+            return False
+        n = len(s)
+    elif r == ERROR:
+        return False
+    return not s[n:].lstrip(WS)
+
+
+class StrDecoder:
+    """Decodes the body of a JSON string (after its opening quote) piece by piece.
+    A lone surrogate escape decodes to U+FFFD."""
+
+    def __init__(self) -> None:
+        self.st = "Chars"  # Chars | Esc | Hex
+        self.left = 0
+        self.code = 0
+        self.high: Optional[int] = None
+
+    def _flush_high(self, out: List[str]) -> None:
+        if self.high is not None:
+            self.high = None
+            out.append("\ufffd")
+
+    def feed(self, s: str, out: List[str]) -> Step:
+        n = len(s)
+        i = 0
+        while i < n:
+            if self.st == "Chars":
+                j = _PLAIN.match(s, i).end()  # type: ignore[union-attr]
+                if j > i:
+                    self._flush_high(out)
+                    out.append(s[i:j])
+                i = j
+                if i == n:
+                    return (MORE, 0)
+                c = s[i]
+                if c == '"':
+                    self._flush_high(out)
+                    return (DONE, i + 1)
+                if c != "\\":
+                    return (ERROR, i)
+                self.st = "Esc"
+            elif self.st == "Esc":
+                c = s[i]
+                if c == "u":
+                    self.st, self.left, self.code = "Hex", 4, 0
+                    i += 1
+                    continue
+                ch = _ESCAPES.get(c)
+                if ch is None:
+                    return (ERROR, i)
+                self._flush_high(out)
+                out.append(ch)
+                self.st = "Chars"
+            else:  # Hex
+                c = s[i]
+                if c not in _HEX:
+                    return (ERROR, i)
+                self.code = self.code * 16 + int(c, 16)
+                self.left -= 1
+                if self.left == 0:
+                    self.st = "Chars"
+                    self._push_code(self.code, out)
+            i += 1
+        return (MORE, 0)
+
+    def _push_code(self, code: int, out: List[str]) -> None:
+        if 0xD800 <= code < 0xDC00:
+            self._flush_high(out)
+            self.high = code
+        elif 0xDC00 <= code < 0xE000:
+            if self.high is not None:
+                h, self.high = self.high, None
+                out.append(chr(0x10000 + ((h - 0xD800) << 10) + (code - 0xDC00)))
+            else:
+                out.append("\ufffd")
+        else:
+            self._flush_high(out)
+            out.append(chr(code))
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class CallKeys:
+    """Keys that name the function and its arguments."""
+
+    def __init__(self, name: Sequence[str], args: Sequence[str]) -> None:
+        self.name = tuple(name)
+        self.args = tuple(args)
+
+    def member(self, key: str) -> str:
+        if key in self.name:
+            return "Name"
+        if key in self.args:
+            return "Args"
+        return "Other"
+
+
+CALL_KEYS = CallKeys(["name"], ["arguments", "parameters"])
+
+
+class CallObject:
+    """Reads one ``{"name": N, "arguments": {...}}`` object (keys in any order, other keys
+    skipped) and emits the call: its start once the name is known and the arguments begin, the
+    arguments as they arrive, its end when the object closes. Arguments seen before the name are
+    held until the name arrives."""
+
+    def __init__(self, keys: CallKeys, require_args: bool) -> None:
+        self.st = "Open"
+        self.keys = keys
+        self.require_args = require_args
+        self.name: Optional[str] = None
+        self.seen_args = False
+        self.held_args: List[str] = []
+        self._started = False
+        self.is_call = False
+        # data of the current state
+        self.member = ""  # Colon / Value: which member
+        self.dec: Optional[StrDecoder] = None  # KeyStr / Name / ArgsStr
+        self.buf: List[str] = []  # KeyStr / Name: decoded so far
+        self.sc: Optional[JsonScanner] = None  # ArgsRaw / ArgsStr / Skip
+        self.opened = False  # ArgsStr: has the decoded object begun?
+
+    def started(self) -> bool:
+        return self._started
+
+    def _start(self, out: Emitter) -> None:
+        if not self._started and self.name is not None:
+            self._started = True
+            out.tool_start(None, self.name)
+            held, self.held_args = "".join(self.held_args), []
+            out.args(held)
+
+    def _args_out(self, s: str, out: Emitter) -> None:
+        if self._started:
+            out.args(s)
+        else:
+            self.held_args.append(s)
+
+    def feed(self, s: str, out: Emitter) -> Step:
+        n = len(s)
+        i = 0
+        while i < n:
+            st = self.st
+            if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
+                c = s[i]
+                if c in WS:
+                    i += 1
+                    continue
+                if st == "Open" and c == "{":
+                    self.st = "KeyOrClose"
+                elif st in ("KeyOrClose", "Key") and c == '"':
+                    self.st, self.dec, self.buf = "KeyStr", StrDecoder(), []
+                elif st == "CommaOrClose" and c == ",":
+                    self.st = "Key"
+                elif st in ("KeyOrClose", "CommaOrClose") and c == "}":
+                    return self._close(i + 1, out)
+                else:
+                    return (ERROR, i)
+                i += 1
+            elif st == "KeyStr":
+                r, k = self.dec.feed(s[i:], self.buf)  # type: ignore[union-attr]
+                if r == DONE:
+                    m = self.keys.member("".join(self.buf))
+                    if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
+                        return (ERROR, i)
+                    self.st, self.member = "Colon", m
+                    i += k
+                elif r == ERROR:
+                    return (ERROR, i + k)
+                else:
+                    return (MORE, 0)
+            elif st == "Colon":
+                c = s[i]
+                if c == ":":
+                    self.st = "Value"
+                elif c not in WS:
+                    return (ERROR, i)
+                i += 1
+            elif st == "Value":
+                c = s[i]
+                if c in WS:
+                    i += 1
+                    continue
+                m = self.member
+                if m == "Name" and c == '"':
+                    self.st, self.dec, self.buf = "Name", StrDecoder(), []
+                    i += 1
+                elif m == "Args" and c == "{":
+                    self.seen_args = True
+                    self._start(out)
+                    self.st, self.sc = "ArgsRaw", JsonScanner()
+                elif m == "Args" and c == '"':
+                    self.seen_args = True
+                    self._start(out)
+                    self.st, self.dec, self.sc, self.opened = "ArgsStr", StrDecoder(), JsonScanner(), False
+                    i += 1
+                elif m == "Other":
+                    self.st, self.sc = "Skip", JsonScanner()
+                else:
+                    return (ERROR, i)
+            elif st == "Name":
+                r, k = self.dec.feed(s[i:], self.buf)  # type: ignore[union-attr]
+                if r == DONE:
+                    name = "".join(self.buf)
+                    if not name:
+                        return (ERROR, i)
+                    self.name = name
+                    self.st = "CommaOrClose"
+                    if self.seen_args:
+                        self._start(out)
+                    i += k
+                elif r == ERROR:
+                    return (ERROR, i + k)
+                else:
+                    return (MORE, 0)
+            elif st == "ArgsRaw":
+                rest = s[i:]
+                r, k = self.sc.feed(rest)  # type: ignore[union-attr]
+                if r == DONE:
+                    self.st = "CommaOrClose"
+                    self._args_out(rest[:k], out)
+                    i += k
+                elif r == MORE:
+                    self._args_out(rest, out)
+                    return (MORE, 0)
+                else:
+                    self._args_out(rest[:k], out)
+                    return (ERROR, i + k)
+            elif st == "ArgsStr":
+                buf: List[str] = []
+                r, k = self.dec.feed(s[i:], buf)  # type: ignore[union-attr]
+                text = "".join(buf)
+                # The decoded text must be one JSON object, surrounding whitespace allowed.
+                if not self.opened:
+                    lead = len(text) - len(text.lstrip(WS))
+                    if lead < len(text):
+                        if text[lead] != "{":
+                            return (ERROR, i)
+                        self.opened = True
+                sc = self.sc
+                assert sc is not None
+                if sc.is_done():
+                    bad = bool(text.lstrip(WS))
+                else:
+                    r2, k2 = sc.feed(text)
+                    bad = r2 == ERROR or (r2 == DONE and bool(text[k2:].lstrip(WS)))
+                if bad:
+                    return (ERROR, i)
+                if r == DONE:
+                    if self.opened and not sc.is_done():
+                        return (ERROR, i + k - 1)
+                    self._args_out(text, out)
+                    if not self.opened:
+                        self._args_out("{}", out)
+                    self.st = "CommaOrClose"
+                    i += k
+                elif r == MORE:
+                    self._args_out(text, out)
+                    return (MORE, 0)
+                else:
+                    return (ERROR, i + k)
+            elif st == "Skip":
+                r, k = self.sc.feed(s[i:])  # type: ignore[union-attr]
+                if r == DONE:
+                    self.st = "CommaOrClose"
+                    i += k
+                elif r == MORE:
+                    return (MORE, 0)
+                else:
+                    return (ERROR, i + k)
+            else:  # Done
+                return (DONE, i)
+        return (MORE, 0)
+
+    def _close(self, i: int, out: Emitter) -> Step:
+        self.st = "Done"
+        if self.name is None or (self.require_args and not self.seen_args):
+            self.is_call = False
+            if self._started:
+                return (ERROR, i - 1)
+            return (DONE, i)
+        self.is_call = True
+        self._start(out)
+        if not self.seen_args:
+            out.args("{}")
+        out.tool_end()
+        return (DONE, i)
+
+
+class Calls:
+    """Reads tool-call objects: one object, or a JSON array of them."""
+
+    def __init__(self, array: bool, keys: CallKeys, require_args: bool = False) -> None:
+        self.array = array
+        self.keys = keys
+        self.require_args = require_args
+        self._started = False
+        self.item: Optional[CallObject] = None
+        if array:
+            self.st = "Open"
+        else:
+            self.st, self.item = "Item", CallObject(keys, require_args)
+
+    @classmethod
+    def object(cls, keys: CallKeys, require_args: bool) -> Calls:
+        return cls(False, keys, require_args)
+
+    @classmethod
+    def array_of(cls, keys: CallKeys) -> Calls:
+        return cls(True, keys)
+
+    def started(self) -> bool:
+        return self._started or (
+            self.st == "Item" and self.item is not None and self.item.started()
+        )
+
+    def is_call(self) -> bool:
+        return self.array or self._started
+
+    def feed(self, s: str, out: Emitter) -> Step:
+        n = len(s)
+        i = 0
+        while i < n:
+            st = self.st
+            if st == "Item":
+                obj = self.item
+                assert obj is not None
+                r, k = obj.feed(s[i:], out)
+                if r == DONE:
+                    i += k
+                    self._started = self._started or obj.is_call
+                    if not obj.is_call and self.array:
+                        return (ERROR, i - 1)
+                    if self.array:
+                        self.st = "CommaOrClose"
+                        continue
+                    self.st = "Done"
+                    return (DONE, i)
+                self._started = self._started or obj.started()
+                return (ERROR, i + k) if r == ERROR else (MORE, 0)
+            if st == "Done":
+                return (DONE, i)
+            c = s[i]
+            i += 1
+            if c in WS:
+                continue
+            if st == "Open" and c == "[":
+                self.st = "ItemOrClose"
+            elif st in ("ItemOrClose", "CommaOrClose") and c == "]":
+                self.st = "Done"
+                return (DONE, i)
+            elif (st == "ItemOrClose" and c == "{") or (st == "CommaOrClose" and c == ","):
+                if c == "{":
+                    i -= 1
+                self.st, self.item = "Item", CallObject(self.keys, self.require_args)
+            else:
+                return (ERROR, i - 1)
+        return (MORE, 0)

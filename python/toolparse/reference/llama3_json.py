@@ -1,0 +1,82 @@
+"""Llama 3.x JSON tool calls (twin of ``rust/formats/llama3_json.rs``): an optional
+``<|python_tag|>``, then ``{"name": N, "parameters": {...}}`` objects separated by ``;``. A ``{`` in
+plain text starts a tentative object that becomes a call only if it has a name and an arguments
+member; otherwise it was content all along."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from . import Region, ToolTypes
+from .event import Emitter
+from .json import CALL_KEYS, Calls
+from .scan import Markers, expect, ws_len
+
+TEXT = Markers(["<|python_tag|>", "{"])
+SEP = Markers([";"])
+
+
+def new(_: ToolTypes) -> Llama3Json:
+    return Llama3Json()
+
+
+class Llama3Json:
+    def __init__(self) -> None:
+        self.st = "Text"  # Text | Call | After | Next | Fallback
+        self.region: Optional[Region] = None
+
+    def feed(self, s: str, out: Emitter) -> int:
+        i = 0
+        n = len(s)
+        while i < n:
+            rest = s[i:]
+            st = self.st
+            if st == "Text":
+                kind, at, which = TEXT.find(rest)
+                out.content(rest[:at])
+                if kind == "marker" and which == 0:
+                    i += at + len(TEXT.list[0])
+                    self.st = "Call"
+                    self.region = Region(Calls.object(CALL_KEYS, False), TEXT.list[0], False)
+                elif kind == "marker":
+                    i += at
+                    self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
+                else:
+                    return i + at
+            elif st == "Call":
+                region = self.region
+                assert region is not None
+                r, k = region.feed(rest, out)
+                if r == "more":
+                    return n
+                i += k
+                if r == "done":
+                    self.st = "After" if region.is_call() else "Text"
+                else:
+                    self.st = "Fallback" if out.malformed else "Text"
+            elif st == "After":
+                kind, a, b = expect(rest, SEP)
+                if kind == "marker":
+                    i += b
+                    self.st = "Next"
+                elif kind == "wait":
+                    return i + a
+                else:
+                    i += a
+                    self.st = "Text"
+            elif st == "Next":
+                ws = ws_len(rest)
+                i += ws
+                if ws == len(rest):
+                    return n
+                self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, False), "", False)
+            else:  # Fallback
+                out.content(rest)
+                return n
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        if self.st in ("Text", "Fallback", "After"):
+            out.content(rest)
+        elif self.st == "Call":
+            self.region.finish(rest, out)  # type: ignore[union-attr]

@@ -1,0 +1,81 @@
+"""Marker scanning across delta boundaries (twin of ``rust/scan.rs``).
+
+Text before a marker is safe to emit; a suffix that is a proper prefix of some marker is held back,
+so hold-back is bounded by the longest marker.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+WS = " \t\n\r"
+
+# find() results: ("marker", at, which) or ("partial", safe, -1)
+Found = Tuple[str, int, int]
+# expect() results: ("marker", which, end), ("wait", ws, -1) or ("other", at, -1)
+Expect = Tuple[str, int, int]
+
+
+def ws_len(s: str, start: int = 0) -> int:
+    """Length of the JSON whitespace at ``s[start:]``."""
+    n = len(s)
+    i = start
+    while i < n and s[i] in WS:
+        i += 1
+    return i - start
+
+
+class Markers:
+    """A set of marker strings looked for together."""
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        self.list = tuple(markers)
+        self._firsts = "".join(sorted({m[0] for m in self.list}))
+
+    def _next_candidate(self, s: str, start: int) -> int:
+        best = -1
+        for c in self._firsts:
+            p = s.find(c, start)
+            if p != -1 and (best == -1 or p < best):
+                best = p
+        return best
+
+    def find(self, s: str) -> Found:
+        """The earliest marker in ``s`` (the longest when several start at the same place)."""
+        start = 0
+        while True:
+            at = self._next_candidate(s, start)
+            if at == -1:
+                return ("partial", len(s), -1)
+            which = self.starts(s, at)
+            if which != -1:
+                return ("marker", at, which)
+            rest = s[at:]
+            if any(m.startswith(rest) for m in self.list):
+                return ("partial", at, -1)
+            start = at + 1
+
+    def could_start(self, s: str) -> bool:
+        """Whether ``s`` is a proper prefix of a marker."""
+        return any(len(m) > len(s) and m.startswith(s) for m in self.list)
+
+    def starts(self, s: str, at: int = 0) -> int:
+        """Index of the (longest) marker ``s[at:]`` starts with, or -1."""
+        best = -1
+        for i, m in enumerate(self.list):
+            if s.startswith(m, at) and (best == -1 or len(self.list[best]) < len(m)):
+                best = i
+        return best
+
+
+def expect(s: str, markers: Markers) -> Expect:
+    """Optional whitespace, then one of ``markers``, at the start of ``s``."""
+    ws = ws_len(s)
+    if ws == len(s):
+        return ("wait", ws, -1)
+    which = markers.starts(s, ws)
+    if which != -1:
+        return ("marker", which, ws + len(markers.list[which]))
+    if markers.could_start(s[ws:]):
+        return ("wait", ws, -1)
+    return ("other", ws, -1)

@@ -1,0 +1,316 @@
+//! What a parser emits, and the one place that turns events into streamed deltas and into the
+//! non-streaming result.
+
+/// One thing a format state machine found in the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Content(String),
+    Reasoning(String),
+    /// A call begins; `id` is set only when the format carries its own id (else the caller makes one).
+    ToolStart {
+        index: usize,
+        id: Option<String>,
+        name: String,
+    },
+    ToolArgs {
+        index: usize,
+        fragment: String,
+    },
+    ToolEnd {
+        index: usize,
+    },
+}
+
+/// Collects events for the format machines and applies the rules every format shares:
+/// adjacent fragments are coalesced, call indices are assigned in order, and whitespace that only
+/// separates or surrounds tool calls is not content (a whitespace-only run at the start of a
+/// content segment is held until non-whitespace follows, a call starts, or the text ends).
+#[derive(Debug, Default)]
+pub struct Emitter {
+    pub events: Vec<Event>,
+    /// Set when the tool markup was malformed or truncated: non-streaming then falls back to the
+    /// original text as content.
+    pub malformed: bool,
+    calls: usize,
+    open: Option<usize>,
+    ws: String,
+    seg_text: bool,
+}
+
+impl Emitter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Plain content text.
+    pub fn content(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if !self.seg_text {
+            let t = s.trim_start_matches(is_ws);
+            if t.is_empty() {
+                self.ws.push_str(s);
+                return;
+            }
+            self.seg_text = true;
+            if !self.ws.is_empty() {
+                let ws = std::mem::take(&mut self.ws);
+                self.push_content(&ws);
+            }
+        }
+        self.push_content(s);
+    }
+
+    fn push_content(&mut self, s: &str) {
+        if let Some(Event::Content(c)) = self.events.last_mut() {
+            c.push_str(s);
+        } else {
+            self.events.push(Event::Content(s.to_owned()));
+        }
+    }
+
+    pub fn reasoning(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if let Some(Event::Reasoning(c)) = self.events.last_mut() {
+            c.push_str(s);
+        } else {
+            self.events.push(Event::Reasoning(s.to_owned()));
+        }
+    }
+
+    /// Starts a call and returns its index. Whitespace held before it is dropped.
+    pub fn tool_start(&mut self, id: Option<String>, name: String) -> usize {
+        self.ws.clear();
+        self.seg_text = false;
+        let index = self.calls;
+        self.calls += 1;
+        self.open = Some(index);
+        self.events.push(Event::ToolStart { index, id, name });
+        index
+    }
+
+    /// An arguments fragment of the open call.
+    pub fn args(&mut self, s: &str) {
+        let Some(index) = self.open else { return };
+        if s.is_empty() {
+            return;
+        }
+        if let Some(Event::ToolArgs { index: i, fragment }) = self.events.last_mut() {
+            if *i == index {
+                fragment.push_str(s);
+                return;
+            }
+        }
+        self.events.push(Event::ToolArgs {
+            index,
+            fragment: s.to_owned(),
+        });
+    }
+
+    pub fn tool_end(&mut self) {
+        if let Some(index) = self.open.take() {
+            self.events.push(Event::ToolEnd { index });
+        }
+        self.seg_text = false;
+    }
+
+    /// Whether a call is started and not ended.
+    pub fn in_call(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Number of calls started so far.
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    /// End of text: whitespace-only output with no call is content; a call left open is truncated.
+    pub fn finish(&mut self) {
+        if !self.ws.is_empty() && self.calls == 0 {
+            let ws = std::mem::take(&mut self.ws);
+            self.push_content(&ws);
+        }
+        self.ws.clear();
+        if self.open.is_some() {
+            self.malformed = true;
+        }
+    }
+
+    /// Takes the events emitted since the last call.
+    pub fn take(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}
+
+/// Whitespace as JSON and the formats understand it.
+pub fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// A tool-call fragment of one streamed delta.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeltaCall {
+    pub index: usize,
+    /// `Some` on the first fragment of a call: (id given by the format, name).
+    pub start: Option<(Option<String>, String)>,
+    pub args: Option<String>,
+}
+
+/// Everything one `feed` produced, merged the way an OpenAI delta carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Delta {
+    pub content: Option<String>,
+    pub reasoning: Option<String>,
+    pub calls: Vec<DeltaCall>,
+}
+
+impl Delta {
+    /// Merges one feed's events; `None` when there is nothing to send.
+    pub fn from_events(events: Vec<Event>) -> Option<Delta> {
+        if events.is_empty() {
+            return None;
+        }
+        let mut d = Delta::default();
+        for ev in events {
+            match ev {
+                Event::Content(s) => append(&mut d.content, s),
+                Event::Reasoning(s) => append(&mut d.reasoning, s),
+                Event::ToolStart { index, id, name } => d.calls.push(DeltaCall {
+                    index,
+                    start: Some((id, name)),
+                    args: None,
+                }),
+                Event::ToolArgs { index, fragment } => match d.calls.last_mut() {
+                    Some(c) if c.index == index => append(&mut c.args, fragment),
+                    _ => d.calls.push(DeltaCall {
+                        index,
+                        start: None,
+                        args: Some(fragment),
+                    }),
+                },
+                Event::ToolEnd { .. } => {}
+            }
+        }
+        if d.content.is_none() && d.reasoning.is_none() && d.calls.is_empty() {
+            None
+        } else {
+            Some(d)
+        }
+    }
+}
+
+fn append(slot: &mut Option<String>, s: String) {
+    match slot {
+        Some(t) => t.push_str(&s),
+        None => *slot = Some(s),
+    }
+}
+
+/// A complete call of the non-streaming result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub id: Option<String>,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// The non-streaming result, before the caller's fallback rule is applied.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Extracted {
+    pub content: Option<String>,
+    pub reasoning: Option<String>,
+    pub calls: Vec<Call>,
+    pub malformed: bool,
+}
+
+impl Extracted {
+    pub fn from_events(events: Vec<Event>, malformed: bool) -> Extracted {
+        let mut x = Extracted {
+            malformed,
+            ..Extracted::default()
+        };
+        let mut ended = 0usize;
+        for ev in events {
+            match ev {
+                Event::Content(s) => append(&mut x.content, s),
+                Event::Reasoning(s) => append(&mut x.reasoning, s),
+                Event::ToolStart { id, name, .. } => x.calls.push(Call {
+                    id,
+                    name,
+                    arguments: String::new(),
+                }),
+                Event::ToolArgs { index, fragment } => match x.calls.get_mut(index) {
+                    Some(c) => c.arguments.push_str(&fragment),
+                    None => x.malformed = true,
+                },
+                Event::ToolEnd { .. } => ended += 1,
+            }
+        }
+        if ended != x.calls.len() {
+            x.malformed = true;
+        }
+        x
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_around_calls_is_not_content() {
+        let mut e = Emitter::new();
+        e.content("\n ");
+        e.tool_start(None, "f".into());
+        e.args("{}");
+        e.tool_end();
+        e.content("\n");
+        e.finish();
+        let x = Extracted::from_events(e.take(), e.malformed);
+        assert_eq!(x.content, None);
+        assert_eq!(x.calls.len(), 1);
+    }
+
+    #[test]
+    fn whitespace_only_output_is_content() {
+        let mut e = Emitter::new();
+        e.content("  \n");
+        e.content(" ");
+        e.finish();
+        assert_eq!(e.take(), vec![Event::Content("  \n ".into())]);
+    }
+
+    #[test]
+    fn leading_whitespace_of_real_content_is_kept() {
+        let mut e = Emitter::new();
+        e.content(" ");
+        assert!(e.events.is_empty());
+        e.content(" a ");
+        assert_eq!(e.take(), vec![Event::Content("  a ".into())]);
+    }
+
+    #[test]
+    fn delta_merges_fragments() {
+        let d = Delta::from_events(vec![
+            Event::Content("a".into()),
+            Event::ToolStart {
+                index: 0,
+                id: None,
+                name: "f".into(),
+            },
+            Event::ToolArgs {
+                index: 0,
+                fragment: "{".into(),
+            },
+            Event::ToolEnd { index: 0 },
+        ])
+        .unwrap_or_default();
+        assert_eq!(d.content.as_deref(), Some("a"));
+        assert_eq!(d.calls.len(), 1);
+        assert_eq!(d.calls[0].args.as_deref(), Some("{"));
+        assert!(Delta::from_events(vec![]).is_none());
+    }
+}

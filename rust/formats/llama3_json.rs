@@ -1,0 +1,115 @@
+//! Llama 3.x JSON tool calls: an optional `<|python_tag|>`, then `{"name": N, "parameters": {...}}`
+//! objects separated by `;`. A call may also stand inside plain text: a `{` in text starts a
+//! tentative object that becomes a call only if it has a name and an arguments member; otherwise
+//! it was content all along.
+
+use super::{Machine, Region, RegionStep, Tools};
+use crate::event::Emitter;
+use crate::json::{Calls, CALL_KEYS};
+use crate::scan::{expect, Expect, Found, Markers};
+
+const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
+const SEP: Markers = Markers::new(&[";"]);
+
+pub fn new(_: &Tools) -> Box<dyn Machine> {
+    Box::new(Llama3Json { st: State::Text })
+}
+
+#[derive(Debug)]
+enum State {
+    Text,
+    /// A call object; `tentative` objects found in text fall back to content quietly.
+    Call(Region),
+    /// After a call: whitespace, then `;` and another call, or text.
+    After,
+    /// After `;`: whitespace, then the next call.
+    Next,
+    Fallback,
+}
+
+pub struct Llama3Json {
+    st: State,
+}
+
+impl Machine for Llama3Json {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Text => match TEXT.find(rest) {
+                    Found::Marker { at, which: 0 } => {
+                        out.content(&rest[..at]);
+                        i += at + TEXT.list[0].len();
+                        self.st = State::Call(Region::new(
+                            Calls::object(CALL_KEYS, false),
+                            TEXT.list[0],
+                            false,
+                        ));
+                    }
+                    Found::Marker { at, .. } => {
+                        out.content(&rest[..at]);
+                        i += at;
+                        self.st =
+                            State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Call(region) => match region.feed(rest, out) {
+                    RegionStep::More => return input.len(),
+                    RegionStep::Done(n) => {
+                        i += n;
+                        self.st = if region.is_call() {
+                            State::After
+                        } else {
+                            State::Text
+                        };
+                    }
+                    RegionStep::Failed(n) => {
+                        i += n;
+                        self.st = if out.malformed {
+                            State::Fallback
+                        } else {
+                            State::Text
+                        };
+                    }
+                },
+                State::After => match expect(rest, &SEP) {
+                    Expect::Marker { end, .. } => {
+                        i += end;
+                        self.st = State::Next;
+                    }
+                    Expect::Wait { ws } => return i + ws,
+                    Expect::Other { at } => {
+                        i += at;
+                        self.st = State::Text;
+                    }
+                },
+                State::Next => {
+                    let ws = crate::scan::ws_len(rest);
+                    i += ws;
+                    if ws == rest.len() {
+                        return input.len();
+                    }
+                    self.st = State::Call(Region::new(Calls::object(CALL_KEYS, false), "", false));
+                }
+                State::Fallback => {
+                    out.content(rest);
+                    return input.len();
+                }
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            State::Text | State::Fallback | State::After => out.content(rest),
+            State::Call(region) => region.finish(rest, out),
+            State::Next => {}
+        }
+    }
+}

@@ -1,0 +1,944 @@
+//! Resumable JSON: a validating scanner that keeps its stack between deltas, a string decoder,
+//! and the reader of a `{"name": ..., "arguments": ...}` tool-call object built on both.
+//!
+//! Nothing here recurses, so nesting depth is bounded by memory, not by the call stack.
+
+use crate::event::{is_ws, Emitter};
+use crate::Step;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    Obj,
+    Arr,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Num {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpDigits,
+}
+
+impl Num {
+    fn complete(self) -> bool {
+        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpDigits)
+    }
+
+    /// The next number state on byte `b`, or `None` when `b` is not part of the number.
+    fn next(self, b: u8) -> Option<Num> {
+        Some(match (self, b) {
+            (Num::Minus, b'0') => Num::Zero,
+            (Num::Minus, b'1'..=b'9') => Num::Int,
+            (Num::Int, b'0'..=b'9') => Num::Int,
+            (Num::Zero | Num::Int, b'.') => Num::Dot,
+            (Num::Dot | Num::Frac, b'0'..=b'9') => Num::Frac,
+            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Num::Exp,
+            (Num::Exp, b'+' | b'-') => Num::ExpSign,
+            (Num::Exp | Num::ExpSign | Num::ExpDigits, b'0'..=b'9') => Num::ExpDigits,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JState {
+    /// A value is expected (whitespace allowed).
+    Value,
+    /// After `[`: a value or `]`.
+    ValueOrClose,
+    /// After `{`: a key or `}`.
+    KeyOrClose,
+    /// After `,` in an object: a key.
+    Key,
+    Colon,
+    /// After a value inside a container: `,` or the closing bracket.
+    CommaOrClose,
+    Str { key: bool },
+    Esc { key: bool },
+    Hex { key: bool, left: u8 },
+    Number(Num),
+    Literal { word: &'static [u8], at: u8 },
+    Done,
+}
+
+/// Validates one JSON value fed in pieces; stops right after it.
+#[derive(Debug, Clone)]
+pub struct JsonScanner {
+    stack: Vec<Ctx>,
+    st: JState,
+}
+
+impl Default for JsonScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl JsonScanner {
+    pub fn new() -> Self {
+        JsonScanner {
+            stack: Vec::new(),
+            st: JState::Value,
+        }
+    }
+
+    /// Current nesting depth (0 at top level).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    fn after_value(&self) -> JState {
+        if self.stack.is_empty() {
+            JState::Done
+        } else {
+            JState::CommaOrClose
+        }
+    }
+
+    /// Feeds the next bytes. `Done(n)`: the value ended after `n` bytes of this input.
+    pub fn feed(&mut self, s: &[u8]) -> Step {
+        let n = s.len();
+        let mut i = 0;
+        while i < n {
+            let b = s[i];
+            match self.st {
+                JState::Str { key } => {
+                    while i < n && s[i] >= 0x20 && s[i] != b'"' && s[i] != b'\\' {
+                        i += 1;
+                    }
+                    if i == n {
+                        return Step::NeedMore;
+                    }
+                    match s[i] {
+                        b'"' => self.st = if key { JState::Colon } else { self.after_value() },
+                        b'\\' => self.st = JState::Esc { key },
+                        _ => return Step::Error(i),
+                    }
+                }
+                JState::Esc { key } => {
+                    self.st = match b {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => JState::Str { key },
+                        b'u' => JState::Hex { key, left: 4 },
+                        _ => return Step::Error(i),
+                    }
+                }
+                JState::Hex { key, left } => {
+                    if !b.is_ascii_hexdigit() {
+                        return Step::Error(i);
+                    }
+                    self.st = if left == 1 {
+                        JState::Str { key }
+                    } else {
+                        JState::Hex { key, left: left - 1 }
+                    };
+                }
+                JState::Number(num) => match num.next(b) {
+                    Some(next) => self.st = JState::Number(next),
+                    None if num.complete() => {
+                        self.st = self.after_value();
+                        if self.st == JState::Done {
+                            return Step::Done(i);
+                        }
+                        continue; // look at `b` again in the new state
+                    }
+                    None => return Step::Error(i),
+                },
+                JState::Literal { word, at } => {
+                    if word.get(at as usize) != Some(&b) {
+                        return Step::Error(i);
+                    }
+                    self.st = if at as usize + 1 == word.len() {
+                        self.after_value()
+                    } else {
+                        JState::Literal { word, at: at + 1 }
+                    };
+                }
+                JState::Value | JState::ValueOrClose => {
+                    if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        if b == b']' && self.st == JState::ValueOrClose {
+                            self.stack.pop();
+                            self.st = self.after_value();
+                        } else {
+                            match self.start_value(b) {
+                                Some(st) => self.st = st,
+                                None => return Step::Error(i),
+                            }
+                        }
+                    }
+                }
+                JState::KeyOrClose | JState::Key => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {}
+                    b'"' => self.st = JState::Str { key: true },
+                    b'}' if self.st == JState::KeyOrClose => {
+                        self.stack.pop();
+                        self.st = self.after_value();
+                    }
+                    _ => return Step::Error(i),
+                },
+                JState::Colon => match b {
+                    b' ' | b'\t' | b'\n' | b'\r' => {}
+                    b':' => self.st = JState::Value,
+                    _ => return Step::Error(i),
+                },
+                JState::CommaOrClose => match (b, self.stack.last()) {
+                    (b' ' | b'\t' | b'\n' | b'\r', _) => {}
+                    (b',', Some(Ctx::Obj)) => self.st = JState::Key,
+                    (b',', Some(Ctx::Arr)) => self.st = JState::Value,
+                    (b'}', Some(Ctx::Obj)) | (b']', Some(Ctx::Arr)) => {
+                        self.stack.pop();
+                        self.st = self.after_value();
+                    }
+                    _ => return Step::Error(i),
+                },
+                JState::Done => return Step::Done(i),
+            }
+            i += 1;
+            if self.st == JState::Done {
+                return Step::Done(i);
+            }
+        }
+        Step::NeedMore
+    }
+
+    fn start_value(&mut self, b: u8) -> Option<JState> {
+        Some(match b {
+            b'{' => {
+                self.stack.push(Ctx::Obj);
+                JState::KeyOrClose
+            }
+            b'[' => {
+                self.stack.push(Ctx::Arr);
+                JState::ValueOrClose
+            }
+            b'"' => JState::Str { key: false },
+            b'-' => JState::Number(Num::Minus),
+            b'0' => JState::Number(Num::Zero),
+            b'1'..=b'9' => JState::Number(Num::Int),
+            b't' => JState::Literal {
+                word: b"true",
+                at: 1,
+            },
+            b'f' => JState::Literal {
+                word: b"false",
+                at: 1,
+            },
+            b'n' => JState::Literal {
+                word: b"null",
+                at: 1,
+            },
+            _ => return None,
+        })
+    }
+
+    /// End of text: a top-level number may end here.
+    pub fn finish(&mut self) -> Step {
+        match self.st {
+            JState::Done => Step::Done(0),
+            JState::Number(num) if num.complete() && self.stack.is_empty() => {
+                self.st = JState::Done;
+                Step::Done(0)
+            }
+            _ => Step::Error(0),
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.st == JState::Done
+    }
+}
+
+/// Whether `s` is exactly one JSON value (surrounding whitespace allowed).
+pub fn is_json(s: &str) -> bool {
+    let mut sc = JsonScanner::new();
+    let end = match sc.feed(s.as_bytes()) {
+        Step::Done(n) => n,
+        Step::NeedMore => match sc.finish() {
+            Step::Done(_) => s.len(),
+            _ => return false,
+        },
+        Step::Error(_) => return false,
+    };
+    s[end..].trim_start_matches(is_ws).is_empty()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DState {
+    Chars,
+    Esc,
+    Hex { left: u8, code: u32 },
+}
+
+/// Decodes the body of a JSON string (after its opening quote) piece by piece.
+/// A lone surrogate escape decodes to U+FFFD.
+#[derive(Debug, Clone)]
+pub struct StrDecoder {
+    st: DState,
+    high: Option<u32>,
+}
+
+impl Default for StrDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StrDecoder {
+    pub fn new() -> Self {
+        StrDecoder {
+            st: DState::Chars,
+            high: None,
+        }
+    }
+
+    fn flush_high(&mut self, out: &mut String) {
+        if self.high.take().is_some() {
+            out.push('\u{FFFD}');
+        }
+    }
+
+    /// Appends decoded text to `out`. `Done(n)`: the closing quote is byte `n - 1`.
+    pub fn feed(&mut self, s: &str, out: &mut String) -> Step {
+        let bytes = s.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            match self.st {
+                DState::Chars => {
+                    let start = i;
+                    while i < n && bytes[i] >= 0x20 && bytes[i] != b'"' && bytes[i] != b'\\' {
+                        i += 1;
+                    }
+                    if i > start {
+                        self.flush_high(out);
+                        out.push_str(&s[start..i]);
+                    }
+                    if i == n {
+                        return Step::NeedMore;
+                    }
+                    match bytes[i] {
+                        b'"' => {
+                            self.flush_high(out);
+                            return Step::Done(i + 1);
+                        }
+                        b'\\' => self.st = DState::Esc,
+                        _ => return Step::Error(i),
+                    }
+                }
+                DState::Esc => {
+                    let c = match bytes[i] {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => {
+                            self.st = DState::Hex { left: 4, code: 0 };
+                            i += 1;
+                            continue;
+                        }
+                        _ => return Step::Error(i),
+                    };
+                    self.flush_high(out);
+                    out.push(c);
+                    self.st = DState::Chars;
+                }
+                DState::Hex { left, code } => {
+                    let Some(d) = (bytes[i] as char).to_digit(16) else {
+                        return Step::Error(i);
+                    };
+                    let code = code * 16 + d;
+                    if left > 1 {
+                        self.st = DState::Hex {
+                            left: left - 1,
+                            code,
+                        };
+                    } else {
+                        self.st = DState::Chars;
+                        self.push_code(code, out);
+                    }
+                }
+            }
+            i += 1;
+        }
+        Step::NeedMore
+    }
+
+    fn push_code(&mut self, code: u32, out: &mut String) {
+        if (0xD800..0xDC00).contains(&code) {
+            self.flush_high(out);
+            self.high = Some(code);
+        } else if (0xDC00..0xE000).contains(&code) {
+            match self.high.take() {
+                Some(h) => {
+                    let c = 0x10000 + ((h - 0xD800) << 10) + (code - 0xDC00);
+                    out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                }
+                None => out.push('\u{FFFD}'),
+            }
+        } else {
+            self.flush_high(out);
+            out.push(char::from_u32(code).unwrap_or('\u{FFFD}'));
+        }
+    }
+}
+
+/// Which member of a call object a key names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    Name,
+    Args,
+    Other,
+}
+
+/// Keys that name the function and its arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct CallKeys {
+    pub name: &'static [&'static str],
+    pub args: &'static [&'static str],
+}
+
+impl CallKeys {
+    fn member(&self, key: &str) -> Member {
+        if self.name.contains(&key) {
+            Member::Name
+        } else if self.args.contains(&key) {
+            Member::Args
+        } else {
+            Member::Other
+        }
+    }
+}
+
+pub const CALL_KEYS: CallKeys = CallKeys {
+    name: &["name"],
+    args: &["arguments", "parameters"],
+};
+
+#[derive(Debug, Clone)]
+enum CState {
+    /// Before the opening `{`.
+    Open,
+    KeyOrClose,
+    Key,
+    KeyStr(StrDecoder, String),
+    Colon(Member),
+    Value(Member),
+    Name(StrDecoder, String),
+    /// The arguments object, passed through as written.
+    ArgsRaw(JsonScanner),
+    /// Arguments given as a JSON string holding JSON: decoded, then validated.
+    ArgsStr(StrDecoder, JsonScanner, bool),
+    Skip(JsonScanner),
+    CommaOrClose,
+    Done,
+}
+
+/// Reads one `{"name": N, "arguments": {...}}` object (keys in any order, other keys skipped) and
+/// emits the call: its start once the name is known and the arguments begin, the arguments as
+/// they arrive, its end when the object closes. Arguments seen before the name are held until
+/// the name arrives.
+#[derive(Debug, Clone)]
+pub struct CallObject {
+    st: CState,
+    keys: CallKeys,
+    /// When set, an object without an arguments member is not a call (plain JSON in text).
+    require_args: bool,
+    name: Option<String>,
+    seen_args: bool,
+    args_done: bool,
+    held_args: String,
+    started: bool,
+    /// Whether the object turned out to be a call (valid once `Done`).
+    pub is_call: bool,
+}
+
+impl CallObject {
+    pub fn new(keys: CallKeys, require_args: bool) -> Self {
+        CallObject {
+            st: CState::Open,
+            keys,
+            require_args,
+            name: None,
+            seen_args: false,
+            args_done: false,
+            held_args: String::new(),
+            started: false,
+            is_call: false,
+        }
+    }
+
+    /// Whether the call start has been emitted (after that nothing can be taken back).
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+
+    fn start(&mut self, out: &mut Emitter) {
+        if !self.started {
+            if let Some(name) = self.name.clone() {
+                self.started = true;
+                out.tool_start(None, name);
+                let held = std::mem::take(&mut self.held_args);
+                out.args(&held);
+            }
+        }
+    }
+
+    fn args_out(&mut self, s: &str, out: &mut Emitter) {
+        if self.started {
+            out.args(s);
+        } else {
+            self.held_args.push_str(s);
+        }
+    }
+
+    pub fn feed(&mut self, s: &str, out: &mut Emitter) -> Step {
+        let bytes = s.as_bytes();
+        let n = bytes.len();
+        let mut i = 0;
+        while i < n {
+            let rest = &s[i..];
+            match &mut self.st {
+                CState::Open | CState::KeyOrClose | CState::Key | CState::CommaOrClose => {
+                    let b = bytes[i];
+                    if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        i += 1;
+                        continue;
+                    }
+                    let next = match (&self.st, b) {
+                        (CState::Open, b'{') => CState::KeyOrClose,
+                        (CState::KeyOrClose | CState::Key, b'"') => {
+                            CState::KeyStr(StrDecoder::new(), String::new())
+                        }
+                        (CState::CommaOrClose, b',') => CState::Key,
+                        (CState::KeyOrClose | CState::CommaOrClose, b'}') => {
+                            i += 1;
+                            return self.close(i, out);
+                        }
+                        _ => return Step::Error(i),
+                    };
+                    self.st = next;
+                    i += 1;
+                }
+                CState::KeyStr(dec, key) => match dec.feed(rest, key) {
+                    Step::Done(k) => {
+                        let m = self.keys.member(key);
+                        let dup = match m {
+                            Member::Name => self.name.is_some(),
+                            Member::Args => self.seen_args,
+                            Member::Other => false,
+                        };
+                        if dup {
+                            return Step::Error(i);
+                        }
+                        self.st = CState::Colon(m);
+                        i += k;
+                    }
+                    Step::Error(k) => return Step::Error(i + k),
+                    Step::NeedMore => return Step::NeedMore,
+                },
+                CState::Colon(m) => {
+                    let m = *m;
+                    match bytes[i] {
+                        b' ' | b'\t' | b'\n' | b'\r' => {}
+                        b':' => self.st = CState::Value(m),
+                        _ => return Step::Error(i),
+                    }
+                    i += 1;
+                }
+                CState::Value(m) => {
+                    let m = *m;
+                    let b = bytes[i];
+                    if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        i += 1;
+                        continue;
+                    }
+                    match (m, b) {
+                        (Member::Name, b'"') => {
+                            self.st = CState::Name(StrDecoder::new(), String::new());
+                            i += 1;
+                        }
+                        (Member::Args, b'{') => {
+                            self.seen_args = true;
+                            self.start(out);
+                            self.st = CState::ArgsRaw(JsonScanner::new());
+                        }
+                        (Member::Args, b'"') => {
+                            self.seen_args = true;
+                            self.start(out);
+                            self.st = CState::ArgsStr(StrDecoder::new(), JsonScanner::new(), false);
+                            i += 1;
+                        }
+                        (Member::Other, _) => self.st = CState::Skip(JsonScanner::new()),
+                        _ => return Step::Error(i),
+                    }
+                }
+                CState::Name(dec, name) => match dec.feed(rest, name) {
+                    Step::Done(k) => {
+                        if name.is_empty() {
+                            return Step::Error(i);
+                        }
+                        self.name = Some(std::mem::take(name));
+                        self.st = CState::CommaOrClose;
+                        if self.seen_args {
+                            self.start(out);
+                        }
+                        i += k;
+                    }
+                    Step::Error(k) => return Step::Error(i + k),
+                    Step::NeedMore => return Step::NeedMore,
+                },
+                CState::ArgsRaw(sc) => match sc.feed(rest.as_bytes()) {
+                    Step::Done(k) => {
+                        self.args_done = true;
+                        self.st = CState::CommaOrClose;
+                        self.args_out(&rest[..k], out);
+                        i += k;
+                    }
+                    Step::NeedMore => {
+                        self.args_out(rest, out);
+                        return Step::NeedMore;
+                    }
+                    Step::Error(k) => {
+                        self.args_out(&rest[..k], out);
+                        return Step::Error(i + k);
+                    }
+                },
+                CState::ArgsStr(dec, sc, opened) => {
+                    let mut text = String::new();
+                    let r = dec.feed(rest, &mut text);
+                    // The decoded text must be one JSON object, surrounding whitespace allowed.
+                    let lead = if *opened {
+                        0
+                    } else {
+                        text.len() - text.trim_start_matches(is_ws).len()
+                    };
+                    if !*opened && lead < text.len() {
+                        if !text[lead..].starts_with('{') {
+                            return Step::Error(i);
+                        }
+                        *opened = true;
+                    }
+                    let bad = if sc.is_done() {
+                        !text.trim_start_matches(is_ws).is_empty()
+                    } else {
+                        match sc.feed(text.as_bytes()) {
+                            Step::Done(k) => !text[k..].trim_start_matches(is_ws).is_empty(),
+                            Step::NeedMore => false,
+                            Step::Error(_) => true,
+                        }
+                    };
+                    if bad {
+                        return Step::Error(i);
+                    }
+                    let done = sc.is_done();
+                    let opened = *opened;
+                    match r {
+                        Step::Done(k) => {
+                            if opened && !done {
+                                return Step::Error(i + k - 1);
+                            }
+                            self.args_out(&text, out);
+                            if !opened {
+                                self.args_out("{}", out);
+                            }
+                            self.args_done = true;
+                            self.st = CState::CommaOrClose;
+                            i += k;
+                        }
+                        Step::NeedMore => {
+                            self.args_out(&text, out);
+                            return Step::NeedMore;
+                        }
+                        Step::Error(k) => return Step::Error(i + k),
+                    }
+                }
+                CState::Skip(sc) => match sc.feed(rest.as_bytes()) {
+                    Step::Done(k) => {
+                        self.st = CState::CommaOrClose;
+                        i += k;
+                    }
+                    Step::NeedMore => return Step::NeedMore,
+                    Step::Error(k) => return Step::Error(i + k),
+                },
+                CState::Done => return Step::Done(i),
+            }
+        }
+        // A number being skipped may end only with the next byte; everything else waits too.
+        Step::NeedMore
+    }
+
+    fn close(&mut self, i: usize, out: &mut Emitter) -> Step {
+        self.st = CState::Done;
+        if self.name.is_none() || (self.require_args && !self.seen_args) {
+            self.is_call = false;
+            if self.started {
+                return Step::Error(i - 1);
+            }
+            return Step::Done(i);
+        }
+        self.is_call = true;
+        self.start(out);
+        if !self.seen_args {
+            out.args("{}");
+        }
+        out.tool_end();
+        Step::Done(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, Extracted};
+
+    fn scan_all(s: &str) -> Step {
+        let mut sc = JsonScanner::new();
+        sc.feed(s.as_bytes())
+    }
+
+    #[test]
+    fn scanner_validates() {
+        assert!(is_json(r#"{"a": [1, -2.5e+3, true, false, null, "x\u00e9\n", {}, []]}"#));
+        assert!(is_json(" 12 "));
+        assert!(!is_json("{\"a\": 01}"));
+        assert!(!is_json("{\"a\": 1,}"));
+        assert!(!is_json("[1 2]"));
+        assert!(!is_json("{\"a\" 1}"));
+        assert!(!is_json("\"\u{1}\""));
+        assert!(!is_json("{} x"));
+        assert_eq!(scan_all("{\"a\":1} tail"), Step::Done(7));
+    }
+
+    #[test]
+    fn scanner_resumes_at_every_split() {
+        let doc = r#"{"k": ["v\"\\\ud83c\udf89", 10.5e-2, {"n": null}], "t": true}"#;
+        for cut in 0..=doc.len() {
+            let mut sc = JsonScanner::new();
+            let a = sc.feed(&doc.as_bytes()[..cut]);
+            let b = sc.feed(&doc.as_bytes()[cut..]);
+            if cut == doc.len() {
+                assert_eq!(a, Step::Done(doc.len()));
+            } else {
+                assert_eq!(a, Step::NeedMore, "cut {cut}");
+                assert_eq!(b, Step::Done(doc.len() - cut));
+            }
+        }
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let depth = 200_000;
+        let s = "[".repeat(depth) + &"]".repeat(depth);
+        assert!(is_json(&s));
+        assert!(!is_json(&"[".repeat(depth)));
+    }
+
+    #[test]
+    fn decoder_joins_surrogates_across_splits() {
+        let s = r#"a\"\ud83c\udf89\u00e9\ud800x""#;
+        for cut in 0..=s.len() {
+            let mut d = StrDecoder::new();
+            let mut out = String::new();
+            let a = d.feed(&s[..cut], &mut out);
+            let b = d.feed(&s[cut..], &mut out);
+            assert!(matches!(a, Step::NeedMore) || cut == s.len());
+            if cut < s.len() {
+                assert_eq!(b, Step::Done(s.len() - cut));
+            }
+            assert_eq!(out, "a\"🎉é\u{FFFD}x");
+        }
+    }
+
+    fn call(s: &str, require_args: bool) -> (Step, Extracted) {
+        let mut e = Emitter::new();
+        let mut c = CallObject::new(CALL_KEYS, require_args);
+        let r = c.feed(s, &mut e);
+        (r, Extracted::from_events(e.take(), false))
+    }
+
+    #[test]
+    fn call_object_orders_and_forms() {
+        let (r, x) = call(r#"{"arguments": {"a": 1}, "name": "f"}"#, false);
+        assert!(matches!(r, Step::Done(_)));
+        assert_eq!(x.calls[0].name, "f");
+        assert_eq!(x.calls[0].arguments, r#"{"a": 1}"#);
+        let (_, x) = call(r#"{"name": "f", "arguments": "{\"a\": \"\u00e9\"}"}"#, false);
+        assert_eq!(x.calls[0].arguments, "{\"a\": \"é\"}");
+        let (_, x) = call(r#"{"name": "f"}"#, false);
+        assert_eq!(x.calls[0].arguments, "{}");
+        let (r, x) = call(r#"{"name": "f"}"#, true);
+        assert_eq!(r, Step::Done(13));
+        assert!(x.calls.is_empty());
+        let (r, _) = call(r#"{"name": "f", "arguments": "{\"a\": 1} x"}"#, false);
+        assert!(matches!(r, Step::Error(_)));
+        let (r, _) = call(r#"{"name": "f", "arguments": [1]}"#, false);
+        assert!(matches!(r, Step::Error(_)));
+    }
+
+    #[test]
+    fn call_object_streams_arguments() {
+        let s = r#"{"name": "f", "arguments": {"a": "xyz"}}"#;
+        let mut e = Emitter::new();
+        let mut c = CallObject::new(CALL_KEYS, false);
+        let mut evs = Vec::new();
+        let mut feeds_with_args = 0;
+        for ch in s.char_indices() {
+            let piece = &s[ch.0..ch.0 + ch.1.len_utf8()];
+            let r = c.feed(piece, &mut e);
+            assert!(matches!(r, Step::NeedMore | Step::Done(1)));
+            let got = e.take();
+            if got.iter().any(|ev| matches!(ev, Event::ToolArgs { .. })) {
+                feeds_with_args += 1;
+            }
+            evs.extend(got);
+        }
+        assert!(matches!(&evs[0], Event::ToolStart { name, .. } if name == "f"));
+        assert_eq!(feeds_with_args, r#"{"a": "xyz"}"#.len());
+    }
+}
+
+#[derive(Debug, Clone)]
+enum LState {
+    Open,
+    ItemOrClose,
+    Item(CallObject),
+    CommaOrClose,
+    Done,
+}
+
+/// Reads tool-call objects: either one object, or a JSON array of them (`[{...}, {...}]`).
+#[derive(Debug, Clone)]
+pub struct Calls {
+    st: LState,
+    array: bool,
+    keys: CallKeys,
+    require_args: bool,
+    started: bool,
+}
+
+impl Calls {
+    /// One call object.
+    pub fn object(keys: CallKeys, require_args: bool) -> Self {
+        Calls {
+            st: LState::Item(CallObject::new(keys, require_args)),
+            array: false,
+            keys,
+            require_args,
+            started: false,
+        }
+    }
+
+    /// A JSON array of call objects.
+    pub fn array(keys: CallKeys) -> Self {
+        Calls {
+            st: LState::Open,
+            array: true,
+            keys,
+            require_args: false,
+            started: false,
+        }
+    }
+
+    /// Whether anything has been emitted (after that nothing can be taken back).
+    pub fn started(&self) -> bool {
+        self.started || matches!(&self.st, LState::Item(c) if c.started())
+    }
+
+    /// Whether the (single) object read was a call; arrays hold only calls.
+    pub fn is_call(&self) -> bool {
+        self.array || self.started
+    }
+
+    pub fn feed(&mut self, s: &str, out: &mut Emitter) -> Step {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let next = match &mut self.st {
+                LState::Item(obj) => match obj.feed(&s[i..], out) {
+                    Step::Done(k) => {
+                        i += k;
+                        self.started |= obj.is_call;
+                        if !obj.is_call && self.array {
+                            return Step::Error(i - 1);
+                        }
+                        if self.array {
+                            LState::CommaOrClose
+                        } else {
+                            self.st = LState::Done;
+                            return Step::Done(i);
+                        }
+                    }
+                    other => {
+                        self.started |= obj.started();
+                        return match other {
+                            Step::Error(k) => Step::Error(i + k),
+                            _ => Step::NeedMore,
+                        };
+                    }
+                },
+                LState::Done => return Step::Done(i),
+                st => {
+                    let b = bytes[i];
+                    i += 1;
+                    if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        continue;
+                    }
+                    match (&*st, b) {
+                        (LState::Open, b'[') => LState::ItemOrClose,
+                        (LState::ItemOrClose | LState::CommaOrClose, b']') => {
+                            self.st = LState::Done;
+                            return Step::Done(i);
+                        }
+                        (LState::ItemOrClose, b'{') | (LState::CommaOrClose, b',') => {
+                            if b == b'{' {
+                                i -= 1;
+                            }
+                            LState::Item(CallObject::new(self.keys, self.require_args))
+                        }
+                        _ => return Step::Error(i - 1),
+                    }
+                }
+            };
+            self.st = next;
+        }
+        Step::NeedMore
+    }
+}
+
+#[cfg(test)]
+mod calls_tests {
+    use super::*;
+    use crate::event::Extracted;
+
+    #[test]
+    fn array_of_calls() {
+        let s = r#"[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": [1]}}] tail"#;
+        let mut e = Emitter::new();
+        let mut c = Calls::array(CALL_KEYS);
+        let r = c.feed(s, &mut e);
+        assert_eq!(r, Step::Done(s.len() - 5));
+        let x = Extracted::from_events(e.take(), false);
+        assert_eq!(x.calls.len(), 2);
+        assert_eq!(x.calls[1].arguments, r#"{"x": [1]}"#);
+        assert!(!x.malformed);
+    }
+
+    #[test]
+    fn array_rejects_trailing_comma() {
+        let mut e = Emitter::new();
+        let mut c = Calls::array(CALL_KEYS);
+        assert!(matches!(
+            c.feed(r#"[{"name": "a"},]"#, &mut e),
+            Step::Error(_)
+        ));
+    }
+}

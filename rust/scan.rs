@@ -1,0 +1,171 @@
+//! Marker scanning across delta boundaries.
+//!
+//! A format looks for its markers in plain text. Text before a marker is safe to emit; a suffix of
+//! the input that is a proper prefix of some marker is held back (it may still become that marker
+//! when the next delta arrives), so hold-back is bounded by the longest marker.
+
+/// A set of marker strings looked for together.
+#[derive(Debug, Clone, Copy)]
+pub struct Markers {
+    pub list: &'static [&'static str],
+}
+
+/// Result of looking for markers in `input`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Marker `which` starts at byte `at`.
+    Marker { at: usize, which: usize },
+    /// No marker; `input[..safe]` can never be part of one, `input[safe..]` might still become one.
+    Partial { safe: usize },
+}
+
+impl Markers {
+    pub const fn new(list: &'static [&'static str]) -> Self {
+        Markers { list }
+    }
+
+    /// Finds the earliest marker in `input` (the longest one when several start at the same byte).
+    pub fn find(&self, input: &str) -> Found {
+        let bytes = input.as_bytes();
+        let mut from = 0;
+        while let Some(at) = self.next_candidate(bytes, from) {
+            let rest = &bytes[at..];
+            let mut best: Option<usize> = None;
+            for (i, m) in self.list.iter().enumerate() {
+                if rest.starts_with(m.as_bytes())
+                    && best.is_none_or(|b| self.list[b].len() < m.len())
+                {
+                    best = Some(i);
+                }
+            }
+            if let Some(which) = best {
+                return Found::Marker { at, which };
+            }
+            if self.list.iter().any(|m| m.as_bytes().starts_with(rest)) {
+                return Found::Partial { safe: at };
+            }
+            from = at + 1;
+        }
+        Found::Partial { safe: input.len() }
+    }
+
+    /// Next byte position at or after `from` where some marker's first byte occurs.
+    fn next_candidate(&self, bytes: &[u8], from: usize) -> Option<usize> {
+        let hay = bytes.get(from..)?;
+        let mut firsts = [0u8; 3];
+        let mut n = 0;
+        for m in self.list {
+            let b = m.as_bytes()[0];
+            if !firsts[..n].contains(&b) {
+                if n == 3 {
+                    return hay
+                        .iter()
+                        .position(|c| self.list.iter().any(|m| m.as_bytes()[0] == *c))
+                        .map(|p| p + from);
+                }
+                firsts[n] = b;
+                n += 1;
+            }
+        }
+        let p = match n {
+            1 => memchr::memchr(firsts[0], hay),
+            2 => memchr::memchr2(firsts[0], firsts[1], hay),
+            _ => memchr::memchr3(firsts[0], firsts[1], firsts[2], hay),
+        };
+        p.map(|p| p + from)
+    }
+
+    /// Whether `input` (the start of some text) is a proper prefix of a marker.
+    pub fn could_start(&self, input: &str) -> bool {
+        self.list
+            .iter()
+            .any(|m| m.len() > input.len() && m.starts_with(input))
+    }
+
+    /// The marker `input` starts with, if any (the longest).
+    pub fn starts(&self, input: &str) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, m) in self.list.iter().enumerate() {
+            if input.starts_with(m) && best.is_none_or(|b| self.list[b].len() < m.len()) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+}
+
+/// Length of the leading JSON whitespace of `s`.
+pub fn ws_len(s: &str) -> usize {
+    s.len() - s.trim_start_matches(crate::event::is_ws).len()
+}
+
+/// What `input` (after leading whitespace is skipped) holds with respect to `markers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Marker `which` follows the whitespace; `end` is the byte after it.
+    Marker { which: usize, end: usize },
+    /// Only whitespace, or whitespace and a proper prefix of a marker: wait for more text.
+    /// `ws` bytes of whitespace may be consumed.
+    Wait { ws: usize },
+    /// Something else starts at byte `at`.
+    Other { at: usize },
+}
+
+/// Expects optional whitespace and then one of `markers` at the start of `input`.
+pub fn expect(input: &str, markers: &Markers) -> Expect {
+    let ws = ws_len(input);
+    let rest = &input[ws..];
+    if rest.is_empty() {
+        return Expect::Wait { ws };
+    }
+    if let Some(which) = markers.starts(rest) {
+        return Expect::Marker {
+            which,
+            end: ws + markers.list[which].len(),
+        };
+    }
+    if markers.could_start(rest) {
+        return Expect::Wait { ws };
+    }
+    Expect::Other { at: ws }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: Markers = Markers::new(&["<tool_call>", "</tool_call>"]);
+
+    #[test]
+    fn finds_and_holds() {
+        assert_eq!(
+            M.find("ab<tool_call>x"),
+            Found::Marker { at: 2, which: 0 }
+        );
+        assert_eq!(M.find("ab</tool_call>"), Found::Marker { at: 2, which: 1 });
+        assert_eq!(M.find("ab<tool"), Found::Partial { safe: 2 });
+        assert_eq!(M.find("a<b <x"), Found::Partial { safe: 6 });
+        assert_eq!(M.find("a<b <"), Found::Partial { safe: 4 });
+        assert_eq!(M.find(""), Found::Partial { safe: 0 });
+    }
+
+    #[test]
+    fn multibyte_markers() {
+        let m = Markers::new(&["<｜tool▁calls▁begin｜>"]);
+        let s = "héllo <｜tool▁ca";
+        match m.find(s) {
+            Found::Partial { safe } => assert_eq!(&s[safe..], "<｜tool▁ca"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn expect_marker() {
+        assert_eq!(
+            expect("  </tool_call>x", &M),
+            Expect::Marker { which: 1, end: 14 }
+        );
+        assert_eq!(expect("  </to", &M), Expect::Wait { ws: 2 });
+        assert_eq!(expect(" x", &M), Expect::Other { at: 1 });
+    }
+}
