@@ -58,11 +58,21 @@ enum JState {
     Colon,
     /// After a value inside a container: `,` or the closing bracket.
     CommaOrClose,
-    Str { key: bool },
-    Esc { key: bool },
-    Hex { key: bool, left: u8 },
+    Str {
+        key: bool,
+    },
+    Esc {
+        key: bool,
+    },
+    Hex {
+        key: bool,
+        left: u8,
+    },
     Number(Num),
-    Literal { word: &'static [u8], at: u8 },
+    Literal {
+        word: &'static [u8],
+        at: u8,
+    },
     Done,
 }
 
@@ -115,14 +125,22 @@ impl JsonScanner {
                         return Step::NeedMore;
                     }
                     match s[i] {
-                        b'"' => self.st = if key { JState::Colon } else { self.after_value() },
+                        b'"' => {
+                            self.st = if key {
+                                JState::Colon
+                            } else {
+                                self.after_value()
+                            }
+                        }
                         b'\\' => self.st = JState::Esc { key },
                         _ => return Step::Error(i),
                     }
                 }
                 JState::Esc { key } => {
                     self.st = match b {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => JState::Str { key },
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            JState::Str { key }
+                        }
                         b'u' => JState::Hex { key, left: 4 },
                         _ => return Step::Error(i),
                     }
@@ -134,7 +152,10 @@ impl JsonScanner {
                     self.st = if left == 1 {
                         JState::Str { key }
                     } else {
-                        JState::Hex { key, left: left - 1 }
+                        JState::Hex {
+                            key,
+                            left: left - 1,
+                        }
                     };
                 }
                 JState::Number(num) => match num.next(b) {
@@ -480,7 +501,6 @@ impl CallObject {
         self.started
     }
 
-
     fn start(&mut self, out: &mut Emitter) {
         if !self.started {
             if let Some(name) = self.name.clone() {
@@ -707,7 +727,9 @@ mod tests {
 
     #[test]
     fn scanner_validates() {
-        assert!(is_json(r#"{"a": [1, -2.5e+3, true, false, null, "x\u00e9\n", {}, []]}"#));
+        assert!(is_json(
+            r#"{"a": [1, -2.5e+3, true, false, null, "x\u00e9\n", {}, []]}"#
+        ));
         assert!(is_json(" 12 "));
         assert!(!is_json("{\"a\": 01}"));
         assert!(!is_json("{\"a\": 1,}"));
@@ -771,7 +793,10 @@ mod tests {
         assert!(matches!(r, Step::Done(_)));
         assert_eq!(x.calls[0].name, "f");
         assert_eq!(x.calls[0].arguments, r#"{"a": 1}"#);
-        let (_, x) = call(r#"{"name": "f", "arguments": "{\"a\": \"\u00e9\"}"}"#, false);
+        let (_, x) = call(
+            r#"{"name": "f", "arguments": "{\"a\": \"\u00e9\"}"}"#,
+            false,
+        );
         assert_eq!(x.calls[0].arguments, "{\"a\": \"é\"}");
         let (_, x) = call(r#"{"name": "f"}"#, false);
         assert_eq!(x.calls[0].arguments, "{}");
@@ -810,7 +835,7 @@ mod tests {
 enum LState {
     Open,
     ItemOrClose,
-    Item(CallObject),
+    Item(Box<CallObject>),
     CommaOrClose,
     Done,
 }
@@ -829,7 +854,7 @@ impl Calls {
     /// One call object.
     pub fn object(keys: CallKeys, require_args: bool) -> Self {
         Calls {
-            st: LState::Item(CallObject::new(keys, require_args)),
+            st: LState::Item(Box::new(CallObject::new(keys, require_args))),
             array: false,
             keys,
             require_args,
@@ -902,7 +927,7 @@ impl Calls {
                             if b == b'{' {
                                 i -= 1;
                             }
-                            LState::Item(CallObject::new(self.keys, self.require_args))
+                            LState::Item(Box::new(CallObject::new(self.keys, self.require_args)))
                         }
                         _ => return Step::Error(i - 1),
                     }

@@ -25,7 +25,10 @@ fn format_of(name: &str) -> PyResult<Format> {
         error(
             name,
             None,
-            &format!("unknown format; known formats: {}", Format::names().join(", ")),
+            &format!(
+                "unknown format; known formats: {}",
+                Format::names().join(", ")
+            ),
         )
     })
 }
@@ -66,7 +69,10 @@ struct PyParser {
 impl PyParser {
     #[new]
     #[pyo3(signature = (format, tools=None))]
-    fn new(format: &str, tools: Option<HashMap<String, HashMap<String, String>>>) -> PyResult<Self> {
+    fn new(
+        format: &str,
+        tools: Option<HashMap<String, HashMap<String, String>>>,
+    ) -> PyResult<Self> {
         let f = format_of(format)?;
         Ok(PyParser {
             inner: Parser::new(f, &tools_of(tools)),
@@ -77,7 +83,11 @@ impl PyParser {
 
     fn feed(&mut self, py: Python<'_>, text: PyBackedStr) -> PyResult<PyObject> {
         if self.inner.is_finished() {
-            return Err(error(self.format.name(), Some(self.fed), "feed() after finish()"));
+            return Err(error(
+                self.format.name(),
+                Some(self.fed),
+                "feed() after finish()",
+            ));
         }
         self.fed += text.len();
         let d = self.inner.feed_delta(&text);
@@ -112,10 +122,7 @@ fn extract(
     let f = format_of(format)?;
     let tools = tools_of(tools);
     let x: Extracted = py.allow_threads(|| Parser::extract(f, &tools, &text));
-    let calls = PyList::new(
-        py,
-        x.calls.into_iter().map(|c| (c.id, c.name, c.arguments)),
-    )?;
+    let calls = PyList::new(py, x.calls.into_iter().map(|c| (c.id, c.name, c.arguments)))?;
     let t = PyTuple::new(
         py,
         [

@@ -138,10 +138,7 @@ mod tests {
 
     #[test]
     fn finds_and_holds() {
-        assert_eq!(
-            M.find("ab<tool_call>x"),
-            Found::Marker { at: 2, which: 0 }
-        );
+        assert_eq!(M.find("ab<tool_call>x"), Found::Marker { at: 2, which: 0 });
         assert_eq!(M.find("ab</tool_call>"), Found::Marker { at: 2, which: 1 });
         assert_eq!(M.find("ab<tool"), Found::Partial { safe: 2 });
         assert_eq!(M.find("a<b <x"), Found::Partial { safe: 6 });

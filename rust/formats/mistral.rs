@@ -18,11 +18,16 @@ pub fn new(_: &Tools) -> Box<dyn Machine> {
 enum State {
     Text,
     /// After `[TOOL_CALLS]`: which form follows? (`raw` is the markup read so far.)
-    Form { raw: String },
+    Form {
+        raw: String,
+    },
     /// Pre-v11: a JSON array (or a single object) of calls.
     Json(Region),
     /// v11+: the function name.
-    Name { raw: String, name: String },
+    Name {
+        raw: String,
+        name: String,
+    },
     /// v11+: the arguments object, streamed as written.
     Args(JsonScanner),
     Fallback,
@@ -65,7 +70,9 @@ impl Machine for Mistral {
                     let raw = std::mem::take(raw);
                     self.st = match c {
                         '[' => State::Json(Region::new(Calls::array(CALL_KEYS), &raw, false)),
-                        '{' => State::Json(Region::new(Calls::object(CALL_KEYS, false), &raw, false)),
+                        '{' => {
+                            State::Json(Region::new(Calls::object(CALL_KEYS, false), &raw, false))
+                        }
                         c if is_name_char(c) => State::Name {
                             raw,
                             name: String::new(),

@@ -50,8 +50,8 @@ class Markers:
             which = self.starts(s, at)
             if which != -1:
                 return ("marker", at, which)
-            rest = s[at:]
-            if any(m.startswith(rest) for m in self.list):
+            left = len(s) - at
+            if any(left < len(m) and m.startswith(s[at:]) for m in self.list):
                 return ("partial", at, -1)
             start = at + 1
 
