@@ -228,54 +228,6 @@ fn push_json_text(dst: &mut String, s: &str) {
     dst.push_str(&s[start..]);
 }
 
-/// Python's `repr(float)` for a finite float: shortest round-trip digits, positional notation
-/// when the decimal exponent is in [-4, 16), else `d.ddde+XX`.
-fn format_float(x: f64) -> String {
-    let sci = format!("{x:e}"); // shortest round-trip digits, e.g. "-1.2345e-7"
-    let (neg, body) = match sci.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, sci.as_str()),
-    };
-    let (mant, exp) = body.split_once('e').unwrap_or((body, "0"));
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    let mut s = String::with_capacity(digits.len() + 8);
-    if neg {
-        s.push('-');
-    }
-    if (-4..16).contains(&exp) {
-        let point = exp + 1; // digits before the decimal point
-        let n = digits.len() as i64;
-        if point <= 0 {
-            s.push_str("0.");
-            for _ in 0..-point {
-                s.push('0');
-            }
-            s.push_str(&digits);
-        } else if point >= n {
-            s.push_str(&digits);
-            for _ in 0..point - n {
-                s.push('0');
-            }
-            s.push_str(".0");
-        } else {
-            let (a, b) = digits.split_at(point as usize);
-            s.push_str(a);
-            s.push('.');
-            s.push_str(b);
-        }
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        s.push_str(first);
-        if !rest.is_empty() {
-            s.push('.');
-            s.push_str(rest);
-        }
-        s.push_str(if exp < 0 { "e-" } else { "e+" });
-        s.push_str(&format!("{:02}", exp.unsigned_abs()));
-    }
-    s
-}
 
 /// Decimal text of the hex/octal/binary `digits`, or None when it has more than
 /// `MAX_INT_DIGITS` digits.
@@ -335,7 +287,7 @@ fn number_text(part: Num, buf: &str, radix: u32, neg: bool) -> Option<String> {
             if !x.is_finite() {
                 return None;
             }
-            return Some(format_float(if neg { -x } else { x }));
+            return Some(crate::params::float_repr(if neg { -x } else { x }));
         }
     };
     if neg && digits != "0" {
@@ -1957,7 +1909,7 @@ mod tests {
     fn floats_like_python_repr() {
         for &(bits, repr) in FLOATS {
             let x = f64::from_bits(bits);
-            assert_eq!(format_float(x), repr, "{x:e}");
+            assert_eq!(crate::params::float_repr(x), repr, "{x:e}");
             // reading Python's repr gives it back
             let expected = if repr.starts_with('-') && x == 0.0 {
                 "-0.0"

@@ -1,0 +1,223 @@
+"""Qwen3-Coder XML tool calls (twin of ``rust/formats/qwen3_coder.rs``; the decisions on the loose
+points of the format are listed there)::
+
+    <tool_call>
+    <function=NAME>
+    <parameter=KEY>
+    VALUE
+    </parameter>
+    </function>
+    </tool_call>
+
+The wrapper may be missing. String values stream as they arrive; typed values are sent when their
+parameter closes; ``{`` goes with the call start and ``}`` with ``</function>``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List
+
+from . import ToolTypes, params
+from .event import Emitter
+from .scan import Markers, expect
+
+TEXT = Markers(["<tool_call>", "<function="])
+FUNCTION = Markers(["<function="])
+BODY = Markers(["<parameter=", "</function>", "</tool_call>"])
+VALUE = Markers(["</parameter>", "\n</parameter>", "\n<parameter=", "\n</function>"])
+END = Markers(["</tool_call>"])
+
+# Characters that end a function name (">" completes it; the others make it not a call) and a
+# parameter name (">" completes it; the others are malformed).
+_NAME_STOP = re.compile(r"[><{}\"' \t\n\r]")
+_PARAM_STOP = re.compile(r"[><\n]")
+
+
+def new(tools: ToolTypes) -> Qwen3Coder:
+    return Qwen3Coder(tools)
+
+
+def _find_any(s: str, stops: re.Pattern) -> int:
+    m = stops.search(s)
+    return -1 if m is None else m.start()
+
+
+class Qwen3Coder:
+    def __init__(self, tools: ToolTypes) -> None:
+        self.tools = tools
+        # Text | Wrapper | Name | Body | Param | Value | After | Fallback
+        self.st = "Text"
+        self.raw = ""  # Wrapper, Name: the markup read so far
+        self.at = 0  # Name: where the name starts in raw
+        self.name = ""  # Param: the parameter name so far
+        self.kind = params.STR  # Value
+        self.started = False  # Value: the leading newline was dealt with
+        self.buf: List[str] = []  # Value: the raw text of a typed value
+        self.ws = ""  # After: the whitespace read, content if other text follows
+        self.func = ""  # the current call's function name
+        self.params = 0  # parameters written in the current call
+
+    @staticmethod
+    def _close(out: Emitter) -> None:
+        out.args("}")
+        out.tool_end()
+
+    def _value_text(self, s: str, out: Emitter) -> None:
+        if not s:
+            return
+        if self.kind == params.STR:
+            out.args(params.json_str_body(s))
+        else:
+            self.buf.append(s)
+
+    def feed(self, s: str, out: Emitter) -> int:
+        i = 0
+        n = len(s)
+        while i < n:
+            rest = s[i:]
+            st = self.st
+            if st == "Text":
+                kind, at, which = TEXT.find(rest)
+                out.content(rest[:at])
+                if kind != "marker":
+                    return i + at
+                m = TEXT.list[which]
+                i += at + len(m)
+                self.raw = m
+                if which == 0:
+                    self.st = "Wrapper"
+                else:
+                    self.st, self.at = "Name", len(m)
+            elif st == "Wrapper":
+                kind, a, b = expect(rest, FUNCTION)
+                if kind == "marker":
+                    self.raw += rest[:b]
+                    self.at = len(self.raw)
+                    i += b
+                    self.st = "Name"
+                elif kind == "wait":
+                    self.raw += rest[:a]
+                    return i + a
+                else:
+                    # Not a call: the wrapper was content.
+                    self.raw += rest[:a]
+                    out.content(self.raw)
+                    self.raw = ""
+                    i += a
+                    self.st = "Text"
+            elif st == "Name":
+                p = _find_any(rest, _NAME_STOP)
+                if p == -1:
+                    self.raw += rest
+                    return n
+                self.raw += rest[:p]
+                if rest[p] == ">" and len(self.raw) > self.at:
+                    self.func = self.raw[self.at :]
+                    self.raw = ""
+                    self.params = 0
+                    i += p + 1
+                    out.tool_start(None, self.func)
+                    out.args("{")
+                    self.st = "Body"
+                else:
+                    # Not a call: the markup was content; text goes on at the stop character.
+                    out.content(self.raw)
+                    self.raw = ""
+                    i += p
+                    self.st = "Text"
+            elif st == "Body":
+                kind, a, b = expect(rest, BODY)
+                if kind == "marker" and a == 0:
+                    i += b
+                    self.st, self.name = "Param", ""
+                elif kind == "marker":
+                    # </function>, or </tool_call> with </function> missing.
+                    i += b
+                    self._close(out)
+                    self.st, self.ws = ("After", "") if a == 1 else ("Text", "")
+                elif kind == "wait":
+                    return i + a
+                else:
+                    i += a
+                    out.malformed = True
+                    self.st = "Fallback"
+            elif st == "Param":
+                p = _find_any(rest, _PARAM_STOP)
+                if p == -1:
+                    self.name += rest
+                    return n
+                self.name += rest[:p]
+                if rest[p] != ">":
+                    i += p
+                    out.malformed = True
+                    self.st = "Fallback"
+                    continue
+                i += p + 1
+                name, self.name = self.name, ""
+                kind = params.param_kind(self.tools, self.func, name)
+                frag = (", " if self.params > 0 else "") + params.json_str(name) + ": "
+                if kind == params.STR:
+                    frag += '"'
+                out.args(frag)
+                self.params += 1
+                self.st, self.kind, self.started, self.buf = "Value", kind, False, []
+            elif st == "Value":
+                if not self.started:
+                    # One leading newline is stripped, unless it begins an end marker.
+                    if VALUE.starts(rest) == -1:
+                        if VALUE.could_start(rest):
+                            return i
+                        if rest[0] == "\n":
+                            i += 1
+                    self.started = True
+                    continue
+                kind, at, which = VALUE.find(rest)
+                self._value_text(rest[:at], out)
+                if kind != "marker":
+                    return i + at
+                if self.kind == params.STR:
+                    out.args('"')
+                else:
+                    out.args(params.convert(self.kind, "".join(self.buf)))
+                self.buf = []
+                i += at + len(VALUE.list[which])
+                if which in (0, 1):
+                    self.st = "Body"
+                elif which == 2:
+                    self.st, self.name = "Param", ""
+                else:
+                    self._close(out)
+                    self.st, self.ws = "After", ""
+            elif st == "After":
+                kind, a, b = expect(rest, END)
+                if kind == "marker":
+                    i += b
+                    self.st, self.ws = "Text", ""
+                elif kind == "wait":
+                    self.ws += rest[:a]
+                    return i + a
+                else:
+                    # No </tool_call> (a bare call): the whitespace starts the text.
+                    out.content(self.ws + rest[:a])
+                    i += a
+                    self.st, self.ws = "Text", ""
+            else:  # Fallback
+                out.content(rest)
+                return n
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        st = self.st
+        if st in ("Text", "Fallback"):
+            out.content(rest)
+        elif st in ("Wrapper", "Name"):
+            # Truncated call markup before the call started: its text is content.
+            out.content(self.raw + rest)
+            self.raw = ""
+            out.malformed = True
+        elif st in ("Body", "Param", "Value"):
+            # Truncated inside the function (</function> never came): the open call makes the
+            # result malformed.
+            out.malformed = True
+        # After: whitespace after the last call, or a truncated </tool_call>: markup.

@@ -1,0 +1,572 @@
+//! Qwen3-Coder XML tool calls:
+//!
+//! ```text
+//! <tool_call>
+//! <function=NAME>
+//! <parameter=KEY>
+//! VALUE
+//! </parameter>
+//! </function>
+//! </tool_call>
+//! ```
+//!
+//! repeated for parallel calls; the `<tool_call>` wrapper may be missing (a bare `<function=NAME>`
+//! starts a call too). Arguments are written like `json.dumps(obj, ensure_ascii=False)`, keys in
+//! the order they appear, values typed by the tool's schema ([`crate::params`]).
+//!
+//! Streaming: the call starts at the `>` of `<function=NAME>` and `{` is sent with it; a
+//! string-typed value is sent character by character as it arrives (only a possible end marker,
+//! which includes the stripped trailing newline, is held back); a typed value is kept in the state
+//! and sent once its parameter closes; `}` is sent at `</function>`.
+//!
+//! Decisions on the loose points of the format (following vLLM's parser where it is well-defined):
+//! - one leading and one trailing newline of a value are stripped (only one each);
+//! - a missing `</parameter>` is tolerated when the next `\n<parameter=` or `\n</function>` arrives
+//!   (at the start of a line, as vLLM requires of an implicit end); the first `</parameter>`
+//!   always ends a value, so a value cannot contain that text literally;
+//! - a missing `</function>` is tolerated when `</tool_call>` arrives; a missing `</tool_call>` is
+//!   tolerated (the call is complete at `</function>`);
+//! - end of text inside a function (between parameters, in a parameter name or value) is
+//!   truncation: the call is malformed. vLLM would accept the call with the parameters (and
+//!   partial value) read so far; we do not report a cut-off call as complete, so the arguments
+//!   streamed for a truncated text are always a prefix of those of the whole text;
+//! - `<tool_call>` not followed by `<function=`, and `<function=` whose name is empty or holds
+//!   whitespace, quotes, `<`, `{` or `}` (vLLM's name rule), are not calls: their text is content;
+//!   end of text inside them is truncated markup (malformed, the text goes to content);
+//! - other text between parameters, or `<`/newline inside a parameter name, after the call
+//!   started is malformed: the rest is content;
+//! - a parameter named twice is written twice (`json.loads` keeps the last value, like vLLM).
+
+use super::{Machine, Tools};
+use crate::event::Emitter;
+use crate::params::{self, Kind};
+use crate::scan::{expect, Expect, Found, Markers};
+
+/// Plain text: where a call starts.
+const TEXT: Markers = Markers::new(&["<tool_call>", "<function="]);
+/// After `<tool_call>`.
+const FUNCTION: Markers = Markers::new(&["<function="]);
+/// Between parameters.
+const BODY: Markers = Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
+/// Inside a value: its ends. A newline right before an end marker is the stripped trailing one.
+const VALUE: Markers = Markers::new(&[
+    "</parameter>",
+    "\n</parameter>",
+    "\n<parameter=",
+    "\n</function>",
+]);
+/// After `</function>`.
+const END: Markers = Markers::new(&["</tool_call>"]);
+
+pub fn new(tools: &Tools) -> Box<dyn Machine> {
+    Box::new(Qwen3Coder {
+        tools: tools.clone(),
+        st: State::Text,
+        func: String::new(),
+        params: 0,
+    })
+}
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for `<tool_call>` or `<function=`.
+    Text,
+    /// After `<tool_call>`: whitespace, then `<function=`. `raw` is the markup read so far (content
+    /// if no call follows).
+    Wrapper { raw: String },
+    /// Reading the function name; `raw[at..]` is the name so far.
+    Name { raw: String, at: usize },
+    /// Inside the function, between parameters.
+    Body,
+    /// Reading a parameter name.
+    Param { name: String },
+    /// Inside a value. `started`: the optional leading newline has been dealt with. `buf`: the raw
+    /// text of a typed value (string values are sent as they come).
+    Value {
+        kind: Kind,
+        started: bool,
+        buf: String,
+    },
+    /// After `</function>`: whitespace, then the optional `</tool_call>`. `ws`: the whitespace
+    /// read, content if other text follows.
+    After { ws: String },
+    /// After malformed markup: everything is content.
+    Fallback,
+}
+
+pub struct Qwen3Coder {
+    tools: Tools,
+    st: State,
+    /// The current call's function name.
+    func: String,
+    /// Parameters written in the current call.
+    params: usize,
+}
+
+impl Qwen3Coder {
+    /// Closes the current call's arguments and the call.
+    fn close(out: &mut Emitter) {
+        out.args("}");
+        out.tool_end();
+    }
+}
+
+/// Sends value text: escaped at once for a string, kept for a typed value.
+fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
+    if s.is_empty() {
+        return;
+    }
+    if kind == Kind::Str {
+        let mut esc = String::with_capacity(s.len() + 2);
+        params::push_json_str_body(&mut esc, s);
+        out.args(&esc);
+    } else {
+        buf.push_str(s);
+    }
+}
+
+impl Machine for Qwen3Coder {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Text => match TEXT.find(rest) {
+                    Found::Marker { at, which } => {
+                        out.content(&rest[..at]);
+                        let m = TEXT.list[which];
+                        i += at + m.len();
+                        self.st = if which == 0 {
+                            State::Wrapper { raw: m.to_owned() }
+                        } else {
+                            State::Name {
+                                raw: m.to_owned(),
+                                at: m.len(),
+                            }
+                        };
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Wrapper { raw } => match expect(rest, &FUNCTION) {
+                    Expect::Marker { end, .. } => {
+                        raw.push_str(&rest[..end]);
+                        let raw = std::mem::take(raw);
+                        let at = raw.len();
+                        i += end;
+                        self.st = State::Name { raw, at };
+                    }
+                    Expect::Wait { ws } => {
+                        raw.push_str(&rest[..ws]);
+                        return i + ws;
+                    }
+                    Expect::Other { at } => {
+                        // Not a call: the wrapper was content.
+                        raw.push_str(&rest[..at]);
+                        out.content(raw);
+                        i += at;
+                        self.st = State::Text;
+                    }
+                },
+                State::Name { raw, at } => {
+                    let stop = rest.find(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r']);
+                    let Some(p) = stop else {
+                        raw.push_str(rest);
+                        return input.len();
+                    };
+                    raw.push_str(&rest[..p]);
+                    if rest.as_bytes()[p] == b'>' && raw.len() > *at {
+                        self.func = raw[*at..].to_owned();
+                        self.params = 0;
+                        i += p + 1;
+                        out.tool_start(None, self.func.clone());
+                        out.args("{");
+                        self.st = State::Body;
+                    } else {
+                        // Not a call: the markup was content; text goes on at the stop character.
+                        out.content(raw);
+                        i += p;
+                        self.st = State::Text;
+                    }
+                }
+                State::Body => match expect(rest, &BODY) {
+                    Expect::Marker { which: 0, end } => {
+                        i += end;
+                        self.st = State::Param {
+                            name: String::new(),
+                        };
+                    }
+                    Expect::Marker { which, end } => {
+                        // `</function>`, or `</tool_call>` with `</function>` missing.
+                        i += end;
+                        Self::close(out);
+                        self.st = if which == 1 {
+                            State::After { ws: String::new() }
+                        } else {
+                            State::Text
+                        };
+                    }
+                    Expect::Wait { ws } => return i + ws,
+                    Expect::Other { at } => {
+                        i += at;
+                        out.malformed = true;
+                        self.st = State::Fallback;
+                    }
+                },
+                State::Param { name } => {
+                    let Some(p) = rest.find(['>', '<', '\n']) else {
+                        name.push_str(rest);
+                        return input.len();
+                    };
+                    name.push_str(&rest[..p]);
+                    if rest.as_bytes()[p] != b'>' {
+                        i += p;
+                        out.malformed = true;
+                        self.st = State::Fallback;
+                        continue;
+                    }
+                    i += p + 1;
+                    let name = std::mem::take(name);
+                    let kind = params::param_kind(&self.tools, &self.func, &name);
+                    let mut s = String::with_capacity(name.len() + 8);
+                    if self.params > 0 {
+                        s.push_str(", ");
+                    }
+                    params::push_json_str(&mut s, &name);
+                    s.push_str(": ");
+                    if kind == Kind::Str {
+                        s.push('"');
+                    }
+                    out.args(&s);
+                    self.params += 1;
+                    self.st = State::Value {
+                        kind,
+                        started: false,
+                        buf: String::new(),
+                    };
+                }
+                State::Value { kind, started, buf } => {
+                    if !*started {
+                        // One leading newline is stripped, unless it begins an end marker.
+                        if VALUE.starts(rest).is_none() {
+                            if VALUE.could_start(rest) {
+                                return i;
+                            }
+                            if rest.starts_with('\n') {
+                                i += 1;
+                            }
+                        }
+                        *started = true;
+                        continue;
+                    }
+                    match VALUE.find(rest) {
+                        Found::Marker { at, which } => {
+                            let kind = *kind;
+                            value_text(kind, buf, &rest[..at], out);
+                            if kind == Kind::Str {
+                                out.args("\"");
+                            } else {
+                                let mut s = String::new();
+                                params::convert(kind, buf, &mut s);
+                                out.args(&s);
+                            }
+                            i += at + VALUE.list[which].len();
+                            self.st = match which {
+                                0 | 1 => State::Body,
+                                2 => State::Param {
+                                    name: String::new(),
+                                },
+                                _ => {
+                                    Self::close(out);
+                                    State::After { ws: String::new() }
+                                }
+                            };
+                        }
+                        Found::Partial { safe } => {
+                            value_text(*kind, buf, &rest[..safe], out);
+                            return i + safe;
+                        }
+                    }
+                }
+                State::After { ws } => match expect(rest, &END) {
+                    Expect::Marker { end, .. } => {
+                        i += end;
+                        self.st = State::Text;
+                    }
+                    Expect::Wait { ws: n } => {
+                        ws.push_str(&rest[..n]);
+                        return i + n;
+                    }
+                    Expect::Other { at } => {
+                        // No `</tool_call>` (a bare call): the whitespace starts the text.
+                        ws.push_str(&rest[..at]);
+                        out.content(ws);
+                        i += at;
+                        self.st = State::Text;
+                    }
+                },
+                State::Fallback => {
+                    out.content(rest);
+                    return input.len();
+                }
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            State::Text | State::Fallback => out.content(rest),
+            // Truncated call markup before the call started: its text is content.
+            State::Wrapper { raw } | State::Name { raw, .. } => {
+                raw.push_str(rest);
+                out.content(raw);
+                out.malformed = true;
+            }
+            // Truncated inside the function (`</function>` never came): the open call makes the
+            // result malformed.
+            State::Body | State::Param { .. } | State::Value { .. } => out.malformed = true,
+            // Whitespace after the last call, or a truncated `</tool_call>`: markup.
+            State::After { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Extracted;
+    use crate::formats::{Format, Parser};
+
+    fn tools() -> Tools {
+        let mut t = Tools::default();
+        t.functions.insert(
+            "f".into(),
+            [
+                ("s", "string"),
+                ("n", "integer"),
+                ("x", "number"),
+                ("b", "boolean"),
+                ("o", "object"),
+                ("a", "array"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        );
+        t
+    }
+
+    fn extract(text: &str) -> Extracted {
+        let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+        Parser::extract(f, &tools(), text)
+    }
+
+    /// Streams `text` one character at a time; returns (content, [(name, args)], malformed).
+    fn stream_chars(text: &str) -> (String, Vec<(String, String)>, bool) {
+        let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+        let mut p = Parser::new(f, &tools());
+        let mut events = Vec::new();
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            events.extend(p.feed(c.encode_utf8(&mut buf)));
+        }
+        events.extend(p.finish());
+        let x = Extracted::from_events(events, p.malformed());
+        (
+            x.content.unwrap_or_default(),
+            x.calls.into_iter().map(|c| (c.name, c.arguments)).collect(),
+            x.malformed,
+        )
+    }
+
+    #[test]
+    fn typed_call() {
+        let text = "Hi\n<tool_call>\n<function=f>\n<parameter=s>\nline1\nline2\n</parameter>\n\
+                    <parameter=n>\n-07\n</parameter>\n<parameter=x>\n1e5\n</parameter>\n\
+                    <parameter=b>\nTrue\n</parameter>\n<parameter=o>\n{\"k\":[1,2]}\n</parameter>\n\
+                    <parameter=z>\n\"q\"\n</parameter>\n</function>\n</tool_call>";
+        let x = extract(text);
+        assert!(!x.malformed);
+        assert_eq!(x.content.as_deref(), Some("Hi\n"));
+        assert_eq!(x.calls.len(), 1);
+        assert_eq!(
+            x.calls[0].arguments,
+            r#"{"s": "line1\nline2", "n": -7, "x": 100000.0, "b": true, "o": {"k": [1, 2]}, "z": "\"q\""}"#
+        );
+        let (content, calls, malformed) = stream_chars(text);
+        assert!(!malformed);
+        assert_eq!(content, "Hi\n");
+        assert_eq!(calls[0].1, x.calls[0].arguments);
+    }
+
+    #[test]
+    fn newlines_stripped_once() {
+        let x = extract("<function=f>\n<parameter=s>\n\nv\n\n</parameter>\n</function>");
+        assert_eq!(x.calls[0].arguments, r#"{"s": "\nv\n"}"#);
+        let x = extract(
+            "<function=f>\n<parameter=s>\n</parameter>\n<parameter=t>\n\n</parameter>\n</function>",
+        );
+        assert_eq!(x.calls[0].arguments, r#"{"s": "", "t": ""}"#);
+        let x = extract("<function=f>\n<parameter=s>\na\n<parameter=n>\n1\n</function>");
+        assert_eq!(x.calls[0].arguments, r#"{"s": "a", "n": 1}"#);
+        assert!(!x.malformed);
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        for text in [
+            "<tool_call>\n<function=f>\n<parameter=s>\nabc",
+            "<tool_call>\n<function=f>\n<parameter=s",
+            "<tool_call>\n<function=f>\njunk\n</function>",
+            "a <tool_call>\n<function=f",
+        ] {
+            let x = extract(text);
+            assert!(x.malformed, "{text:?}");
+            assert!(stream_chars(text).2, "{text:?}");
+        }
+        let x = extract("x <tool_call>{\"name\": 1}</tool_call> <function=a b>");
+        assert!(!x.malformed);
+        assert_eq!(
+            x.content.as_deref(),
+            Some("x <tool_call>{\"name\": 1}</tool_call> <function=a b>")
+        );
+        let x = extract("<function=f>\n<parameter=n>\n1\n</parameter>\n");
+        assert!(x.malformed);
+        let x = extract("<tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</tool_call>");
+        assert!(!x.malformed);
+        assert_eq!(x.calls[0].arguments, r#"{"n": 1}"#);
+    }
+    /// Streams `text` cut at `cuts`; returns (content, [(name, args)], malformed).
+    fn stream_cuts(text: &str, cuts: &[usize]) -> (String, Vec<(String, String)>, bool) {
+        let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+        let mut p = Parser::new(f, &tools());
+        let mut events = Vec::new();
+        let mut prev = 0;
+        for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+            events.extend(p.feed(&text[prev..c]));
+            prev = c;
+        }
+        events.extend(p.finish());
+        let mut content = String::new();
+        let mut calls: Vec<(String, String)> = Vec::new();
+        for ev in events {
+            match ev {
+                crate::event::Event::Content(t) => content.push_str(&t),
+                crate::event::Event::ToolStart { index, name, .. } => {
+                    assert_eq!(index, calls.len());
+                    calls.push((name, String::new()));
+                }
+                crate::event::Event::ToolArgs { index, fragment } => {
+                    calls[index].1.push_str(&fragment)
+                }
+                _ => {}
+            }
+        }
+        (content, calls, p.malformed())
+    }
+
+    #[test]
+    fn random_texts_are_split_invariant() {
+        const PIECES: &[&str] = &[
+            "<tool_call>",
+            "</tool_call>",
+            "<tool_call>\n<function=f>\n",
+            "<function=f>",
+            "<function=",
+            "</function>",
+            "\n</function>",
+            "<parameter=s>",
+            "<parameter=n>",
+            "<parameter=x>",
+            "<parameter=b>",
+            "<parameter=o>",
+            "<parameter=",
+            "</parameter>",
+            "\n</parameter>\n",
+            "\n<parameter=a>\n",
+            "\n",
+            "\n\n",
+            " ",
+            "a",
+            "é",
+            "🎉",
+            "\"",
+            "\\",
+            "<",
+            ">",
+            "/",
+            "=",
+            "{\"k\": [1, 2.5e3]}",
+            "[]",
+            "1",
+            "-0",
+            "1.50",
+            "True",
+            "null",
+            "x",
+            "\t",
+            "\u{1}",
+        ];
+        let valid = "Hi <tool_call>\n<function=f>\n<parameter=s>\nv\"\\\n</parameter>\n\
+                     <parameter=n>\n12\n</parameter>\n<parameter=o>\n{\"a\": []}\n</parameter>\n\
+                     </function>\n</tool_call>\n<function=g>\n</function> bye";
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for round in 0..3000 {
+            let mut s = if round % 2 == 0 {
+                valid.to_owned()
+            } else {
+                String::new()
+            };
+            for _ in 0..next(14) {
+                let mut at = next(s.len() + 1);
+                while !s.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if next(4) == 0 && at < s.len() {
+                    let mut end = at + 1;
+                    while !s.is_char_boundary(end) {
+                        end += 1;
+                    }
+                    s.replace_range(at..end, "");
+                } else {
+                    s.insert_str(at, PIECES[next(PIECES.len())]);
+                }
+            }
+            let whole = stream_cuts(&s, &[]);
+            let every: Vec<usize> = (1..s.len()).filter(|&i| s.is_char_boundary(i)).collect();
+            assert_eq!(stream_cuts(&s, &every), whole, "{s:?}");
+            if !every.is_empty() {
+                let cuts: Vec<usize> = {
+                    let mut c: Vec<usize> = (0..5).map(|_| every[next(every.len())]).collect();
+                    c.sort_unstable();
+                    c.dedup();
+                    c
+                };
+                assert_eq!(stream_cuts(&s, &cuts), whole, "{s:?} {cuts:?}");
+            }
+            let x = extract(&s);
+            assert_eq!(x.malformed, whole.2, "{s:?}");
+            if !x.malformed {
+                assert_eq!(x.content.unwrap_or_default(), whole.0, "{s:?}");
+                let calls: Vec<(String, String)> =
+                    x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+                assert_eq!(calls, whole.1, "{s:?}");
+                for (_, args) in &calls {
+                    assert!(
+                        crate::json::is_json(args),
+                        "bad arguments {args:?} in {s:?}"
+                    );
+                }
+            }
+        }
+    }
+}
