@@ -1,0 +1,688 @@
+//! OpenAI harmony (gpt-oss): the output is a sequence of messages
+//! `<|start|>{header}<|message|>{body}<|end|>` (or `<|call|>` / `<|return|>`). The first message
+//! has no `<|start|>` (the prompt ends with `<|start|>assistant`), so the text usually begins with
+//! `<|channel|>`. A header holds the role, the channel (`<|channel|>NAME`), an optional recipient
+//! `to=RECIPIENT` (before `<|channel|>` or after the channel name) and an optional content type
+//! (`<|constrain|>json` or a bare `json`).
+//!
+//! Routing of a body, decided when its header is complete:
+//! - recipient `functions.NAME` (any channel): a tool call; the body is its JSON arguments object,
+//!   streamed as written and validated (marker text inside a JSON string is argument text: the
+//!   JSON scanner decides where the object ends). An empty body closed by an end marker is `{}`.
+//!   The end marker may be missing at the end of the text (`<|call|>` is a stop token that servers
+//!   strip): the call is complete when its object is.
+//! - any other recipient (built-in tools: `browser.search`, `python`, `container.exec`): reasoning.
+//!   vLLM never reports these as function calls; their text stays in the reasoning slot.
+//! - no recipient: `analysis` is reasoning; `final`, `commentary` (a preamble for the user) or no
+//!   channel at all are content. Another channel name is malformed.
+//!
+//! Text before the first message (plain output with no markup at all) is content; whitespace
+//! between and after messages is markup, other text there is malformed. A message whose end marker
+//! is missing is ended by the next `<|start|>` or `<|channel|>`.
+//! Headers are kept in the state (bounded by [`HEADER_MAX`]); bodies stream with only a possible
+//! marker prefix held back (arguments with nothing held back). Malformed markup (a stray marker, a bad or overlong header, a call body
+//! that is not one JSON object) sets `malformed` and everything after is content; a header cut off
+//! by the end of the text goes back to content.
+
+use super::{Machine, Tools};
+use crate::event::Emitter;
+use crate::json::JsonScanner;
+use crate::scan::{expect, ws_len, Expect, Found, Markers};
+use crate::Step;
+
+const START: usize = 0;
+const CHANNEL: usize = 1;
+const MESSAGE: usize = 2;
+const END: usize = 3;
+const CALL: usize = 4;
+const RETURN: usize = 5;
+const CONSTRAIN: usize = 6;
+
+const MARKERS: Markers = Markers::new(&[
+    "<|start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|end|>",
+    "<|call|>",
+    "<|return|>",
+    "<|constrain|>",
+]);
+
+/// The longest header accepted, in characters (markers inside it included).
+pub const HEADER_MAX: usize = 512;
+
+pub fn new(_: &Tools) -> Box<dyn Machine> {
+    Box::new(Harmony {
+        st: State::Outside {
+            raw: String::new(),
+            first: true,
+        },
+    })
+}
+
+/// A header being read, up to `<|message|>`.
+#[derive(Debug)]
+struct Header {
+    /// Everything read for this message so far (goes back to content if it fails).
+    raw: String,
+    /// Byte offset in `raw` where the header text starts (after `<|start|>`).
+    text: usize,
+    /// Characters of header text so far.
+    chars: usize,
+    /// Opened by `<|start|>`: the header begins with the role.
+    role: bool,
+    /// Opened by `to=` at the very start of the output: maybe not a header at all.
+    tentative: bool,
+}
+
+impl Header {
+    fn push(&mut self, s: &str) {
+        self.raw.push_str(s);
+        self.chars += s.chars().count();
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    /// Between messages (`first`: at the start of the output): whitespace, then a header opener.
+    /// `raw` is the whitespace read so far.
+    Outside {
+        raw: String,
+        first: bool,
+    },
+    /// Plain text before the first message (or a `to=` that was not a header): content.
+    Text,
+    Header(Header),
+    /// A message body: content, or reasoning.
+    Body {
+        reasoning: bool,
+    },
+    /// A tool call's body before its arguments object.
+    ArgsStart,
+    /// The arguments object, passed through as written.
+    Args(JsonScanner),
+    /// After the arguments: whitespace, then the end marker.
+    ArgsEnd,
+    /// After malformed markup: everything is content.
+    Fallback,
+}
+
+pub struct Harmony {
+    st: State,
+}
+
+/// Where a message's body goes.
+#[derive(Debug, PartialEq, Eq)]
+enum Route {
+    Content,
+    Reasoning,
+    Tool(String),
+}
+
+/// Whitespace that separates header words.
+fn is_hws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}')
+}
+
+/// Routes a complete header (the text between `<|start|>` and `<|message|>`; `role`: it begins
+/// with the role); `None` when it is malformed (a role other than `assistant`, a channel other
+/// than `analysis`, `commentary`, `final`, two channels, two recipients, an empty recipient or
+/// function name, more than one other word).
+fn parse(h: &str, role: bool) -> Option<Route> {
+    let ch = MARKERS.list[CHANNEL];
+    let mut channel = "";
+    let (before, after) = match h.find(ch) {
+        Some(p) => {
+            let c = &h[p + ch.len()..];
+            let end = c.find(|x: char| is_hws(x) || x == '<').unwrap_or(c.len());
+            if !matches!(&c[..end], "analysis" | "commentary" | "final") || c[end..].contains(ch) {
+                return None;
+            }
+            channel = &c[..end];
+            (&h[..p], &c[end..])
+        }
+        None => (h, ""),
+    };
+    let mut recipient: Option<&str> = None;
+    let mut others = 0;
+    let mut words = [before, after]
+        .into_iter()
+        .flat_map(|part| part.split(MARKERS.list[CONSTRAIN]))
+        .flat_map(|part| part.split(is_hws))
+        .filter(|w| !w.is_empty());
+    // The model writes assistant messages only.
+    if role && words.next() != Some("assistant") {
+        return None;
+    }
+    for w in words {
+        if let Some(r) = w.strip_prefix("to=") {
+            if recipient.is_some() {
+                return None;
+            }
+            recipient = Some(r);
+        } else {
+            // The content type (`json`): at most one; the body is validated either way.
+            others += 1;
+            if others > 1 {
+                return None;
+            }
+        }
+    }
+    match recipient {
+        Some(r) => match r.strip_prefix("functions.") {
+            Some("") => None,
+            Some(name) => Some(Route::Tool(name.to_owned())),
+            None if r.is_empty() => None,
+            None => Some(Route::Reasoning),
+        },
+        None if channel == "analysis" => Some(Route::Reasoning),
+        None => Some(Route::Content),
+    }
+}
+
+fn body(out: &mut Emitter, reasoning: bool, s: &str) {
+    if reasoning {
+        out.reasoning(s);
+    } else {
+        out.content(s);
+    }
+}
+
+/// `s[..n]`, with `n` moved back to a character boundary.
+fn cut(s: &str, mut n: usize) -> &str {
+    n = n.min(s.len());
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[..n]
+}
+
+fn outside() -> State {
+    State::Outside {
+        raw: String::new(),
+        first: false,
+    }
+}
+
+impl Harmony {
+    /// A header that is not one: back to content.
+    fn fail_header(&mut self, out: &mut Emitter) {
+        if let State::Header(h) = &self.st {
+            out.content(&h.raw);
+            self.st = if h.tentative {
+                State::Text
+            } else {
+                out.malformed = true;
+                State::Fallback
+            };
+        }
+    }
+}
+
+impl Machine for Harmony {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Outside { raw, first } => {
+                    let ws = ws_len(rest);
+                    raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let r = &rest[ws..];
+                    if r.is_empty() {
+                        return input.len();
+                    }
+                    let first = *first;
+                    let which = MARKERS.starts(r);
+                    if which.is_none()
+                        && (MARKERS.could_start(r)
+                            || (first && r.len() < 3 && "to=".starts_with(r)))
+                    {
+                        return i;
+                    }
+                    let raw = std::mem::take(raw);
+                    self.st = match which {
+                        Some(w @ (START | CHANNEL)) => {
+                            let m = MARKERS.list[w];
+                            i += m.len();
+                            let mut h = Header {
+                                text: raw.len(),
+                                raw,
+                                chars: 0,
+                                role: w == START,
+                                tentative: false,
+                            };
+                            if w == START {
+                                h.raw.push_str(m);
+                                h.text = h.raw.len();
+                            } else {
+                                h.push(m);
+                            }
+                            State::Header(h)
+                        }
+                        Some(_) => {
+                            // A stray marker: it goes to content with everything after it.
+                            out.malformed = true;
+                            out.content(&raw);
+                            State::Fallback
+                        }
+                        None if first && r.starts_with("to=") => State::Header(Header {
+                            text: raw.len(),
+                            raw,
+                            chars: 0,
+                            role: false,
+                            tentative: true,
+                        }),
+                        None if first => {
+                            out.content(&raw);
+                            State::Text
+                        }
+                        // Text after a message: harmony allows only `<|start|>` there.
+                        None => {
+                            out.malformed = true;
+                            out.content(&raw);
+                            State::Fallback
+                        }
+                    };
+                }
+                State::Text => match MARKERS.find(rest) {
+                    Found::Marker { at, .. } => {
+                        out.content(&rest[..at]);
+                        i += at;
+                        self.st = outside();
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Header(h) => match MARKERS.find(rest) {
+                    Found::Marker { at, which } => {
+                        h.push(&rest[..at]);
+                        i += at;
+                        if h.chars > HEADER_MAX {
+                            self.fail_header(out);
+                            continue;
+                        }
+                        let m = MARKERS.list[which];
+                        match which {
+                            CHANNEL | CONSTRAIN => {
+                                h.push(m);
+                                i += m.len();
+                            }
+                            MESSAGE => {
+                                i += m.len();
+                                self.st = match parse(&h.raw[h.text..], h.role) {
+                                    Some(Route::Content) => State::Body { reasoning: false },
+                                    Some(Route::Reasoning) => State::Body { reasoning: true },
+                                    Some(Route::Tool(name)) => {
+                                        out.tool_start(None, name);
+                                        State::ArgsStart
+                                    }
+                                    None => {
+                                        h.raw.push_str(m);
+                                        out.malformed = true;
+                                        out.content(&h.raw);
+                                        State::Fallback
+                                    }
+                                };
+                            }
+                            _ => self.fail_header(out),
+                        }
+                    }
+                    Found::Partial { safe } => {
+                        h.push(&rest[..safe]);
+                        i += safe;
+                        if h.chars > HEADER_MAX {
+                            self.fail_header(out);
+                            continue;
+                        }
+                        return i;
+                    }
+                },
+                State::Body { reasoning } => {
+                    let reasoning = *reasoning;
+                    match MARKERS.find(rest) {
+                        Found::Marker { at, which } => {
+                            body(out, reasoning, &rest[..at]);
+                            i += at;
+                            self.st = match which {
+                                END | CALL | RETURN => {
+                                    i += MARKERS.list[which].len();
+                                    outside()
+                                }
+                                // The end marker is missing: the next message begins.
+                                START | CHANNEL => outside(),
+                                _ => {
+                                    out.malformed = true;
+                                    State::Fallback
+                                }
+                            };
+                        }
+                        Found::Partial { safe } => {
+                            body(out, reasoning, &rest[..safe]);
+                            return i + safe;
+                        }
+                    }
+                }
+                State::ArgsStart => match expect(rest, &MARKERS) {
+                    Expect::Marker { which, end } => {
+                        if matches!(which, END | CALL | RETURN) {
+                            // No arguments at all.
+                            out.args("{}");
+                            out.tool_end();
+                            i += end;
+                            self.st = outside();
+                        } else {
+                            out.malformed = true;
+                            i += end - MARKERS.list[which].len();
+                            self.st = State::Fallback;
+                        }
+                    }
+                    Expect::Wait { ws } => return i + ws,
+                    Expect::Other { at } => {
+                        i += at;
+                        self.st = if rest[at..].starts_with('{') {
+                            State::Args(JsonScanner::new())
+                        } else {
+                            out.malformed = true;
+                            State::Fallback
+                        };
+                    }
+                },
+                // The JSON scanner alone decides where the object ends: marker text inside a
+                // string is argument text.
+                State::Args(sc) => match sc.feed(rest.as_bytes()) {
+                    Step::Done(n) => {
+                        out.args(cut(rest, n));
+                        i += n;
+                        self.st = State::ArgsEnd;
+                    }
+                    Step::NeedMore => {
+                        out.args(rest);
+                        return input.len();
+                    }
+                    Step::Error(n) => {
+                        let a = cut(rest, n);
+                        out.args(a);
+                        out.malformed = true;
+                        i += a.len();
+                        self.st = State::Fallback;
+                    }
+                },
+                State::ArgsEnd => match expect(rest, &MARKERS) {
+                    Expect::Marker { which, end } => {
+                        let m = MARKERS.list[which].len();
+                        self.st = match which {
+                            END | CALL | RETURN => {
+                                out.tool_end();
+                                i += end;
+                                outside()
+                            }
+                            START | CHANNEL => {
+                                out.tool_end();
+                                i += end - m;
+                                outside()
+                            }
+                            _ => {
+                                out.malformed = true;
+                                i += end - m;
+                                State::Fallback
+                            }
+                        };
+                    }
+                    Expect::Wait { ws } => return i + ws,
+                    Expect::Other { at } => {
+                        // Text after the arguments object.
+                        out.malformed = true;
+                        i += at;
+                        self.st = State::Fallback;
+                    }
+                },
+                State::Fallback => {
+                    out.content(rest);
+                    return input.len();
+                }
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            // Whitespace after the last message is markup; whitespace-only output is content.
+            State::Outside { raw, first } => {
+                if *first || !rest.is_empty() {
+                    out.content(raw);
+                    out.content(rest);
+                }
+            }
+            State::Text | State::Fallback => out.content(rest),
+            // A header cut off by the end of the text: it was never a message.
+            State::Header(h) => {
+                out.content(&h.raw);
+                out.content(rest);
+            }
+            State::Body { reasoning } => body(out, *reasoning, rest),
+            // A call with no arguments yet: truncated.
+            State::ArgsStart => {
+                out.malformed = true;
+                out.content(rest);
+            }
+            State::Args(_) => out.malformed = true,
+            // The end marker is missing (a stop token the server stripped): the call is complete.
+            State::ArgsEnd => out.tool_end(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Delta, Extracted};
+    use crate::formats::{Format, Parser};
+
+    fn extract(text: &str) -> Extracted {
+        let f = Format::from_name("openai").unwrap_or_else(|| panic!("openai not registered"));
+        Parser::extract(f, &Tools::default(), text)
+    }
+
+    /// Streams `text` cut at `cuts`; returns (content, reasoning, [(name, args)], malformed).
+    fn stream(text: &str, cuts: &[usize]) -> (String, String, Vec<(String, String)>, bool) {
+        let f = Format::from_name("openai").unwrap_or_else(|| panic!("openai not registered"));
+        let mut p = Parser::new(f, &Tools::default());
+        let mut deltas: Vec<Delta> = Vec::new();
+        let mut prev = 0;
+        for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+            deltas.extend(p.feed_delta(&text[prev..c]));
+            prev = c;
+        }
+        deltas.extend(p.finish_delta());
+        let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
+        for d in deltas {
+            content.push_str(d.content.as_deref().unwrap_or(""));
+            reasoning.push_str(d.reasoning.as_deref().unwrap_or(""));
+            for c in d.calls {
+                if let Some((_, name)) = c.start {
+                    calls.push((name, String::new()));
+                }
+                if let Some(last) = calls.last_mut() {
+                    last.1.push_str(c.args.as_deref().unwrap_or(""));
+                }
+            }
+        }
+        (content, reasoning, calls, p.malformed())
+    }
+
+    fn boundaries(s: &str) -> Vec<usize> {
+        (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
+    }
+
+    const TWO_CALLS: &str = "<|channel|>analysis<|message|>Need weather.<|end|>\
+        <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json\
+        <|message|>{\"city\": \"東京\", \"n\": [1, 2.5, null]}<|call|>\
+        <|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}<|call|>";
+
+    #[test]
+    fn routes_channels_and_calls() {
+        let x = extract(TWO_CALLS);
+        assert!(!x.malformed);
+        assert_eq!(x.reasoning.as_deref(), Some("Need weather."));
+        assert_eq!(x.content, None);
+        assert_eq!(x.calls.len(), 2);
+        assert_eq!(x.calls[0].name, "get_weather");
+        assert_eq!(
+            x.calls[0].arguments,
+            "{\"city\": \"東京\", \"n\": [1, 2.5, null]}"
+        );
+        assert_eq!(x.calls[1].name, "get_time");
+        assert_eq!(x.calls[1].arguments, "{}");
+    }
+
+    #[test]
+    fn every_split_agrees() {
+        let texts = [
+            TWO_CALLS,
+            "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>Hi <b>!<|return|>",
+            " to=functions.f<|channel|>commentary<|message|>{\"a\": 1}",
+            "plain <|text",
+            "<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|call|>\"}<|call|>",
+            "<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>",
+        ];
+        for t in texts {
+            let whole = stream(t, &[]);
+            for k in boundaries(t) {
+                assert_eq!(stream(t, &[k]), whole, "{t:?} cut at {k}");
+            }
+            let all: Vec<usize> = boundaries(t);
+            assert_eq!(stream(t, &all), whole, "{t:?} one char at a time");
+        }
+    }
+
+    #[test]
+    fn random_texts_are_split_invariant() {
+        const PIECES: &[&str] = &[
+            "<|start|>",
+            "<|channel|>",
+            "<|message|>",
+            "<|end|>",
+            "<|call|>",
+            "<|return|>",
+            "<|constrain|>",
+            "<|",
+            "<|chan",
+            "assistant",
+            "analysis",
+            "final",
+            "commentary",
+            " to=functions.f",
+            "to=functions.g",
+            " to=browser.search",
+            " json",
+            "to=",
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"a\"",
+            ": ",
+            ", ",
+            "1",
+            "true",
+            "\"x\\\"é🎉\"",
+            " ",
+            "\n",
+            "t",
+            "x",
+            "é",
+        ];
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..4000 {
+            let mut t = if rnd(2) == 0 {
+                TWO_CALLS.to_owned()
+            } else {
+                String::new()
+            };
+            for _ in 0..rnd(14) {
+                let mut at = rnd(t.len() + 1);
+                while !t.is_char_boundary(at) {
+                    at -= 1;
+                }
+                t.insert_str(at, PIECES[rnd(PIECES.len())]);
+            }
+            let whole = stream(&t, &[]);
+            assert_eq!(stream(&t, &boundaries(&t)), whole, "{t:?}");
+            let b = boundaries(&t);
+            let cuts = [b[rnd(b.len())], b[rnd(b.len())]];
+            let cuts = [cuts[0].min(cuts[1]), cuts[0].max(cuts[1])];
+            assert_eq!(stream(&t, &cuts), whole, "{t:?} {cuts:?}");
+            let x = extract(&t);
+            if !x.malformed {
+                assert_eq!(x.content.unwrap_or_default(), whole.0, "{t:?}");
+                assert_eq!(x.reasoning.unwrap_or_default(), whole.1, "{t:?}");
+                let calls: Vec<(String, String)> =
+                    x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+                assert_eq!(calls, whole.2, "{t:?}");
+                for (_, a) in &calls {
+                    assert!(crate::json::is_json(a) && a.starts_with('{'), "{t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn header_parse() {
+        assert_eq!(parse("<|channel|>final", false), Some(Route::Content));
+        assert_eq!(parse("<|channel|>analysis", false), Some(Route::Reasoning));
+        let builtin = "assistant<|channel|>analysis to=browser.search";
+        assert_eq!(parse(builtin, true), Some(Route::Reasoning));
+        let call = "assistant to=functions.a.b<|channel|>commentary<|constrain|>json";
+        assert_eq!(parse(call, true), Some(Route::Tool("a.b".into())));
+        assert_eq!(
+            parse(" to=functions.f json", false),
+            Some(Route::Tool("f".into()))
+        );
+        assert_eq!(parse("assistant", true), Some(Route::Content));
+        for bad in [
+            "<|channel|>",
+            "<|channel|>other",
+            "<|channel|>commentaryto=functions.f",
+            "<|channel|>commentary to=functions.",
+            "<|channel|>commentary to=",
+            "to=functions.a<|channel|>commentary to=functions.b",
+            "<|channel|>final<|channel|>final",
+            "<|channel|>commentary o=functions.f <|constrain|>json",
+        ] {
+            assert_eq!(parse(bad, false), None, "{bad:?}");
+        }
+        for bad in [
+            "user<|channel|>final",
+            "assistantto=functions.f<|channel|>commentary",
+            "",
+        ] {
+            assert_eq!(parse(bad, true), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn missing_end_marker_and_truncation() {
+        let x = extract("<|channel|>commentary to=functions.f<|message|>{\"a\": 1} \n");
+        assert!(!x.malformed);
+        assert_eq!(x.calls[0].arguments, "{\"a\": 1}");
+        assert!(extract("<|channel|>commentary to=functions.f<|message|>{\"a\": 1").malformed);
+        assert!(extract("<|channel|>commentary to=functions.f<|message|>").malformed);
+        assert!(extract("<|channel|>commentary to=functions.f<|message|>hi<|call|>").malformed);
+        let x = extract("<|channel|>final<|message|>Hello");
+        assert_eq!(x.content.as_deref(), Some("Hello"));
+        let x = extract("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|chan");
+        assert!(!x.malformed);
+        assert_eq!(x.content.as_deref(), Some("<|start|>assistant<|chan"));
+    }
+}

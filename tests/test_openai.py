@@ -1,0 +1,507 @@
+"""The ``openai`` (harmony, gpt-oss) format on text: both backends, streaming and not.
+
+Decisions this file pins down (see ``rust/formats/openai.rs``):
+
+* ``analysis`` is reasoning; ``final`` and ``commentary`` without a recipient (a preamble) are
+  content; text before the first message is content; whitespace between and after messages is
+  markup, other text there is malformed.
+* a ``functions.NAME`` recipient (in the role part or after the channel name, any channel) is a
+  tool call whose arguments are the body, passed through byte for byte; ``<|call|>`` may be missing
+  at the end of the text (servers strip the stop token) when the object is complete; an empty body
+  closed by an end marker is ``{}``.
+* any other recipient (built-in tools such as ``browser.search`` or ``python``) is reasoning.
+* malformed markup never raises; non-streaming falls back to the original text as content.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, List, Optional, Tuple
+
+import pytest
+import toolparse
+from toolparse import StreamingToolReconstructor, _core, reference
+
+BACKENDS = ("rust", "python")
+FMT = "openai"
+
+S = "<|start|>assistant"
+CALL_F = "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>"
+
+# Content, reasoning, a preamble, two calls (one recipient in each position), escapes and
+# non-ASCII, every marker: the text cut everywhere.
+WEATHER_ARGS = '{"city": "Zürich \\"CH\\"", "days": 3, "ok": true, "note": "a\\\\b\\n中 🎉"}'
+COMPOSITE = (
+    "<|channel|>analysis<|message|>User wants weather & time <b>; use tools.<|end|>"
+    f"{S}<|channel|>commentary<|message|>Checking now… 🎉<|end|>"
+    f"{S}<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+    f"{WEATHER_ARGS}<|call|>"
+    f"{S} to=functions.get_time<|channel|>commentary json<|message|>{{}}<|call|>"
+    f"{S}<|channel|>final<|message|>All done ✅<|return|>"
+)
+COMPOSITE_REASONING = "User wants weather & time <b>; use tools."
+COMPOSITE_CONTENT = "Checking now… 🎉All done ✅"
+COMPOSITE_CALLS = [("get_weather", WEATHER_ARGS), ("get_time", "{}")]
+
+EVERY_TYPE = (
+    '{"s": "x", "i": 42, "f": -2.5e3, "t": true, "fa": false, "n": null, '
+    '"a": [1, "two", [3]], "o": {"k": {"z": []}}, "ea": [], "eo": {}}'
+)
+ESCAPES = (
+    '{"q": "say \\"hi\\"", "b": "C:\\\\dir\\\\", "nl": "a\\nb\\tc", '
+    '"u": "\\u00e9\\ud83c\\udf89\\/", "cjk": "東京", "emoji": "🎉", "raw": "é"}'
+)
+
+MALFORMED = [
+    # arguments that are not one JSON object
+    CALL_F.format(name="f", args='{"a": }'),
+    CALL_F.format(name="f", args='{"a": tru}'),
+    CALL_F.format(name="f", args="[1, 2]"),
+    CALL_F.format(name="f", args="hello"),
+    CALL_F.format(name="f", args='{"a": 1} trailing'),
+    CALL_F.format(name="f", args='{"a": [1}'),
+    # unclosed JSON at the end, or cut by a marker
+    '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1',
+    '<|channel|>commentary to=functions.f<|message|>{"a": <|call|>',
+    '<|channel|>commentary to=functions.f<|message|>{"a": "x<|call|>',
+    # a call with no body at all at the end of the text
+    "<|channel|>commentary to=functions.f<|message|>",
+    # bad headers
+    "<|channel|><|message|>hi<|end|>",
+    "<|channel|>commentary to=functions.<|message|>{}<|call|>",
+    "<|channel|>commentary to=<|message|>{}<|call|>",
+    " to=functions.f<|channel|>commentary to=functions.g<|message|>{}<|call|>",
+    "<|channel|>final<|channel|>final<|message|>hi",
+    "<|channel|>other<|message|>hi<|end|>",
+    "<|channel|>commentaryto=functions.f<|message|>{}<|call|>",
+    "<|channel|>commentary o=functions.f <|constrain|>json<|message|>{}<|call|>",
+    "<|channel|>" + "a" * 600 + "<|message|>hi",
+    "<|start|>assistant<|end|>hi",
+    f"<|channel|>final<|message|>hi<|end|>{S}to=functions.f<|channel|>commentary<|message|>{{}}",
+    "<|channel|>final<|message|>hi<|end|><|start|>user<|message|>more",
+    # text between or after messages (harmony allows only <|start|> there)
+    CALL_F.format(name="f", args="{}") + " bye",
+    "<|channel|>final<|message|>0<|end|>|start|>assistant<|channel|>final<|message|>1",
+    # stray markers
+    "<|end|>hi",
+    "Hello<|call|>",
+    "<|channel|>final<|message|>x<|message|>y",
+    "<|channel|>final<|message|>x<|end|><|constrain|>json",
+    '<|channel|>commentary to=functions.f<|message|>{"a": 1}<|message|>',
+]
+
+
+# ----- drivers -----
+
+
+def parser(backend: str) -> toolparse.ToolParser:
+    return toolparse.get_parser(FMT, backend=backend)
+
+
+def core(backend: str) -> Any:
+    return _core.Parser(FMT) if backend == "rust" else reference.Parser(FMT)
+
+
+def core_extract(backend: str, text: str) -> Tuple[Any, ...]:
+    return (_core.extract if backend == "rust" else reference.extract)(FMT, text)
+
+
+def stream(backend: str, chunks: List[str]) -> Tuple[StreamingToolReconstructor, bool]:
+    """Streams ``chunks`` through the facade; the reconstructor checks the protocol."""
+    s = parser(backend).stream()
+    rec = StreamingToolReconstructor()
+    for c in chunks:
+        rec.append_deltas([s.feed(c)])
+    rec.append_deltas([s.finish()])
+    return rec, s.malformed
+
+
+def streamed(backend: str, chunks: List[str]) -> Tuple[str, str, List[Tuple[str, str]]]:
+    rec, _ = stream(backend, chunks)
+    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+    return rec.other_content, rec.reasoning, calls
+
+
+def core_feeds(p: Any, text: str, cuts: List[int]) -> List[Any]:
+    out = []
+    prev = 0
+    for c in [*cuts, len(text)]:
+        out.append(p.feed(text[prev:c]))
+        prev = c
+    out.append(p.finish())
+    out.append(p.malformed)
+    return out
+
+
+def check(
+    backend: str,
+    text: str,
+    content: Optional[str],
+    calls: List[Tuple[str, str]],
+    reasoning: Optional[str] = None,
+) -> None:
+    """Non-streaming, core tuples and streaming (whole, and one character per delta) agree with
+    the expected result."""
+    info = parser(backend).extract_tool_calls(text)
+    assert info.content == content
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
+    assert info.tools_called == bool(calls)
+    assert len({c.id for c in info.tool_calls}) == len(calls)
+    x = core_extract(backend, text)
+    assert x[1] == reasoning
+    assert x[3] is False
+    for chunks in ([text], list(text)):
+        assert streamed(backend, chunks) == (content or "", reasoning or "", calls)
+    for args in (a for _, a in calls):
+        assert isinstance(json.loads(args), dict)
+
+
+# ----- 1. no tool call -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text",
+    ["", "Hello, world!", "   \n ", "a <b> c <| d |>", "to be or not to be", "t", "to", "to="],
+)
+def test_plain_text_is_content(backend: str, text: str) -> None:
+    check(backend, text, text or None, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_final_only(backend: str) -> None:
+    check(backend, "<|channel|>final<|message|>2 + 2 = 4.<|return|>", "2 + 2 = 4.", [])
+    # the stop token is usually stripped
+    check(backend, "<|channel|>final<|message|>2 + 2 = 4.", "2 + 2 = 4.", [])
+
+
+# ----- 2. reasoning -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_analysis_then_final(backend: str) -> None:
+    text = (
+        '<|channel|>analysis<|message|>User asks: "What is 2 + 2?" Simple.<|end|>'
+        f"{S}<|channel|>final<|message|>2 + 2 = 4.<|return|>"
+    )
+    check(backend, text, "2 + 2 = 4.", [], reasoning='User asks: "What is 2 + 2?" Simple.')
+    # the stream's deltas carry the reasoning in their own field
+    s = parser(backend).stream()
+    deltas = [d for d in (s.feed(text), s.finish()) if d is not None]
+    assert [d.reasoning for d in deltas] == ['User asks: "What is 2 + 2?" Simple.']
+    assert "".join(d.content or "" for d in deltas) == "2 + 2 = 4."
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reasoning_streams_as_it_arrives(backend: str) -> None:
+    p = core(backend)
+    assert p.feed("<|channel|>analysis<|mess") is None
+    assert p.feed("age|>Think") == (None, "Think", None)
+    assert p.feed("ing <") == (None, "ing ", None)  # "<" may start a marker: held
+    assert p.feed("b><|end|>") == (None, "<b>", None)
+    assert p.feed(f"{S}<|channel|>final<|message|>Hi") == ("Hi", None, None)
+    assert p.finish() is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whitespace_between_messages_is_markup(backend: str) -> None:
+    text = "\n<|channel|>analysis<|message|>r<|end|>\n\n"
+    text += f"{S}<|channel|>final<|message|>ok<|return|>\n"
+    check(backend, text, "ok", [], reasoning="r")
+
+
+# ----- one call, either recipient position -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text",
+    [
+        CALL_F.format(name="get_weather", args='{"city": "Paris"}'),
+        '<|channel|>commentary to=functions.get_weather<|message|>{"city": "Paris"}<|call|>',
+        '<|channel|>commentary to=functions.get_weather json<|message|>{"city": "Paris"}<|call|>',
+        # recipient in the role part of the first message (its role came with the prompt)
+        ' to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>',
+        "to=functions.get_weather<|channel|>commentary<|constrain|>json"
+        '<|message|>{"city": "Paris"}',
+        # after <|start|>, in the role part or the channel part
+        f'{S} to=functions.get_weather<|channel|>commentary json<|message|>{{"city": "Paris"}}',
+        f'{S}<|channel|>commentary to=functions.get_weather<|message|>{{"city": "Paris"}}<|end|>',
+        # a function call on the analysis channel is still a function call (as vLLM does)
+        '<|channel|>analysis to=functions.get_weather<|message|>{"city": "Paris"}<|call|>',
+        # the stop token is stripped: the call is complete when its object is
+        CALL_F.format(name="get_weather", args='{"city": "Paris"}')[: -len("<|call|>")],
+        CALL_F.format(name="get_weather", args=' \n{"city": "Paris"}\n '),
+    ],
+)
+def test_one_call(backend: str, text: str) -> None:
+    check(backend, text, None, [("get_weather", '{"city": "Paris"}')])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_namespaced_function_name(backend: str) -> None:
+    check(backend, CALL_F.format(name="a.b_c-d", args="{}"), None, [("a.b_c-d", "{}")])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_analysis_then_call(backend: str) -> None:
+    text = (
+        "<|channel|>analysis<|message|>Need to use function get_weather.<|end|>"
+        + S
+        + CALL_F.format(name="get_weather", args='{"location":"San Francisco"}')
+    )
+    check(
+        backend,
+        text,
+        None,
+        [("get_weather", '{"location":"San Francisco"}')],
+        reasoning="Need to use function get_weather.",
+    )
+
+
+# ----- parallel calls -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_calls(backend: str) -> None:
+    text = (
+        CALL_F.format(name="get_weather", args='{"city": "Paris"}')
+        + S
+        + CALL_F.format(name="get_time", args='{"tz": "CET"}')
+    )
+    check(
+        backend, text, None, [("get_weather", '{"city": "Paris"}'), ("get_time", '{"tz": "CET"}')]
+    )
+    s = parser(backend).stream()
+    starts = []
+    for d in [s.feed(c) for c in text] + [s.finish()]:
+        for tc in d.tool_calls if d is not None else []:
+            if tc.id is not None:
+                starts.append((tc.index, tc.id, tc.function.name))
+    assert [(i, n) for i, _, n in starts] == [(0, "get_weather"), (1, "get_time")]
+    assert len({i for _, i, _ in starts}) == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_end_marker_missing_between_calls(backend: str) -> None:
+    text = CALL_F.format(name="f", args='{"a": 1}')[: -len("<|call|>")] + S
+    text += CALL_F.format(name="g", args="{}")
+    check(backend, text, None, [("f", '{"a": 1}'), ("g", "{}")])
+
+
+# ----- argument values -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_json_type(backend: str) -> None:
+    check(backend, CALL_F.format(name="f", args=EVERY_TYPE), None, [("f", EVERY_TYPE)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "body,args",
+    [("{}", "{}"), ("", "{}"), ("  \n", "{}"), ("{ }", "{ }"), ('{"a": {}}', '{"a": {}}')],
+)
+def test_no_arguments(backend: str, body: str, args: str) -> None:
+    check(backend, CALL_F.format(name="get_time", args=body), None, [("get_time", args)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_escapes_and_non_ascii_pass_through(backend: str) -> None:
+    check(backend, CALL_F.format(name="f", args=ESCAPES), None, [("f", ESCAPES)])
+    compact = '{"a":1,"b":[1.0,2E+3],"c":"\\u4e2d"}'
+    check(backend, CALL_F.format(name="f", args=compact), None, [("f", compact)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_marker_text_inside_a_json_string_is_argument_text(backend: str) -> None:
+    args = '{"doc": "end with <|end|> or <|call|>", "<|return|>": null}'
+    check(backend, CALL_F.format(name="f", args=args), None, [("f", args)])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arguments_stream_as_they_arrive(backend: str) -> None:
+    p = core(backend)
+    assert p.feed(CALL_F.format(name="f", args="").split("<|call|>")[0]) == (
+        None,
+        None,
+        [(0, None, "f", None)],
+    )
+    body = '{"data": "' + "abcd" * 50 + '"}'
+    for k in range(0, len(body), 4):
+        piece = body[k : k + 4]
+        assert p.feed(piece) == (None, None, [(0, None, None, piece)])
+    assert p.feed("<|call|>") is None
+    assert p.finish() is None
+    assert p.malformed is False
+
+
+# ----- content around calls -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_text_before_and_after(backend: str) -> None:
+    call = CALL_F.format(name="f", args='{"a": 1}')
+    before = f"<|channel|>final<|message|>Let me check.<|end|>{S}"
+    after = f"{S}<|channel|>final<|message|>Done: 42.<|return|>"
+    check(backend, before + call, "Let me check.", [("f", '{"a": 1}')])
+    check(backend, call + after, "Done: 42.", [("f", '{"a": 1}')])
+    check(backend, before + call + after, "Let me check.Done: 42.", [("f", '{"a": 1}')])
+    # plain text before any markup
+    check(backend, "Sure. " + call, "Sure. ", [("f", '{"a": 1}')])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_preamble_is_content(backend: str) -> None:
+    text = (
+        "<|channel|>analysis<|message|>plan<|end|>"
+        f"{S}<|channel|>commentary<|message|>**Action plan**:\n1. Generate a file<|end|>"
+        + S
+        + CALL_F.format(name="generate_file", args='{"path": "index.html"}')
+    )
+    check(
+        backend,
+        text,
+        "**Action plan**:\n1. Generate a file",
+        [("generate_file", '{"path": "index.html"}')],
+        reasoning="plan",
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text,reasoning",
+    [
+        (
+            "<|channel|>analysis to=browser.search <|constrain|>json"
+            '<|message|>{"query": "x"}<|call|>',
+            '{"query": "x"}',
+        ),
+        ("<|channel|>analysis to=python code<|message|>print(1 < 2)<|call|>", "print(1 < 2)"),
+        (f"{S} to=container.exec<|channel|>commentary<|message|>ls -la<|call|>", "ls -la"),
+    ],
+)
+def test_builtin_tool_recipient_is_reasoning(backend: str, text: str, reasoning: str) -> None:
+    check(backend, text, None, [], reasoning=reasoning)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_missing_channel_is_content(backend: str) -> None:
+    check(backend, f"{S}<|message|>hi<|end|>", "hi", [])
+    check(backend, f"{S} to=functions.f<|message|>{{}}", None, [("f", "{}")])
+
+
+# ----- truncation -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "tail", [S, f"{S}<|chan", f"{S}<|channel|>fin", f"{S}<|channel|>commentary to=functions.f"]
+)
+def test_header_cut_off_at_the_end_goes_to_content(backend: str, tail: str) -> None:
+    check(backend, "<|channel|>analysis<|message|>r<|end|>" + tail, tail, [], reasoning="r")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_overlong_tentative_header_is_text(backend: str) -> None:
+    head = "to=" + "x" * 600
+    check(backend, head + "<|channel|>final<|message|>hi", head + "hi", [])
+
+
+# ----- malformed -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", MALFORMED)
+def test_malformed_falls_back_to_content(backend: str, text: str) -> None:
+    info = parser(backend).extract_tool_calls(text)
+    assert info.tools_called is False
+    assert info.tool_calls == []
+    assert info.content == text
+    assert core_extract(backend, text)[3] is True
+    for chunks in ([text], list(text)):
+        rec, malformed = stream(backend, chunks)
+        assert malformed is True
+        # every character ends up somewhere: content, reasoning or a call (its markup too)
+        assert len(rec.other_content) + len(rec.reasoning) <= len(text)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_malformed_call_streams_no_more_arguments(backend: str) -> None:
+    text = CALL_F.format(name="f", args='{"a": 1} trailing')
+    content, _, calls = streamed(backend, [text])
+    assert calls == [("f", '{"a": 1}')]
+    assert content == "trailing<|call|>"
+
+
+# ----- streaming == non-streaming, splits -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_composite(backend: str) -> None:
+    check(backend, COMPOSITE, COMPOSITE_CONTENT, COMPOSITE_CALLS, reasoning=COMPOSITE_REASONING)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_at_every_offset(backend: str) -> None:
+    """One cut anywhere, inside every marker, name, key, value and escape."""
+    expected = (COMPOSITE_CONTENT, COMPOSITE_REASONING, COMPOSITE_CALLS)
+    for k in range(len(COMPOSITE) + 1):
+        assert streamed(backend, [COMPOSITE[:k], COMPOSITE[k:]]) == expected, k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_split_at_every_pair_of_offsets(backend: str) -> None:
+    text = (
+        f"<|channel|>analysis<|message|>r<|end|>{S} to=functions.f<|channel|>commentary json"
+        '<|message|>{"a": "\\"é"}<|call|>'
+    )
+    expected = ("", "r", [("f", '{"a": "\\"é"}')])
+    for a in range(len(text) + 1):
+        for b in range(a, len(text) + 1):
+            assert streamed(backend, [text[:a], text[a:b], text[b:]]) == expected, (a, b)
+
+
+def _texts_for_differential() -> List[str]:
+    return [
+        COMPOSITE,
+        CALL_F.format(name="f", args=EVERY_TYPE),
+        CALL_F.format(name="f", args=ESCAPES),
+        "plain text < with <| odd |> markers",
+        " to=functions.f<|channel|>commentary json<|message|>{}",
+        *MALFORMED,
+    ]
+
+
+@pytest.mark.parametrize("text", _texts_for_differential())
+def test_twins_agree_per_feed(text: str) -> None:
+    """``_core.Parser`` and ``reference.Parser`` give the same delta for every feed, for every
+    single split point and for one character per delta."""
+    assert _core.extract(FMT, text) == reference.extract(FMT, text)
+    cut_sets = [[k] for k in range(len(text) + 1)]
+    cut_sets.append(list(range(1, len(text))))
+    for cuts in cut_sets:
+        rust = core_feeds(_core.Parser(FMT), text, cuts)
+        python = core_feeds(reference.Parser(FMT), text, cuts)
+        assert rust == python, cuts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hold_back_is_only_a_marker_prefix(backend: str) -> None:
+    p = core(backend)
+    assert p.feed("<|channel|>final<|message|>") is None
+    assert p.feed("a <|") == ("a ", None, None)
+    assert p.feed("b") == ("<|b", None, None)
+    assert p.feed("<|ret") is None
+    assert p.feed("urn|>") is None
+    assert p.finish() is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_large_arguments(backend: str) -> None:
+    args = json.dumps({"blob": 'x\\y"é' * 4000, "n": list(range(500))}, ensure_ascii=False)
+    text = CALL_F.format(name="f", args=args)
+    chunks = [text[k : k + 4] for k in range(0, len(text), 4)]
+    assert streamed(backend, chunks) == ("", "", [("f", args)])
+    info = parser(backend).extract_tool_calls(text)
+    assert info.tool_calls[0].function.arguments == args
