@@ -1,0 +1,391 @@
+"""Tool calls written as Python calls with keyword arguments (twin of
+``rust/formats/pythonic.rs``): ``[f(a=1, b='x'), g()]`` (``pythonic``), optionally between
+``<|python_start|>`` and ``<|python_end|>`` (``llama4_pythonic``). One machine configured by a
+``Style``; lfm2 (a list between required markers) and olmo3 (newline-separated calls between
+required markers) are styles of it too.
+
+Each argument value is a Python literal converted to JSON text by ``PyLiteral`` as it arrives; the
+arguments object is written like ``json.dumps(dict, ensure_ascii=False)``. The decisions (a ``[``
+anywhere in text starts a tentative list, ASCII names without dots, keyword arguments only, a
+repeated keyword is malformed, ...) are listed in the Rust module's docs.
+
+The twin works on offsets into the text it is given and copies only bounded windows of it, so
+a long delta that enters many lists stays linear.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Sequence, Set, Tuple
+
+from . import ToolTypes
+from .convert import PyLiteral
+from .event import Emitter
+from .json import DONE, MORE
+from .scan import Found, Markers, ws_len
+
+_IDENT = re.compile(r"[A-Za-z0-9_]*")
+_IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_WS = frozenset(" \t\n\r")
+# After these characters of text a "[" is a subscript (``data[get(i=0)]``), not a list.
+_WORD_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_])")
+
+# First window of text handed to the marker search and the converter; it doubles while the
+# answer may depend on text beyond it.
+_WINDOW = 256
+
+
+class Style:
+    """How one format writes its calls (see ``rust/formats/pythonic.rs``)."""
+
+    def __init__(
+        self, triggers: Sequence[str], start: Optional[str], end: Optional[str], list: bool
+    ) -> None:
+        self.triggers = Markers(triggers)  # the start marker and/or "["
+        self.start = start  # the start marker, if the format has one
+        self.end = Markers([end]) if end is not None else None  # the end marker, optional
+        self.list = list  # "[f(), g()]", else calls separated by newlines
+
+
+PYTHONIC = Style(["["], None, None, list=True)
+LLAMA4 = Style(["<|python_start|>", "["], "<|python_start|>", "<|python_end|>", list=True)
+
+
+def pythonic(_: ToolTypes) -> Pythonic:
+    return Pythonic(PYTHONIC)
+
+
+def llama4(_: ToolTypes) -> Pythonic:
+    return Pythonic(LLAMA4)
+
+
+def _find(markers: Markers, s: str, i: int) -> Found:
+    """``markers.find(s[i:])`` with offsets into ``s``, looking at a window of ``s`` that doubles
+    until the answer cannot depend on the text beyond it."""
+    n = len(s)
+    longest = max(len(m) for m in markers.list)
+    w = _WINDOW
+    while True:
+        end = min(n, i + w)
+        kind, at, which = markers.find(s[i:end])
+        if end == n or (kind == "marker" and i + at + longest <= end):
+            return (kind, i + at, which)
+        w *= 2
+
+
+class Pythonic:
+    def __init__(self, style: Style) -> None:
+        self.style = style
+        # Text | Open | Call | Name | Paren | Key | KeyName | Eq | Value | AfterCall | AfterList
+        # | Fallback
+        self.st = "Text"
+        self.first = False  # Call: before the first call of the list
+        # Name, Paren: the name; KeyName, Eq: the keyword; AfterList: whitespace (a list of parts)
+        self.buf: List[str] = []
+        self.lit: Optional[PyLiteral] = None  # Value
+        self.newline = False  # AfterCall: a newline was read
+        # the text of the current list read before its first call started (opener included)
+        self.raw: list = []
+        self.started = False  # a call of the current list has started
+        self.marked = False  # the current list began with the start marker
+        self.word = False  # the content so far ends with a character after which "[" subscripts
+        self.keys: Set[str] = set()  # keywords of the open call
+
+    def _note(self, text: str) -> None:
+        """``text`` was emitted as content: notes whether a "[" right after it is a subscript."""
+        if text:
+            self.word = text[-1] in _WORD_END
+
+    def _keep(self, s: str) -> None:
+        if not self.started and s:
+            self.raw.append(s)
+
+    def _open(self, opener: str) -> None:
+        self.raw = [opener]
+        self.started = False
+        self.word = False
+        self.marked = opener == self.style.start
+        if self.marked and self.style.list:
+            self.st = "Open"
+        else:
+            self.st, self.first = "Call", True
+
+    def _fail(self, at: int, out: Emitter) -> int:
+        """The markup is not calls at ``at``; returns where to go on."""
+        if self.started:
+            out.malformed = True
+            self.st = "Fallback"
+        else:
+            raw = "".join(self.raw)
+            self.raw = []
+            out.content(raw)
+            self._note(raw)
+            if self.marked:
+                out.malformed = True
+                self.st = "Fallback"
+            else:
+                # not a call list after all: the offending character is text again
+                self.st = "Text"
+        return at
+
+    def _start_call(self, out: Emitter) -> None:
+        out.tool_start(None, "".join(self.buf))
+        self.started = True
+        self.raw = []
+        self.keys = set()
+        self.st = "Key"
+
+    def _key(self, out: Emitter) -> bool:
+        """``key=`` is complete: False if the keyword is repeated."""
+        key = "".join(self.buf)
+        if key in self.keys:
+            return False
+        out.args('{"' if not self.keys else ', "')
+        out.args(key)
+        out.args('": ')
+        self.keys.add(key)
+        self.st, self.lit = "Value", PyLiteral()
+        return True
+
+    def _close_call(self, out: Emitter) -> None:
+        out.args("}" if self.keys else "{}")
+        out.tool_end()
+        self.st, self.newline = "AfterCall", False
+
+    def _close_list(self) -> None:
+        self.raw = []
+        self.started = False
+        self.marked = False
+        self.word = False
+
+    def _after_list(self) -> None:
+        self._close_list()
+        if self.style.end is not None:
+            self.st, self.buf = "AfterList", []
+        else:
+            self.st = "Text"
+
+    def _literal(self, s: str, i: int, out: Emitter) -> Tuple[str, int]:
+        """Feeds ``s[i:]`` to the converter in doubling windows; the step with an offset into s."""
+        lit = self.lit
+        assert lit is not None
+        n = len(s)
+        w = _WINDOW
+        while True:
+            end = min(n, i + w)
+            frags: list = []
+            r, k = lit.feed(s[i:end], frags)
+            out.args("".join(frags))
+            if r != MORE:
+                return (r, i + k)
+            if end == n:
+                return (MORE, n)
+            i = end
+            w *= 2
+
+    def feed(self, s: str, out: Emitter) -> int:
+        style = self.style
+        i = 0
+        n = len(s)
+        while i < n:
+            st = self.st
+            if st == "Text":
+                kind, at, which = _find(style.triggers, s, i)
+                out.content(s[i:at])
+                self._note(s[i:at])
+                if kind != "marker":
+                    return at
+                m = style.triggers.list[which]
+                if m == "[" and self.word:
+                    # "x[": a subscript, not a list
+                    out.content("[")
+                    self.word = False
+                    i = at + 1
+                    continue
+                i = at + len(m)
+                self._open(m)
+            elif st == "Open":
+                ws = ws_len(s, i)
+                self._keep(s[i : i + ws])
+                i += ws
+                if i == n:
+                    break
+                if s[i] == "[":
+                    self._keep("[")
+                    i += 1
+                    self.st, self.first = "Call", True
+                else:
+                    i = self._fail(i, out)
+            elif st == "Call":
+                ws = ws_len(s, i)
+                self._keep(s[i : i + ws])
+                i += ws
+                if i == n:
+                    break
+                c = s[i]
+                if c in _IDENT_START:
+                    self.st, self.buf = "Name", []
+                elif c == "]" and not self.first and style.list:
+                    # "[f(),]"
+                    i += 1
+                    self._after_list()
+                else:
+                    i = self._fail(i, out)
+            elif st == "Name":
+                k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
+                self.buf.append(s[i:k])
+                self._keep(s[i:k])
+                i = k
+                if i == n:
+                    break
+                c = s[i]
+                if c == "(":
+                    i += 1
+                    self._start_call(out)
+                elif c in _WS:
+                    self.st = "Paren"
+                else:
+                    i = self._fail(i, out)
+            elif st == "Paren":
+                ws = ws_len(s, i)
+                self._keep(s[i : i + ws])
+                i += ws
+                if i == n:
+                    break
+                if s[i] == "(":
+                    i += 1
+                    self._start_call(out)
+                else:
+                    i = self._fail(i, out)
+            elif st == "Key":
+                i += ws_len(s, i)
+                if i == n:
+                    break
+                c = s[i]
+                if c in _IDENT_START:
+                    self.st, self.buf = "KeyName", []
+                elif c == ")":
+                    i += 1
+                    self._close_call(out)
+                else:
+                    i = self._fail(i, out)
+            elif st == "KeyName":
+                k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
+                self.buf.append(s[i:k])
+                i = k
+                if i == n:
+                    break
+                c = s[i]
+                if c == "=":
+                    if self._key(out):
+                        i += 1
+                    else:
+                        i = self._fail(i, out)
+                elif c in _WS:
+                    self.st = "Eq"
+                else:
+                    i = self._fail(i, out)
+            elif st == "Eq":
+                i += ws_len(s, i)
+                if i == n:
+                    break
+                if s[i] == "=":
+                    if self._key(out):
+                        i += 1
+                    else:
+                        i = self._fail(i, out)
+                else:
+                    i = self._fail(i, out)
+            elif st == "Value":
+                r, k = self._literal(s, i, out)
+                if r == MORE:
+                    return n
+                if r == DONE:
+                    # the converter stops at the first character after the value
+                    c = s[k]
+                    if c == ",":
+                        i = k + 1
+                        self.st = "Key"
+                    elif c == ")":
+                        i = k + 1
+                        self._close_call(out)
+                    else:
+                        i = self._fail(k, out)
+                else:
+                    i = self._fail(k, out)
+            elif st == "AfterCall":
+                ws = ws_len(s, i)
+                if "\n" in s[i : i + ws] or "\r" in s[i : i + ws]:
+                    self.newline = True
+                i += ws
+                if i == n:
+                    break
+                c = s[i]
+                if style.list:
+                    if c == ",":
+                        i += 1
+                        self.st, self.first = "Call", False
+                    elif c == "]":
+                        i += 1
+                        self._after_list()
+                    else:
+                        i = self._fail(i, out)
+                    continue
+                end = style.end
+                if end is not None:
+                    which = end.starts(s, i)
+                    if which != -1:
+                        i += len(end.list[which])
+                        self._close_list()
+                        self.st = "Text"
+                        continue
+                    if end.could_start(s[i : i + len(end.list[0])]):
+                        return i
+                if self.newline and c in _IDENT_START:
+                    self.st, self.buf = "Name", []
+                else:
+                    i = self._fail(i, out)
+            elif st == "AfterList":
+                ws = ws_len(s, i)
+                self.buf.append(s[i : i + ws])
+                i += ws
+                end = style.end
+                assert end is not None
+                if i == n:
+                    break
+                which = end.starts(s, i)
+                if which != -1:
+                    i += len(end.list[which])
+                    self.st = "Text"
+                elif end.could_start(s[i : i + len(end.list[0])]):
+                    return i
+                else:
+                    # no end marker: the whitespace is text (content rules apply)
+                    ws_text = "".join(self.buf)
+                    out.content(ws_text)
+                    self._note(ws_text)
+                    self.st = "Text"
+            else:  # Fallback
+                out.content(s[i:])
+                return n
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        st = self.st
+        self.st = "Fallback"
+        if st in ("Text", "Fallback"):
+            out.content(rest)
+        elif st == "AfterList" or (st == "AfterCall" and not self.style.list):
+            # whitespace and a truncated end marker after complete calls are markup
+            pass
+        elif not self.started:
+            # a list cut short before its first call started
+            self.raw.append(rest)
+            out.content("".join(self.raw))
+            self.raw = []
+            if self.marked:
+                out.malformed = True
+        else:
+            # truncated inside the calls
+            out.malformed = True
+            out.content(rest)

@@ -1,0 +1,808 @@
+//! Tool calls written as Python calls with keyword arguments: `[f(a=1, b='x'), g()]`
+//! (`pythonic`), optionally between `<|python_start|>` and `<|python_end|>` (`llama4_pythonic`).
+//! Formats that differ only in their markers and in how calls are separated share this machine,
+//! configured by a [`Style`]: `<|tool_call_start|>[f(a=1), g()]<|tool_call_end|>` (lfm2) is a
+//! list between required markers, `<function_calls>f(a=1)\ng(b='x')</function_calls>` (olmo3)
+//! is newline-separated calls between required markers (see the tests for both).
+//!
+//! Each argument value is a Python literal converted to JSON text by [`PyLiteral`] as it arrives;
+//! the arguments object is written like `json.dumps(dict, ensure_ascii=False)`:
+//! `tool_start` once `name(` is read, `{"a": ` once the keyword `a=` is complete, the value's
+//! JSON as the converter writes it (strings character by character), `, "b": ` and so on, and
+//! `}` (or `{}` for a call without arguments) at `)`.
+//!
+//! Decisions (facts from vLLM's `pythonic` / `llama4_pythonic` and SGLang's `PythonicDetector`):
+//! - A `[` anywhere in text may start a call list (SGLang; vLLM only at the very start), except
+//!   right after an ASCII letter, digit, `_`, `]` or `)` of the text: that is a subscript
+//!   (`data[get(i=0)]`), as Python reads it. The list is tentative: until `[name(` is read the
+//!   raw text is kept, and text that turns out not to be a call list goes back to content
+//!   unchanged (`[1] see`, `[link](url)`, `[O'Reilly]`). Several lists may follow one another;
+//!   text around them is content.
+//! - `<|python_start|>` is optional and may also stand anywhere; it must be followed by a list
+//!   (else the markup is malformed). `<|python_end|>` after a list (whitespace allowed before
+//!   it) is markup; it may be missing.
+//! - Names and keywords are ASCII identifiers. Dotted names (`mod.f(...)`) are not calls: vLLM
+//!   accepts only `ast.Name` and SGLang skips them; OpenAI function names cannot hold a dot.
+//! - Positional arguments, `*args`/`**kwargs`, a repeated keyword (a SyntaxError in Python) and
+//!   values that are not literals are malformed; so are mismatched brackets, unclosed strings
+//!   and truncation once a call has started. Trailing commas (`f(a=1,)`, `[f(),]`) and
+//!   whitespace between tokens are accepted, as Python does. An empty list `[]` is not a call.
+//! - Malformed markup before the first call of a list started: a bare list goes back to
+//!   content, a list after the start marker is malformed. After a call started: malformed, and
+//!   everything from the offending character on is content (Fallback).
+//!
+//! Linear: each byte is handled once (names, keywords and whitespace in runs, values by the
+//! converter); the only text held between feeds is a possible prefix of a marker.
+
+use std::collections::HashSet;
+use std::mem;
+
+use super::{Machine, Tools};
+use crate::convert::PyLiteral;
+use crate::event::Emitter;
+use crate::scan::{ws_len, Found, Markers};
+use crate::Step;
+
+/// How one format writes its calls.
+#[derive(Debug)]
+pub struct Style {
+    /// What starts calls in text: the start marker (when the format has one) and `[` (when a
+    /// bare list may stand in text).
+    pub triggers: Markers,
+    /// The start marker, if the format has one (it is one of `triggers`).
+    pub start: Option<&'static str>,
+    /// The end marker after the calls, if the format has one (it may be missing).
+    pub end: Option<Markers>,
+    /// The calls are a bracketed list `[f(), g()]`; else they are separated by newlines.
+    pub list: bool,
+}
+
+pub const PYTHONIC: Style = Style {
+    triggers: Markers::new(&["["]),
+    start: None,
+    end: None,
+    list: true,
+};
+
+pub const LLAMA4: Style = Style {
+    triggers: Markers::new(&["<|python_start|>", "["]),
+    start: Some("<|python_start|>"),
+    end: Some(Markers::new(&["<|python_end|>"])),
+    list: true,
+};
+
+pub fn pythonic(_: &Tools) -> Box<dyn Machine> {
+    Box::new(Pythonic::new(&PYTHONIC))
+}
+
+pub fn llama4(_: &Tools) -> Box<dyn Machine> {
+    Box::new(Pythonic::new(&LLAMA4))
+}
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for a trigger.
+    Text,
+    /// After the start marker of a list style: whitespace, then `[`.
+    Open,
+    /// Before a call: whitespace, then its name (or, after a trailing comma, `]`).
+    Call { first: bool },
+    /// Reading a call's name.
+    Name(String),
+    /// After a name and whitespace: `(` must follow.
+    Paren(String),
+    /// In a call, before a keyword: whitespace, then the keyword or `)`.
+    Key,
+    /// Reading a keyword.
+    KeyName(String),
+    /// After a keyword and whitespace: `=` must follow.
+    Eq(String),
+    /// Reading a keyword's value.
+    Value(Box<PyLiteral>),
+    /// After a call's `)`: `,` or `]` (list style), or a newline and the next call or the end
+    /// marker (newline style).
+    AfterCall { newline: bool },
+    /// After the list's `]`: whitespace (kept here) and the end marker, which may be missing.
+    AfterList(String),
+    /// After malformed markup: everything is content.
+    Fallback,
+}
+
+pub struct Pythonic {
+    style: &'static Style,
+    st: State,
+    /// The text of the current list read before its first call started (its opener included):
+    /// it goes back to content if the list turns out not to be calls.
+    raw: String,
+    /// A call of the current list has started: failing now is malformed markup.
+    started: bool,
+    /// The current list began with the start marker: it is not tentative.
+    marked: bool,
+    /// The content text so far ends with a character after which `[` is a subscript.
+    word: bool,
+    /// Keywords of the open call.
+    keys: HashSet<String>,
+    /// The converter's output of one feed.
+    scratch: String,
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+/// Length of the run of identifier bytes at the start of `s` (ASCII: ends on a char boundary).
+fn ident_len(s: &str) -> usize {
+    s.bytes().take_while(|&b| is_ident(b)).count()
+}
+
+impl Pythonic {
+    pub fn new(style: &'static Style) -> Self {
+        Pythonic {
+            style,
+            st: State::Text,
+            raw: String::new(),
+            started: false,
+            marked: false,
+            word: false,
+            keys: HashSet::new(),
+            scratch: String::new(),
+        }
+    }
+
+    /// `text` was emitted as content: notes whether a `[` right after it is a subscript.
+    fn note(&mut self, text: &str) {
+        if let Some(&b) = text.as_bytes().last() {
+            self.word = is_ident(b) || b == b']' || b == b')';
+        }
+    }
+
+    /// Text read before the first call of the list started is kept.
+    fn keep(&mut self, s: &str) {
+        if !self.started {
+            self.raw.push_str(s);
+        }
+    }
+
+    /// A list (or the start marker) begins with `opener`.
+    fn open(&mut self, opener: &str) {
+        self.raw.clear();
+        self.raw.push_str(opener);
+        self.started = false;
+        self.word = false;
+        self.marked = Some(opener) == self.style.start;
+        self.st = if self.marked && self.style.list {
+            State::Open
+        } else {
+            State::Call { first: true }
+        };
+    }
+
+    /// The markup is not calls at byte `at`; returns where to go on.
+    fn fail(&mut self, at: usize, out: &mut Emitter) -> usize {
+        if self.started {
+            out.malformed = true;
+            self.st = State::Fallback;
+        } else {
+            let raw = mem::take(&mut self.raw);
+            out.content(&raw);
+            self.note(&raw);
+            if self.marked {
+                out.malformed = true;
+                self.st = State::Fallback;
+            } else {
+                // not a call list after all: the offending character is text again
+                self.st = State::Text;
+            }
+        }
+        at
+    }
+
+    fn start_call(&mut self, name: String, out: &mut Emitter) {
+        out.tool_start(None, name);
+        self.started = true;
+        self.raw.clear();
+        self.keys.clear();
+        self.st = State::Key;
+    }
+
+    /// `key=` is complete: returns false if the keyword is repeated.
+    fn key(&mut self, key: String, out: &mut Emitter) -> bool {
+        if self.keys.contains(&key) {
+            return false;
+        }
+        out.args(if self.keys.is_empty() { "{\"" } else { ", \"" });
+        out.args(&key);
+        out.args("\": ");
+        self.keys.insert(key);
+        self.st = State::Value(Box::default());
+        true
+    }
+
+    fn close_call(&mut self, out: &mut Emitter) {
+        out.args(if self.keys.is_empty() { "{}" } else { "}" });
+        out.tool_end();
+        self.st = State::AfterCall { newline: false };
+    }
+
+    /// The calls are complete.
+    fn close_list(&mut self) {
+        self.raw.clear();
+        self.started = false;
+        self.marked = false;
+        self.word = false;
+    }
+
+    /// The state after the list's `]`.
+    fn after_list(&mut self) -> State {
+        self.close_list();
+        if self.style.end.is_some() {
+            State::AfterList(String::new())
+        } else {
+            State::Text
+        }
+    }
+}
+
+impl Machine for Pythonic {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            let bytes = rest.as_bytes();
+            match mem::replace(&mut self.st, State::Fallback) {
+                State::Text => {
+                    self.st = State::Text;
+                    match self.style.triggers.find(rest) {
+                        Found::Marker { at, which } => {
+                            out.content(&rest[..at]);
+                            self.note(&rest[..at]);
+                            let m = style.triggers.list[which];
+                            if m == "[" && self.word {
+                                // `x[`: a subscript, not a list
+                                out.content("[");
+                                self.word = false;
+                                i += at + 1;
+                                continue;
+                            }
+                            i += at + m.len();
+                            self.open(m);
+                        }
+                        Found::Partial { safe } => {
+                            out.content(&rest[..safe]);
+                            self.note(&rest[..safe]);
+                            return i + safe;
+                        }
+                    }
+                }
+                State::Open => {
+                    let ws = ws_len(rest);
+                    self.keep(&rest[..ws]);
+                    i += ws;
+                    match bytes.get(ws) {
+                        None => self.st = State::Open,
+                        Some(b'[') => {
+                            self.keep("[");
+                            i += 1;
+                            self.st = State::Call { first: true };
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Call { first } => {
+                    let ws = ws_len(rest);
+                    self.keep(&rest[..ws]);
+                    i += ws;
+                    match bytes.get(ws) {
+                        None => self.st = State::Call { first },
+                        Some(&b) if is_ident_start(b) => self.st = State::Name(String::new()),
+                        Some(b']') if !first && self.style.list => {
+                            // `[f(),]`
+                            i += 1;
+                            self.st = self.after_list();
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Name(mut name) => {
+                    let k = ident_len(rest);
+                    name.push_str(&rest[..k]);
+                    self.keep(&rest[..k]);
+                    i += k;
+                    match bytes.get(k) {
+                        None => self.st = State::Name(name),
+                        Some(b'(') => {
+                            i += 1;
+                            self.start_call(name, out);
+                        }
+                        Some(b' ' | b'\t' | b'\n' | b'\r') => self.st = State::Paren(name),
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Paren(name) => {
+                    let ws = ws_len(rest);
+                    self.keep(&rest[..ws]);
+                    i += ws;
+                    match bytes.get(ws) {
+                        None => self.st = State::Paren(name),
+                        Some(b'(') => {
+                            i += 1;
+                            self.start_call(name, out);
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Key => {
+                    let ws = ws_len(rest);
+                    i += ws;
+                    match bytes.get(ws) {
+                        None => self.st = State::Key,
+                        Some(&b) if is_ident_start(b) => self.st = State::KeyName(String::new()),
+                        Some(b')') => {
+                            i += 1;
+                            self.close_call(out);
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::KeyName(mut key) => {
+                    let k = ident_len(rest);
+                    key.push_str(&rest[..k]);
+                    i += k;
+                    match bytes.get(k) {
+                        None => self.st = State::KeyName(key),
+                        Some(b'=') => {
+                            if !self.key(key, out) {
+                                i = self.fail(i, out);
+                            } else {
+                                i += 1;
+                            }
+                        }
+                        Some(b' ' | b'\t' | b'\n' | b'\r') => self.st = State::Eq(key),
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Eq(key) => {
+                    let ws = ws_len(rest);
+                    i += ws;
+                    match bytes.get(ws) {
+                        None => self.st = State::Eq(key),
+                        Some(b'=') => {
+                            if !self.key(key, out) {
+                                i = self.fail(i, out);
+                            } else {
+                                i += 1;
+                            }
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::Value(mut lit) => {
+                    self.scratch.clear();
+                    let r = lit.feed(rest, &mut self.scratch);
+                    out.args(&self.scratch);
+                    match r {
+                        Step::NeedMore => {
+                            self.st = State::Value(lit);
+                            return input.len();
+                        }
+                        // the converter stops at the first character after the value
+                        Step::Done(n) => match bytes.get(n) {
+                            Some(b',') => {
+                                i += n + 1;
+                                self.st = State::Key;
+                            }
+                            Some(b')') => {
+                                i += n + 1;
+                                self.close_call(out);
+                            }
+                            _ => i = self.fail(i + n, out),
+                        },
+                        Step::Error(n) => i = self.fail(i + n, out),
+                    }
+                }
+                State::AfterCall { mut newline } => {
+                    let ws = ws_len(rest);
+                    newline |= rest[..ws].contains(['\n', '\r']);
+                    i += ws;
+                    let next = &rest[ws..];
+                    match next.as_bytes().first() {
+                        None => self.st = State::AfterCall { newline },
+                        Some(b',') if self.style.list => {
+                            i += 1;
+                            self.st = State::Call { first: false };
+                        }
+                        Some(b']') if self.style.list => {
+                            i += 1;
+                            self.st = self.after_list();
+                        }
+                        Some(&b) if !self.style.list => {
+                            if let Some(end) = &style.end {
+                                if let Some(which) = end.starts(next) {
+                                    i += end.list[which].len();
+                                    self.close_list();
+                                    self.st = State::Text;
+                                    continue;
+                                }
+                                if end.could_start(next) {
+                                    self.st = State::AfterCall { newline };
+                                    return i;
+                                }
+                            }
+                            if newline && is_ident_start(b) {
+                                self.st = State::Name(String::new());
+                            } else {
+                                i = self.fail(i, out);
+                            }
+                        }
+                        Some(_) => i = self.fail(i, out),
+                    }
+                }
+                State::AfterList(mut ws) => {
+                    let w = ws_len(rest);
+                    ws.push_str(&rest[..w]);
+                    i += w;
+                    let next = &rest[w..];
+                    let Some(end) = &style.end else {
+                        out.content(&ws);
+                        self.st = State::Text;
+                        continue;
+                    };
+                    if next.is_empty() {
+                        self.st = State::AfterList(ws);
+                    } else if let Some(which) = end.starts(next) {
+                        i += end.list[which].len();
+                        self.st = State::Text;
+                    } else if end.could_start(next) {
+                        self.st = State::AfterList(ws);
+                        return i;
+                    } else {
+                        // no end marker: the whitespace is text (content rules apply)
+                        out.content(&ws);
+                        self.note(&ws);
+                        self.st = State::Text;
+                    }
+                }
+                State::Fallback => {
+                    out.content(rest);
+                    return input.len();
+                }
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match mem::replace(&mut self.st, State::Fallback) {
+            State::Text | State::Fallback => out.content(rest),
+            // whitespace and a truncated end marker after complete calls are markup
+            State::AfterList(_) => {}
+            State::AfterCall { .. } if !self.style.list => {}
+            _ if !self.started => {
+                // a list cut short before its first call started
+                self.raw.push_str(rest);
+                out.content(&mem::take(&mut self.raw));
+                if self.marked {
+                    out.malformed = true;
+                }
+            }
+            _ => {
+                // truncated inside the calls
+                out.malformed = true;
+                out.content(rest);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Event, Extracted};
+
+    /// lfm2: a list between required markers.
+    const LFM2: Style = Style {
+        triggers: Markers::new(&["<|tool_call_start|>"]),
+        start: Some("<|tool_call_start|>"),
+        end: Some(Markers::new(&["<|tool_call_end|>"])),
+        list: true,
+    };
+
+    /// olmo3: newline-separated calls between required markers.
+    const OLMO3: Style = Style {
+        triggers: Markers::new(&["<function_calls>"]),
+        start: Some("<function_calls>"),
+        end: Some(Markers::new(&["</function_calls>"])),
+        list: false,
+    };
+
+    #[derive(Debug, PartialEq)]
+    struct Run {
+        content: Option<String>,
+        calls: Vec<(String, String)>,
+        malformed: bool,
+    }
+
+    fn run(style: &'static Style, pieces: &[&str]) -> (Run, Vec<Vec<Event>>) {
+        let mut m = Pythonic::new(style);
+        let mut out = Emitter::new();
+        let mut held = String::new();
+        let mut per_feed = Vec::new();
+        for p in pieces {
+            held.push_str(p);
+            let n = m.feed(&held, &mut out);
+            held.drain(..n);
+            assert!(held.len() <= 32, "held back {held:?}");
+            per_feed.push(out.take());
+        }
+        m.finish(&held, &mut out);
+        out.finish();
+        per_feed.push(out.take());
+        let x = Extracted::from_events(per_feed.concat(), out.malformed);
+        let run = Run {
+            content: x.content,
+            calls: x.calls.into_iter().map(|c| (c.name, c.arguments)).collect(),
+            malformed: x.malformed,
+        };
+        (run, per_feed)
+    }
+
+    /// Whole, every split in two, and one char at a time: the same result.
+    fn check(style: &'static Style, text: &str) -> Run {
+        let (whole, _) = run(style, &[text]);
+        let chars: Vec<&str> = text
+            .char_indices()
+            .map(|(i, c)| &text[i..i + c.len_utf8()])
+            .collect();
+        assert_eq!(run(style, &chars).0, whole, "char by char: {text:?}");
+        for (i, _) in text.char_indices().skip(1) {
+            assert_eq!(
+                run(style, &[&text[..i], &text[i..]]).0,
+                whole,
+                "split at {i}: {text:?}"
+            );
+        }
+        whole
+    }
+
+    fn calls(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(n, a)| (n.to_string(), a.to_string()))
+            .collect()
+    }
+
+    fn ok(content: Option<&str>, list: &[(&str, &str)]) -> Run {
+        Run {
+            content: content.map(str::to_string),
+            calls: calls(list),
+            malformed: false,
+        }
+    }
+
+    fn content_only(text: &str, malformed: bool) -> Run {
+        Run {
+            content: (!text.is_empty()).then(|| text.to_string()),
+            calls: Vec::new(),
+            malformed,
+        }
+    }
+
+    #[test]
+    fn calls_and_types() {
+        let cases: &[(&str, &[(&str, &str)])] = &[
+            (
+                "[get_weather(city='Tokyo')]",
+                &[("get_weather", r#"{"city": "Tokyo"}"#)],
+            ),
+            ("[get_current_time()]", &[("get_current_time", "{}")]),
+            (
+                "[f(a=1, b=\"x\"), g(), h(c=None)]",
+                &[("f", r#"{"a": 1, "b": "x"}"#), ("g", "{}"), ("h", r#"{"c": null}"#)],
+            ),
+            (
+                "[f(s='a', i=-3, x=2.5e3, t=True, n=False, z=None, l=[1, (2, 3)], d={'k': {'j': []}}, e={})]",
+                &[(
+                    "f",
+                    r#"{"s": "a", "i": -3, "x": 2500.0, "t": true, "n": false, "z": null, "l": [1, [2, 3]], "d": {"k": {"j": []}}, "e": {}}"#,
+                )],
+            ),
+            (
+                r#"[f(a='He said "hi"', b='C:\\Users', c='\n', d='東京 🎉')]"#,
+                &[(
+                    "f",
+                    r#"{"a": "He said \"hi\"", "b": "C:\\Users", "c": "\n", "d": "東京 🎉"}"#,
+                )],
+            ),
+            (
+                "[\n  f( a = 1 ,\n b=2, ),\n  g ( ) ,\n]",
+                &[("f", r#"{"a": 1, "b": 2}"#), ("g", "{}")],
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(check(&PYTHONIC, text), ok(None, expected), "{text}");
+            let marked = format!("<|python_start|>{text}<|python_end|>");
+            assert_eq!(check(&LLAMA4, &marked), ok(None, expected), "{marked}");
+            assert_eq!(check(&LLAMA4, text), ok(None, expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn text_around_calls() {
+        assert_eq!(
+            check(&PYTHONIC, "Sure! [f(a=1)] Done."),
+            ok(Some("Sure!  Done."), &[("f", r#"{"a": 1}"#)])
+        );
+        assert_eq!(check(&PYTHONIC, "  [f()]\n "), ok(None, &[("f", "{}")]));
+        assert_eq!(
+            check(&PYTHONIC, "[f()] and [g()]"),
+            ok(Some(" and "), &[("f", "{}"), ("g", "{}")])
+        );
+        assert_eq!(
+            check(&PYTHONIC, "[f()][g()] é[h()] [x] [i()] a[b][j()]"),
+            ok(
+                Some(" é [x]  a[b][j()]"),
+                &[("f", "{}"), ("g", "{}"), ("h", "{}"), ("i", "{}")]
+            )
+        );
+        assert_eq!(
+            check(&LLAMA4, "Hi <|python_start|> [f()] <|python_end|> bye"),
+            ok(Some("Hi  bye"), &[("f", "{}")])
+        );
+        assert_eq!(
+            check(&LLAMA4, "[f()] \nbye <|python_end|>"),
+            ok(Some(" \nbye <|python_end|>"), &[("f", "{}")])
+        );
+    }
+
+    #[test]
+    fn brackets_in_text_stay_content() {
+        for text in [
+            "[1] see the reference",
+            "[link](url) and [x]",
+            "[O'Reilly] [ ] [] [a b(c)] [[ [a.b(x=1)] [f ",
+            "[get_weather",
+            "[get_weather ",
+            "nums [1, 2] and [f] and [f ,]",
+            "[é(a=1)]",
+            "data[get(i=0)] x_[f()] f()[g()] a[0][h(b=1)] 1[f()]",
+            "",
+            "  \n",
+        ] {
+            assert_eq!(check(&PYTHONIC, text), content_only(text, false), "{text}");
+        }
+    }
+
+    #[test]
+    fn malformed() {
+        for text in [
+            "[func(arg='val']",
+            "[func(arg=undefined)]",
+            "[func(arg='val')",
+            "[func(arg=",
+            "[func(a=1), g(b=[1, 2)]",
+            "[func(arg='unterminated)]",
+            "[f(1)]",
+            "[f(x)]",
+            "[f(**k)]",
+            "[f(a=1, a=2)]",
+            "[f(a=1 b=2)]",
+            "[f(a=1), 2]",
+            "[f(,)]",
+            "[f(a=1)",
+            "[f(a=1),",
+            "[f()] [g(",
+        ] {
+            let r = check(&PYTHONIC, text);
+            assert!(r.malformed, "{text}: {r:?}");
+        }
+        for text in [
+            "<|python_start|>[func(arg='val']<|python_end|>",
+            "<|python_start|>print('hi')<|python_end|>",
+            "<|python_start|>[1]",
+            "<|python_start|>",
+        ] {
+            let r = check(&LLAMA4, text);
+            assert!(r.malformed, "{text}: {r:?}");
+        }
+        // before the first call started: the text is content, whatever the split
+        let (r, _) = run(&LLAMA4, &["<|python_start|>[1]"]);
+        assert_eq!(r.content.as_deref(), Some("<|python_start|>[1]"));
+    }
+
+    #[test]
+    fn fallback_keeps_the_rest_as_content() {
+        let (r, _) = run(&PYTHONIC, &["[f(a=1, 2) tail"]);
+        assert!(r.malformed);
+        assert_eq!(r.content.as_deref(), Some("2) tail"));
+    }
+
+    #[test]
+    fn streams_arguments() {
+        let pieces = ["[get", "_weather", "(city", "='Tokyo", "')]"];
+        let (r, per_feed) = run(&PYTHONIC, &pieces);
+        assert_eq!(r, ok(None, &[("get_weather", r#"{"city": "Tokyo"}"#)]));
+        let frag = |evs: &Vec<Event>| -> String {
+            evs.iter()
+                .map(|e| match e {
+                    Event::ToolStart { name, .. } => format!("<{name}>"),
+                    Event::ToolArgs { fragment, .. } => fragment.clone(),
+                    Event::ToolEnd { .. } => "</>".to_string(),
+                    Event::Content(c) | Event::Reasoning(c) => format!("[{c}]"),
+                })
+                .collect()
+        };
+        let got: Vec<String> = per_feed.iter().map(frag).collect();
+        assert_eq!(
+            got,
+            ["", "", "<get_weather>", "{\"city\": \"Tokyo", "\"}</>", ""]
+        );
+    }
+
+    #[test]
+    fn long_string_streams_in_small_deltas() {
+        let body = "abc é漢😀 \\n \\' ".repeat(1200);
+        let text = format!("[f(s='{body}')]");
+        let mut pieces = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + 4).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            pieces.push(&text[start..end]);
+            start = end;
+        }
+        let (r, per_feed) = run(&PYTHONIC, &pieces);
+        assert!(!r.malformed && r.calls.len() == 1);
+        let silent = per_feed.iter().filter(|e| e.is_empty()).count();
+        assert!(
+            silent < per_feed.len() / 10,
+            "{silent} of {}",
+            per_feed.len()
+        );
+    }
+
+    #[test]
+    fn lfm2_style() {
+        assert_eq!(
+            check(
+                &LFM2,
+                "Calling. <|tool_call_start|>[f(a=1), g()]<|tool_call_end|> ok"
+            ),
+            ok(Some("Calling.  ok"), &[("f", r#"{"a": 1}"#), ("g", "{}")])
+        );
+        // without the marker a list is plain text
+        assert_eq!(check(&LFM2, "[f(a=1)]"), content_only("[f(a=1)]", false));
+        assert!(check(&LFM2, "<|tool_call_start|>f(a=1)<|tool_call_end|>").malformed);
+    }
+
+    #[test]
+    fn olmo3_style() {
+        assert_eq!(
+            check(
+                &OLMO3,
+                "Let me check.<function_calls>f(a=1)\ng(b='x')\n</function_calls>"
+            ),
+            ok(
+                Some("Let me check."),
+                &[("f", r#"{"a": 1}"#), ("g", r#"{"b": "x"}"#)]
+            )
+        );
+        assert_eq!(
+            check(&OLMO3, "<function_calls>\nf()\n"),
+            ok(None, &[("f", "{}")])
+        );
+        assert_eq!(check(&OLMO3, "f(a=1)"), content_only("f(a=1)", false));
+        for text in [
+            "<function_calls>f(a=1) g()</function_calls>",
+            "<function_calls>[f()]</function_calls>",
+            "<function_calls>f(a=1)\nnot a call</function_calls>",
+        ] {
+            assert!(check(&OLMO3, text).malformed, "{text}");
+        }
+    }
+}
