@@ -1,0 +1,281 @@
+"""Benchmark corpus: one large tool call rendered in each format's wire text, the deltas it is
+streamed in, and the four ways of running a parser that the benches compare.
+
+Also imported (by path, as a plain module) by ``bench_formats.py --report``, so nothing here needs
+pytest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import toolparse
+from toolparse import _core, reference
+
+KB = 1024
+SIZES = {"1KB": 1 * KB, "16KB": 16 * KB, "64KB": 64 * KB}
+DELTA_CHARS = 4
+
+CALL_NAME = "write_file"
+PATH = "src/app/handlers.py"
+TOOLS: List[Dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": CALL_NAME,
+            "description": "Write a text file.",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+            },
+        },
+    }
+]
+# what the core parsers take: function name -> parameter name -> JSON Schema type
+TYPES: Dict[str, Dict[str, str]] = {CALL_NAME: {"path": "string", "content": "string"}}
+
+_BLOCK = """\
+def handle_{i}(request, retries={r}):
+    \"\"\"Route #{i}: parse the body, call the backend, render the reply.\"\"\"
+    body = request.json() or {{}}
+    if "id" not in body:
+        return {{"error": "missing 'id'", "route": {i}}}
+    for attempt in range(retries):
+        try:
+            reply = backend.call("items/{i}", body, timeout={t})
+            return render("<li class=\\"item\\">%s</li>", reply)
+        except TimeoutError:
+            log.info("retry\\t%d of %d", attempt, retries)
+    return None
+
+"""
+
+
+def argument_text(n_chars: int) -> str:
+    """Deterministic ASCII source code of exactly ``n_chars`` characters, with the quotes,
+    backslashes, tabs and newlines that JSON has to escape."""
+    parts: List[str] = []
+    total = i = 0
+    while total < n_chars:
+        block = _BLOCK.format(i=i, r=2 + i % 3, t=5 + i % 7)
+        parts.append(block)
+        total += len(block)
+        i += 1
+    return "".join(parts)[:n_chars]
+
+
+def _j(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _py(args: Dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in args.items())
+
+
+def _xml(value: Any) -> str:
+    return value if isinstance(value, str) else _j(value)
+
+
+Renderer = Callable[[str, Dict[str, Any]], str]
+
+# The wire text of ONE call (name, arguments) for each format of DESIGN section 6. Benches run for
+# the registered formats that have a renderer here.
+RENDER: Dict[str, Renderer] = {
+    "hermes": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
+    "granite4": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
+    "longcat": lambda n, a: (
+        f"<longcat_tool_call>{_j({'name': n, 'arguments': a})}</longcat_tool_call>"
+    ),
+    "mistral": lambda n, a: f"[TOOL_CALLS]{n}{_j(a)}",
+    "llama3_json": lambda n, a: f"<|python_tag|>{_j({'name': n, 'parameters': a})}",
+    "pythonic": lambda n, a: f"[{n}({_py(a)})]",
+    "llama4_pythonic": lambda n, a: f"<|python_start|>[{n}({_py(a)})]<|python_end|>",
+    "olmo3": lambda n, a: f"<function_calls>{n}({_py(a)})</function_calls>",
+    "lfm2": lambda n, a: f"<|tool_call_start|>[{n}({_py(a)})]<|tool_call_end|>",
+    "qwen3_coder": lambda n, a: (
+        f"<tool_call>\n<function={n}>\n"
+        + "".join(f"<parameter={k}>\n{_xml(v)}\n</parameter>\n" for k, v in a.items())
+        + "</function>\n</tool_call>"
+    ),
+    "seed_oss": lambda n, a: (
+        f"<seed:tool_call>\n<function={n}>\n"
+        + "".join(f"<parameter={k}>{_xml(v)}</parameter>\n" for k, v in a.items())
+        + "</function>\n</seed:tool_call>"
+    ),
+    "minimax_m2": lambda n, a: (
+        f'<minimax:tool_call>\n<invoke name="{n}">\n'
+        + "".join(f'<parameter name="{k}">{_xml(v)}</parameter>\n' for k, v in a.items())
+        + "</invoke>\n</minimax:tool_call>"
+    ),
+    "glm45": lambda n, a: (
+        f"<tool_call>{n}\n"
+        + "".join(
+            f"<arg_key>{k}</arg_key>\n<arg_value>{_xml(v)}</arg_value>\n" for k, v in a.items()
+        )
+        + "</tool_call>"
+    ),
+    "glm47": lambda n, a: (
+        f"<tool_call>{n}"
+        + "".join(f"<arg_key>{k}</arg_key><arg_value>{_xml(v)}</arg_value>" for k, v in a.items())
+        + "</tool_call>"
+    ),
+    "openai": lambda n, a: (
+        f"<|channel|>commentary to=functions.{n} <|constrain|>json<|message|>{_j(a)}<|call|>"
+    ),
+    "deepseek_v3": lambda n, a: (
+        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{n}\n```json\n{_j(a)}"
+        "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "deepseek_v31": lambda n, a: (
+        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{n}<｜tool▁sep｜>{_j(a)}"
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "deepseek_v32": lambda n, a: (
+        f'<｜DSML｜function_calls><｜DSML｜invoke name="{n}">'
+        + "".join(
+            f'<｜DSML｜parameter name="{k}" string="true">{v}</｜DSML｜parameter>'
+            for k, v in a.items()
+        )
+        + "</｜DSML｜invoke></｜DSML｜function_calls>"
+    ),
+    "kimi_k2": lambda n, a: (
+        f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{n}:0"
+        f"<|tool_call_argument_begin|>{_j(a)}<|tool_call_end|><|tool_calls_section_end|>"
+    ),
+    "granite": lambda n, a: f"<|tool_call|>{_j([{'name': n, 'arguments': a}])}",
+    "internlm": lambda n, a: (
+        f"<|action_start|><|plugin|>\n{_j({'name': n, 'parameters': a})}<|action_end|>"
+    ),
+    "jamba": lambda n, a: f"<tool_calls>{_j([{'name': n, 'arguments': a}])}</tool_calls>",
+    "hunyuan_a13b": lambda n, a: f"<tool_calls>{_j([{'name': n, 'arguments': a}])}</tool_calls>",
+    "xlam": lambda n, a: _j([{"name": n, "arguments": a}]),
+    "phi4_mini_json": lambda n, a: f"functools{_j([{'name': n, 'arguments': a}])}",
+    "step3": lambda n, a: (
+        f'<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="{n}">'
+        + "".join(f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in a.items())
+        + "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+    ),
+    "gigachat3": lambda n, a: f"function call<|role_sep|>\n{_j({'name': n, 'arguments': a})}",
+}
+
+
+def bench_formats() -> List[str]:
+    """Registered formats that have a renderer, in registry order."""
+    return [f for f in toolparse.list_formats() if f in RENDER]
+
+
+def unrendered_formats() -> List[str]:
+    return [f for f in toolparse.list_formats() if f not in RENDER]
+
+
+def arguments(n_chars: int) -> Dict[str, str]:
+    return {"path": PATH, "content": argument_text(n_chars)}
+
+
+def model_output(fmt: str, n_chars: int) -> str:
+    """The wire text of one ``write_file`` call whose ``content`` is ``n_chars`` long."""
+    return RENDER[fmt](CALL_NAME, arguments(n_chars))
+
+
+def split(text: str, size: int = DELTA_CHARS) -> List[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# ------------------------------------------------------------------------------------------------
+# The four ways of running a parser. Each takes pre-built inputs; nothing is split or rendered
+# inside the timed call.
+# ------------------------------------------------------------------------------------------------
+
+
+def stream_core_rust(fmt: str, deltas: List[str]) -> None:
+    """The Rust core alone: every delta fed to the state machine in turn (`_core.replay`), no
+    Python object per delta."""
+    _core.replay(fmt, deltas, TYPES)
+
+
+def stream_core_python(fmt: str, deltas: List[str]) -> None:
+    """The pure-Python twin alone, the same way (`reference.replay`)."""
+    reference.replay(fmt, deltas, TYPES)
+
+
+def stream_feed_rust(fmt: str, deltas: List[str]) -> None:
+    """The Rust core through its binding: `_core.Parser.feed` per delta, tuples out, no Pydantic."""
+    p = _core.Parser(fmt, TYPES)
+    feed = p.feed
+    for d in deltas:
+        feed(d)
+    p.finish()
+
+
+def stream_feed_python(fmt: str, deltas: List[str]) -> None:
+    """The pure-Python twin, `feed` per delta, tuples out."""
+    p = reference.Parser(fmt, TYPES)
+    feed = p.feed
+    for d in deltas:
+        feed(d)
+    p.finish()
+
+
+def _stream_api(backend: str) -> Callable[[str, List[str]], None]:
+    def run(fmt: str, deltas: List[str]) -> None:
+        s = toolparse.get_parser(fmt, tools=TOOLS, backend=backend).stream()
+        feed = s.feed
+        for d in deltas:
+            feed(d)
+        s.finish()
+
+    run.__doc__ = f"The public API, backend={backend!r}: DeltaMessage per delta."
+    return run
+
+
+stream_api_rust = _stream_api("rust")
+stream_api_python = _stream_api("python")
+
+
+def extract_core_rust(fmt: str, text: str) -> Any:
+    return _core.extract(fmt, text, TYPES)
+
+
+def extract_core_python(fmt: str, text: str) -> Any:
+    return reference.extract(fmt, text, TYPES)
+
+
+def extract_api_rust(fmt: str, text: str) -> Any:
+    return toolparse.get_parser(fmt, tools=TOOLS, backend="rust").extract_tool_calls(text)
+
+
+def extract_api_python(fmt: str, text: str) -> Any:
+    return toolparse.get_parser(fmt, tools=TOOLS, backend="python").extract_tool_calls(text)
+
+
+IMPLS = ("core_rust", "core_python", "api_rust", "api_python")
+STREAM_IMPLS = ("core_rust", "core_python", "feed_rust", "feed_python", "api_rust", "api_python")
+STREAM: Dict[str, Callable[[str, List[str]], None]] = {
+    "core_rust": stream_core_rust,
+    "core_python": stream_core_python,
+    "feed_rust": stream_feed_rust,
+    "feed_python": stream_feed_python,
+    "api_rust": stream_api_rust,
+    "api_python": stream_api_python,
+}
+EXTRACT: Dict[str, Callable[[str, str], Any]] = {
+    "core_rust": extract_core_rust,
+    "core_python": extract_core_python,
+    "api_rust": extract_api_rust,
+    "api_python": extract_api_python,
+}
+
+
+def streamed_result(
+    fmt: str, deltas: List[str], backend: str
+) -> Tuple[Optional[str], List[Tuple[str, str]]]:
+    """(content, [(name, arguments)]) rebuilt from the public API's deltas (for checks)."""
+    rec = toolparse.StreamingToolReconstructor()
+    s = toolparse.get_parser(fmt, tools=TOOLS, backend=backend).stream()
+    rec.append_deltas(s.feed(d) for d in deltas)
+    rec.append_deltas([s.finish()])
+    return rec.other_content or None, [
+        (c.function.name, c.function.arguments) for c in rec.tool_calls
+    ]

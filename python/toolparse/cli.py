@@ -1,0 +1,341 @@
+"""The ``toolparse`` command.
+
+    toolparse formats                                   the registered formats, one per line
+    toolparse parse  --format F [FILE|-]                ExtractedToolCallInformation as JSON
+    toolparse stream --format F [--chunk-size N] [FILE|-]
+                                                        one DeltaMessage as JSON per line
+    toolparse demo                                      every format on its bundled samples
+
+Errors (unknown format, unreadable file, bad arguments) are one line on stderr and a non-zero exit
+status (1, or 2 for command-line usage errors), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import unicodedata
+from typing import Any, List, NoReturn, Optional, Sequence, TextIO, Tuple
+
+__all__ = ["main"]
+
+PROG = "toolparse"
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr; ``code`` is the exit status."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line (no usage block) and do not exit the process."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see '{self.prog} --help')", code=2)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split()) or "error"
+
+
+def _read_input(path: str) -> str:
+    try:
+        if path == "-":
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:  # a text stream without bytes underneath (tests, embedding)
+                return sys.stdin.read()
+            return buffer.read().decode("utf-8")
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    except UnicodeDecodeError as e:
+        where = "standard input" if path == "-" else path
+        raise CliError(
+            f"cannot read {where}: not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
+    except OSError as e:
+        where = "standard input" if path == "-" else path
+        raise CliError(f"cannot read {where}: {e.strerror or e}") from None
+
+
+def _read_tools(path: Optional[str]) -> Optional[List[Any]]:
+    if path is None:
+        return None
+    text = _read_input(path)
+    try:
+        tools = json.loads(text)
+    except ValueError as e:
+        raise CliError(f"--tools {path}: not JSON ({e})") from None
+    if not isinstance(tools, list):
+        raise CliError(f"--tools {path}: expected a JSON list of tools")
+    return tools
+
+
+def _make_parser(args: argparse.Namespace, tools: Optional[List[Any]] = None) -> Any:
+    import toolparse
+
+    ids = toolparse.IdSource(args.seed) if getattr(args, "seed", None) is not None else None
+    try:
+        return toolparse.get_parser(args.format, tools=tools, backend=args.backend, ids=ids)
+    except (ValueError, ImportError) as e:
+        raise CliError(str(e)) from None
+
+
+def _write(out: TextIO, line: str) -> None:
+    out.write(line)
+    out.write("\n")
+
+
+# ------------------------------------------------------------------------------------------------
+# commands
+# ------------------------------------------------------------------------------------------------
+
+
+def _cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
+    import toolparse
+
+    for name in toolparse.list_formats():
+        _write(out, name)
+    return 0
+
+
+def _cmd_parse(args: argparse.Namespace, out: TextIO) -> int:
+    tools = _read_tools(args.tools)
+    parser = _make_parser(args, tools)
+    text = _read_input(args.file)
+    info = parser.extract_tool_calls(text)
+    _write(out, info.model_dump_json(exclude_none=True))
+    return 0
+
+
+def _cmd_stream(args: argparse.Namespace, out: TextIO) -> int:
+    if args.chunk_size < 1:
+        raise CliError(f"--chunk-size must be at least 1, got {args.chunk_size}", code=2)
+    tools = _read_tools(args.tools)
+    parser = _make_parser(args, tools)
+    text = _read_input(args.file)
+    stream = parser.stream()
+    n = args.chunk_size
+    for start in range(0, len(text), n):
+        delta = stream.feed(text[start : start + n])
+        if delta is not None:
+            _write(out, delta.model_dump_json(exclude_none=True))
+    delta = stream.finish()
+    if delta is not None:
+        _write(out, delta.model_dump_json(exclude_none=True))
+    return 0
+
+
+def _width(text: str) -> int:
+    """Display width: East Asian wide and full-width characters take two columns."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` on one line (control characters shown escaped), cut with an ellipsis and padded
+    to exactly ``width`` columns."""
+    text = text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    if _width(text) > width:
+        cut, used = [], 0
+        for ch in text:
+            w = _width(ch)
+            if used + w > width - 1:
+                break
+            cut.append(ch)
+            used += w
+        text = "".join(cut) + "…"
+    return text + " " * (width - _width(text))
+
+
+def _calls_text(calls: Sequence[Tuple[str, str]]) -> List[str]:
+    return [f"{name}({args})" for name, args in calls]
+
+
+def _demo_one(
+    format: str, text: str, backend: str, tools: List[Any], chunk_size: int
+) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]], bool]:
+    """(content, reasoning, [(name, arguments)], streaming == non-streaming) for one sample."""
+    import toolparse
+
+    parser = toolparse.get_parser(format, tools=tools, backend=backend)
+    info = parser.extract_tool_calls(text)
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+
+    rec = toolparse.StreamingToolReconstructor()
+    stream = parser.stream()
+    for start in range(0, len(text), chunk_size):
+        rec.append_deltas([stream.feed(text[start : start + chunk_size])])
+    rec.append_deltas([stream.finish()])
+    streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+    same = (rec.other_content or None) == info.content and streamed == calls
+    return info.content, rec.reasoning or None, calls, same
+
+
+def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    import toolparse
+    from toolparse import samples
+
+    if args.chunk_size < 1:
+        raise CliError(f"--chunk-size must be at least 1, got {args.chunk_size}", code=2)
+    ok_mark, bad_mark = _marks(out)
+    tools = samples.tools()
+    rows: List[Tuple[str, str, str, str]] = []
+    missing: List[str] = []
+    failures = 0
+    for format in toolparse.list_formats():
+        texts = samples.load(format)
+        if not texts:
+            missing.append(format)
+            continue
+        for text in texts:
+            try:
+                content, reasoning, calls, same = _demo_one(
+                    format, text, args.backend, tools, args.chunk_size
+                )
+            except Exception as e:  # the demo reports every format, whatever one of them does
+                rows.append((format, f"error: {_one_line(str(e))}", "", bad_mark))
+                failures += 1
+                continue
+            shown = repr(content) if content is not None else "None"
+            if reasoning:
+                shown += f"  [reasoning: {reasoning!r}]"
+            call_lines = _calls_text(calls) or ["-"]
+            failures += not same
+            mark = ok_mark if same else bad_mark
+            for i, call in enumerate(call_lines):
+                if i == 0:
+                    rows.append((format, shown, call, mark))
+                else:
+                    rows.append(("", "", call, ""))
+
+    header = ("format", "content", "tool calls name(args)", "stream==non-stream")
+    widths = [
+        max(_width(r[0]) for r in [header, *rows]),
+        min(48, max(_width(r[1]) for r in [header, *rows])),
+        min(64, max(_width(r[2]) for r in [header, *rows])),
+    ]
+
+    def line(cells: Tuple[str, str, str, str]) -> str:
+        parts = [_fit(c, w) for c, w in zip(cells[:3], widths)]
+        return " | ".join(parts + [cells[3]]).rstrip()
+
+    _write(
+        out,
+        f"toolparse demo: {len(toolparse.list_formats())} formats, backend={args.backend}, "
+        f"streamed in {args.chunk_size}-character deltas",
+    )
+    _write(out, line(header))
+    _write(out, "-+-".join("-" * w for w in widths + [len(header[3])]))
+    for row in rows:
+        _write(out, line(row))
+    for format in missing:
+        _write(
+            out,
+            f"!! {format}: no bundled sample output (add python/toolparse/samples/{format}.txt)",
+        )
+    if failures:
+        _write(out, f"!! {failures} sample(s) gave a different result streaming and not")
+        return 1
+    return 0
+
+
+def _marks(out: TextIO) -> Tuple[str, str]:
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    try:
+        "✓✗…".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return "ok", "MISMATCH"
+    return "✓", "✗"
+
+
+# ------------------------------------------------------------------------------------------------
+# entry point
+# ------------------------------------------------------------------------------------------------
+
+
+def _argument_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = _ArgumentParser(
+        prog=PROG,
+        description="Streaming tool-call parsers for LLM output (Rust core, Python twins).",
+    )
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    sub.required = True
+
+    sub.add_parser("formats", help="list the registered formats, one per line")
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--format", "-f", required=True, help="format name (see 'toolparse formats')"
+        )
+        sp.add_argument("--backend", choices=("rust", "python"), default="rust")
+        sp.add_argument(
+            "--tools", metavar="JSON_FILE", help="OpenAI tools list (JSON), for typed formats"
+        )
+        sp.add_argument("--seed", type=int, help="seed for deterministic tool-call ids")
+        sp.add_argument(
+            "file", nargs="?", default="-", metavar="FILE", help="model output ('-' or none: stdin)"
+        )
+
+    parse = sub.add_parser(
+        "parse", help="non-streaming: print the ExtractedToolCallInformation as JSON"
+    )
+    common(parse)
+    stream = sub.add_parser("stream", help="streaming: print one DeltaMessage as JSON per line")
+    common(stream)
+    stream.add_argument(
+        "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
+    )
+
+    demo = sub.add_parser("demo", help="run every format on its bundled sample outputs")
+    demo.add_argument("--backend", choices=("rust", "python"), default="rust")
+    demo.add_argument(
+        "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
+    )
+    return p
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+_COMMANDS = {"formats": _cmd_formats, "parse": _cmd_parse, "stream": _cmd_stream, "demo": _cmd_demo}
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs the command; returns the exit status (the console script passes it to ``sys.exit``)."""
+    out = sys.stdout
+    try:
+        parser = _argument_parser()
+        try:
+            args = parser.parse_args(list(argv) if argv is not None else None)
+        except SystemExit as e:  # --help / --version
+            return e.code if isinstance(e.code, int) else 0
+        return _COMMANDS[args.command](args, out)
+    except CliError as e:
+        print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:  # `toolparse stream ... | head`: stop quietly
+        _silence_stdout()
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug: still one line, never a traceback
+        print(f"{PROG}: error: {type(e).__name__}: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
