@@ -4,6 +4,7 @@
 //! Nothing here recurses, so nesting depth is bounded by memory, not by the call stack.
 
 use crate::event::{is_ws, Emitter};
+use crate::scan::ws_len;
 use crate::Step;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -411,6 +412,32 @@ impl StrDecoder {
     }
 }
 
+/// Checks decoded string-argument text as (part of) one JSON object with optional surrounding
+/// whitespace; returns the byte offset of the first character that breaks it.
+fn first_bad(text: &str, opened: &mut bool, sc: &mut JsonScanner) -> Option<usize> {
+    if !*opened {
+        let lead = ws_len(text);
+        if lead == text.len() {
+            return None;
+        }
+        if !text[lead..].starts_with('{') {
+            return Some(lead);
+        }
+        *opened = true;
+    }
+    let tail = if sc.is_done() {
+        0
+    } else {
+        match sc.feed(text.as_bytes()) {
+            Step::Done(k) => k,
+            Step::NeedMore => return None,
+            Step::Error(k) => return Some(k),
+        }
+    };
+    let ws = ws_len(&text[tail..]);
+    (tail + ws < text.len()).then_some(tail + ws)
+}
+
 /// Which member of a call object a key names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Member {
@@ -457,6 +484,8 @@ enum CState {
     ArgsRaw(JsonScanner),
     /// Arguments given as a JSON string holding JSON: decoded, then validated.
     ArgsStr(StrDecoder, JsonScanner, bool),
+    /// String arguments that stopped being JSON: read to the end of the string, then fail.
+    BadStr(StrDecoder),
     Skip(JsonScanner),
     CommaOrClose,
     Done,
@@ -635,38 +664,27 @@ impl CallObject {
                 CState::ArgsStr(dec, sc, opened) => {
                     let mut text = String::new();
                     let r = dec.feed(rest, &mut text);
-                    // The decoded text must be one JSON object, surrounding whitespace allowed.
-                    let lead = if *opened {
-                        0
-                    } else {
-                        text.len() - text.trim_start_matches(is_ws).len()
-                    };
-                    if !*opened && lead < text.len() {
-                        if !text[lead..].starts_with('{') {
-                            return Step::Error(i);
-                        }
-                        *opened = true;
+                    let bad = first_bad(&text, opened, sc);
+                    let (opened, done) = (*opened, sc.is_done());
+                    // What was valid is emitted before any error, and the error takes the rest of
+                    // the string with it, so the result does not depend on where text was split.
+                    if let Some(b) = bad {
+                        let dec = std::mem::take(dec);
+                        self.args_out(&text[..b], out);
+                        return match r {
+                            Step::NeedMore => {
+                                self.st = CState::BadStr(dec);
+                                Step::NeedMore
+                            }
+                            Step::Done(k) | Step::Error(k) => Step::Error(i + k),
+                        };
                     }
-                    let bad = if sc.is_done() {
-                        !text.trim_start_matches(is_ws).is_empty()
-                    } else {
-                        match sc.feed(text.as_bytes()) {
-                            Step::Done(k) => !text[k..].trim_start_matches(is_ws).is_empty(),
-                            Step::NeedMore => false,
-                            Step::Error(_) => true,
-                        }
-                    };
-                    if bad {
-                        return Step::Error(i);
-                    }
-                    let done = sc.is_done();
-                    let opened = *opened;
+                    self.args_out(&text, out);
                     match r {
                         Step::Done(k) => {
                             if opened && !done {
                                 return Step::Error(i + k - 1);
                             }
-                            self.args_out(&text, out);
                             if !opened {
                                 self.args_out("{}", out);
                             }
@@ -674,12 +692,16 @@ impl CallObject {
                             self.st = CState::CommaOrClose;
                             i += k;
                         }
-                        Step::NeedMore => {
-                            self.args_out(&text, out);
-                            return Step::NeedMore;
-                        }
+                        Step::NeedMore => return Step::NeedMore,
                         Step::Error(k) => return Step::Error(i + k),
                     }
+                }
+                CState::BadStr(dec) => {
+                    let mut sink = String::new();
+                    return match dec.feed(rest, &mut sink) {
+                        Step::NeedMore => Step::NeedMore,
+                        Step::Done(k) | Step::Error(k) => Step::Error(i + k),
+                    };
                 }
                 CState::Skip(sc) => match sc.feed(rest.as_bytes()) {
                     Step::Done(k) => {

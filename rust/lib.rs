@@ -9,6 +9,7 @@ pub mod convert;
 pub mod event;
 pub mod formats;
 pub mod json;
+pub mod params;
 pub mod scan;
 
 #[cfg(feature = "python")]

@@ -1,12 +1,12 @@
 //! The only PyO3 file: thin classes over the core. Data crosses as Python objects (tuples, lists,
 //! str), never as JSON text.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 use crate::event::{Delta, Extracted};
@@ -37,6 +37,36 @@ fn tools_of(tools: Option<HashMap<String, HashMap<String, String>>>) -> Tools {
     Tools {
         functions: tools.unwrap_or_default(),
     }
+}
+
+/// The UTF-8 text of a Python str, borrowed without a copy where the interpreter allows it.
+/// Lone surrogates (which UTF-8 cannot carry) become U+FFFD, as in the Python twin.
+fn text_of<'a>(s: &'a Bound<'_, PyString>) -> Cow<'a, str> {
+    #[cfg(not(windows))]
+    {
+        extern "C" {
+            // In every CPython 3 (stable ABI since 3.10); exported by the interpreter on 3.9 too.
+            fn PyUnicode_AsUTF8AndSize(
+                o: *mut pyo3::ffi::PyObject,
+                size: *mut pyo3::ffi::Py_ssize_t,
+            ) -> *const std::os::raw::c_char;
+        }
+        let mut size: pyo3::ffi::Py_ssize_t = 0;
+        // SAFETY: `s` is a live str; the buffer it returns lives as long as `s` does.
+        let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+        if !data.is_null() {
+            if let Ok(len) = usize::try_from(size) {
+                // SAFETY: CPython guarantees `len` bytes of valid UTF-8 at `data`.
+                let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) };
+                if let Ok(text) = std::str::from_utf8(bytes) {
+                    return Cow::Borrowed(text);
+                }
+            }
+        }
+        // A lone surrogate: clear the UnicodeEncodeError and fall back to the lossy copy.
+        let _ = PyErr::take(s.py());
+    }
+    s.to_string_lossy()
 }
 
 /// `(content, reasoning, [(index, id, name, arguments), ...])`, or None.
@@ -81,7 +111,8 @@ impl PyParser {
         })
     }
 
-    fn feed(&mut self, py: Python<'_>, text: PyBackedStr) -> PyResult<PyObject> {
+    fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PyObject> {
+        let text = text_of(text);
         if self.inner.is_finished() {
             return Err(error(
                 self.format.name(),
@@ -92,6 +123,15 @@ impl PyParser {
         self.fed += text.len();
         let d = self.inner.feed_delta(&text);
         delta_to_py(py, d)
+    }
+
+    /// Feeds several deltas in one call (batched tokens, speculative decoding); one result each.
+    fn feed_many(
+        &mut self,
+        py: Python<'_>,
+        texts: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<Vec<PyObject>> {
+        texts.iter().map(|t| self.feed(py, t)).collect()
     }
 
     fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
@@ -116,12 +156,18 @@ impl PyParser {
 fn extract(
     py: Python<'_>,
     format: &str,
-    text: PyBackedStr,
+    text: &Bound<'_, PyString>,
     tools: Option<HashMap<String, HashMap<String, String>>>,
 ) -> PyResult<PyObject> {
     let f = format_of(format)?;
+    let text = text_of(text);
     let tools = tools_of(tools);
     let x: Extracted = py.allow_threads(|| Parser::extract(f, &tools, &text));
+    extracted_to_py(py, x)
+}
+
+/// `(content, reasoning, [(id, name, arguments), ...], malformed)`.
+fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<PyObject> {
     let calls = PyList::new(py, x.calls.into_iter().map(|c| (c.id, c.name, c.arguments)))?;
     let t = PyTuple::new(
         py,
@@ -135,6 +181,24 @@ fn extract(
     Ok(t.into_any().unbind())
 }
 
+/// Streams `chunks` one delta at a time through the core and returns what a client would have
+/// reconstructed, in the shape of `extract`: the core's per-delta work without Python objects
+/// per delta (for replaying recorded streams and for measuring the core alone).
+#[pyfunction]
+#[pyo3(signature = (format, chunks, tools=None))]
+fn replay(
+    py: Python<'_>,
+    format: &str,
+    chunks: Vec<Bound<'_, PyString>>,
+    tools: Option<HashMap<String, HashMap<String, String>>>,
+) -> PyResult<PyObject> {
+    let f = format_of(format)?;
+    let tools = tools_of(tools);
+    let texts: Vec<Cow<'_, str>> = chunks.iter().map(text_of).collect();
+    let x = py.allow_threads(|| Parser::replay(f, &tools, &texts));
+    extracted_to_py(py, x)
+}
+
 #[pyfunction]
 fn list_formats() -> Vec<&'static str> {
     Format::names()
@@ -142,14 +206,15 @@ fn list_formats() -> Vec<&'static str> {
 
 /// Whether `text` is exactly one JSON value (the core's validating scanner).
 #[pyfunction]
-fn is_json(text: PyBackedStr) -> bool {
-    crate::json::is_json(&text)
+fn is_json(text: &Bound<'_, PyString>) -> bool {
+    crate::json::is_json(&text_of(text))
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;
     m.add_function(wrap_pyfunction!(is_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

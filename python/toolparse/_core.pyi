@@ -17,6 +17,8 @@ class Parser:
     def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None: ...
     def feed(self, text: str) -> Optional[Delta]:
         """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
+    def feed_many(self, texts: List[str]) -> List[Optional[Delta]]:
+        """Feeds several deltas in one call; one result per delta."""
     def finish(self) -> Optional[Delta]:
         """Flushes what was held back at the end of the text."""
     @property
@@ -28,6 +30,12 @@ def extract(
     format: str, text: str, tools: Optional[ToolTypes] = None
 ) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
     """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed)."""
+
+def replay(
+    format: str, chunks: List[str], tools: Optional[ToolTypes] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
+    """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
+    in the shape of ``extract``."""
 
 def list_formats() -> List[str]: ...
 def is_json(text: str) -> bool: ...

@@ -24,6 +24,14 @@ except ImportError:  # pragma: no cover - the extension is built by maturin
     _core = None  # type: ignore[assignment]
 
 BACKENDS = ("rust", "python")
+
+# Bound once: attribute lookups on pydantic model classes are slow (see models.py).
+_message_fast = DeltaMessage._fast
+_args_fast = DeltaMessage._fast_tool_args
+_call_fast = DeltaToolCall._fast
+_function_fast = DeltaFunctionCall._fast
+_tool_call_fast = ToolCall._fast
+_function_call_fast = FunctionCall._fast
 ToolsArg = Optional[Sequence[Union[Tool, Dict[str, Any]]]]
 
 
@@ -87,11 +95,15 @@ class ToolParser:
     def new_id(self) -> str:
         return self._ids.make(self._id_style)
 
-    def extract_tool_calls(self, model_output: str, request: Any = None) -> ExtractedToolCallInformation:
+    def extract_tool_calls(
+        self, model_output: str, request: Any = None
+    ) -> ExtractedToolCallInformation:
         """Non-streaming: the streaming machine fed the whole text at once. Malformed or truncated
         tool markup gives ``tools_called=False`` and the original text as content."""
         if self.backend == "rust":
-            content, reasoning, calls, malformed = _core.extract(self.name, model_output, self._types)
+            content, reasoning, calls, malformed = _core.extract(
+                self.name, model_output, self._types
+            )
         else:
             content, reasoning, calls, malformed = reference.extract(
                 self.name, model_output, self._types
@@ -101,11 +113,14 @@ class ToolParser:
                 tools_called=False, tool_calls=[], content=model_output
             )
         tool_calls = [
-            ToolCall._fast(id or self.new_id(), FunctionCall._fast(name, args))
+            _tool_call_fast(id or self.new_id(), _function_call_fast(name, args))
             for id, name, args in calls
         ]
         return ExtractedToolCallInformation(
-            tools_called=bool(tool_calls), tool_calls=tool_calls, content=content
+            tools_called=bool(tool_calls),
+            tool_calls=tool_calls,
+            content=content,
+            reasoning=reasoning,
         )
 
     def stream(self) -> ToolCallStream:
@@ -137,15 +152,18 @@ class ToolCallStream:
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d
         if calls is None:
-            return DeltaMessage._fast(content, reasoning, [])
-        fast_call = DeltaToolCall._fast
-        fast_fn = DeltaFunctionCall._fast
+            return _message_fast(content, reasoning, [])
+        if len(calls) == 1 and content is None and reasoning is None:
+            index, id, name, args = calls[0]
+            if name is None:
+                # The hottest delta: an arguments fragment of a started call.
+                return _args_fast(index, args)
         tool_calls = []
         for index, id, name, args in calls:
             if name is None:
-                tool_calls.append(fast_call(index, None, None, fast_fn(None, args)))
+                tool_calls.append(_call_fast(index, None, None, _function_fast(None, args)))
             else:
                 if id is None:
                     id = self.parser.new_id()
-                tool_calls.append(fast_call(index, id, "function", fast_fn(name, args)))
-        return DeltaMessage._fast(content, reasoning, tool_calls)
+                tool_calls.append(_call_fast(index, id, "function", _function_fast(name, args)))
+        return _message_fast(content, reasoning, tool_calls)

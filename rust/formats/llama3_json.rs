@@ -6,10 +6,9 @@
 use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
-use crate::scan::{expect, Expect, Found, Markers};
+use crate::scan::{ws_len, Found, Markers};
 
 const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
-const SEP: Markers = Markers::new(&[";"]);
 
 pub fn new(_: &Tools) -> Box<dyn Machine> {
     Box::new(Llama3Json { st: State::Text })
@@ -77,19 +76,20 @@ impl Machine for Llama3Json {
                         };
                     }
                 },
-                State::After => match expect(rest, &SEP) {
-                    Expect::Marker { end, .. } => {
-                        i += end;
+                State::After => {
+                    // Whitespace goes to content, where the emitter drops it unless text follows.
+                    let ws = ws_len(rest);
+                    out.content(&rest[..ws]);
+                    i += ws;
+                    if rest[ws..].starts_with(';') {
+                        i += 1;
                         self.st = State::Next;
-                    }
-                    Expect::Wait { ws } => return i + ws,
-                    Expect::Other { at } => {
-                        i += at;
+                    } else if ws < rest.len() {
                         self.st = State::Text;
                     }
-                },
+                }
                 State::Next => {
-                    let ws = crate::scan::ws_len(rest);
+                    let ws = ws_len(rest);
                     i += ws;
                     if ws == rest.len() {
                         return input.len();

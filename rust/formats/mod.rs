@@ -8,6 +8,9 @@ use crate::Step;
 
 mod llama3_json;
 mod mistral;
+mod openai;
+mod pythonic;
+mod qwen3_coder;
 mod tagged_json;
 
 /// A format state machine. `feed` consumes as much of `input` as can be decided now and returns
@@ -32,6 +35,10 @@ const REGISTRY: &[(&str, Ctor)] = &[
     ("hermes", tagged_json::hermes),
     ("llama3_json", llama3_json::new),
     ("mistral", mistral::new),
+    ("openai", openai::new),
+    ("pythonic", pythonic::pythonic),
+    ("llama4_pythonic", pythonic::llama4),
+    ("qwen3_coder", qwen3_coder::new),
 ];
 
 /// A known format.
@@ -80,8 +87,14 @@ impl Parser {
 
     /// Feeds one delta; returns the events it produced.
     pub fn feed(&mut self, text: &str) -> Vec<Event> {
+        self.push(text);
+        self.out.take()
+    }
+
+    /// Feeds one delta, leaving its events in the emitter (where they coalesce with earlier ones).
+    fn push(&mut self, text: &str) {
         if self.finished {
-            return Vec::new();
+            return;
         }
         if self.held.is_empty() {
             let n = self.machine.feed(text, &mut self.out);
@@ -91,18 +104,21 @@ impl Parser {
             let n = self.machine.feed(&self.held, &mut self.out);
             self.held.drain(..n);
         }
-        self.out.take()
     }
 
     /// End of text: flushes what was held back.
     pub fn finish(&mut self) -> Vec<Event> {
+        self.end();
+        self.out.take()
+    }
+
+    fn end(&mut self) {
         if !self.finished {
             self.finished = true;
             let held = std::mem::take(&mut self.held);
             self.machine.finish(&held, &mut self.out);
             self.out.finish();
         }
-        self.out.take()
     }
 
     pub fn feed_delta(&mut self, text: &str) -> Option<Delta> {
@@ -120,6 +136,17 @@ impl Parser {
 
     pub fn is_finished(&self) -> bool {
         self.finished
+    }
+
+    /// Streams `chunks` one delta at a time and returns what a client would have reconstructed
+    /// (the per-delta work of a server, without making delta objects).
+    pub fn replay<S: AsRef<str>>(format: Format, tools: &Tools, chunks: &[S]) -> Extracted {
+        let mut p = Parser::new(format, tools);
+        for c in chunks {
+            p.push(c.as_ref());
+        }
+        p.end();
+        Extracted::from_events(p.out.take(), p.malformed())
     }
 
     /// Non-streaming: the same machine fed the whole text at once.
@@ -208,6 +235,9 @@ impl Region {
         self.calls.is_call()
     }
 }
+
+#[cfg(test)]
+mod invariants;
 
 #[cfg(test)]
 mod tests {

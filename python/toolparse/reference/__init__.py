@@ -22,7 +22,7 @@ class Machine(Protocol):
 
 
 def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
-    from . import llama3_json, mistral, tagged_json
+    from . import llama3_json, mistral, openai, pythonic, qwen3_coder, tagged_json
 
     # One line per format, in the same order as rust/formats/mod.rs: the machine, and how the
     # caller makes ids for calls whose format does not carry one ("chatcmpl" or "mistral").
@@ -30,6 +30,10 @@ def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
         "hermes": (tagged_json.hermes, "chatcmpl"),
         "llama3_json": (llama3_json.new, "chatcmpl"),
         "mistral": (mistral.new, "mistral"),
+        "openai": (openai.new, "chatcmpl"),
+        "pythonic": (pythonic.pythonic, "chatcmpl"),
+        "llama4_pythonic": (pythonic.llama4, "chatcmpl"),
+        "qwen3_coder": (qwen3_coder.new, "chatcmpl"),
     }
 
 
@@ -60,29 +64,53 @@ class Parser:
         self._fed = 0
 
     def feed(self, text: str) -> Optional[Delta]:
+        self._push(text)
+        return delta_from_events(self._out.take())
+
+    def _push(self, text: str) -> None:
+        """Feeds one delta, leaving its events in the emitter (where they coalesce)."""
         if self._finished:
             raise ValueError(f"toolparse[{self.format}] at offset {self._fed}: feed() after finish()")
-        self._fed += len(text.encode("utf-8", "surrogatepass"))
+        try:
+            self._fed += len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            text = lossy(text)
+            self._fed += len(text.encode("utf-8"))
         buf = self._held + text if self._held else text
         n = self._machine.feed(buf, self._out)
         self._held = buf[n:]
-        return delta_from_events(self._out.take())
+
+    def feed_many(self, texts: List[str]) -> List[Optional[Delta]]:
+        """Feeds several deltas in one call; one result per delta."""
+        return [self.feed(t) for t in texts]
 
     def finish(self) -> Optional[Delta]:
+        self._end()
+        return delta_from_events(self._out.take())
+
+    def _end(self) -> None:
         if not self._finished:
             self._finished = True
             held, self._held = self._held, ""
             self._machine.finish(held, self._out)
             self._out.finish()
-        return delta_from_events(self._out.take())
 
     @property
     def malformed(self) -> bool:
         return self._out.malformed
 
 
+def lossy(text: str) -> str:
+    """Lone surrogates (which UTF-8 cannot carry) become U+FFFD, as in the Rust binding."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
 def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extracted:
     """Non-streaming: the same machine fed the whole text at once."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = lossy(text)
     p = Parser(format, tools)
     m = p._machine
     out = p._out
@@ -90,6 +118,16 @@ def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extrac
     m.finish(text[n:], out)
     out.finish()
     return extracted_from_events(out.take(), out.malformed)
+
+
+def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:
+    """Streams ``chunks`` one delta at a time and returns what a client would have
+    reconstructed, in the shape of :func:`extract`."""
+    p = Parser(format, tools)
+    for c in chunks:
+        p._push(c)
+    p._end()
+    return extracted_from_events(p._out.take(), p.malformed)
 
 
 class Region:

@@ -47,18 +47,18 @@ class Emitter:
     def _push_content(self, s: str) -> None:
         ev = self.events
         if ev and ev[-1][0] == "content":
-            ev[-1][1] += s
+            ev[-1][1].append(s)
         else:
-            ev.append(["content", s])
+            ev.append(["content", [s]])
 
     def reasoning(self, s: str) -> None:
         if not s:
             return
         ev = self.events
         if ev and ev[-1][0] == "reasoning":
-            ev[-1][1] += s
+            ev[-1][1].append(s)
         else:
-            ev.append(["reasoning", s])
+            ev.append(["reasoning", [s]])
 
     def tool_start(self, id: Optional[str], name: str) -> int:
         self._ws = ""
@@ -75,9 +75,9 @@ class Emitter:
             return
         ev = self.events
         if ev and ev[-1][0] == "tool_args" and ev[-1][1] == index:
-            ev[-1][2] += s
+            ev[-1][2].append(s)
         else:
-            ev.append(["tool_args", index, s])
+            ev.append(["tool_args", index, [s]])
 
     def tool_end(self) -> None:
         if self._open is not None:
@@ -100,7 +100,14 @@ class Emitter:
             self.malformed = True
 
     def take(self) -> List[list]:
+        """Takes the events emitted since the last call (text fragments are kept as lists of
+        parts while they coalesce, so accumulating is linear; they are joined here)."""
         ev, self.events = self.events, []
+        for e in ev:
+            if e[0] == "tool_args":
+                e[2] = "".join(e[2])
+            elif e[0] in ("content", "reasoning"):
+                e[1] = "".join(e[1])
         return ev
 
 
@@ -130,25 +137,30 @@ def delta_from_events(events: List[list]) -> Optional[Delta]:
 
 def extracted_from_events(events: List[list], malformed: bool) -> Extracted:
     """The non-streaming result, before the caller's fallback rule is applied."""
-    content: Optional[str] = None
-    reasoning: Optional[str] = None
+    content: List[str] = []
+    reasoning: List[str] = []
     calls: List[list] = []
     ended = 0
     for ev in events:
         kind = ev[0]
         if kind == "content":
-            content = ev[1] if content is None else content + ev[1]
+            content.append(ev[1])
         elif kind == "reasoning":
-            reasoning = ev[1] if reasoning is None else reasoning + ev[1]
+            reasoning.append(ev[1])
         elif kind == "tool_start":
-            calls.append([ev[2], ev[3], ""])
+            calls.append([ev[2], ev[3], []])
         elif kind == "tool_args":
             if ev[1] < len(calls):
-                calls[ev[1]][2] += ev[2]
+                calls[ev[1]][2].append(ev[2])
             else:
                 malformed = True
         elif kind == "tool_end":
             ended += 1
     if ended != len(calls):
         malformed = True
-    return (content, reasoning, [tuple(c) for c in calls], malformed)  # type: ignore[misc]
+    return (
+        "".join(content) if content else None,
+        "".join(reasoning) if reasoning else None,
+        [(c[0], c[1], "".join(c[2])) for c in calls],
+        malformed,
+    )  # type: ignore[misc]

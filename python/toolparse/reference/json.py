@@ -11,7 +11,7 @@ import re
 from typing import List, Optional, Sequence, Tuple
 
 from .event import Emitter
-from .scan import WS
+from .scan import WS, ws_len
 
 MORE, DONE, ERROR = "more", "done", "error"
 Step = Tuple[str, int]
@@ -429,35 +429,31 @@ class CallObject:
                 buf: List[str] = []
                 r, k = self.dec.feed(s[i:], buf)  # type: ignore[union-attr]
                 text = "".join(buf)
-                # The decoded text must be one JSON object, surrounding whitespace allowed.
-                if not self.opened:
-                    lead = len(text) - len(text.lstrip(WS))
-                    if lead < len(text):
-                        if text[lead] != "{":
-                            return (ERROR, i)
-                        self.opened = True
-                sc = self.sc
-                assert sc is not None
-                if sc.is_done():
-                    bad = bool(text.lstrip(WS))
-                else:
-                    r2, k2 = sc.feed(text)
-                    bad = r2 == ERROR or (r2 == DONE and bool(text[k2:].lstrip(WS)))
-                if bad:
-                    return (ERROR, i)
+                bad = self._first_bad(text)
+                opened, done = self.opened, self.sc.is_done()  # type: ignore[union-attr]
+                # What was valid is emitted before any error, and the error takes the rest of the
+                # string with it, so the result does not depend on where the text was split.
+                if bad is not None:
+                    self._args_out(text[:bad], out)
+                    if r == MORE:
+                        self.st = "BadStr"
+                        return (MORE, 0)
+                    return (ERROR, i + k)
+                self._args_out(text, out)
                 if r == DONE:
-                    if self.opened and not sc.is_done():
+                    if opened and not done:
                         return (ERROR, i + k - 1)
-                    self._args_out(text, out)
-                    if not self.opened:
+                    if not opened:
                         self._args_out("{}", out)
                     self.st = "CommaOrClose"
                     i += k
                 elif r == MORE:
-                    self._args_out(text, out)
                     return (MORE, 0)
                 else:
                     return (ERROR, i + k)
+            elif st == "BadStr":
+                r, k = self.dec.feed(s[i:], [])  # type: ignore[union-attr]
+                return (MORE, 0) if r == MORE else (ERROR, i + k)
             elif st == "Skip":
                 r, k = self.sc.feed(s[i:])  # type: ignore[union-attr]
                 if r == DONE:
@@ -470,6 +466,30 @@ class CallObject:
             else:  # Done
                 return (DONE, i)
         return (MORE, 0)
+
+    def _first_bad(self, text: str) -> Optional[int]:
+        """Checks decoded string-argument text as (part of) one JSON object with optional
+        surrounding whitespace; returns the offset of the first character that breaks it."""
+        if not self.opened:
+            lead = ws_len(text)
+            if lead == len(text):
+                return None
+            if text[lead] != "{":
+                return lead
+            self.opened = True
+        sc = self.sc
+        assert sc is not None
+        if sc.is_done():
+            tail = 0
+        else:
+            r, k = sc.feed(text)
+            if r == MORE:
+                return None
+            if r == ERROR:
+                return k
+            tail = k
+        ws = ws_len(text, tail)
+        return tail + ws if tail + ws < len(text) else None
 
     def _close(self, i: int, out: Emitter) -> Step:
         self.st = "Done"

@@ -10,10 +10,9 @@ from typing import Optional
 from . import Region, ToolTypes
 from .event import Emitter
 from .json import CALL_KEYS, Calls
-from .scan import Markers, expect, ws_len
+from .scan import Markers, ws_len
 
 TEXT = Markers(["<|python_tag|>", "{"])
-SEP = Markers([";"])
 
 
 def new(_: ToolTypes) -> Llama3Json:
@@ -55,14 +54,14 @@ class Llama3Json:
                 else:
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
-                kind, a, b = expect(rest, SEP)
-                if kind == "marker":
-                    i += b
+                # Whitespace goes to content, where the emitter drops it unless text follows.
+                ws = ws_len(rest)
+                out.content(rest[:ws])
+                i += ws
+                if rest.startswith(";", ws):
+                    i += 1
                     self.st = "Next"
-                elif kind == "wait":
-                    return i + a
-                else:
-                    i += a
+                elif ws < len(rest):
                     self.st = "Text"
             elif st == "Next":
                 ws = ws_len(rest)

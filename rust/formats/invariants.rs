@@ -1,0 +1,272 @@
+//! Randomised checks of the invariants over every registered format (no external crates): for
+//! random texts built from marker pieces, JSON and Python fragments, no panic, and the streamed
+//! result is the same for every split and equal to the non-streaming one.
+
+use super::{Format, Parser, Tools};
+use crate::event::{Event, Extracted};
+
+/// Pieces random texts are made of: every format's markers and the syntax inside them.
+const PIECES: &[&str] = &[
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "<|python_tag|>",
+    "<|python_start|>",
+    "<|python_end|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|start|>",
+    "<|end|>",
+    "<|call|>",
+    "<|return|>",
+    "<|constrain|>",
+    "analysis",
+    "final",
+    "commentary",
+    " to=functions.f",
+    "json",
+    "assistant",
+    "<function=f>",
+    "</function>",
+    "<parameter=a>",
+    "</parameter>",
+    "<function=",
+    "<parameter=",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    "\"name\"",
+    "\"arguments\"",
+    "\"parameters\"",
+    ": ",
+    ":",
+    ", ",
+    ",",
+    "\"f\"",
+    "\"g\"",
+    "1",
+    "-2.5e3",
+    "true",
+    "null",
+    "\"x\\u00e9\\ud83c\\udf89\"",
+    "\\",
+    "\"",
+    "'",
+    "'s'",
+    " ",
+    "\n",
+    "a",
+    "é",
+    "🎉",
+    "<",
+    ">",
+    "|",
+    "=",
+    "f(",
+    "a=",
+    "True",
+    "None",
+    ";",
+    "; ",
+    "b",
+    "x",
+    "\t",
+];
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn valid_text(f: Format, rng: &mut Rng) -> String {
+    let name = ["f", "get_weather", "g"][rng.below(3)];
+    let args = [
+        r#"{"a": 1}"#,
+        r#"{}"#,
+        r#"{"s": "x\"y\\z\u00e9 🎉", "n": [1, 2.5, true, null, {"k": []}]}"#,
+    ][rng.below(3)];
+    let body = match f.name() {
+        "hermes" => format!(r#"<tool_call>{{"name": "{name}", "arguments": {args}}}</tool_call>"#),
+        "mistral" => format!("[TOOL_CALLS]{name}{args}"),
+        "llama3_json" => format!(r#"<|python_tag|>{{"name": "{name}", "parameters": {args}}}"#),
+        "qwen3_coder" => {
+            format!("<tool_call>\n<function={name}>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>")
+        }
+        "openai" => format!(
+            "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>"
+        ),
+        "pythonic" => format!("[{name}(a=1, b='x')]"),
+        "llama4_pythonic" => format!("<|python_start|>[{name}(a=1)]<|python_end|>"),
+        _ => String::new(),
+    };
+    format!("Hi. {body}")
+}
+
+fn random_text(f: Format, rng: &mut Rng) -> String {
+    let mut s = if rng.below(2) == 0 {
+        valid_text(f, rng)
+    } else {
+        String::new()
+    };
+    // mutate or extend with random pieces
+    for _ in 0..rng.below(12) {
+        let piece = PIECES[rng.below(PIECES.len())];
+        let mut at = rng.below(s.len() + 1);
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        if rng.below(4) == 0 && at < s.len() {
+            let mut end = at + 1;
+            while !s.is_char_boundary(end) {
+                end += 1;
+            }
+            s.replace_range(at..end, "");
+        } else {
+            s.insert_str(at, piece);
+        }
+    }
+    s
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Streamed {
+    content: String,
+    reasoning: String,
+    calls: Vec<(String, String)>,
+    malformed: bool,
+}
+
+fn stream(f: Format, text: &str, cuts: &[usize]) -> Streamed {
+    let mut p = Parser::new(f, &Tools::default());
+    let mut events: Vec<Event> = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        events.extend(p.feed(&text[prev..c]));
+        prev = c;
+    }
+    events.extend(p.finish());
+    let mut s = Streamed {
+        content: String::new(),
+        reasoning: String::new(),
+        calls: Vec::new(),
+        malformed: p.malformed(),
+    };
+    for ev in events {
+        match ev {
+            Event::Content(t) => s.content.push_str(&t),
+            Event::Reasoning(t) => s.reasoning.push_str(&t),
+            Event::ToolStart { index, name, .. } => {
+                assert_eq!(
+                    index,
+                    s.calls.len(),
+                    "indices start at 0 and increase by one"
+                );
+                s.calls.push((name, String::new()));
+            }
+            Event::ToolArgs { index, fragment } => s.calls[index].1.push_str(&fragment),
+            Event::ToolEnd { .. } => {}
+        }
+    }
+    s
+}
+
+fn char_cuts(text: &str, rng: &mut Rng, k: usize) -> Vec<usize> {
+    let bounds: Vec<usize> = (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    if bounds.is_empty() {
+        return Vec::new();
+    }
+    let mut cuts: Vec<usize> = (0..k).map(|_| bounds[rng.below(bounds.len())]).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts
+}
+
+fn check(f: Format, text: &str, rng: &mut Rng) {
+    let whole = stream(f, text, &[]);
+    let every: Vec<usize> = (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    assert_eq!(
+        stream(f, text, &every),
+        whole,
+        "{}: one char per delta differs for {text:?}",
+        f.name()
+    );
+    for k in [1, 3, 8] {
+        let cuts = char_cuts(text, rng, k);
+        assert_eq!(
+            stream(f, text, &cuts),
+            whole,
+            "{}: split at {cuts:?} differs for {text:?}",
+            f.name()
+        );
+    }
+    let x: Extracted = Parser::extract(f, &Tools::default(), text);
+    if !x.malformed {
+        assert_eq!(
+            x.content.unwrap_or_default(),
+            whole.content,
+            "{}: {text:?}",
+            f.name()
+        );
+        let calls: Vec<(String, String)> =
+            x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+        assert_eq!(calls, whole.calls, "{}: {text:?}", f.name());
+        for (_, args) in &calls {
+            assert!(
+                crate::json::is_json(args),
+                "{}: bad arguments {args:?}",
+                f.name()
+            );
+        }
+    }
+}
+
+/// Iterations per format; `TOOLPARSE_FUZZ_ITERATIONS` raises it for a longer local run.
+const ITERATIONS: usize = 3000;
+
+#[test]
+fn random_texts_are_split_invariant_for_every_format() {
+    let n: usize = std::env::var("TOOLPARSE_FUZZ_ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(ITERATIONS);
+    let seed = std::env::var("TOOLPARSE_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng(seed);
+    for f in Format::all() {
+        for _ in 0..n {
+            let text = random_text(f, &mut rng);
+            check(f, &text, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn valid_outputs_survive_truncation_at_every_offset() {
+    let mut rng = Rng(42);
+    for f in Format::all() {
+        let text = valid_text(f, &mut rng) + " bye";
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            check(f, &text[..end], &mut rng);
+        }
+    }
+}
