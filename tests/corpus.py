@@ -1,0 +1,993 @@
+"""Model outputs for every format, written exactly as the model emits them, with the result a
+parser must give for them; and the drivers the cross-format tests share.
+
+A renderer turns ``[(name, args)]`` plus optional content around the calls into the text a model of
+that format writes (DESIGN section 6) and the expected result:
+
+* ``content``: the text outside the calls, by the whitespace rule of invariant 3 (a segment of
+  content that is only whitespace and sits next to a call is not content; any other segment is kept
+  exactly; ``None`` when nothing is left). With no call at all, the whole text is content.
+* ``reasoning``: the reasoning text (harmony's ``analysis`` channel), else ``None``.
+* ``calls``: ``[(name, arguments_text)]``. JSON-native formats pass the model's own JSON text of
+  the arguments through unchanged, so the expected text is the text rendered into the output (this
+  module renders it several ways: ``json.dumps`` defaults, ``ensure_ascii=False``, compact,
+  indented). Formats that are not JSON (Python literals, XML parameters) convert to
+  ``json.dumps(args, ensure_ascii=False)``.
+
+Every format in ``toolparse.list_formats()`` must have a renderer here (test_api checks it), so a
+format is tested by every cross-format test as soon as it is registered.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import toolparse
+from toolparse import _core, reference
+from toolparse.parser import _schema_types, _tool_models
+
+# ==================================================================================================
+# Cases
+# ==================================================================================================
+
+
+@dataclass(frozen=True)
+class RawJSON:
+    """Arguments given as JSON text, rendered into the output unchanged (JSON-native formats)."""
+
+    text: str
+
+
+Args = Union[Dict[str, Any], RawJSON]
+Call = Tuple[str, Args]
+
+
+@dataclass
+class Case:
+    """One model output and what every parser of its format must make of it."""
+
+    fmt: str
+    text: str
+    content: Optional[str]
+    reasoning: Optional[str]
+    calls: List[Tuple[str, str]]  # (name, arguments JSON text)
+    tools: Optional[List[Dict[str, Any]]] = None  # OpenAI tool dicts (typed formats)
+    label: str = ""
+    before: str = ""  # content rendered before the first call (for "nothing lost" checks)
+    before_at: int = 0  # where ``before`` starts in ``text``
+
+    @property
+    def types(self) -> Dict[str, Dict[str, str]]:
+        return schema_types(self.tools)
+
+    def __repr__(self) -> str:  # short ids in pytest output
+        return f"Case({self.fmt}:{self.label} {self.text[:60]!r})"
+
+
+# JSON text styles for JSON-native formats: (separators, ensure_ascii, indent)
+JSON_STYLES: Dict[str, Dict[str, Any]] = {
+    "dumps": {},  # json.dumps defaults: ", " ": ", ensure_ascii=True
+    "raw": {"ensure_ascii": False},
+    "compact": {"ensure_ascii": False, "separators": (",", ":")},
+    "indent": {"ensure_ascii": False, "indent": 2},
+}
+
+
+def dumps(value: Any, style: str = "raw") -> str:
+    return json.dumps(value, **JSON_STYLES[style])
+
+
+def args_text(args: Args, style: str) -> str:
+    return args.text if isinstance(args, RawJSON) else dumps(args, style)
+
+
+def converted(args: Args) -> str:
+    """The arguments text of formats that are not JSON: json.dumps(obj, ensure_ascii=False)."""
+    assert not isinstance(args, RawJSON), "raw JSON arguments only exist in JSON-native formats"
+    return json.dumps(args, ensure_ascii=False)
+
+
+def is_ws(s: str) -> bool:
+    return not s.strip(" \t\n\r")
+
+
+def expected_content(segments: Sequence[str], n_calls: int) -> Optional[str]:
+    """The whitespace rule of invariant 3 over the content segments between/around the calls."""
+    if n_calls == 0:
+        text = "".join(segments)
+        return text or None
+    kept = "".join(s for s in segments if s and not is_ws(s))
+    return kept or None
+
+
+def json_type(v: Any) -> str:
+    """The JSON Schema type of a value (as the typed XML formats are told in TOOLS)."""
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    # dict, and None: "null" in any typed parameter is null (and json.loads("null") too)
+    return "object"
+
+
+def tools_for(calls: Sequence[Call]) -> List[Dict[str, Any]]:
+    """OpenAI tool dicts typing every parameter of ``calls`` (raises on conflicting types)."""
+    props: Dict[str, Dict[str, Any]] = {}
+    for name, args in calls:
+        assert not isinstance(args, RawJSON)
+        p = props.setdefault(name, {})
+        for k, v in args.items():
+            t = json_type(v)
+            if p.setdefault(k, {"type": t})["type"] != t:
+                raise ValueError(f"{name}.{k}: conflicting types")
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": f"test tool {name}",
+                "parameters": {"type": "object", "properties": p},
+            },
+        }
+        for name, p in props.items()
+    ]
+
+
+def schema_types(tools: Optional[Sequence[Any]]) -> Dict[str, Dict[str, str]]:
+    """What the facade passes to the core for ``tools`` (function -> parameter -> type)."""
+    return _schema_types(_tool_models(tools))
+
+
+# ==================================================================================================
+# Renderers
+# ==================================================================================================
+
+
+class Renderer:
+    """Renders calls in one format. Subclasses set the class attributes and ``_body``."""
+
+    name = ""
+    forms: Tuple[str, ...] = ("plain",)
+    forms_no_after: Tuple[str, ...] = ()  # forms after which no content may follow
+    json_native = True
+    surround = True  # content may stand before/after the calls (else only whitespace)
+    typed = False  # the format needs TOOLS to type the arguments
+    markers: Tuple[str, ...] = ()  # content must not contain these
+    extra_tokens: Tuple[str, ...] = ()  # more tokens for garbage text
+    reasoning = False  # the format has a reasoning channel
+    # Every character outside the calls is content (so with no call and no malformed markup,
+    # content == the text). Not so where the format has other markup (harmony's channels).
+    plain_content = True
+    # A marker inside a JSON string of the arguments is still text (the JSON scanner knows it is
+    # inside a string). Not so where markers are special tokens that end a message (harmony).
+    markers_in_strings = True
+
+    # ----- what may be rendered -----
+
+    def content_ok(self, s: str, where: str = "before") -> bool:
+        """Whether ``s`` can stand as content before/after the calls and read back as itself."""
+        if not self.surround and not is_ws(s):
+            return False
+        return not any(m in s for m in self.markers)
+
+    def name_ok(self, name: str) -> bool:
+        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
+
+    def key_ok(self, key: str) -> bool:
+        return self.markers_in_strings or not self._has_marker(key)
+
+    def value_ok(self, value: Any) -> bool:
+        return self.markers_in_strings or not self._has_marker(value)
+
+    def _has_marker(self, v: Any) -> bool:
+        if isinstance(v, str):
+            return any(m in v for m in self.markers)
+        if isinstance(v, list):
+            return any(self._has_marker(x) for x in v)
+        if isinstance(v, dict):
+            return any(self._has_marker(k) or self._has_marker(x) for k, x in v.items())
+        return False
+
+    def calls_ok(self, calls: Sequence[Call]) -> bool:
+        for name, args in calls:
+            if not self.name_ok(name):
+                return False
+            if isinstance(args, RawJSON):
+                if not self.json_native:
+                    return False
+                continue
+            if not all(self.key_ok(k) and self.value_ok(v) for k, v in args.items()):
+                return False
+        if self.typed:
+            try:
+                tools_for(calls)
+            except ValueError:
+                return False
+        return True
+
+    # ----- rendering -----
+
+    def render(
+        self,
+        calls: Sequence[Call],
+        before: str = "",
+        after: str = "",
+        form: Optional[str] = None,
+        style: str = "raw",
+        reasoning: Optional[str] = None,
+        label: str = "",
+    ) -> Case:
+        form = form or self.forms[0]
+        assert form in self.forms, (self.name, form)
+        if calls:
+            assert self.content_ok(before, "before"), (self.name, before)
+            assert self.content_ok(after, "after"), (self.name, after)
+            assert not (after and form in self.forms_no_after), (self.name, form, after)
+            assert self.calls_ok(calls), (self.name, calls)
+        if reasoning is not None:
+            assert self.reasoning, self.name
+        tools = tools_for(calls) if self.typed else None
+        if not calls and reasoning is None:
+            text = before + after
+            return Case(self.name, text, expected_content([text], 0), None, [], tools, label, text)
+        body = self._body(calls, before, after, form, style, reasoning)
+        text, expected_calls = body[0], body[1]
+        before_at = body[2] if len(body) > 2 else 0
+        assert text[before_at:].startswith(before)
+        content = expected_content([before, after], len(calls))
+        return Case(
+            self.name,
+            text,
+            content,
+            reasoning or None,
+            expected_calls,
+            tools,
+            label or form,
+            before,
+            before_at,
+        )
+
+    def _body(
+        self,
+        calls: Sequence[Call],
+        before: str,
+        after: str,
+        form: str,
+        style: str,
+        reasoning: Optional[str],
+    ) -> Tuple[Any, ...]:
+        """(text, expected calls[, where ``before`` starts in the text when not at 0])."""
+        raise NotImplementedError
+
+    def expected_args(self, args: Args, style: str) -> str:
+        return args_text(args, style) if self.json_native else converted(args)
+
+    def garbage_tokens(self) -> List[str]:
+        """Tokens garbage text is made of: the markers, their pieces and JSON/Python punctuation."""
+        toks = set(self.markers) | set(self.extra_tokens)
+        for m in self.markers:
+            toks.update(m)
+            toks.add(m[: len(m) // 2])
+            toks.add(m[len(m) // 2 :])
+        toks.update(
+            [
+                "{",
+                "}",
+                "[",
+                "]",
+                "(",
+                ")",
+                '"',
+                "'",
+                ":",
+                ",",
+                ";",
+                "=",
+                "\\",
+                " ",
+                "\n",
+                "\t",
+                "a",
+                "f",
+                "1",
+                "-",
+                ".",
+                "e",
+                "é",
+                "🎉",
+                "中",
+                '"name"',
+                '"arguments"',
+                '"parameters"',
+                "true",
+                "null",
+                "True",
+                "None",
+                '\\"',
+                "\\u00e9",
+                "\\ud83c",
+            ]
+        )
+        return sorted(toks)
+
+
+def _obj(pairs: Sequence[Tuple[str, str]], style: str) -> str:
+    """A JSON object from already-rendered member values, spaced like ``style``."""
+    if style == "compact":
+        return "{" + ",".join(f"{k}:{v}" for k, v in pairs) + "}"
+    return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+
+
+class Hermes(Renderer):
+    """``<tool_call>{"name": N, "arguments": {...}}</tool_call>``, one block per call."""
+
+    name = "hermes"
+    forms = ("plain", "newlines", "args_first", "string_args", "no_close")
+    forms_no_after = ("no_close",)
+    markers = ("<tool_call>", "</tool_call>")
+    open, close = "<tool_call>", "</tool_call>"
+
+    def call_object(self, name: str, a: str, form: str, style: str) -> str:
+        n = json.dumps(name)
+        if form == "args_first":
+            return _obj([('"arguments"', a), ('"name"', n)], style)
+        if form == "string_args":
+            return _obj([('"name"', n), ('"arguments"', json.dumps(a, ensure_ascii=False))], style)
+        return _obj([('"name"', n), ('"arguments"', a)], style)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        blocks = []
+        expected = []
+        for i, (name, args) in enumerate(calls):
+            a = args_text(args, style)
+            obj = self.call_object(name, a, form, style)
+            if form == "newlines":
+                blocks.append(f"{self.open}\n{obj}\n{self.close}")
+            elif form == "no_close" and i == len(calls) - 1:
+                blocks.append(f"{self.open}{obj}")
+            else:
+                blocks.append(f"{self.open}{obj}{self.close}")
+            expected.append((name, a))
+        return before + "\n".join(blocks) + after, expected
+
+
+class Mistral(Renderer):
+    """pre-v11 ``[TOOL_CALLS][{...}, ...]``; v11 ``[TOOL_CALLS]N{...}``; ``[TOOL_CALLS]N[ARGS]{...}``."""
+
+    name = "mistral"
+    forms = ("array", "v11", "v11_args")
+    markers = ("[TOOL_CALLS]",)
+    extra_tokens = ("[ARGS]", "[TOOL_CALLS]f", "get_weather")
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        expected = [(n, args_text(a, style)) for n, a in calls]
+        if form == "array":
+            objs = [_obj([('"name"', json.dumps(n)), ('"arguments"', a)], style) for n, a in expected]
+            sep = "," if style == "compact" else ", "
+            body = "[TOOL_CALLS][" + sep.join(objs) + "]"
+        elif form == "v11":
+            body = "".join(f"[TOOL_CALLS]{n}{a}" for n, a in expected)
+        else:
+            body = "".join(f"[TOOL_CALLS]{n}[ARGS]{a}" for n, a in expected)
+        return before + body + after, expected
+
+
+class Llama3Json(Renderer):
+    """Optional ``<|python_tag|>``, then ``{"name": N, "parameters": {...}}`` joined by ``; ``."""
+
+    name = "llama3_json"
+    forms = ("plain", "python_tag", "arguments_key")
+    markers = ("<|python_tag|>", "{", "}")
+    extra_tokens = ("; ", "<|eom_id|>")
+
+    def content_ok(self, s: str, where: str = "before") -> bool:
+        # A `;` right after a call separates it from the next one, so text after the calls must
+        # not begin with one.
+        if where == "after" and s.lstrip(" \t\n\r").startswith(";"):
+            return False
+        return super().content_ok(s, where)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        key = '"arguments"' if form == "arguments_key" else '"parameters"'
+        expected = [(n, args_text(a, style)) for n, a in calls]
+        objs = [_obj([('"name"', json.dumps(n)), (key, a)], style) for n, a in expected]
+        tag = "<|python_tag|>" if form == "python_tag" else ""
+        return before + tag + "; ".join(objs) + after, expected
+
+
+# ----- Python literals -----
+
+
+def py_str(s: str, quote: str = "'") -> str:
+    """A Python string literal for ``s``: ``repr`` for single quotes, or double quotes with the
+    escapes Python reads (``\\xNN``, ``\\uNNNN`` for non-printable characters)."""
+    if quote == "'":
+        return repr(s)
+    out = ['"']
+    for c in s:
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\":
+            out.append("\\\\")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif not c.isprintable():
+            o = ord(c)
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def py_lit(v: Any, quote: str = "'", compact: bool = False) -> str:
+    sep = "," if compact else ", "
+    colon = ":" if compact else ": "
+    if v is True:
+        return "True"
+    if v is False:
+        return "False"
+    if v is None:
+        return "None"
+    if isinstance(v, str):
+        return py_str(v, quote)
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + sep.join(py_lit(x, quote, compact) for x in v) + "]"
+    if isinstance(v, dict):
+        return (
+            "{"
+            + sep.join(f"{py_lit(k, quote, compact)}{colon}{py_lit(x, quote, compact)}" for k, x in v.items())
+            + "}"
+        )
+    raise TypeError(type(v))
+
+
+def _finite(v: Any) -> bool:
+    if isinstance(v, float):
+        return v == v and v not in (float("inf"), float("-inf"))
+    if isinstance(v, list):
+        return all(_finite(x) for x in v)
+    if isinstance(v, dict):
+        return all(_finite(x) for x in v.values())
+    return True
+
+
+class Pythonic(Renderer):
+    """``[f(a=1, b='x'), g()]``. Usually the whole output (content None); text around the list is
+    content (a ``[`` anywhere may start a list, as in SGLang), so content here has no ``[``."""
+
+    name = "pythonic"
+    forms = ("spaced", "compact", "double_quotes")
+    json_native = False
+    markers = ("[",)
+    extra_tokens = ("f(", "a=", "=1", "'x'", '"x"', "True", "False", "None", "\\n", "\\x00")
+
+    def name_ok(self, name: str) -> bool:
+        return name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
+
+    key_ok = name_ok
+
+    def value_ok(self, value: Any) -> bool:
+        return _finite(value)
+
+    def list_text(self, calls: Sequence[Call], form: str) -> str:
+        compact = form == "compact"
+        quote = '"' if form == "double_quotes" else "'"
+        sep = "," if compact else ", "
+        items = []
+        for name, args in calls:
+            assert not isinstance(args, RawJSON)
+            kw = sep.join(f"{k}={py_lit(v, quote, compact)}" for k, v in args.items())
+            items.append(f"{name}({kw})")
+        return "[" + sep.join(items) + "]"
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        expected = [(n, converted(a)) for n, a in calls]
+        return before + self.list_text(calls, form) + after, expected
+
+
+class Llama4Pythonic(Pythonic):
+    """``<|python_start|>[f(a=1)]<|python_end|>`` (markers optional)."""
+
+    name = "llama4_pythonic"
+    forms = ("markers", "bare", "markers_compact")
+    markers = ("[", "<|python_start|>", "<|python_end|>")
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        expected = [(n, converted(a)) for n, a in calls]
+        lst = self.list_text(calls, "compact" if form == "markers_compact" else "spaced")
+        if form == "bare":
+            return before + lst + after, expected
+        return before + "<|python_start|>" + lst + "<|python_end|>" + after, expected
+
+
+# ----- XML parameters typed by schema -----
+
+
+def xml_value(v: Any) -> str:
+    """A parameter value as qwen3_coder writes it: strings raw, anything else as JSON."""
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+
+
+class Qwen3Coder(Renderer):
+    """``<tool_call>\\n<function=N>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>``;
+    values typed by the tool schema; the ``<tool_call>`` wrapper may be missing."""
+
+    name = "qwen3_coder"
+    forms = ("wrapped", "bare")
+    json_native = False
+    typed = True
+    markers = (
+        "<tool_call>",
+        "</tool_call>",
+        "<function=",
+        "</function>",
+        "<parameter=",
+        "</parameter>",
+    )
+
+    def name_ok(self, name: str) -> bool:
+        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
+
+    key_ok = name_ok
+
+    def value_ok(self, value: Any) -> bool:
+        if isinstance(value, str):
+            # "null" (any case) is null in every typed parameter, as in vLLM.
+            return not any(m in value for m in self.markers) and value.lower() != "null"
+        return _finite(value) and not any(m in json.dumps(value, ensure_ascii=False) for m in self.markers)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        blocks = []
+        for name, args in calls:
+            assert not isinstance(args, RawJSON)
+            params = "".join(
+                f"<parameter={k}>\n{xml_value(v)}\n</parameter>\n" for k, v in args.items()
+            )
+            fn = f"<function={name}>\n{params}</function>"
+            blocks.append(f"<tool_call>\n{fn}\n</tool_call>" if form == "wrapped" else fn)
+        expected = [(n, converted(a)) for n, a in calls]
+        return before + "\n".join(blocks) + after, expected
+
+
+# ----- harmony -----
+
+
+class OpenAIHarmony(Renderer):
+    """gpt-oss harmony: ``analysis`` is reasoning, ``final`` is content, a call is
+    ``<|channel|>commentary to=functions.N <|constrain|>json<|message|>{...}<|call|>``."""
+
+    name = "openai"
+    forms = (
+        "standard",
+        "recipient_first",
+        "start_first",
+        "no_constrain",
+        "bare_json",
+        "preamble",
+    )
+    reasoning = True
+    plain_content = False
+    markers_in_strings = False
+    markers = (
+        "<|start|>",
+        "<|end|>",
+        "<|message|>",
+        "<|channel|>",
+        "<|constrain|>",
+        "<|call|>",
+        "<|return|>",
+    )
+    extra_tokens = (
+        "analysis",
+        "commentary",
+        "final",
+        " to=functions.f",
+        "assistant",
+        "json",
+        "<|start|>assistant",
+        "to=browser.search",
+    )
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        msgs: List[str] = []  # header (after <|start|>assistant) + <|message|> + body + end
+        before_msg = -1
+        if reasoning is not None:
+            msgs.append(f"<|channel|>analysis<|message|>{reasoning}<|end|>")
+        if before:
+            # content: a `final` message, or a `commentary` preamble (no recipient)
+            channel = "commentary" if form == "preamble" else "final"
+            before_msg = len(msgs)
+            msgs.append(f"<|channel|>{channel}<|message|>{before}<|end|>")
+        expected = []
+        for name, args in calls:
+            a = args_text(args, style)
+            expected.append((name, a))
+            if form == "recipient_first":
+                head = f" to=functions.{name}<|channel|>commentary <|constrain|>json"
+            elif form == "no_constrain":
+                head = f"<|channel|>commentary to=functions.{name}"
+            elif form == "bare_json":
+                head = f"<|channel|>commentary to=functions.{name} json"
+            else:
+                head = f"<|channel|>commentary to=functions.{name} <|constrain|>json"
+            msgs.append(f"{head}<|message|>{a}<|call|>")
+        if after:
+            msgs.append(f"<|channel|>final<|message|>{after}<|return|>")
+        text = ""
+        before_at = 0
+        for i, m in enumerate(msgs):
+            # Every message but the first opens with `<|start|>assistant` (the prompt ends with
+            # it); a recipient in the header (before `<|channel|>`) always follows it.
+            if i > 0 or form == "start_first" or m.startswith(" to="):
+                text += "<|start|>assistant"
+            if i == before_msg:
+                before_at = len(text) + m.index("<|message|>") + len("<|message|>")
+            text += m
+        return text, expected, before_at
+
+
+RENDERERS: Dict[str, Renderer] = {
+    r.name: r
+    for r in (
+        Hermes(),
+        Mistral(),
+        Llama3Json(),
+        Pythonic(),
+        Llama4Pythonic(),
+        Qwen3Coder(),
+        OpenAIHarmony(),
+    )
+}
+
+
+def renderer(fmt: str) -> Renderer:
+    return RENDERERS[fmt]
+
+
+def formats() -> List[str]:
+    """The registered formats (every one must have a renderer)."""
+    return toolparse.list_formats()
+
+
+# ==================================================================================================
+# The standard cases (DESIGN section 7)
+# ==================================================================================================
+
+WEATHER: Call = ("get_weather", {"city": "Tokyo"})
+WEATHER2: Call = ("get_weather", {"city": "Paris", "unit": "celsius"})
+TIME: Call = ("get_time", {"timezone": "Asia/Tokyo"})
+SEARCH: Call = ("search", {"query": "best pizza in Naples", "limit": 5})
+EMPTY: Call = ("refresh", {})
+ALL_TYPES: Call = (
+    "register",
+    {
+        "name": "John",
+        "age": 30,
+        "price": 19.99,
+        "negative": -7,
+        "small": 2.5e-07,
+        "active": True,
+        "inactive": False,
+        "role": None,
+        "tags": ["a", "b"],
+        "address": {"city": "Tokyo", "zip": "100-0001", "geo": {"lat": 35.68, "lng": 139.69}},
+        "items": [],
+        "meta": {},
+        "matrix": [[1, 2], [3, 4.5], [True, None, "x"]],
+    },
+)
+ESCAPES: Call = (
+    "write_file",
+    {
+        "text": 'He said "hello"',
+        "path": "C:\\Users\\file.txt",
+        "newline": "line1\nline2\r\n\ttabbed",
+        "unicode": "emoji: 🎉👍🏽, CJK: 日本語中文, accents: héllo café",
+        "backslash_n": "literal \\n not a newline",
+        "braces": '{"not": "a call"} [1, 2] (x=1)',
+        "quotes": "it's 'single' and \"double\"",
+        "control": "bell\x07 nul\x00 esc\x1b",
+    },
+)
+# Written by hand: escapes a parser must keep byte for byte (no re-serialisation).
+RAW_ESCAPES = RawJSON(
+    '{"s": "caf\\u00e9 \\u4e2d \\ud83c\\udf89 \\/ \\"q\\" \\\\ \\n\\t", "n": 1.50, '
+    '"big": 12345678901234567890123, "e": 1E+2, "neg": -0.0, "u": "é🎉中"}'
+)
+
+
+def standard_cases(fmt: str) -> Dict[str, List[Case]]:
+    """The cases of patterns 2-7 for ``fmt``, every form and JSON style the format has."""
+    r = renderer(fmt)
+    styles = list(JSON_STYLES) if r.json_native else ["raw"]
+    out: Dict[str, List[Case]] = {}
+
+    def add(pattern: str, calls: Sequence[Call], **kw: Any) -> None:
+        for form in r.forms:
+            if kw.get("after") and form in r.forms_no_after:
+                continue
+            for style in styles:
+                out.setdefault(pattern, []).append(
+                    r.render(calls, form=form, style=style, label=f"{pattern}/{form}/{style}", **kw)
+                )
+
+    add("one_call", [WEATHER])
+    add("parallel", [WEATHER2, TIME, SEARCH])
+    add("all_types", [ALL_TYPES])
+    add("no_arguments", [EMPTY])
+    add("no_arguments_parallel", [EMPTY, WEATHER, EMPTY])
+    if r.surround:
+        add("text_before", [WEATHER], before="Let me check the weather for you.\n\n")
+        add("text_after", [WEATHER], after="\n\nI asked the weather service.")
+        add("text_both", [WEATHER, TIME], before="Sure! ", after=" Done.")
+        add("text_unicode", [WEATHER], before="天気を調べます 🎉 ", after=" ✅ fin")
+    add("whitespace_around", [WEATHER], before="\n\n  ", after="\n\n")
+    add("escapes", [ESCAPES])
+    if r.json_native:
+        add("raw_escapes", [("raw", RAW_ESCAPES)])
+    if r.reasoning:
+        add("reasoning", [WEATHER], reasoning="The user wants the weather. 🤔\nCall the tool.")
+        add("reasoning_text", [WEATHER], reasoning="think", before="Checking.", after="Done.")
+    return out
+
+
+NO_CALL_TEXTS = [
+    "Hello, how can I help you?",
+    "This is a regular response.",
+    "",
+    "   \n  ",
+    "\n",
+    "Unicode 日本語 🎉 and a backslash \\ and quotes \"'",
+]
+
+
+# Text that looks a little like a format's markup but holds no call: all of it is content.
+NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
+    "pythonic": ["[1] see the footnote", "See [link](https://x.y) and [O'Reilly].", "[]", "a[0] = b"],
+    "llama4_pythonic": ["[1] see the footnote", "See [link](https://x.y)", "[]"],
+    "llama3_json": ['Use {braces} and {"name": "Bob"} here', "{}", "{ not json"],
+    "hermes": ["I use <tool> tags and <tool_call without closing", "a < b > c"],
+    "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
+    "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
+    "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
+}
+
+
+def no_call_texts(fmt: str) -> List[str]:
+    """Plain text with no tool call (pattern 1)."""
+    return list(NO_CALL_TEXTS) + NO_CALL_LOOKALIKES.get(fmt, [])
+
+
+# Malformed markup (pattern 8): no exception, tools_called False, content == the text.
+MALFORMED: Dict[str, List[str]] = {
+    "hermes": [
+        '<tool_call>{"name": "func", "arguments": {</tool_call>',
+        '<tool_call>{"name": "func", "arguments": {"a": 1]}</tool_call>',
+        '<tool_call>{"name": "func", "arguments": {"a": undefined}}</tool_call>',
+        '<tool_call>{"name": "func", "arguments": {"a": 1}',
+        '<tool_call>{"name": "func", "argu',
+        "<tool_call>not json at all</tool_call>",
+        'Text <tool_call>{"name": "f", "arguments": {"a": "unterminated}}</tool_call>',
+        '<tool_call>{"name": "ok", "arguments": {}}</tool_call>\n<tool_call>{"name": "bad", '
+        '"arguments": {"x": tru}}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": "not an object"}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>',
+    ],
+    "mistral": [
+        '[TOOL_CALLS][{"name": "func", "arguments": {]',
+        '[TOOL_CALLS][{"name": "func", "arguments": {"a": 1}}',
+        "[TOOL_CALLS] bad",
+        '[TOOL_CALLS]func{"a": tru}',
+        '[TOOL_CALLS]func[ARGS]{"a": 1',
+        '[TOOL_CALLS]func{"a": 1]',
+        'Sure [TOOL_CALLS][{"name": "f", "arguments": {"a": "x"}}, {"name": }]',
+        "[TOOL_CALLS]",
+        "[TOOL_CALLS]func",
+    ],
+    "llama3_json": [
+        '<|python_tag|>{"name": "func", "parameters": {"a": }}',
+        '<|python_tag|>{"name": "func", "parameters": {"a": 1}',
+        '<|python_tag|>{"name": "func", "parameters": {"a": 1}}; {"name": "g", "parameters": {',
+        "<|python_tag|>not json",
+        '{"name": "func", "parameters": {"a": [1, 2}}',
+    ],
+    "pythonic": [
+        "[func(arg='val']",
+        "[func(arg=undefined)]",
+        "[func(arg='val')",
+        "[func(arg=",
+        "[func(a=1), g(b=[1, 2)]",
+        "[func(arg='unterminated)]",
+    ],
+    "llama4_pythonic": [
+        "<|python_start|>[func(arg='val']<|python_end|>",
+        "<|python_start|>[func(arg=undefined)]<|python_end|>",
+        "<|python_start|>[func(arg='val')",
+        "[func(arg='val']",
+    ],
+    "qwen3_coder": [
+        "<tool_call>\n<function=get_weath",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTok",
+        "<tool_call>\n<function=get_weather>\n<parameter=ci",
+    ],
+    "openai": [
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": }<|call|>',
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1',
+        "<|channel|>commentary to=functions.f <|constrain|>json<|message|>[1, 2]<|call|>",
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": tru}<|call|>',
+    ],
+}
+
+
+def malformed_texts(fmt: str) -> List[str]:
+    return MALFORMED.get(fmt, [])
+
+
+def composite_case(fmt: str) -> Case:
+    """Content, several calls with escapes and non-ASCII: the text the every-offset split tests
+    cut everywhere."""
+    r = renderer(fmt)
+    calls: List[Call] = [
+        ("get_weather", {"city": "Zürich \"CH\"", "days": 3, "ok": True}),
+        ("get_time", {}),
+        ("write_file", {"path": "a\\b.txt", "content": "x\ny 🎉 中", "tags": ["t", None, 1.5]}),
+    ]
+    if r.surround:
+        return r.render(calls, before="Checking now... ", after=" All done ✅", label="composite")
+    return r.render(calls, before="\n", after="\n", label="composite")
+
+
+# ==================================================================================================
+# Drivers
+# ==================================================================================================
+
+BACKENDS = ("rust", "python")
+
+
+def core_parser(backend: str, fmt: str, types: Optional[Dict[str, Dict[str, str]]] = None) -> Any:
+    """The core parser of ``backend`` (``_core.Parser`` or its reference twin)."""
+    if backend == "rust":
+        return _core.Parser(fmt, types or {})
+    return reference.Parser(fmt, types or {})
+
+
+def core_extract(backend: str, fmt: str, text: str, types: Optional[Dict[str, Dict[str, str]]] = None) -> Any:
+    if backend == "rust":
+        return _core.extract(fmt, text, types or {})
+    return reference.extract(fmt, text, types or {})
+
+
+def chunks_at(text: str, cuts: Sequence[int]) -> List[str]:
+    """``text`` cut at the given character offsets (sorted, duplicates give empty deltas)."""
+    out = []
+    prev = 0
+    for c in sorted(cuts):
+        out.append(text[prev:c])
+        prev = c
+    out.append(text[prev:])
+    return out
+
+
+def random_chunks(text: str, rng: random.Random, max_cuts: int = 8) -> List[str]:
+    k = rng.randint(0, min(max_cuts, len(text)))
+    return chunks_at(text, rng.sample(range(len(text) + 1), k) if text else [])
+
+
+def split_plans(text: str, rng: random.Random, n_random: int = 3) -> List[List[str]]:
+    """Whole text, one character per delta, and some random multi-way splits."""
+    plans = [[text], list(text)]
+    for _ in range(n_random):
+        plans.append(random_chunks(text, rng))
+    return plans
+
+
+def core_feed_all(p: Any, chunks: Sequence[str]) -> List[Any]:
+    """Per-feed results (each ``feed`` then ``finish``)."""
+    out = [p.feed(c) for c in chunks]
+    out.append(p.finish())
+    return out
+
+
+@dataclass
+class Streamed:
+    content: str = ""
+    reasoning: str = ""
+    calls: List[List[Any]] = field(default_factory=list)  # [id, name, args]
+
+    def result(self) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+        return (
+            self.content or None,
+            self.reasoning or None,
+            [(n, a) for _, n, a in self.calls],
+        )
+
+
+def accumulate(deltas: Sequence[Any]) -> Streamed:
+    """Concatenates core per-feed tuples, checking the protocol on the way: a call's first
+    fragment carries its name (and the next index), later ones a non-empty arguments fragment."""
+    s = Streamed()
+    for d in deltas:
+        if d is None:
+            continue
+        content, reasoning, calls = d
+        assert content is not None or reasoning is not None or calls, f"empty delta {d!r}"
+        assert content != "" and reasoning != "", f"empty text in delta {d!r}"
+        s.content += content or ""
+        s.reasoning += reasoning or ""
+        for index, id_, name, args in calls or ():
+            if name is not None:
+                assert index == len(s.calls), f"call index {index} after {len(s.calls)} calls"
+                assert name, "empty name"
+                s.calls.append([id_, name, args or ""])
+            else:
+                assert id_ is None, f"id on a later fragment: {d!r}"
+                assert 0 <= index < len(s.calls), f"fragment for unknown call {index}"
+                assert args, f"empty arguments fragment {d!r}"
+                s.calls[index][2] += args
+    return s
+
+
+def core_stream(backend: str, fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any], Streamed]:
+    deltas = core_feed_all(core_parser(backend, fmt, types), chunks)
+    return deltas, accumulate(deltas)
+
+
+def twin_stream(fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any], Streamed]:
+    """Feeds both twins the same deltas; asserts identical per-feed output (invariant 5)."""
+    a = core_parser("rust", fmt, types)
+    b = core_parser("python", fmt, types)
+    deltas = []
+    for i, c in enumerate(list(chunks) + [None]):
+        da = a.feed(c) if c is not None else a.finish()
+        db = b.feed(c) if c is not None else b.finish()
+        assert da == db, (
+            f"twins differ at feed #{i} ({'finish' if c is None else repr(c)}) of {list(chunks)!r}:"
+            f"\n  rust:   {da!r}\n  python: {db!r}"
+        )
+        deltas.append(da)
+    assert a.malformed == b.malformed, (fmt, list(chunks), a.malformed, b.malformed)
+    return deltas, accumulate(deltas)
+
+
+def twin_extract(fmt: str, text: str, types=None) -> Any:
+    xa = _core.extract(fmt, text, types or {})
+    xb = reference.extract(fmt, text, types or {})
+    assert xa == xb, f"twins differ on extract({fmt!r}, {text!r}):\n  rust:   {xa!r}\n  python: {xb!r}"
+    return xa
+
+
+def facade_stream(parser: Any, chunks: Sequence[str]) -> Tuple[Any, List[Any]]:
+    """Streams through the public API; returns the reconstructor (protocol checked) and deltas."""
+    rec = toolparse.StreamingToolReconstructor(strict_order=True)
+    stream = parser.stream()
+    deltas = []
+    for c in chunks:
+        d = stream.feed(c)
+        deltas.append(d)
+    deltas.append(stream.finish())
+    for d in deltas:
+        if d is not None:
+            rec.append_delta(d)
+    return rec, deltas
+
+
+def without_ws(s: Optional[str]) -> str:
+    return re.sub(r"[ \t\n\r]", "", s or "")

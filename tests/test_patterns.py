@@ -1,0 +1,299 @@
+"""The ten test patterns of DESIGN section 7, for every registered format on both backends.
+
+Every case comes from ``corpus.py`` (each form of the format's markup and, for JSON-native formats,
+several JSON spellings of the same arguments); a test checks all of a format's cases and reports
+every failing one, not only the first.
+
+Checked for each well-formed case, through the public API:
+* non-streaming: ``tools_called``, names, arguments text (exact), content (exact, whitespace rule),
+  ids (unique, in the format's id style), arguments are JSON objects;
+* reasoning (core level: the facade's ExtractedToolCallInformation has no reasoning field);
+* streaming (whole text in one delta, one character per delta, ~4-character deltas): the
+  reconstructed result equals the expected one and the non-streaming one (pattern 9), and the
+  streaming protocol holds (``StreamingToolReconstructor(strict_order=True)``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Callable, List
+
+import corpus
+import pytest
+from corpus import Case
+
+import toolparse
+from toolparse import IdSource, reference
+
+ID_PATTERNS = {
+    "chatcmpl": re.compile(r"chatcmpl-tool-[0-9a-f]{32}"),
+    "mistral": re.compile(r"[A-Za-z0-9]{9}"),
+}
+
+
+def id_pattern(fmt: str) -> re.Pattern:
+    return ID_PATTERNS[reference.id_style(fmt)]
+
+
+def chunk4(text: str) -> List[str]:
+    return [text[i : i + 4] for i in range(0, len(text), 4)] or [""]
+
+
+def run_all(cases: List[Case], check: Callable[[Case], None]) -> None:
+    """Checks every case and reports all failures together."""
+    assert cases, "no cases"
+    failures = []
+    for case in cases:
+        try:
+            check(case)
+        except AssertionError as e:
+            failures.append(f"--- {case.label}\n    text: {case.text!r}\n    {e}")
+    if failures:
+        pytest.fail(f"{len(failures)}/{len(cases)} cases fail:\n" + "\n".join(failures), False)
+
+
+def need(ok: bool, msg: str) -> None:
+    """An assertion whose message is only ``msg`` (no pytest diff), for collected failures."""
+    if not ok:
+        raise AssertionError(msg)
+
+
+def check_ids(fmt: str, ids: List[str]) -> None:
+    pat = id_pattern(fmt)
+    for i in ids:
+        need(bool(pat.fullmatch(i)), f"id {i!r} is not in the {reference.id_style(fmt)} style")
+    need(len(set(ids)) == len(ids), f"ids not unique: {ids}")
+
+
+def check_case(fmt: str, backend: str, case: Case) -> None:
+    parser = toolparse.get_parser(fmt, tools=case.tools, backend=backend)
+    # --- non-streaming
+    info = parser.extract_tool_calls(case.text)
+    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    need(got == case.calls, f"extract calls:\n      got      {got!r}\n      expected {case.calls!r}")
+    need(info.tools_called == bool(case.calls), f"tools_called {info.tools_called}")
+    need(
+        info.content == case.content,
+        f"extract content: got {info.content!r}, expected {case.content!r}",
+    )
+    for c in info.tool_calls:
+        assert c.type == "function"
+        assert isinstance(json.loads(c.function.arguments), dict)
+    check_ids(fmt, [c.id for c in info.tool_calls])
+    x = corpus.core_extract(backend, fmt, case.text, case.types)
+    need(x[1] == case.reasoning, f"reasoning: got {x[1]!r}, expected {case.reasoning!r}")
+    # --- streaming == non-streaming (pattern 9)
+    for label, chunks in (("whole", [case.text]), ("chars", list(case.text)), ("4", chunk4(case.text))):
+        rec, _ = corpus.facade_stream(parser, chunks)
+        streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+        need(streamed == got, f"stream[{label}] calls: {streamed!r} != extract {got!r}")
+        need(
+            rec.other_content == (info.content or ""),
+            f"stream[{label}] content {rec.other_content!r} != extract {info.content!r}",
+        )
+        need(
+            rec.reasoning == (case.reasoning or ""),
+            f"stream[{label}] reasoning {rec.reasoning!r} != {case.reasoning!r}",
+        )
+        check_ids(fmt, [c.id for c in rec.tool_calls])
+
+
+def pattern_cases(fmt: str, pattern: str) -> List[Case]:
+    cases = corpus.standard_cases(fmt).get(pattern)
+    if not cases:
+        pytest.skip(f"{fmt} has no {pattern} case")
+    return cases
+
+
+# ----- pattern 1: no tool call -----
+
+
+def test_no_tool_call(fmt: str, backend: str) -> None:
+    parser = toolparse.get_parser(fmt, backend=backend)
+    failures = []
+    for text in corpus.no_call_texts(fmt):
+        info = parser.extract_tool_calls(text)
+        ok = (
+            info.tools_called is False
+            and info.tool_calls == []
+            and (info.content == text or (text == "" and info.content is None))
+        )
+        if not ok:
+            failures.append(f"extract {text!r} -> {info!r}")
+        for chunks in ([text], list(text)):
+            rec, _ = corpus.facade_stream(parser, chunks)
+            if rec.tool_calls or rec.other_content != text:
+                failures.append(f"stream {chunks!r} -> {rec.other_content!r} {rec.tool_calls!r}")
+    assert not failures, "\n".join(failures)
+
+
+# ----- patterns 2-7 and 9 -----
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "one_call",  # 2
+        "parallel",  # 3
+        "all_types",  # 4
+        "no_arguments",  # 5
+        "no_arguments_parallel",  # 5
+        "text_before",  # 6
+        "text_after",  # 6
+        "text_both",  # 6
+        "text_unicode",  # 6
+        "whitespace_around",  # 6
+        "escapes",  # 7
+        "raw_escapes",  # 7 (JSON-native: escapes kept byte for byte)
+        "reasoning",  # formats with a reasoning channel
+        "reasoning_text",
+    ],
+)
+def test_pattern(fmt: str, backend: str, pattern: str) -> None:
+    run_all(pattern_cases(fmt, pattern), lambda case: check_case(fmt, backend, case))
+
+
+def test_parallel_ids_unique_and_indexed(fmt: str, backend: str) -> None:
+    """Pattern 3: parallel calls get unique ids, and indices 0, 1, 2 in order when streamed."""
+    case = pattern_cases(fmt, "parallel")[0]
+    parser = toolparse.get_parser(fmt, tools=case.tools, backend=backend)
+    info = parser.extract_tool_calls(case.text)
+    assert len(info.tool_calls) == 3
+    check_ids(fmt, [c.id for c in info.tool_calls])
+    for chunks in ([case.text], list(case.text)):
+        stream = parser.stream()
+        seen = []
+        for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
+            for tc in (d.tool_calls if d is not None else []):
+                if tc.id is not None:
+                    seen.append(tc.index)
+        assert seen == [0, 1, 2]
+
+
+# ----- ids -----
+
+
+def test_id_style(fmt: str, backend: str) -> None:
+    """``chatcmpl-tool-`` + 32 hex digits (vLLM style) or 9 alphanumerics (mistral)."""
+    assert reference.id_style(fmt) in ID_PATTERNS
+    if fmt == "mistral":
+        assert reference.id_style(fmt) == "mistral"
+    elif fmt in ("hermes", "llama3_json", "pythonic", "llama4_pythonic", "qwen3_coder", "openai"):
+        assert reference.id_style(fmt) == "chatcmpl"
+    case = pattern_cases(fmt, "parallel")[0]
+    info = toolparse.get_parser(fmt, tools=case.tools, backend=backend).extract_tool_calls(case.text)
+    check_ids(fmt, [c.id for c in info.tool_calls])
+
+
+def test_ids_deterministic_with_seed(fmt: str, backend: str) -> None:
+    case = pattern_cases(fmt, "parallel")[0]
+
+    def ids(seed: int, stream: bool) -> List[str]:
+        p = toolparse.get_parser(fmt, tools=case.tools, backend=backend, ids=IdSource(seed))
+        if not stream:
+            return [c.id for c in p.extract_tool_calls(case.text).tool_calls]
+        rec, _ = corpus.facade_stream(p, chunk4(case.text))
+        return [c.id for c in rec.tool_calls]
+
+    for stream in (False, True):
+        a, b, c = ids(1, stream), ids(1, stream), ids(2, stream)
+        assert a == b, "IdSource(1) must repeat the same ids"
+        assert a != c, "different seeds should give different ids"
+        check_ids(fmt, a)
+    # the two backends make the same ids from the same seed
+    other = "python" if backend == "rust" else "rust"
+    p1 = toolparse.get_parser(fmt, tools=case.tools, backend=backend, ids=IdSource(7))
+    p2 = toolparse.get_parser(fmt, tools=case.tools, backend=other, ids=IdSource(7))
+    assert [c.id for c in p1.extract_tool_calls(case.text).tool_calls] == [
+        c.id for c in p2.extract_tool_calls(case.text).tool_calls
+    ]
+
+
+# ----- pattern 8: malformed markup -----
+
+
+def test_malformed(fmt: str, backend: str) -> None:
+    texts = corpus.malformed_texts(fmt)
+    assert texts, f"no malformed cases for {fmt}: add some to corpus.MALFORMED"
+    parser = toolparse.get_parser(fmt, backend=backend)
+    failures = []
+    for text in texts:
+        info = parser.extract_tool_calls(text)
+        if info.tools_called or info.tool_calls or info.content != text:
+            failures.append(f"extract {text!r}\n      -> {info!r}")
+        for chunks in ([text], list(text), chunk4(text)):
+            stream = parser.stream()
+            rec = toolparse.StreamingToolReconstructor()
+            for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
+                if d is not None:
+                    rec.append_delta(d)  # the protocol holds even on malformed markup
+            if rec.tool_calls and not stream.malformed:
+                failures.append(f"stream {chunks!r}: calls streamed but malformed not reported")
+    assert not failures, "\n".join(failures)
+
+
+# ----- pattern 10: splits everywhere -----
+
+
+def _expected(case: Case):
+    return (case.content, case.reasoning, case.calls)
+
+
+def _whole(backend: str, fmt: str, case: Case):
+    """The result of the whole text in one delta: the reference for split invariance (whether it
+    is also the expected result is what the pattern tests check)."""
+    _, s = corpus.core_stream(backend, fmt, [case.text], case.types)
+    need(s.result()[2] == case.calls, f"whole-text calls {s.result()[2]!r} != {case.calls!r}")
+    return s.result()
+
+
+def test_split_at_every_offset(fmt: str, backend: str) -> None:
+    """Every two-way split, and every three-way split with a middle piece of 1-3 characters
+    (mid-marker, mid-name, mid-key, mid-value, mid-escape, between calls), gives the same result
+    as the whole text in one delta."""
+    case = corpus.composite_case(fmt)
+    text = case.text
+    want = _whole(backend, fmt, case)
+    failures = []
+    for k in range(len(text) + 1):
+        plans = [[text[:k], text[k:]]]
+        plans += [[text[:k], text[k:j], text[j:]] for j in range(k + 1, min(k + 4, len(text) + 1))]
+        for chunks in plans:
+            _, s = corpus.core_stream(backend, fmt, chunks, case.types)
+            if s.result() != want:
+                failures.append(f"{chunks!r}\n      -> {s.result()!r}")
+                break
+        if len(failures) > 5:
+            break
+    assert not failures, f"whole text gives {want!r}; failing splits:\n" + "\n".join(failures)
+
+
+def test_split_one_char(fmt: str, backend: str) -> None:
+    for case in [corpus.composite_case(fmt)] + pattern_cases(fmt, "escapes"):
+        want = _whole(backend, fmt, case)
+        _, s = corpus.core_stream(backend, fmt, list(case.text), case.types)
+        assert s.result() == want, (case.label, case.text)
+
+
+def test_split_random_multiway(fmt: str, backend: str) -> None:
+    rng = random.Random(1234)
+    cases = [c for cs in corpus.standard_cases(fmt).values() for c in cs]
+    for case in cases:
+        want = _whole(backend, fmt, case)
+        for _ in range(5):
+            chunks = corpus.random_chunks(case.text, rng, max_cuts=12)
+            _, s = corpus.core_stream(backend, fmt, chunks, case.types)
+            assert s.result() == want, (case.label, chunks)
+
+
+def test_twins_agree_on_patterns(fmt: str) -> None:
+    """Invariant 5 on every pattern case: per-feed identical output for the same splits."""
+    rng = random.Random(99)
+    texts = [(c.text, c.types) for cs in corpus.standard_cases(fmt).values() for c in cs]
+    texts += [(t, {}) for t in corpus.malformed_texts(fmt) + corpus.no_call_texts(fmt)]
+    for text, types in texts:
+        corpus.twin_extract(fmt, text, types)
+        for chunks in [[text], list(text), corpus.random_chunks(text, rng)]:
+            corpus.twin_stream(fmt, chunks, types)
