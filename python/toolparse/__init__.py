@@ -49,7 +49,8 @@ def get_parser(
     """A parser for format ``name``; ``backend`` is "rust" or "python" (the reference twin).
     Unknown names raise ValueError listing the known names."""
     if name not in reference.REGISTRY:
-        raise ValueError(f"unknown tool-call format {name!r}; known formats: {', '.join(list_formats())}")
+        known = ", ".join(list_formats())
+        raise ValueError(f"unknown tool-call format {name!r}; known formats: {known}")
     return ToolParser(name, tools=tools, backend=backend, ids=ids)
 
 

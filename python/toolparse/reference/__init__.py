@@ -37,7 +37,6 @@ def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
     }
 
 
-
 def list_formats() -> List[str]:
     return list(REGISTRY)
 
@@ -70,7 +69,9 @@ class Parser:
     def _push(self, text: str) -> None:
         """Feeds one delta, leaving its events in the emitter (where they coalesce)."""
         if self._finished:
-            raise ValueError(f"toolparse[{self.format}] at offset {self._fed}: feed() after finish()")
+            raise ValueError(
+                f"toolparse[{self.format}] at offset {self._fed}: feed() after finish()"
+            )
         try:
             self._fed += len(text.encode("utf-8"))
         except UnicodeEncodeError:
@@ -140,11 +141,12 @@ class Region:
         self.raw = [opener]
         self.tentative = tentative
 
-    def feed(self, s: str, out: Emitter) -> tuple:
-        r, n = self.calls.feed(s, out)
-        used = len(s) if r == MORE else n
+    def feed(self, s: str, out: Emitter, start: int = 0) -> tuple:
+        """Reads ``s[start:]``; offsets in the result are relative to ``start``."""
+        r, n = self.calls.feed(s, out, start)
+        used = len(s) - start if r == MORE else n
         if not self.calls.started():
-            self.raw.append(s[:used])
+            self.raw.append(s[start : start + used])
         else:
             self.raw = []
         if r == MORE:

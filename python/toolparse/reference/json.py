@@ -66,9 +66,10 @@ class JsonScanner:
     def _after_value(self) -> str:
         return "CommaOrClose" if self.stack else "Done"
 
-    def feed(self, s: str) -> Step:
+    def feed(self, s: str, start: int = 0) -> Step:
+        """Feeds ``s[start:]``; offsets in the result are relative to ``start``."""
         n = len(s)
-        i = 0
+        i = start
         while i < n:
             st = self.st
             c = s[i]
@@ -82,17 +83,17 @@ class JsonScanner:
                 elif c == "\\":
                     self.st = "Esc"
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "Esc":
                 if c in '"\\/bfnrt':
                     self.st = "Str"
                 elif c == "u":
                     self.st, self.left = "Hex", 4
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "Hex":
                 if c not in _HEX:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 self.left -= 1
                 if self.left == 0:
                     self.st = "Str"
@@ -105,13 +106,13 @@ class JsonScanner:
                 elif self.num in _NUM_COMPLETE:
                     self.st = self._after_value()
                     if self.st == "Done":
-                        return (DONE, i)
+                        return (DONE, i - start)
                     continue  # look at `c` again in the new state
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "Literal":
                 if self.at >= len(self.word) or self.word[self.at] != c:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 self.at += 1
                 if self.at == len(self.word):
                     self.st = self._after_value()
@@ -121,7 +122,7 @@ class JsonScanner:
                         self.stack.pop()
                         self.st = self._after_value()
                     elif not self._start_value(c):
-                        return (ERROR, i)
+                        return (ERROR, i - start)
             elif st == "KeyOrClose" or st == "Key":
                 if c in WS:
                     pass
@@ -131,12 +132,12 @@ class JsonScanner:
                     self.stack.pop()
                     self.st = self._after_value()
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "Colon":
                 if c == ":":
                     self.st = "Value"
                 elif c not in WS:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "CommaOrClose":
                 top = self.stack[-1] if self.stack else ""
                 if c in WS:
@@ -149,12 +150,12 @@ class JsonScanner:
                     self.stack.pop()
                     self.st = self._after_value()
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             else:  # Done
-                return (DONE, i)
+                return (DONE, i - start)
             i += 1
             if self.st == "Done":
-                return (DONE, i)
+                return (DONE, i - start)
         return (MORE, 0)
 
     def _start_value(self, c: str) -> bool:
@@ -218,9 +219,10 @@ class StrDecoder:
             self.high = None
             out.append("\ufffd")
 
-    def feed(self, s: str, out: List[str]) -> Step:
+    def feed(self, s: str, out: List[str], start: int = 0) -> Step:
+        """Decodes ``s[start:]``; offsets in the result are relative to ``start``."""
         n = len(s)
-        i = 0
+        i = start
         while i < n:
             if self.st == "Chars":
                 j = _PLAIN.match(s, i).end()  # type: ignore[union-attr]
@@ -233,9 +235,9 @@ class StrDecoder:
                 c = s[i]
                 if c == '"':
                     self._flush_high(out)
-                    return (DONE, i + 1)
+                    return (DONE, i + 1 - start)
                 if c != "\\":
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 self.st = "Esc"
             elif self.st == "Esc":
                 c = s[i]
@@ -245,14 +247,14 @@ class StrDecoder:
                     continue
                 ch = _ESCAPES.get(c)
                 if ch is None:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 self._flush_high(out)
                 out.append(ch)
                 self.st = "Chars"
             else:  # Hex
                 c = s[i]
                 if c not in _HEX:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 self.code = self.code * 16 + int(c, 16)
                 self.left -= 1
                 if self.left == 0:
@@ -335,9 +337,10 @@ class CallObject:
         else:
             self.held_args.append(s)
 
-    def feed(self, s: str, out: Emitter) -> Step:
+    def feed(self, s: str, out: Emitter, start: int = 0) -> Step:
+        """Reads ``s[start:]``; offsets in the result are relative to ``start``."""
         n = len(s)
-        i = 0
+        i = start
         while i < n:
             st = self.st
             if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
@@ -352,20 +355,20 @@ class CallObject:
                 elif st == "CommaOrClose" and c == ",":
                     self.st = "Key"
                 elif st in ("KeyOrClose", "CommaOrClose") and c == "}":
-                    return self._close(i + 1, out)
+                    return self._close(i + 1 - start, out)
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 i += 1
             elif st == "KeyStr":
-                r, k = self.dec.feed(s[i:], self.buf)  # type: ignore[union-attr]
+                r, k = self.dec.feed(s, self.buf, i)  # type: ignore[union-attr]
                 if r == DONE:
                     m = self.keys.member("".join(self.buf))
                     if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
-                        return (ERROR, i)
+                        return (ERROR, i - start)
                     self.st, self.member = "Colon", m
                     i += k
                 elif r == ERROR:
-                    return (ERROR, i + k)
+                    return (ERROR, i + k - start)
                 else:
                     return (MORE, 0)
             elif st == "Colon":
@@ -373,7 +376,7 @@ class CallObject:
                 if c == ":":
                     self.st = "Value"
                 elif c not in WS:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
                 i += 1
             elif st == "Value":
                 c = s[i]
@@ -391,43 +394,47 @@ class CallObject:
                 elif m == "Args" and c == '"':
                     self.seen_args = True
                     self._start(out)
-                    self.st, self.dec, self.sc, self.opened = "ArgsStr", StrDecoder(), JsonScanner(), False
+                    self.st, self.dec, self.sc, self.opened = (
+                        "ArgsStr",
+                        StrDecoder(),
+                        JsonScanner(),
+                        False,
+                    )
                     i += 1
                 elif m == "Other":
                     self.st, self.sc = "Skip", JsonScanner()
                 else:
-                    return (ERROR, i)
+                    return (ERROR, i - start)
             elif st == "Name":
-                r, k = self.dec.feed(s[i:], self.buf)  # type: ignore[union-attr]
+                r, k = self.dec.feed(s, self.buf, i)  # type: ignore[union-attr]
                 if r == DONE:
                     name = "".join(self.buf)
                     if not name:
-                        return (ERROR, i)
+                        return (ERROR, i - start)
                     self.name = name
                     self.st = "CommaOrClose"
                     if self.seen_args:
                         self._start(out)
                     i += k
                 elif r == ERROR:
-                    return (ERROR, i + k)
+                    return (ERROR, i + k - start)
                 else:
                     return (MORE, 0)
             elif st == "ArgsRaw":
-                rest = s[i:]
-                r, k = self.sc.feed(rest)  # type: ignore[union-attr]
+                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
                 if r == DONE:
                     self.st = "CommaOrClose"
-                    self._args_out(rest[:k], out)
+                    self._args_out(s[i : i + k], out)
                     i += k
                 elif r == MORE:
-                    self._args_out(rest, out)
+                    self._args_out(s[i:], out)
                     return (MORE, 0)
                 else:
-                    self._args_out(rest[:k], out)
-                    return (ERROR, i + k)
+                    self._args_out(s[i : i + k], out)
+                    return (ERROR, i + k - start)
             elif st == "ArgsStr":
                 buf: List[str] = []
-                r, k = self.dec.feed(s[i:], buf)  # type: ignore[union-attr]
+                r, k = self.dec.feed(s, buf, i)  # type: ignore[union-attr]
                 text = "".join(buf)
                 bad = self._first_bad(text)
                 opened, done = self.opened, self.sc.is_done()  # type: ignore[union-attr]
@@ -438,11 +445,11 @@ class CallObject:
                     if r == MORE:
                         self.st = "BadStr"
                         return (MORE, 0)
-                    return (ERROR, i + k)
+                    return (ERROR, i + k - start)
                 self._args_out(text, out)
                 if r == DONE:
                     if opened and not done:
-                        return (ERROR, i + k - 1)
+                        return (ERROR, i + k - 1 - start)
                     if not opened:
                         self._args_out("{}", out)
                     self.st = "CommaOrClose"
@@ -450,21 +457,21 @@ class CallObject:
                 elif r == MORE:
                     return (MORE, 0)
                 else:
-                    return (ERROR, i + k)
+                    return (ERROR, i + k - start)
             elif st == "BadStr":
-                r, k = self.dec.feed(s[i:], [])  # type: ignore[union-attr]
-                return (MORE, 0) if r == MORE else (ERROR, i + k)
+                r, k = self.dec.feed(s, [], i)  # type: ignore[union-attr]
+                return (MORE, 0) if r == MORE else (ERROR, i + k - start)
             elif st == "Skip":
-                r, k = self.sc.feed(s[i:])  # type: ignore[union-attr]
+                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
                 if r == DONE:
                     self.st = "CommaOrClose"
                     i += k
                 elif r == MORE:
                     return (MORE, 0)
                 else:
-                    return (ERROR, i + k)
+                    return (ERROR, i + k - start)
             else:  # Done
-                return (DONE, i)
+                return (DONE, i - start)
         return (MORE, 0)
 
     def _first_bad(self, text: str) -> Optional[int]:
@@ -536,29 +543,30 @@ class Calls:
     def is_call(self) -> bool:
         return self.array or self._started
 
-    def feed(self, s: str, out: Emitter) -> Step:
+    def feed(self, s: str, out: Emitter, start: int = 0) -> Step:
+        """Reads ``s[start:]``; offsets in the result are relative to ``start``."""
         n = len(s)
-        i = 0
+        i = start
         while i < n:
             st = self.st
             if st == "Item":
                 obj = self.item
                 assert obj is not None
-                r, k = obj.feed(s[i:], out)
+                r, k = obj.feed(s, out, i)
                 if r == DONE:
                     i += k
                     self._started = self._started or obj.is_call
                     if not obj.is_call and self.array:
-                        return (ERROR, i - 1)
+                        return (ERROR, i - 1 - start)
                     if self.array:
                         self.st = "CommaOrClose"
                         continue
                     self.st = "Done"
-                    return (DONE, i)
+                    return (DONE, i - start)
                 self._started = self._started or obj.started()
-                return (ERROR, i + k) if r == ERROR else (MORE, 0)
+                return (ERROR, i + k - start) if r == ERROR else (MORE, 0)
             if st == "Done":
-                return (DONE, i)
+                return (DONE, i - start)
             c = s[i]
             i += 1
             if c in WS:
@@ -567,11 +575,11 @@ class Calls:
                 self.st = "ItemOrClose"
             elif st in ("ItemOrClose", "CommaOrClose") and c == "]":
                 self.st = "Done"
-                return (DONE, i)
+                return (DONE, i - start)
             elif (st == "ItemOrClose" and c == "{") or (st == "CommaOrClose" and c == ","):
                 if c == "{":
                     i -= 1
                 self.st, self.item = "Item", CallObject(self.keys, self.require_args)
             else:
-                return (ERROR, i - 1)
+                return (ERROR, i - 1 - start)
         return (MORE, 0)

@@ -28,11 +28,10 @@ class Llama3Json:
         i = 0
         n = len(s)
         while i < n:
-            rest = s[i:]
             st = self.st
             if st == "Text":
-                kind, at, which = TEXT.find(rest)
-                out.content(rest[:at])
+                kind, at, which = TEXT.find(s, i)
+                out.content(s[i : i + at])
                 if kind == "marker" and which == 0:
                     i += at + len(TEXT.list[0])
                     self.st = "Call"
@@ -45,7 +44,7 @@ class Llama3Json:
             elif st == "Call":
                 region = self.region
                 assert region is not None
-                r, k = region.feed(rest, out)
+                r, k = region.feed(s, out, i)
                 if r == "more":
                     return n
                 i += k
@@ -55,22 +54,21 @@ class Llama3Json:
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
                 # Whitespace goes to content, where the emitter drops it unless text follows.
-                ws = ws_len(rest)
-                out.content(rest[:ws])
+                ws = ws_len(s, i)
+                out.content(s[i : i + ws])
                 i += ws
-                if rest.startswith(";", ws):
+                if s.startswith(";", i):
                     i += 1
                     self.st = "Next"
-                elif ws < len(rest):
+                elif i < n:
                     self.st = "Text"
             elif st == "Next":
-                ws = ws_len(rest)
-                i += ws
-                if ws == len(rest):
+                i += ws_len(s, i)
+                if i == n:
                     return n
                 self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, False), "", False)
             else:  # Fallback
-                out.content(rest)
+                out.content(s[i:])
                 return n
         return n
 

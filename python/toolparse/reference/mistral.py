@@ -38,28 +38,30 @@ class Mistral:
         i = 0
         n = len(s)
         while i < n:
-            rest = s[i:]
             st = self.st
             if st == "Text":
-                kind, at, _ = BOT.find(rest)
-                out.content(rest[:at])
+                kind, at, _ = BOT.find(s, i)
+                out.content(s[i : i + at])
                 if kind == "marker":
                     i += at + len(BOT.list[0])
                     self.st, self.raw = "Form", BOT.list[0]
                 else:
                     return i + at
             elif st == "Form":
-                ws = ws_len(rest)
-                self.raw += rest[:ws]
+                ws = ws_len(s, i)
+                self.raw += s[i : i + ws]
                 i += ws
-                if ws == len(rest):
+                if i == n:
                     return n
-                c = rest[ws]
+                c = s[i]
                 raw, self.raw = self.raw, ""
                 if c == "[":
                     self.st, self.region = "Json", Region(Calls.array_of(CALL_KEYS), raw, False)
                 elif c == "{":
-                    self.st, self.region = "Json", Region(Calls.object(CALL_KEYS, False), raw, False)
+                    self.st, self.region = (
+                        "Json",
+                        Region(Calls.object(CALL_KEYS, False), raw, False),
+                    )
                 elif is_name_char(c):
                     self.st, self.raw, self.name = "Name", raw, ""
                 else:
@@ -67,32 +69,31 @@ class Mistral:
                     out.content(raw)
                     self.st = "Fallback"
             elif st == "Json":
-                r, k = self.region.feed(rest, out)  # type: ignore[union-attr]
+                r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
                 if r == "more":
                     return n
                 i += k
                 self.st = "Text" if r == "done" else "Fallback"
             elif st == "Name":
-                k = _NAME.match(rest).end()  # type: ignore[union-attr]
-                self.name += rest[:k]
-                self.raw += rest[:k]
+                k = _NAME.match(s, i).end() - i  # type: ignore[union-attr]
+                self.name += s[i : i + k]
+                self.raw += s[i : i + k]
                 i += k
-                after = rest[k:]
-                if not after:
+                if i == n:
                     return n
                 # Between the name and the arguments: whitespace and an optional `[ARGS]`.
-                kind, a, b = expect(after, ARGS)
+                kind, a, b = expect(s, ARGS, i)
                 if kind == "marker":
-                    w = ws_len(after, b)
-                    if b + w == len(after):
+                    w = ws_len(s, i + b)
+                    if i + b + w == n:
                         return i  # hold `[ARGS]` and what follows until `{` is seen
-                    skip, opened = b + w, after.startswith("{", b + w)
+                    skip, opened = b + w, s.startswith("{", i + b + w)
                 elif kind == "wait":
                     return i
                 else:
-                    skip, opened = a, after.startswith("{", a)
+                    skip, opened = a, s.startswith("{", i + a)
                 if not opened or not self.name:
-                    self.raw += after[:skip]
+                    self.raw += s[i : i + skip]
                     out.malformed = True
                     out.content(self.raw)
                     i += skip
@@ -103,22 +104,22 @@ class Mistral:
                 i += skip
                 self.st, self.sc = "Args", JsonScanner()
             elif st == "Args":
-                r, k = self.sc.feed(rest)  # type: ignore[union-attr]
+                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
                 if r == DONE:
-                    out.args(rest[:k])
+                    out.args(s[i : i + k])
                     out.tool_end()
                     i += k
                     self.st = "Text"
                 elif r == MORE:
-                    out.args(rest)
+                    out.args(s[i:])
                     return n
                 else:
-                    out.args(rest[:k])
+                    out.args(s[i : i + k])
                     out.malformed = True
                     i += k
                     self.st = "Fallback"
             else:  # Fallback
-                out.content(rest)
+                out.content(s[i:])
                 return n
         return n
 

@@ -27,8 +27,6 @@ from .scan import Found, Markers, ws_len
 _IDENT = re.compile(r"[A-Za-z0-9_]*")
 _IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _WS = frozenset(" \t\n\r")
-# After these characters of text a "[" is a subscript (``data[get(i=0)]``), not a list.
-_WORD_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_])")
 
 # First window of text handed to the marker search and the converter; it doubles while the
 # answer may depend on text beyond it.
@@ -88,13 +86,7 @@ class Pythonic:
         self.raw: list = []
         self.started = False  # a call of the current list has started
         self.marked = False  # the current list began with the start marker
-        self.word = False  # the content so far ends with a character after which "[" subscripts
         self.keys: Set[str] = set()  # keywords of the open call
-
-    def _note(self, text: str) -> None:
-        """``text`` was emitted as content: notes whether a "[" right after it is a subscript."""
-        if text:
-            self.word = text[-1] in _WORD_END
 
     def _keep(self, s: str) -> None:
         if not self.started and s:
@@ -103,7 +95,6 @@ class Pythonic:
     def _open(self, opener: str) -> None:
         self.raw = [opener]
         self.started = False
-        self.word = False
         self.marked = opener == self.style.start
         if self.marked and self.style.list:
             self.st = "Open"
@@ -116,10 +107,8 @@ class Pythonic:
             out.malformed = True
             self.st = "Fallback"
         else:
-            raw = "".join(self.raw)
+            out.content("".join(self.raw))
             self.raw = []
-            out.content(raw)
-            self._note(raw)
             if self.marked:
                 out.malformed = True
                 self.st = "Fallback"
@@ -156,7 +145,6 @@ class Pythonic:
         self.raw = []
         self.started = False
         self.marked = False
-        self.word = False
 
     def _after_list(self) -> None:
         self._close_list()
@@ -192,16 +180,9 @@ class Pythonic:
             if st == "Text":
                 kind, at, which = _find(style.triggers, s, i)
                 out.content(s[i:at])
-                self._note(s[i:at])
                 if kind != "marker":
                     return at
                 m = style.triggers.list[which]
-                if m == "[" and self.word:
-                    # "x[": a subscript, not a list
-                    out.content("[")
-                    self.word = False
-                    i = at + 1
-                    continue
                 i = at + len(m)
                 self._open(m)
             elif st == "Open":
@@ -361,9 +342,7 @@ class Pythonic:
                     return i
                 else:
                     # no end marker: the whitespace is text (content rules apply)
-                    ws_text = "".join(self.buf)
-                    out.content(ws_text)
-                    self._note(ws_text)
+                    out.content("".join(self.buf))
                     self.st = "Text"
             else:  # Fallback
                 out.content(s[i:])

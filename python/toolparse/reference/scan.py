@@ -40,20 +40,21 @@ class Markers:
                 best = p
         return best
 
-    def find(self, s: str) -> Found:
-        """The earliest marker in ``s`` (the longest when several start at the same place)."""
-        start = 0
+    def find(self, s: str, start: int = 0) -> Found:
+        """The earliest marker in ``s[start:]`` (the longest when several start at the same
+        place); positions are relative to ``start``."""
+        pos = start
         while True:
-            at = self._next_candidate(s, start)
+            at = self._next_candidate(s, pos)
             if at == -1:
-                return ("partial", len(s), -1)
+                return ("partial", len(s) - start, -1)
             which = self.starts(s, at)
             if which != -1:
-                return ("marker", at, which)
+                return ("marker", at - start, which)
             left = len(s) - at
             if any(left < len(m) and m.startswith(s[at:]) for m in self.list):
-                return ("partial", at, -1)
-            start = at + 1
+                return ("partial", at - start, -1)
+            pos = at + 1
 
     def could_start(self, s: str) -> bool:
         """Whether ``s`` is a proper prefix of a marker."""
@@ -68,14 +69,16 @@ class Markers:
         return best
 
 
-def expect(s: str, markers: Markers) -> Expect:
-    """Optional whitespace, then one of ``markers``, at the start of ``s``."""
-    ws = ws_len(s)
-    if ws == len(s):
+def expect(s: str, markers: Markers, start: int = 0) -> Expect:
+    """Optional whitespace, then one of ``markers``, at ``s[start:]``; positions are relative to
+    ``start``."""
+    ws = ws_len(s, start)
+    at = start + ws
+    if at == len(s):
         return ("wait", ws, -1)
-    which = markers.starts(s, ws)
+    which = markers.starts(s, at)
     if which != -1:
         return ("marker", which, ws + len(markers.list[which]))
-    if markers.could_start(s[ws:]):
+    if len(s) - at < max(len(m) for m in markers.list) and markers.could_start(s[at:]):
         return ("wait", ws, -1)
     return ("other", ws, -1)

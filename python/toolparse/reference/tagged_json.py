@@ -41,26 +41,24 @@ class TaggedJson:
         i = 0
         n = len(s)
         while i < n:
-            rest = s[i:]
             st = self.st
             if st == "Text":
-                kind, at, which = self.start.find(rest)
+                kind, at, which = self.start.find(s, i)
+                out.content(s[i : i + at])
                 if kind == "marker":
-                    out.content(rest[:at])
                     m = self.start.list[which]
                     i += at + len(m)
                     self._body(m)
                 else:
-                    out.content(rest[:at])
                     return i + at
             elif st == "Body":
-                r, k = self.region.feed(rest, out)  # type: ignore[union-attr]
+                r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
                 if r == "more":
                     return n
                 i += k
                 self.st = "After" if r == "done" else "Fallback"
             elif st == "After":
-                kind, a, b = expect(rest, self.tags.markers)
+                kind, a, b = expect(s, self.tags.markers, i)
                 if kind == "marker" and a == 0:
                     # Another call with the previous one's end marker missing.
                     i += b
@@ -74,7 +72,7 @@ class TaggedJson:
                     i += a
                     self.st = "Text"
             else:  # Fallback
-                out.content(rest)
+                out.content(s[i:])
                 return n
         return n
 
