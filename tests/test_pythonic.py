@@ -7,8 +7,8 @@ Decisions this file pins down (see ``rust/formats/pythonic.rs``):
 * ``tool_start`` once ``name(`` is read; ``{"a": `` once ``a=`` is read; values stream as the
   converter writes them (strings character by character); ``}`` at ``)``;
 * a ``[`` anywhere in text may start a list, tentatively: a ``[`` that does not turn out to be
-  ``[name(`` goes back to content unchanged; text before/after the list is content; a ``[`` right
-  after an ASCII letter, digit, ``_``, ``]`` or ``)`` is a subscript (``data[get(i=0)]``);
+  ``[name(`` goes back to content unchanged; text before/after the list is content (even right
+  after a word: ``x[f(a=1)]`` is a call);
 * ``<|python_start|>`` / ``<|python_end|>`` (llama4_pythonic) are optional markup; after the start
   marker a list must follow;
 * dotted names, positional arguments, ``**kwargs``, repeated keywords, non-literal values,
@@ -114,8 +114,6 @@ fmts = pytest.mark.parametrize("fmt", FORMATS)
         "[get_weather",
         "A list: [1, 2, 3]. A dict: {'a': 1}.",
         "[é(a=1)] [a-b(c=1)]",
-        # subscripts, as Python reads them: not call lists
-        "value = data[get(i=0)] + f()[g()] + x_[h(k=1)] + a[0][j()]",
     ],
 )
 def test_no_call(fmt: str, backend: str, text: str) -> None:
@@ -210,6 +208,7 @@ def test_text_around(fmt: str, backend: str) -> None:
     check(fmt, backend, "A [f()] B [g()] C", "A  B  C", [("f", {}), ("g", {})])
     check(fmt, backend, "see [1] then [f()]", "see [1] then ", [("f", {})])
     check(fmt, backend, "Go![f()][g()]", "Go!", [("f", {}), ("g", {})])
+    check(fmt, backend, "0[A()]", "0", [("A", {})])
 
 
 @params

@@ -12,10 +12,9 @@
 //! `}` (or `{}` for a call without arguments) at `)`.
 //!
 //! Decisions (facts from vLLM's `pythonic` / `llama4_pythonic` and SGLang's `PythonicDetector`):
-//! - A `[` anywhere in text may start a call list (SGLang; vLLM only at the very start), except
-//!   right after an ASCII letter, digit, `_`, `]` or `)` of the text: that is a subscript
-//!   (`data[get(i=0)]`), as Python reads it. The list is tentative: until `[name(` is read the
-//!   raw text is kept, and text that turns out not to be a call list goes back to content
+//! - A `[` anywhere in text may start a call list (SGLang; vLLM only at the very start), even
+//!   right after a word (`x[f(a=1)]` is a call). The list is tentative: until `[name(` is read
+//!   the raw text is kept, and text that turns out not to be a call list goes back to content
 //!   unchanged (`[1] see`, `[link](url)`, `[O'Reilly]`). Several lists may follow one another;
 //!   text around them is content.
 //! - `<|python_start|>` is optional and may also stand anywhere; it must be followed by a list
@@ -118,8 +117,6 @@ pub struct Pythonic {
     started: bool,
     /// The current list began with the start marker: it is not tentative.
     marked: bool,
-    /// The content text so far ends with a character after which `[` is a subscript.
-    word: bool,
     /// Keywords of the open call.
     keys: HashSet<String>,
     /// The converter's output of one feed.
@@ -147,16 +144,8 @@ impl Pythonic {
             raw: String::new(),
             started: false,
             marked: false,
-            word: false,
             keys: HashSet::new(),
             scratch: String::new(),
-        }
-    }
-
-    /// `text` was emitted as content: notes whether a `[` right after it is a subscript.
-    fn note(&mut self, text: &str) {
-        if let Some(&b) = text.as_bytes().last() {
-            self.word = is_ident(b) || b == b']' || b == b')';
         }
     }
 
@@ -172,7 +161,6 @@ impl Pythonic {
         self.raw.clear();
         self.raw.push_str(opener);
         self.started = false;
-        self.word = false;
         self.marked = Some(opener) == self.style.start;
         self.st = if self.marked && self.style.list {
             State::Open
@@ -187,9 +175,7 @@ impl Pythonic {
             out.malformed = true;
             self.st = State::Fallback;
         } else {
-            let raw = mem::take(&mut self.raw);
-            out.content(&raw);
-            self.note(&raw);
+            out.content(&mem::take(&mut self.raw));
             if self.marked {
                 out.malformed = true;
                 self.st = State::Fallback;
@@ -233,7 +219,6 @@ impl Pythonic {
         self.raw.clear();
         self.started = false;
         self.marked = false;
-        self.word = false;
     }
 
     /// The state after the list's `]`.
@@ -260,21 +245,12 @@ impl Machine for Pythonic {
                     match self.style.triggers.find(rest) {
                         Found::Marker { at, which } => {
                             out.content(&rest[..at]);
-                            self.note(&rest[..at]);
                             let m = style.triggers.list[which];
-                            if m == "[" && self.word {
-                                // `x[`: a subscript, not a list
-                                out.content("[");
-                                self.word = false;
-                                i += at + 1;
-                                continue;
-                            }
                             i += at + m.len();
                             self.open(m);
                         }
                         Found::Partial { safe } => {
                             out.content(&rest[..safe]);
-                            self.note(&rest[..safe]);
                             return i + safe;
                         }
                     }
@@ -463,7 +439,6 @@ impl Machine for Pythonic {
                     } else {
                         // no end marker: the whitespace is text (content rules apply)
                         out.content(&ws);
-                        self.note(&ws);
                         self.st = State::Text;
                     }
                 }
@@ -642,9 +617,9 @@ mod tests {
             ok(Some(" and "), &[("f", "{}"), ("g", "{}")])
         );
         assert_eq!(
-            check(&PYTHONIC, "[f()][g()] é[h()] [x] [i()] a[b][j()]"),
+            check(&PYTHONIC, "[f()][g()] é[h()] [x] x[i()]"),
             ok(
-                Some(" é [x]  a[b][j()]"),
+                Some(" é [x] x"),
                 &[("f", "{}"), ("g", "{}"), ("h", "{}"), ("i", "{}")]
             )
         );
@@ -668,7 +643,6 @@ mod tests {
             "[get_weather ",
             "nums [1, 2] and [f] and [f ,]",
             "[é(a=1)]",
-            "data[get(i=0)] x_[f()] f()[g()] a[0][h(b=1)] 1[f()]",
             "",
             "  \n",
         ] {

@@ -9,8 +9,8 @@ arguments object is written like ``json.dumps(dict, ensure_ascii=False)``. The d
 anywhere in text starts a tentative list, ASCII names without dots, keyword arguments only, a
 repeated keyword is malformed, ...) are listed in the Rust module's docs.
 
-The twin works on offsets into the text it is given and copies only bounded windows of it, so
-a long delta that enters many lists stays linear.
+The twin works on offsets into the text it is given (the converter gets doubling windows of it),
+so a long delta with many calls or lists stays linear.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from . import ToolTypes
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE
-from .scan import Found, Markers, ws_len
+from .scan import Markers, ws_len
 
 _IDENT = re.compile(r"[A-Za-z0-9_]*")
 _IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _WS = frozenset(" \t\n\r")
 
-# First window of text handed to the marker search and the converter; it doubles while the
-# answer may depend on text beyond it.
+# First window of text handed to the converter (which takes no start offset); it doubles while
+# the value goes on.
 _WINDOW = 256
 
 
@@ -55,20 +55,6 @@ def pythonic(_: ToolTypes) -> Pythonic:
 
 def llama4(_: ToolTypes) -> Pythonic:
     return Pythonic(LLAMA4)
-
-
-def _find(markers: Markers, s: str, i: int) -> Found:
-    """``markers.find(s[i:])`` with offsets into ``s``, looking at a window of ``s`` that doubles
-    until the answer cannot depend on the text beyond it."""
-    n = len(s)
-    longest = max(len(m) for m in markers.list)
-    w = _WINDOW
-    while True:
-        end = min(n, i + w)
-        kind, at, which = markers.find(s[i:end])
-        if end == n or (kind == "marker" and i + at + longest <= end):
-            return (kind, i + at, which)
-        w *= 2
 
 
 class Pythonic:
@@ -178,7 +164,8 @@ class Pythonic:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = _find(style.triggers, s, i)
+                kind, at, which = style.triggers.find(s, i)
+                at += i
                 out.content(s[i:at])
                 if kind != "marker":
                     return at
