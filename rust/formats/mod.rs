@@ -202,12 +202,13 @@ impl Region {
         match r {
             Step::NeedMore => RegionStep::More,
             Step::Done(n) if self.calls.is_call() => RegionStep::Done(n),
-            Step::Done(n) => {
-                // Plain JSON that is not a call: it was content all along.
+            Step::Done(n) if self.tentative => {
+                // Plain JSON in text that is not a call: it was content all along.
                 out.content(&std::mem::take(&mut self.raw));
                 RegionStep::Done(n)
             }
-            Step::Error(n) => {
+            // JSON after a start marker that is not a call: malformed markup.
+            Step::Done(n) | Step::Error(n) => {
                 self.fail(out);
                 RegionStep::Failed(n)
             }

@@ -151,13 +151,14 @@ class Region:
             self.raw = []
         if r == MORE:
             return ("more", 0)
-        if r == DONE:
-            if not self.calls.is_call():
-                # Plain JSON that is not a call: it was content all along.
-                out.content("".join(self.raw))
-                self.raw = []
+        if r == DONE and self.calls.is_call():
             return ("done", n)
-        assert r == ERROR
+        if r == DONE and self.tentative:
+            # Plain JSON in text that is not a call: it was content all along.
+            out.content("".join(self.raw))
+            self.raw = []
+            return ("done", n)
+        # JSON after a start marker that is not a call: malformed markup.
         self._fail(out)
         return ("failed", n)
 

@@ -6,6 +6,7 @@ so hold-back is bounded by the longest marker.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence, Tuple
 
 WS = " \t\n\r"
@@ -30,15 +31,14 @@ class Markers:
 
     def __init__(self, markers: Sequence[str]) -> None:
         self.list = tuple(markers)
-        self._firsts = "".join(sorted({m[0] for m in self.list}))
+        # one search for any marker's first character (a `find` per character would rescan the
+        # text to its end for a character that never occurs)
+        firsts = sorted({m[0] for m in self.list})
+        self._firsts = re.compile("[" + "".join(re.escape(c) for c in firsts) + "]")
 
     def _next_candidate(self, s: str, start: int) -> int:
-        best = -1
-        for c in self._firsts:
-            p = s.find(c, start)
-            if p != -1 and (best == -1 or p < best):
-                best = p
-        return best
+        m = self._firsts.search(s, start)
+        return -1 if m is None else m.start()
 
     def find(self, s: str, start: int = 0) -> Found:
         """The earliest marker in ``s[start:]`` (the longest when several start at the same
