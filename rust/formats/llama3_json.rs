@@ -96,10 +96,8 @@ impl Machine for Llama3Json {
                     }
                     self.st = State::Call(Region::new(Calls::object(CALL_KEYS, false), "", false));
                 }
-                State::Fallback => {
-                    out.content(rest);
-                    return input.len();
-                }
+                // The driver makes the rest content.
+                State::Fallback => return i,
             }
         }
         input.len()

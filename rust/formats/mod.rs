@@ -92,17 +92,31 @@ impl Parser {
     }
 
     /// Feeds one delta, leaving its events in the emitter (where they coalesce with earlier ones).
+    /// Once the markup was malformed, everything after the point of failure is content: a
+    /// machine that fails returns that point, and later text does not reach it.
     fn push(&mut self, text: &str) {
         if self.finished {
             return;
         }
-        if self.held.is_empty() {
+        if self.out.malformed {
+            self.out.content(text);
+        } else if self.held.is_empty() {
             let n = self.machine.feed(text, &mut self.out);
-            self.held.push_str(&text[n..]);
+            self.keep(text, n);
         } else {
             self.held.push_str(text);
-            let n = self.machine.feed(&self.held, &mut self.out);
-            self.held.drain(..n);
+            let buf = std::mem::take(&mut self.held);
+            let n = self.machine.feed(&buf, &mut self.out);
+            self.keep(&buf, n);
+        }
+    }
+
+    /// Holds `buf[n..]` for the next delta, or makes it content after malformed markup.
+    fn keep(&mut self, buf: &str, n: usize) {
+        if self.out.malformed {
+            self.out.content(&buf[n..]);
+        } else {
+            self.held.push_str(&buf[n..]);
         }
     }
 
@@ -116,7 +130,11 @@ impl Parser {
         if !self.finished {
             self.finished = true;
             let held = std::mem::take(&mut self.held);
-            self.machine.finish(&held, &mut self.out);
+            if self.out.malformed {
+                self.out.content(&held);
+            } else {
+                self.machine.finish(&held, &mut self.out);
+            }
             self.out.finish();
         }
     }

@@ -440,10 +440,8 @@ impl Machine for Harmony {
                         self.st = State::Fallback;
                     }
                 },
-                State::Fallback => {
-                    out.content(rest);
-                    return input.len();
-                }
+                // The driver makes the rest content.
+                State::Fallback => return i,
             }
         }
         input.len()

@@ -442,10 +442,8 @@ impl Machine for Pythonic {
                         self.st = State::Text;
                     }
                 }
-                State::Fallback => {
-                    out.content(rest);
-                    return input.len();
-                }
+                // The driver makes the rest content.
+                State::Fallback => return i,
             }
         }
         input.len()

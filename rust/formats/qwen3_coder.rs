@@ -307,10 +307,8 @@ impl Machine for Qwen3Coder {
                         self.st = State::Text;
                     }
                 },
-                State::Fallback => {
-                    out.content(rest);
-                    return input.len();
-                }
+                // The driver makes the rest content.
+                State::Fallback => return i,
             }
         }
         input.len()

@@ -77,9 +77,18 @@ class Parser:
         except UnicodeEncodeError:
             text = lossy(text)
             self._fed += len(text.encode("utf-8"))
+        out = self._out
+        if out.malformed:
+            # After malformed markup everything is content: the machine is not fed again.
+            out.content(text)
+            return
         buf = self._held + text if self._held else text
-        n = self._machine.feed(buf, self._out)
-        self._held = buf[n:]
+        n = self._machine.feed(buf, out)
+        if out.malformed:
+            out.content(buf[n:])
+            self._held = ""
+        else:
+            self._held = buf[n:]
 
     def feed_many(self, texts: List[str]) -> List[Optional[Delta]]:
         """Feeds several deltas in one call; one result per delta."""
@@ -93,7 +102,10 @@ class Parser:
         if not self._finished:
             self._finished = True
             held, self._held = self._held, ""
-            self._machine.finish(held, self._out)
+            if self._out.malformed:
+                self._out.content(held)
+            else:
+                self._machine.finish(held, self._out)
             self._out.finish()
 
     @property
@@ -113,12 +125,9 @@ def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extrac
     except UnicodeEncodeError:
         text = lossy(text)
     p = Parser(format, tools)
-    m = p._machine
-    out = p._out
-    n = m.feed(text, out)
-    m.finish(text[n:], out)
-    out.finish()
-    return extracted_from_events(out.take(), out.malformed)
+    p._push(text)
+    p._end()
+    return extracted_from_events(p._out.take(), p.malformed)
 
 
 def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:

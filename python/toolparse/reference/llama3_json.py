@@ -67,9 +67,8 @@ class Llama3Json:
                 if i == n:
                     return n
                 self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, False), "", False)
-            else:  # Fallback
-                out.content(s[i:])
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:

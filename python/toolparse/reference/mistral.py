@@ -118,9 +118,8 @@ class Mistral:
                     out.malformed = True
                     i += k
                     self.st = "Fallback"
-            else:  # Fallback
-                out.content(s[i:])
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:

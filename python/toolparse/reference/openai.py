@@ -343,9 +343,8 @@ class Harmony:
                     out.malformed = True
                     i = a
                     self.st = "Fallback"
-            else:  # Fallback
-                out.content(s[i:])
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:

@@ -331,9 +331,8 @@ class Pythonic:
                     # no end marker: the whitespace is text (content rules apply)
                     out.content("".join(self.buf))
                     self.st = "Text"
-            else:  # Fallback
-                out.content(s[i:])
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:

@@ -202,9 +202,8 @@ class Qwen3Coder:
                     out.content(self.ws + rest[:a])
                     i += a
                     self.st, self.ws = "Text", ""
-            else:  # Fallback
-                out.content(rest)
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:

@@ -71,9 +71,8 @@ class TaggedJson:
                 else:
                     i += a
                     self.st = "Text"
-            else:  # Fallback
-                out.content(s[i:])
-                return n
+            else:  # Fallback: the driver makes the rest content
+                return i
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:
