@@ -189,13 +189,46 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// Length of the run of string-body bytes that need no decision: anything but the quote, a
-/// backslash, a line end or NUL (all ASCII, so the run ends on a char boundary).
+/// Length of the run of string-body bytes that need no decision and no JSON escaping: anything but
+/// the quote, a backslash, `"` or a control character (all ASCII, so the run ends on a char
+/// boundary).
 fn plain_run(bytes: &[u8], q: u8) -> usize {
-    bytes
+    // Eight bytes at a time while none of them stops the run (SWAR: a zero byte of `x ^ c`
+    // marks a byte equal to `c`; a byte below 0x20 marks a control character).
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let hit = zero_byte(x ^ (ONES * u64::from(q)))
+            | zero_byte(x ^ (ONES * u64::from(b'\\')))
+            | zero_byte(x ^ (ONES * u64::from(b'"')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
+        if hit != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
         .iter()
-        .position(|&b| b == q || b == b'\\' || b == b'\n' || b == b'\r' || b == 0)
-        .unwrap_or(bytes.len())
+        .position(|&b| b == q || b == b'\\' || b == b'"' || b < 0x20)
+        .unwrap_or(bytes.len() - i)
+}
+
+/// The JSON text of a two-byte Python escape that a string body can take on its fast path
+/// (`\n`, `\t`, `\\`, `\'`, `\"`), or None.
+fn simple_escape(b: u8) -> Option<&'static str> {
+    match b {
+        b'n' => Some("\\n"),
+        b't' => Some("\\t"),
+        b'\\' => Some("\\\\"),
+        b'\'' => Some("'"),
+        b'"' => Some("\\\""),
+        _ => None,
+    }
 }
 
 /// Append `s` escaped as the inside of a JSON string, like `json.dumps(s, ensure_ascii=False)`.
@@ -227,7 +260,6 @@ fn push_json_text(dst: &mut String, s: &str) {
     }
     dst.push_str(&s[start..]);
 }
-
 
 /// Decimal text of the hex/octal/binary `digits`, or None when it has more than
 /// `MAX_INT_DIGITS` digits.
@@ -332,10 +364,32 @@ impl PyLiteral {
                 }
             }
             if let State::Str(quote) = self.state {
-                let run = plain_run(&bytes[i..], quote.q as u8);
-                if run > 0 {
-                    self.emit_text(out, &input[i..i + run]);
-                    i += run;
+                // Fast path: plain runs, `"` and the common two-byte escapes, without a step
+                // per character. Anything else (the quote, a split or rare escape, a control
+                // character) takes the general path below.
+                let q = quote.q as u8;
+                let mut j = i;
+                loop {
+                    j += plain_run(&bytes[j..], q);
+                    let (skip, json) = match bytes.get(j) {
+                        Some(&b) if b == q => break,
+                        Some(b'"') => (1, "\\\""),
+                        Some(b'\\') if !quote.raw => {
+                            match bytes.get(j + 1).copied().and_then(simple_escape) {
+                                Some(json) => (2, json),
+                                None => break,
+                            }
+                        }
+                        _ => break,
+                    };
+                    self.emit_plain(out, &input[i..j]);
+                    self.emit_plain(out, json);
+                    j += skip;
+                    i = j;
+                }
+                if j > i {
+                    self.emit_plain(out, &input[i..j]);
+                    i = j;
                     continue;
                 }
             }
@@ -413,6 +467,15 @@ impl PyLiteral {
             out
         };
         push_json_text(dst, s);
+    }
+
+    /// Text that needs no JSON escaping (see `plain_run`).
+    fn emit_plain(&mut self, out: &mut String, s: &str) {
+        if self.undecided > 0 {
+            self.hold.push_str(s);
+        } else {
+            out.push_str(s);
+        }
     }
 
     fn emit_char(&mut self, out: &mut String, c: char) {
