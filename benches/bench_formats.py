@@ -122,8 +122,7 @@ if pytest is not None:
 
     def test_every_format_is_benchmarked() -> None:
         missing = C.unrendered_formats()
-        if missing:
-            pytest.skip(f"no large-call renderer in benches/conftest.py for: {', '.join(missing)}")
+        assert not missing, f"no large-call renderer in benches/conftest.py for: {missing}"
 
 
 # ------------------------------------------------------------------------------------------------
