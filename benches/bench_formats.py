@@ -140,13 +140,24 @@ STAT: Callable[[List[float]], float] = statistics.median  # --stat min: the best
 CLOCK: Callable[[], float] = time.perf_counter
 
 
+MIN_SAMPLE = 0.02  # seconds: a short call is looped until one sample lasts this long
+
+
 def _median_time(fn: Callable[..., Any], *args: Any, repeat: int = 5) -> float:
+    """The statistic over ``repeat`` samples of the time of one call; a sample loops a short
+    call enough times to last ``MIN_SAMPLE`` (timer resolution and scheduler noise otherwise
+    swamp the small sizes and distort growth ratios)."""
     clock = CLOCK
+    t0 = clock()
+    fn(*args)
+    once = max(clock() - t0, 1e-7)
+    loops = max(1, int(MIN_SAMPLE / once))
     times = []
     for _ in range(repeat):
         t0 = clock()
-        fn(*args)
-        times.append(clock() - t0)
+        for _ in range(loops):
+            fn(*args)
+        times.append((clock() - t0) / loops)
     return STAT(times)
 
 

@@ -24,7 +24,8 @@ use std::mem;
 
 /// What a converter did with one call (the crate-wide sub-scanner outcome): `NeedMore`,
 /// `Done(n)` (bytes `[0, n)` consumed, `input[n..]` is not part of the value) or `Error(n)`.
-pub use crate::Step;
+pub use crate::params;
+use crate::Step;
 
 /// Python refuses to convert ints with more decimal digits than this (`sys.int_info`
 /// `default_max_str_digits`): a longer decimal literal is a SyntaxError and `json.dumps` of a
@@ -190,32 +191,9 @@ fn is_ident(c: char) -> bool {
 }
 
 /// Length of the run of string-body bytes that need no decision and no JSON escaping: anything but
-/// the quote, a backslash, `"` or a control character (all ASCII, so the run ends on a char
-/// boundary).
+/// the quote, a backslash, `"` or a control character.
 fn plain_run(bytes: &[u8], q: u8) -> usize {
-    // Eight bytes at a time while none of them stops the run (SWAR: a zero byte of `x ^ c`
-    // marks a byte equal to `c`; a byte below 0x20 marks a control character).
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let hit = zero_byte(x ^ (ONES * u64::from(q)))
-            | zero_byte(x ^ (ONES * u64::from(b'\\')))
-            | zero_byte(x ^ (ONES * u64::from(b'"')))
-            | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
-        if hit != 0 {
-            break;
-        }
-        i += 8;
-    }
-    i + bytes[i..]
-        .iter()
-        .position(|&b| b == q || b == b'\\' || b == b'"' || b < 0x20)
-        .unwrap_or(bytes.len() - i)
+    crate::json::safe_run(bytes, q)
 }
 
 /// The JSON text of a two-byte Python escape that a string body can take on its fast path
@@ -229,36 +207,6 @@ fn simple_escape(b: u8) -> Option<&'static str> {
         b'"' => Some("\\\""),
         _ => None,
     }
-}
-
-/// Append `s` escaped as the inside of a JSON string, like `json.dumps(s, ensure_ascii=False)`.
-fn push_json_text(dst: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
-        dst.push_str(&s[start..i]);
-        if esc.is_empty() {
-            dst.push_str("\\u00");
-            dst.push(char::from(HEX[usize::from(b >> 4)]));
-            dst.push(char::from(HEX[usize::from(b & 15)]));
-        } else {
-            dst.push_str(esc);
-        }
-        start = i + 1;
-    }
-    dst.push_str(&s[start..]);
 }
 
 /// Decimal text of the hex/octal/binary `digits`, or None when it has more than
@@ -466,7 +414,7 @@ impl PyLiteral {
         } else {
             out
         };
-        push_json_text(dst, s);
+        params::push_json_str_body(dst, s);
     }
 
     /// Text that needs no JSON escaping (see `plain_run`).

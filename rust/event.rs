@@ -110,6 +110,22 @@ impl Emitter {
         });
     }
 
+    /// An arguments fragment of the open call written by `write` straight into the event (no
+    /// intermediate string), e.g. text escaped as JSON.
+    pub fn args_with(&mut self, write: impl FnOnce(&mut String)) {
+        let Some(index) = self.open else { return };
+        match self.events.last_mut() {
+            Some(Event::ToolArgs { index: i, fragment }) if *i == index => write(fragment),
+            _ => {
+                let mut fragment = String::new();
+                write(&mut fragment);
+                if !fragment.is_empty() {
+                    self.events.push(Event::ToolArgs { index, fragment });
+                }
+            }
+        }
+    }
+
     pub fn tool_end(&mut self) {
         if let Some(index) = self.open.take() {
             self.events.push(Event::ToolEnd { index });

@@ -7,6 +7,35 @@ use crate::event::{is_ws, Emitter};
 use crate::scan::ws_len;
 use crate::Step;
 
+/// Length of the leading run of `bytes` that JSON needs no escape for (no `"`, `\\` or control
+/// character) and that holds no `stop` byte; all stops are ASCII, so the run ends on a char
+/// boundary. Eight bytes at a time while none of them stops the run.
+pub fn safe_run(bytes: &[u8], stop: u8) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // a byte of `x` is zero exactly where this sets its high bit (no false positives below the
+    // first real hit, which is all the scan needs)
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let hit = zero_byte(x ^ (ONES * u64::from(stop)))
+            | zero_byte(x ^ (ONES * u64::from(b'\\')))
+            | zero_byte(x ^ (ONES * u64::from(b'"')))
+            | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
+        if hit != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|&b| b == stop || b == b'\\' || b == b'"' || b < 0x20)
+        .unwrap_or(bytes.len() - i)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ctx {
     Obj,
@@ -119,9 +148,7 @@ impl JsonScanner {
             let b = s[i];
             match self.st {
                 JState::Str { key } => {
-                    while i < n && s[i] >= 0x20 && s[i] != b'"' && s[i] != b'\\' {
-                        i += 1;
-                    }
+                    i += safe_run(&s[i..], b'"');
                     if i == n {
                         return Step::NeedMore;
                     }
@@ -332,9 +359,7 @@ impl StrDecoder {
             match self.st {
                 DState::Chars => {
                     let start = i;
-                    while i < n && bytes[i] >= 0x20 && bytes[i] != b'"' && bytes[i] != b'\\' {
-                        i += 1;
-                    }
+                    i += safe_run(&bytes[i..], b'"');
                     if i > start {
                         self.flush_high(out);
                         out.push_str(&s[start..i]);

@@ -74,10 +74,10 @@ pub fn param_kind(tools: &Tools, func: &str, param: &str) -> Kind {
 pub fn push_json_str_body(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b >= 0x20 && b != b'"' && b != b'\\' {
-            continue;
-        }
+    let mut i = 0;
+    loop {
+        i += crate::json::safe_run(&bytes[i..], b'"');
+        let Some(&b) = bytes.get(i) else { break };
         out.push_str(&s[start..i]);
         match b {
             b'"' => out.push_str("\\\""),
@@ -94,7 +94,8 @@ pub fn push_json_str_body(out: &mut String, s: &str) {
                 out.push(HEX[(b & 15) as usize] as char);
             }
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
 }

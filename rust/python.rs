@@ -189,14 +189,16 @@ fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<PyObject> {
 fn replay(
     py: Python<'_>,
     format: &str,
-    chunks: Vec<Bound<'_, PyString>>,
+    chunks: &Bound<'_, PyList>,
     tools: Option<HashMap<String, HashMap<String, String>>>,
 ) -> PyResult<PyObject> {
     let f = format_of(format)?;
-    let tools = tools_of(tools);
-    let texts: Vec<Cow<'_, str>> = chunks.iter().map(text_of).collect();
-    let x = py.allow_threads(|| Parser::replay(f, &tools, &texts));
-    extracted_to_py(py, x)
+    let mut p = Parser::new(f, &tools_of(tools));
+    // One pass over the list: each chunk is read where it lies and fed at once.
+    for item in chunks.iter() {
+        p.push(&text_of(item.downcast::<PyString>()?));
+    }
+    extracted_to_py(py, p.into_extracted())
 }
 
 #[pyfunction]

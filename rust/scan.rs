@@ -31,17 +31,23 @@ impl Markers {
         while let Some(at) = self.next_candidate(bytes, from) {
             let rest = &bytes[at..];
             let mut best: Option<usize> = None;
+            let mut partial = false;
             for (i, m) in self.list.iter().enumerate() {
-                if rest.starts_with(m.as_bytes())
-                    && best.is_none_or(|b| self.list[b].len() < m.len())
-                {
-                    best = Some(i);
+                // one pass per marker: a full match, or the input ends inside the marker
+                let m = m.as_bytes();
+                let same = m.iter().zip(rest).take_while(|(a, b)| a == b).count();
+                if same == m.len() {
+                    if best.is_none_or(|b| self.list[b].len() < m.len()) {
+                        best = Some(i);
+                    }
+                } else if same == rest.len() {
+                    partial = true;
                 }
             }
             if let Some(which) = best {
                 return Found::Marker { at, which };
             }
-            if self.list.iter().any(|m| m.as_bytes().starts_with(rest)) {
+            if partial {
                 return Found::Partial { safe: at };
             }
             from = at + 1;

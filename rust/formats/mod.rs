@@ -94,7 +94,7 @@ impl Parser {
     /// Feeds one delta, leaving its events in the emitter (where they coalesce with earlier ones).
     /// Once the markup was malformed, everything after the point of failure is content: a
     /// machine that fails returns that point, and later text does not reach it.
-    fn push(&mut self, text: &str) {
+    pub fn push(&mut self, text: &str) {
         if self.finished {
             return;
         }
@@ -163,8 +163,14 @@ impl Parser {
         for c in chunks {
             p.push(c.as_ref());
         }
-        p.end();
-        Extracted::from_events(p.out.take(), p.malformed())
+        p.into_extracted()
+    }
+
+    /// Finishes and returns everything emitted since the last `feed`/`take`, as one result
+    /// (what a client reconstructs from the whole stream when fed with `push`).
+    pub fn into_extracted(mut self) -> Extracted {
+        self.end();
+        Extracted::from_events(self.out.take(), self.malformed())
     }
 
     /// Non-streaming: the same machine fed the whole text at once.

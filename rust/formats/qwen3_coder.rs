@@ -117,9 +117,7 @@ fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
         return;
     }
     if kind == Kind::Str {
-        let mut esc = String::with_capacity(s.len() + 2);
-        params::push_json_str_body(&mut esc, s);
-        out.args(&esc);
+        out.args_with(|fragment| params::push_json_str_body(fragment, s));
     } else {
         buf.push_str(s);
     }
