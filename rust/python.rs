@@ -195,8 +195,11 @@ fn replay(
     let f = format_of(format)?;
     let mut p = Parser::new(f, &tools_of(tools));
     // One pass over the list: each chunk is read where it lies and fed at once.
-    for item in chunks.iter() {
-        p.push(&text_of(item.downcast::<PyString>()?));
+    for (k, item) in chunks.iter().enumerate() {
+        let text = item
+            .downcast::<PyString>()
+            .map_err(|_| error(f.name(), None, &format!("chunk {k} is not a str")))?;
+        p.push(&text_of(text));
     }
     extracted_to_py(py, p.into_extracted())
 }
