@@ -611,7 +611,8 @@ impl CallObject {
                             Member::Other => false,
                         };
                         if dup {
-                            return Step::Error(i);
+                            // at the end of the key, wherever the text was split
+                            return Step::Error(i + k);
                         }
                         self.st = CState::Colon(m);
                         i += k;
@@ -658,7 +659,7 @@ impl CallObject {
                 CState::Name(dec, name) => match dec.feed(rest, name) {
                     Step::Done(k) => {
                         if name.is_empty() {
-                            return Step::Error(i);
+                            return Step::Error(i + k);
                         }
                         self.name = Some(std::mem::take(name));
                         self.st = CState::CommaOrClose;

@@ -364,7 +364,8 @@ class CallObject:
                 if r == DONE:
                     m = self.keys.member("".join(self.buf))
                     if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
-                        return (ERROR, i - start)
+                        # at the end of the key, wherever the text was split
+                        return (ERROR, i + k - start)
                     self.st, self.member = "Colon", m
                     i += k
                 elif r == ERROR:
@@ -410,7 +411,7 @@ class CallObject:
                 if r == DONE:
                     name = "".join(self.buf)
                     if not name:
-                        return (ERROR, i - start)
+                        return (ERROR, i + k - start)
                     self.name = name
                     self.st = "CommaOrClose"
                     if self.seen_args:

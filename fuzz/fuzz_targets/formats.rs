@@ -1,0 +1,48 @@
+//! Every format on arbitrary text: no panic, and the streamed result is the same for the whole
+//! text, one char per delta, and splits chosen by the input; stream == non-stream when well formed.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolparse::{Event, Format, Parser, Tools};
+
+fn run(f: Format, text: &str, cuts: &[usize]) -> (String, String, Vec<(String, String)>, bool) {
+    let mut p = Parser::new(f, &Tools::default());
+    let mut events = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        events.extend(p.feed(&text[prev..c]));
+        prev = c;
+    }
+    events.extend(p.finish());
+    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
+    for ev in events {
+        match ev {
+            Event::Content(t) => content.push_str(&t),
+            Event::Reasoning(t) => reasoning.push_str(&t),
+            Event::ToolStart { name, .. } => calls.push((name, String::new())),
+            Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
+            Event::ToolEnd { .. } => {}
+        }
+    }
+    (content, reasoning, calls, p.malformed())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, rest)) = data.split_first() else { return };
+    let Some((&stride, rest)) = rest.split_first() else { return };
+    let text = String::from_utf8_lossy(rest);
+    let formats: Vec<Format> = Format::all().collect();
+    let f = formats[sel as usize % formats.len()];
+    let bounds: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let whole = run(f, &text, &[]);
+    assert_eq!(run(f, &text, &bounds), whole, "one char per delta");
+    let step = (stride as usize % 7) + 1;
+    let some: Vec<usize> = bounds.iter().copied().step_by(step).collect();
+    assert_eq!(run(f, &text, &some), whole, "every {step} chars");
+    let x = Parser::extract(f, &Tools::default(), &text);
+    if !x.malformed {
+        assert_eq!(x.content.unwrap_or_default(), whole.0);
+        let calls: Vec<(String, String)> = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+        assert_eq!(calls, whole.2);
+    }
+});
