@@ -227,12 +227,19 @@ class Renderer:
         style: str = "raw",
         reasoning: Optional[str] = None,
         label: str = "",
+        between: Optional[Sequence[str]] = None,
     ) -> Case:
+        """``between[i]`` is content between call ``i`` and call ``i + 1``."""
         form = form or self.forms[0]
         assert form in self.forms, (self.name, form)
+        between = list(between or [])
         if calls:
+            assert len(between) <= len(calls) - 1, (self.name, between)
+            between += [""] * (len(calls) - 1 - len(between))
             assert self.content_ok(before, "before"), (self.name, before)
             assert self.content_ok(after, "after"), (self.name, after)
+            for mid in between:
+                assert self.content_ok(mid, "after"), (self.name, mid)
             assert not (after and form in self.forms_no_after), (self.name, form, after)
             assert self.calls_ok(calls), (self.name, calls)
         if reasoning is not None:
@@ -241,11 +248,14 @@ class Renderer:
         if not calls and reasoning is None:
             text = before + after
             return Case(self.name, text, expected_content([text], 0), None, [], tools, label, text)
-        body = self._body(calls, before, after, form, style, reasoning)
+        if any(between):
+            body = self._joined(calls, before, between, after, form, style, reasoning)
+        else:
+            body = self._body(calls, before, after, form, style, reasoning)
         text, expected_calls = body[0], body[1]
         before_at = body[2] if len(body) > 2 else 0
         assert text[before_at:].startswith(before)
-        content = expected_content([before, after], len(calls))
+        content = expected_content([before, *between, after], len(calls))
         return Case(
             self.name,
             text,
@@ -257,6 +267,27 @@ class Renderer:
             before,
             before_at,
         )
+
+    def _joined(
+        self,
+        calls: Sequence[Call],
+        before: str,
+        between: Sequence[str],
+        after: str,
+        form: str,
+        style: str,
+        reasoning: Optional[str],
+    ) -> Tuple[Any, ...]:
+        """Calls rendered one by one with content between them (each call's markup complete)."""
+        text = before
+        expected: List[Tuple[str, str]] = []
+        for i, call in enumerate(calls):
+            last = i == len(calls) - 1
+            f = form if last or form not in self.forms_no_after else self.forms[0]
+            body = self._body([call], "", "", f, style, None)
+            text += body[0] + ("" if last else between[i])
+            expected += body[1]
+        return text + after, expected
 
     def _body(
         self,
@@ -363,7 +394,8 @@ class Hermes(Renderer):
 
 
 class Mistral(Renderer):
-    """pre-v11 ``[TOOL_CALLS][{...}, ...]``; v11 ``[TOOL_CALLS]N{...}``; ``[TOOL_CALLS]N[ARGS]{...}``."""
+    """pre-v11 ``[TOOL_CALLS][{...}, ...]``; v11 ``[TOOL_CALLS]N{...}``; also
+    ``[TOOL_CALLS]N[ARGS]{...}``."""
 
     name = "mistral"
     forms = ("array", "v11", "v11_args")
@@ -373,7 +405,9 @@ class Mistral(Renderer):
     def _body(self, calls, before, after, form, style, reasoning):
         expected = [(n, args_text(a, style)) for n, a in calls]
         if form == "array":
-            objs = [_obj([('"name"', json.dumps(n)), ('"arguments"', a)], style) for n, a in expected]
+            objs = [
+                _obj([('"name"', json.dumps(n)), ('"arguments"', a)], style) for n, a in expected
+            ]
             sep = "," if style == "compact" else ", "
             body = "[TOOL_CALLS][" + sep.join(objs) + "]"
         elif form == "v11":
@@ -428,7 +462,9 @@ def py_str(s: str, quote: str = "'") -> str:
             out.append("\\t")
         elif not c.isprintable():
             o = ord(c)
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}")
+            out.append(
+                f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+            )
         else:
             out.append(c)
     out.append('"')
@@ -453,7 +489,10 @@ def py_lit(v: Any, quote: str = "'", compact: bool = False) -> str:
     if isinstance(v, dict):
         return (
             "{"
-            + sep.join(f"{py_lit(k, quote, compact)}{colon}{py_lit(x, quote, compact)}" for k, x in v.items())
+            + sep.join(
+                f"{py_lit(k, quote, compact)}{colon}{py_lit(x, quote, compact)}"
+                for k, x in v.items()
+            )
             + "}"
         )
     raise TypeError(type(v))
@@ -552,7 +591,9 @@ class Qwen3Coder(Renderer):
         if isinstance(value, str):
             # "null" (any case) is null in every typed parameter, as in vLLM.
             return not any(m in value for m in self.markers) and value.lower() != "null"
-        return _finite(value) and not any(m in json.dumps(value, ensure_ascii=False) for m in self.markers)
+        return _finite(value) and not any(
+            m in json.dumps(value, ensure_ascii=False) for m in self.markers
+        )
 
     def _body(self, calls, before, after, form, style, reasoning):
         blocks = []
@@ -606,7 +647,10 @@ class OpenAIHarmony(Renderer):
         "to=browser.search",
     )
 
-    def _body(self, calls, before, after, form, style, reasoning):
+    def _joined(self, calls, before, between, after, form, style, reasoning):
+        return self._body(calls, before, after, form, style, reasoning, between)
+
+    def _body(self, calls, before, after, form, style, reasoning, between=()):
         msgs: List[str] = []  # header (after <|start|>assistant) + <|message|> + body + end
         before_msg = -1
         if reasoning is not None:
@@ -617,7 +661,9 @@ class OpenAIHarmony(Renderer):
             before_msg = len(msgs)
             msgs.append(f"<|channel|>{channel}<|message|>{before}<|end|>")
         expected = []
-        for name, args in calls:
+        for i, (name, args) in enumerate(calls):
+            if 0 < i <= len(between) and between[i - 1]:
+                msgs.append(f"<|channel|>final<|message|>{between[i - 1]}<|end|>")
             a = args_text(args, style)
             expected.append((name, a))
             if form == "recipient_first":
@@ -739,8 +785,17 @@ def standard_cases(fmt: str) -> Dict[str, List[Case]]:
         add("text_after", [WEATHER], after="\n\nI asked the weather service.")
         add("text_both", [WEATHER, TIME], before="Sure! ", after=" Done.")
         add("text_unicode", [WEATHER], before="天気を調べます 🎉 ", after=" ✅ fin")
+        add(
+            "text_between",
+            [WEATHER, TIME, EMPTY],
+            before="First: ",
+            between=["\n\nthen, ", "\n \n"],
+            after="\nend",
+        )
     add("whitespace_around", [WEATHER], before="\n\n  ", after="\n\n")
     add("escapes", [ESCAPES])
+    if r.json_native and r.markers_in_strings and r.markers:
+        add("markers_in_strings", [("write_file", {"text": " ".join(r.markers), r.markers[0]: 1})])
     if r.json_native:
         add("raw_escapes", [("raw", RAW_ESCAPES)])
     if r.reasoning:
@@ -761,7 +816,12 @@ NO_CALL_TEXTS = [
 
 # Text that looks a little like a format's markup but holds no call: all of it is content.
 NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
-    "pythonic": ["[1] see the footnote", "See [link](https://x.y) and [O'Reilly].", "[]", "a[0] = b"],
+    "pythonic": [
+        "[1] see the footnote",
+        "See [link](https://x.y) and [O'Reilly].",
+        "[]",
+        "a[0] = b",
+    ],
     "llama4_pythonic": ["[1] see the footnote", "See [link](https://x.y)", "[]"],
     "llama3_json": ['Use {braces} and {"name": "Bob"} here', "{}", "{ not json"],
     "hermes": ["I use <tool> tags and <tool_call without closing", "a < b > c"],
@@ -846,7 +906,7 @@ def composite_case(fmt: str) -> Case:
     cut everywhere."""
     r = renderer(fmt)
     calls: List[Call] = [
-        ("get_weather", {"city": "Zürich \"CH\"", "days": 3, "ok": True}),
+        ("get_weather", {"city": 'Zürich "CH"', "days": 3, "ok": True}),
         ("get_time", {}),
         ("write_file", {"path": "a\\b.txt", "content": "x\ny 🎉 中", "tags": ["t", None, 1.5]}),
     ]
@@ -869,7 +929,9 @@ def core_parser(backend: str, fmt: str, types: Optional[Dict[str, Dict[str, str]
     return reference.Parser(fmt, types or {})
 
 
-def core_extract(backend: str, fmt: str, text: str, types: Optional[Dict[str, Dict[str, str]]] = None) -> Any:
+def core_extract(
+    backend: str, fmt: str, text: str, types: Optional[Dict[str, Dict[str, str]]] = None
+) -> Any:
     if backend == "rust":
         return _core.extract(fmt, text, types or {})
     return reference.extract(fmt, text, types or {})
@@ -945,7 +1007,9 @@ def accumulate(deltas: Sequence[Any]) -> Streamed:
     return s
 
 
-def core_stream(backend: str, fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any], Streamed]:
+def core_stream(
+    backend: str, fmt: str, chunks: Sequence[str], types=None
+) -> Tuple[List[Any], Streamed]:
     deltas = core_feed_all(core_parser(backend, fmt, types), chunks)
     return deltas, accumulate(deltas)
 
@@ -970,7 +1034,9 @@ def twin_stream(fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any],
 def twin_extract(fmt: str, text: str, types=None) -> Any:
     xa = _core.extract(fmt, text, types or {})
     xb = reference.extract(fmt, text, types or {})
-    assert xa == xb, f"twins differ on extract({fmt!r}, {text!r}):\n  rust:   {xa!r}\n  python: {xb!r}"
+    assert xa == xb, (
+        f"twins differ on extract({fmt!r}, {text!r}):\n  rust:   {xa!r}\n  python: {xb!r}"
+    )
     return xa
 
 

@@ -8,7 +8,6 @@ from typing import Any, List, Optional
 
 import corpus
 import pytest
-
 import toolparse
 from toolparse import (
     DeltaMessage,
@@ -280,9 +279,7 @@ def test_streaming_protocol(fmt: str, backend: str) -> None:
 def test_tools_as_models_or_dicts(fmt: str, backend: str) -> None:
     cases = corpus.standard_cases(fmt)
     for case in cases["all_types"] + cases["parallel"]:
-        tool_dicts = case.tools or corpus.tools_for(
-            [(n, json.loads(a)) for n, a in case.calls]
-        )
+        tool_dicts = case.tools or corpus.tools_for([(n, json.loads(a)) for n, a in case.calls])
         models = [Tool.model_validate(t) for t in tool_dicts]
         results = []
         for tools in (tool_dicts, models, models[:1] + tool_dicts[1:]):
@@ -322,7 +319,9 @@ def test_tool_parser_manager_register_module() -> None:
 
         assert ToolParserManager.get_tool_parser("my_hermes") is MyHermes
         assert "my_hermes" in ToolParserManager.list_registered()
-        info = MyHermes().extract_tool_calls('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+        info = MyHermes().extract_tool_calls(
+            '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+        )
         assert info.tool_calls[0].function.name == "f"
 
         @ToolParserManager.register_module(["alias_a", "alias_b"])

@@ -22,9 +22,8 @@ from typing import Callable, List
 
 import corpus
 import pytest
-from corpus import Case
-
 import toolparse
+from corpus import Case
 from toolparse import IdSource, reference
 
 ID_PATTERNS = {
@@ -72,7 +71,9 @@ def check_case(fmt: str, backend: str, case: Case) -> None:
     # --- non-streaming
     info = parser.extract_tool_calls(case.text)
     got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    need(got == case.calls, f"extract calls:\n      got      {got!r}\n      expected {case.calls!r}")
+    need(
+        got == case.calls, f"extract calls:\n      got      {got!r}\n      expected {case.calls!r}"
+    )
     need(info.tools_called == bool(case.calls), f"tools_called {info.tools_called}")
     need(
         info.content == case.content,
@@ -84,8 +85,16 @@ def check_case(fmt: str, backend: str, case: Case) -> None:
     check_ids(fmt, [c.id for c in info.tool_calls])
     x = corpus.core_extract(backend, fmt, case.text, case.types)
     need(x[1] == case.reasoning, f"reasoning: got {x[1]!r}, expected {case.reasoning!r}")
+    need(
+        info.reasoning == case.reasoning,
+        f"extract reasoning: got {info.reasoning!r}, expected {case.reasoning!r}",
+    )
     # --- streaming == non-streaming (pattern 9)
-    for label, chunks in (("whole", [case.text]), ("chars", list(case.text)), ("4", chunk4(case.text))):
+    for label, chunks in (
+        ("whole", [case.text]),
+        ("chars", list(case.text)),
+        ("4", chunk4(case.text)),
+    ):
         rec, _ = corpus.facade_stream(parser, chunks)
         streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
         need(streamed == got, f"stream[{label}] calls: {streamed!r} != extract {got!r}")
@@ -144,8 +153,10 @@ def test_no_tool_call(fmt: str, backend: str) -> None:
         "text_after",  # 6
         "text_both",  # 6
         "text_unicode",  # 6
+        "text_between",  # 6
         "whitespace_around",  # 6
         "escapes",  # 7
+        "markers_in_strings",  # 7 (markers inside JSON strings are text)
         "raw_escapes",  # 7 (JSON-native: escapes kept byte for byte)
         "reasoning",  # formats with a reasoning channel
         "reasoning_text",
@@ -166,7 +177,7 @@ def test_parallel_ids_unique_and_indexed(fmt: str, backend: str) -> None:
         stream = parser.stream()
         seen = []
         for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
-            for tc in (d.tool_calls if d is not None else []):
+            for tc in d.tool_calls if d is not None else []:
                 if tc.id is not None:
                     seen.append(tc.index)
         assert seen == [0, 1, 2]
@@ -183,7 +194,9 @@ def test_id_style(fmt: str, backend: str) -> None:
     elif fmt in ("hermes", "llama3_json", "pythonic", "llama4_pythonic", "qwen3_coder", "openai"):
         assert reference.id_style(fmt) == "chatcmpl"
     case = pattern_cases(fmt, "parallel")[0]
-    info = toolparse.get_parser(fmt, tools=case.tools, backend=backend).extract_tool_calls(case.text)
+    info = toolparse.get_parser(fmt, tools=case.tools, backend=backend).extract_tool_calls(
+        case.text
+    )
     check_ids(fmt, [c.id for c in info.tool_calls])
 
 
@@ -297,3 +310,31 @@ def test_twins_agree_on_patterns(fmt: str) -> None:
         corpus.twin_extract(fmt, text, types)
         for chunks in [[text], list(text), corpus.random_chunks(text, rng)]:
             corpus.twin_stream(fmt, chunks, types)
+
+
+# ----- invariant 1: held-back text is bounded -----
+
+
+def test_held_back_text_is_bounded(fmt: str, backend: str) -> None:
+    """Fed one character at a time, a long run of plain content and a long string argument come
+    out as they arrive: inside them no more than a few consecutive feeds emit nothing (only a
+    possible marker prefix may be held, never a growing buffer)."""
+    r = corpus.renderer(fmt)
+    long_content = "word, " * 300
+    long_arg = "xyz " * 500
+    before = long_content if r.surround else ""
+    case = r.render([("write_file", {"path": "a.txt", "content": long_arg})], before=before)
+    text = case.text
+    regions = [(text.index(long_arg), text.index(long_arg) + len(long_arg))]
+    if before:
+        regions.append((case.before_at, case.before_at + len(before)))
+    p = corpus.core_parser(backend, fmt, case.types)
+    silent = 0
+    worst = 0
+    for i, ch in enumerate(text):
+        d = p.feed(ch)
+        if any(a + 8 <= i < b for a, b in regions):
+            silent = 0 if d is not None else silent + 1
+            worst = max(worst, silent)
+    p.finish()
+    assert worst <= 4, f"{worst} consecutive silent feeds inside plain text / a string argument"

@@ -25,17 +25,31 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 import string
 from typing import Any, Dict, List
 
 import corpus
 import pytest
+import toolparse
 from corpus import Case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolparse
+# The numbers of examples below are tuned for 7 formats to run this file in well under 60 s per
+# backend on 2 cores; with more formats registered they shrink in proportion (to at least a
+# quarter), so the time stays bounded as formats are added.
+_BUDGET = min(1.0, max(0.25, 7 / max(1, len(toolparse.list_formats()))))
+
+
+def examples(n: int) -> int:
+    """``n`` scaled by the format budget and by ``TOOLPARSE_EXAMPLES`` (a factor, default 1; the
+    explore profile uses 10)."""
+    default = "10" if os.environ.get("TOOLPARSE_HYPOTHESIS") == "explore" else "1"
+    factor = float(os.environ.get("TOOLPARSE_EXAMPLES", default))
+    return max(5, int(n * factor * _BUDGET))
+
 
 # ==================================================================================================
 # Strategies
@@ -43,7 +57,7 @@ import toolparse
 
 # Characters that stress escaping and decoding: quotes, backslashes, control characters, line and
 # paragraph separators, non-ASCII, astral (emoji), and the JSON/Python punctuation.
-TRICKY = '"\\/\'\n\r\t\x00\x01\x08\x0c\x1f\x7f\u0085\u2028\u2029é中ß€🎉👍🏽\ufeff{}[]()<>|=:;,.'
+TRICKY = "\"\\/'\n\r\t\x00\x01\x08\x0c\x1f\x7f\u0085\u2028\u2029é中ß€🎉👍🏽\ufeff{}[]()<>|=:;,."
 TEXT_CHARS = st.one_of(
     st.sampled_from(TRICKY),
     st.characters(exclude_categories=("Cs",)),  # no lone surrogates: not valid UTF-8
@@ -67,7 +81,7 @@ VALUES = st.recursive(
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def calls_strategy(r: corpus.Renderer) -> st.SearchStrategy:
     keys = TEXT if r.json_native else SAFE_NAME.filter(r.key_ok)
     arg = st.dictionaries(keys, VALUES, max_size=4).filter(
@@ -81,11 +95,19 @@ def calls_strategy(r: corpus.Renderer) -> st.SearchStrategy:
 
 WS = st.text(st.sampled_from(" \t\n\r"), max_size=3)
 PHRASES = st.sampled_from(
-    ["Let me check.", "Here you go", "天気を調べます 🎉", "Done ✅", "a", "x = 1;", "'quoted' \"text\""]
+    [
+        "Let me check.",
+        "Here you go",
+        "天気を調べます 🎉",
+        "Done ✅",
+        "a",
+        "x = 1;",
+        "'quoted' \"text\"",
+    ]
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def content_strategy(r: corpus.Renderer, where: str) -> st.SearchStrategy:
     """Content around the calls: whitespace, then text (random or a phrase), then whitespace
     (whitespace at the edges is where the whitespace rule of invariant 3 bites)."""
@@ -101,9 +123,11 @@ def content_strategy(r: corpus.Renderer, where: str) -> st.SearchStrategy:
         st.tuples(WS, st.one_of(core, PHRASES), WS)
         .map("".join)
         .filter(
-            lambda s: all(c not in single for c in s)
-            and r.content_ok(s, where)
-            and (where != "reasoning" or bool(s))
+            lambda s: (
+                all(c not in single for c in s)
+                and r.content_ok(s, where)
+                and (where != "reasoning" or bool(s))
+            )
         )
     )
 
@@ -116,23 +140,34 @@ def cases(draw: Any, fmt: str) -> Case:
     style = draw(st.sampled_from(list(corpus.JSON_STYLES))) if r.json_native else "raw"
     before = draw(content_strategy(r, "before"))
     after = "" if form in r.forms_no_after else draw(content_strategy(r, "after"))
+    between: List[str] = []
+    if len(calls) > 1 and draw(st.booleans()):
+        between = [draw(content_strategy(r, "after")) for _ in calls[1:]]
     reasoning = None
     if r.reasoning and draw(st.booleans()):
         reasoning = draw(content_strategy(r, "reasoning"))
-    return r.render(calls, before=before, after=after, form=form, style=style, reasoning=reasoning)
+    return r.render(
+        calls,
+        before=before,
+        after=after,
+        form=form,
+        style=style,
+        reasoning=reasoning,
+        between=between,
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def case_strategy(fmt: str) -> st.SearchStrategy:
     return cases(fmt)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def token_strategy(fmt: str) -> st.SearchStrategy:
     return st.sampled_from(corpus.renderer(fmt).garbage_tokens())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def garbage(fmt: str) -> st.SearchStrategy:
     """Text from the format's markers, their pieces and JSON/Python punctuation."""
     return st.lists(token_strategy(fmt), max_size=40).map("".join)
@@ -157,7 +192,7 @@ def _mutated(draw: Any, fmt: str) -> str:
     return text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mutated(fmt: str) -> st.SearchStrategy:
     return _mutated(fmt)
 
@@ -209,7 +244,7 @@ def check_valid(fmt: str, backend: str, case: Case, rng: random.Random) -> None:
     assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == want[2]
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(30))
 @given(data=st.data())
 def _split_invariance(fmt: str, backend: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
@@ -221,7 +256,7 @@ def test_split_invariance_and_streaming(fmt: str, backend: str) -> None:
     _split_invariance(fmt, backend)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def _split_invariance_heavy(fmt: str, backend: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
@@ -233,7 +268,7 @@ def test_split_invariance_and_streaming_heavy(fmt: str, backend: str) -> None:
     _split_invariance_heavy(fmt, backend)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def _content_exact(fmt: str, backend: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
@@ -254,7 +289,7 @@ def test_content_exact(fmt: str, backend: str) -> None:
 # ==================================================================================================
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(data=st.data())
 def _twins(fmt: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
@@ -320,7 +355,7 @@ def truncation_points(text: str, rng: random.Random, limit: int) -> List[int]:
     return sorted(ends | set(rng.sample(range(n + 1), limit - len(ends))))
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(data=st.data())
 def _truncation(fmt: str, backend: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
@@ -362,7 +397,9 @@ def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None
     _, whole = corpus.twin_stream(fmt, [text])
     for chunks in (list(text), corpus.random_chunks(text, rng, 8)):
         _, s = corpus.twin_stream(fmt, chunks)
-        assert s.result() == whole.result(), f"split {chunks!r}: {s.result()!r} != {whole.result()!r}"
+        assert s.result() == whole.result(), (
+            f"split {chunks!r}: {s.result()!r} != {whole.result()!r}"
+        )
     # streaming == non-streaming when the markup is well formed (invariant 3)
     if not x[3]:
         assert (x[0], x[1], [(n, a) for _, n, a in x[2]]) == whole.result(), (
@@ -382,10 +419,12 @@ def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None
         assert is_subsequence(info.content or "", text), (info.content, text)
         assert is_subsequence(x[1] or "", text), (x[1], text)
     # the public stream keeps the protocol
-    corpus.facade_stream(toolparse.get_parser(fmt, backend=backend), corpus.random_chunks(text, rng))
+    corpus.facade_stream(
+        toolparse.get_parser(fmt, backend=backend), corpus.random_chunks(text, rng)
+    )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(data=st.data())
 def _garbage(fmt: str, backend: str, data: Any) -> None:
     text = data.draw(garbage(fmt), label="garbage")
@@ -397,7 +436,7 @@ def test_garbage(fmt: str, backend: str) -> None:
     _garbage(fmt, backend)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(data=st.data())
 def _mutations(fmt: str, backend: str, data: Any) -> None:
     text = data.draw(mutated(fmt), label="mutated")
@@ -409,7 +448,7 @@ def test_mutations(fmt: str, backend: str) -> None:
     _mutations(fmt, backend)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(data=st.data())
 def _garbage_heavy(fmt: str, backend: str, data: Any) -> None:
     text = data.draw(st.one_of(garbage(fmt), mutated(fmt)), label="text")
@@ -425,7 +464,19 @@ def test_garbage_heavy(fmt: str, backend: str) -> None:
 # Regressions: inputs the properties found, kept as explicit examples
 # ==================================================================================================
 
-GARBAGE_EXAMPLES: Dict[str, List[str]] = {}
+GARBAGE_EXAMPLES: Dict[str, List[str]] = {
+    "hermes": [
+        # JSON that is not a call inside the tags: the end tag was lost (not in content)
+        '<tool_call>{"ame": "A", "arguments": {}}</tool_call>',
+        # a string "arguments" that is not an object: the twins disagreed on the content
+        '<tool_call>{"name": "f", "arguments": "not an object"}</tool_call>',
+    ],
+    "qwen3_coder": [
+        # truncated right after the function header: the twins disagreed
+        "<tool_call>\n<function=A>",
+        "Checking now... <tool_call>\n<function=get_weather>",
+    ],
+}
 
 
 def test_garbage_examples(fmt: str, backend: str) -> None:
