@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
 from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
-from .json import DONE, ERROR, MORE, Calls
+from .json import DONE, MORE, Calls
 
 # function name -> parameter name -> JSON Schema type ("" when it has none)
 ToolTypes = Dict[str, Dict[str, str]]
