@@ -323,18 +323,18 @@ class Harmony:
             elif st == "ArgsEnd":
                 kind, a, b = _expect(s, i)
                 if kind == "marker":
-                    m = len(MARKERS.list[a])
+                    mlen = len(MARKERS.list[a])
                     if a in _ENDS:
                         out.tool_end()
                         i = b
                         self._outside()
                     elif a in (START, CHANNEL):
                         out.tool_end()
-                        i = b - m
+                        i = b - mlen
                         self._outside()
                     else:
                         out.malformed = True
-                        i = b - m
+                        i = b - mlen
                         self.st = "Fallback"
                 elif kind == "wait":
                     return a
