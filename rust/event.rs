@@ -133,16 +133,6 @@ impl Emitter {
         self.seg_text = false;
     }
 
-    /// Whether a call is started and not ended.
-    pub fn in_call(&self) -> bool {
-        self.open.is_some()
-    }
-
-    /// Number of calls started so far.
-    pub fn calls(&self) -> usize {
-        self.calls
-    }
-
     /// End of text: whitespace-only output with no call is content; a call left open is truncated.
     pub fn finish(&mut self) {
         if !self.ws.is_empty() && self.calls == 0 {

@@ -528,7 +528,6 @@ pub struct CallObject {
     require_args: bool,
     name: Option<String>,
     seen_args: bool,
-    args_done: bool,
     held_args: String,
     started: bool,
     /// Whether the object turned out to be a call (valid once `Done`).
@@ -543,7 +542,6 @@ impl CallObject {
             require_args,
             name: None,
             seen_args: false,
-            args_done: false,
             held_args: String::new(),
             started: false,
             is_call: false,
@@ -673,7 +671,6 @@ impl CallObject {
                 },
                 CState::ArgsRaw(sc) => match sc.feed(rest.as_bytes()) {
                     Step::Done(k) => {
-                        self.args_done = true;
                         self.st = CState::CommaOrClose;
                         self.args_out(&rest[..k], out);
                         i += k;
@@ -714,7 +711,6 @@ impl CallObject {
                             if !opened {
                                 self.args_out("{}", out);
                             }
-                            self.args_done = true;
                             self.st = CState::CommaOrClose;
                             i += k;
                         }

@@ -30,8 +30,9 @@ enum State {
     Text,
     /// Inside the start marker's JSON.
     Body(Region),
-    /// After a complete body: whitespace, then the end marker (which may be missing).
-    After,
+    /// After a complete body: whitespace (kept: it is content if text follows without an end
+    /// marker), then the end marker (which may be missing).
+    After { ws: String },
     /// After malformed markup: everything is content.
     Fallback,
 }
@@ -83,14 +84,14 @@ impl Machine for TaggedJson {
                     RegionStep::More => return input.len(),
                     RegionStep::Done(n) => {
                         i += n;
-                        self.st = State::After;
+                        self.st = State::After { ws: String::new() };
                     }
                     RegionStep::Failed(n) => {
                         i += n;
                         self.st = State::Fallback;
                     }
                 },
-                State::After => match expect(rest, &self.tags.markers) {
+                State::After { ws } => match expect(rest, &self.tags.markers) {
                     Expect::Marker { which: 0, end } => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[0];
@@ -101,8 +102,14 @@ impl Machine for TaggedJson {
                         i += end;
                         self.st = State::Text;
                     }
-                    Expect::Wait { ws } => return i + ws,
+                    Expect::Wait { ws: n } => {
+                        ws.push_str(&rest[..n]);
+                        return i + n;
+                    }
                     Expect::Other { at } => {
+                        // No end marker: the whitespace starts the text.
+                        ws.push_str(&rest[..at]);
+                        out.content(ws);
                         i += at;
                         self.st = State::Text;
                     }
@@ -119,7 +126,7 @@ impl Machine for TaggedJson {
             State::Text | State::Fallback => out.content(rest),
             State::Body(region) => region.finish(rest, out),
             // A truncated end marker: the call is complete, the rest is its markup.
-            State::After => {}
+            State::After { .. } => {}
         }
     }
 }

@@ -85,12 +85,6 @@ class Emitter:
             self._open = None
         self._seg_text = False
 
-    def in_call(self) -> bool:
-        return self._open is not None
-
-    def calls(self) -> int:
-        return self._calls
-
     def finish(self) -> None:
         if self._ws and self._calls == 0:
             ws, self._ws = self._ws, ""

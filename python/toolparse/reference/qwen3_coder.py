@@ -38,9 +38,13 @@ def new(tools: ToolTypes) -> Qwen3Coder:
     return Qwen3Coder(tools)
 
 
-def _find_any(s: str, stops: re.Pattern) -> int:
-    m = stops.search(s)
-    return -1 if m is None else m.start()
+def _find_any(s: str, stops: re.Pattern, start: int) -> int:
+    """Offset (relative to ``start``) of the first stop character in ``s[start:]``, or -1."""
+    m = stops.search(s, start)
+    return -1 if m is None else m.start() - start
+
+
+_VALUE_LONGEST = max(len(m) for m in VALUE.list)
 
 
 class Qwen3Coder:
@@ -75,11 +79,10 @@ class Qwen3Coder:
         i = 0
         n = len(s)
         while i < n:
-            rest = s[i:]
             st = self.st
             if st == "Text":
-                kind, at, which = TEXT.find(rest)
-                out.content(rest[:at])
+                kind, at, which = TEXT.find(s, i)
+                out.content(s[i : i + at])
                 if kind != "marker":
                     return i + at
                 m = TEXT.list[which]
@@ -90,29 +93,29 @@ class Qwen3Coder:
                 else:
                     self.st, self.at = "Name", len(m)
             elif st == "Wrapper":
-                kind, a, b = expect(rest, FUNCTION)
+                kind, a, b = expect(s, FUNCTION, i)
                 if kind == "marker":
-                    self.raw += rest[:b]
+                    self.raw += s[i : i + b]
                     self.at = len(self.raw)
                     i += b
                     self.st = "Name"
                 elif kind == "wait":
-                    self.raw += rest[:a]
+                    self.raw += s[i : i + a]
                     return i + a
                 else:
                     # Not a call: the wrapper was content.
-                    self.raw += rest[:a]
+                    self.raw += s[i : i + a]
                     out.content(self.raw)
                     self.raw = ""
                     i += a
                     self.st = "Text"
             elif st == "Name":
-                p = _find_any(rest, _NAME_STOP)
+                p = _find_any(s, _NAME_STOP, i)
                 if p == -1:
-                    self.raw += rest
+                    self.raw += s[i:]
                     return n
-                self.raw += rest[:p]
-                if rest[p] == ">" and len(self.raw) > self.at:
+                self.raw += s[i : i + p]
+                if s[i + p] == ">" and len(self.raw) > self.at:
                     self.func = self.raw[self.at :]
                     self.raw = ""
                     self.params = 0
@@ -127,7 +130,7 @@ class Qwen3Coder:
                     i += p
                     self.st = "Text"
             elif st == "Body":
-                kind, a, b = expect(rest, BODY)
+                kind, a, b = expect(s, BODY, i)
                 if kind == "marker" and a == 0:
                     i += b
                     self.st, self.name = "Param", ""
@@ -143,12 +146,12 @@ class Qwen3Coder:
                     out.malformed = True
                     self.st = "Fallback"
             elif st == "Param":
-                p = _find_any(rest, _PARAM_STOP)
+                p = _find_any(s, _PARAM_STOP, i)
                 if p == -1:
-                    self.name += rest
+                    self.name += s[i:]
                     return n
-                self.name += rest[:p]
-                if rest[p] != ">":
+                self.name += s[i : i + p]
+                if s[i + p] != ">":
                     i += p
                     out.malformed = True
                     self.st = "Fallback"
@@ -165,15 +168,15 @@ class Qwen3Coder:
             elif st == "Value":
                 if not self.started:
                     # One leading newline is stripped, unless it begins an end marker.
-                    if VALUE.starts(rest) == -1:
-                        if VALUE.could_start(rest):
+                    if VALUE.starts(s, i) == -1:
+                        if VALUE.could_start(s[i : i + _VALUE_LONGEST]):
                             return i
-                        if rest[0] == "\n":
+                        if s[i] == "\n":
                             i += 1
                     self.started = True
                     continue
-                kind, at, which = VALUE.find(rest)
-                self._value_text(rest[:at], out)
+                kind, at, which = VALUE.find(s, i)
+                self._value_text(s[i : i + at], out)
                 if kind != "marker":
                     return i + at
                 if self.kind == params.STR:
@@ -190,16 +193,16 @@ class Qwen3Coder:
                     self._close(out)
                     self.st, self.ws = "After", ""
             elif st == "After":
-                kind, a, b = expect(rest, END)
+                kind, a, b = expect(s, END, i)
                 if kind == "marker":
                     i += b
                     self.st, self.ws = "Text", ""
                 elif kind == "wait":
-                    self.ws += rest[:a]
+                    self.ws += s[i : i + a]
                     return i + a
                 else:
                     # No </tool_call> (a bare call): the whitespace starts the text.
-                    out.content(self.ws + rest[:a])
+                    out.content(self.ws + s[i : i + a])
                     i += a
                     self.st, self.ws = "Text", ""
             else:  # Fallback: the driver makes the rest content

@@ -31,6 +31,7 @@ class TaggedJson:
         self.tags = tags
         self.start = Markers(tags.markers.list[:1])
         self.st = "Text"  # Text | Body | After | Fallback
+        self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
 
     def _body(self, opener: str) -> None:
@@ -56,7 +57,7 @@ class TaggedJson:
                 if r == "more":
                     return n
                 i += k
-                self.st = "After" if r == "done" else "Fallback"
+                self.st, self.ws = ("After", "") if r == "done" else ("Fallback", "")
             elif st == "After":
                 kind, a, b = expect(s, self.tags.markers, i)
                 if kind == "marker" and a == 0:
@@ -67,8 +68,11 @@ class TaggedJson:
                     i += b
                     self.st = "Text"
                 elif kind == "wait":
+                    self.ws += s[i : i + a]
                     return i + a
                 else:
+                    # No end marker: the whitespace starts the text.
+                    out.content(self.ws + s[i : i + a])
                     i += a
                     self.st = "Text"
             else:  # Fallback: the driver makes the rest content
