@@ -545,7 +545,7 @@ mod tests {
         assert_eq!(kind_of("array"), Kind::Json);
         assert_eq!(kind_of("null"), Kind::Json);
         let mut tools = Tools::default();
-        tools.functions.insert(
+        std::sync::Arc::make_mut(&mut tools.functions).insert(
             "f".into(),
             [("n".to_owned(), "integer".to_owned())]
                 .into_iter()

@@ -34,9 +34,7 @@ fn format_of(name: &str) -> PyResult<Format> {
 }
 
 fn tools_of(tools: Option<HashMap<String, HashMap<String, String>>>) -> Tools {
-    Tools {
-        functions: tools.unwrap_or_default(),
-    }
+    Tools::new(tools.unwrap_or_default())
 }
 
 /// The UTF-8 text of a Python str, borrowed without a copy where the interpreter allows it.

@@ -8,7 +8,9 @@ use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{ws_len, Found, Markers};
 
-const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
+pub(super) const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
+/// Between calls.
+pub(super) const SEPARATOR: &str = ";";
 
 pub fn new(_: &Tools) -> Box<dyn Machine> {
     Box::new(Llama3Json { st: State::Text })
@@ -81,8 +83,8 @@ impl Machine for Llama3Json {
                     let ws = ws_len(rest);
                     out.content(&rest[..ws]);
                     i += ws;
-                    if rest[ws..].starts_with(';') {
-                        i += 1;
+                    if rest[ws..].starts_with(SEPARATOR) {
+                        i += SEPARATOR.len();
                         self.st = State::Next;
                     } else if ws < rest.len() {
                         self.st = State::Text;

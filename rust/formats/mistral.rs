@@ -7,8 +7,8 @@ use crate::json::{Calls, JsonScanner, CALL_KEYS};
 use crate::scan::{expect, ws_len, Expect, Found, Markers};
 use crate::Step;
 
-const BOT: Markers = Markers::new(&["[TOOL_CALLS]"]);
-const ARGS: Markers = Markers::new(&["[ARGS]"]);
+pub(super) const BOT: Markers = Markers::new(&["[TOOL_CALLS]"]);
+pub(super) const ARGS: Markers = Markers::new(&["[ARGS]"]);
 
 pub fn new(_: &Tools) -> Box<dyn Machine> {
     Box::new(Mistral { st: State::Text })

@@ -1,9 +1,11 @@
 //! The registry of formats and the driver every format machine runs under.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
+use crate::scan::Markers;
 use crate::Step;
 
 mod llama3_json;
@@ -11,6 +13,7 @@ mod mistral;
 mod openai;
 mod pythonic;
 mod qwen3_coder;
+mod spec_check;
 mod tagged_json;
 
 /// A format state machine. `feed` consumes as much of `input` as can be decided now and returns
@@ -22,24 +25,52 @@ pub trait Machine: Send + Sync {
 }
 
 /// JSON Schema facts about the tools a request offers: function name -> parameter name -> type
-/// (the schema's `type`, or "" when it has none).
+/// (the schema's `type`, or "" when it has none). Shared, so a parser's streams reuse one copy.
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
-    pub functions: HashMap<String, HashMap<String, String>>,
+    pub functions: Arc<HashMap<String, HashMap<String, String>>>,
+}
+
+impl Tools {
+    pub fn new(functions: HashMap<String, HashMap<String, String>>) -> Tools {
+        Tools {
+            functions: Arc::new(functions),
+        }
+    }
 }
 
 type Ctor = fn(&Tools) -> Box<dyn Machine>;
 
-/// Every format: its name and how to build its machine. One line per format.
-const REGISTRY: &[(&str, Ctor)] = &[
-    ("hermes", tagged_json::hermes),
-    ("llama3_json", llama3_json::new),
-    ("mistral", mistral::new),
-    ("openai", openai::new),
-    ("pythonic", pythonic::pythonic),
-    ("llama4_pythonic", pythonic::llama4),
-    ("qwen3_coder", qwen3_coder::new),
-];
+/// A format's entry in the spec (`python/toolparse/formats.json`, read by `build.rs`).
+#[derive(Debug)]
+pub struct Spec {
+    /// The canonical name (vLLM's).
+    pub name: &'static str,
+    /// The machine: `formats/<family>.rs`.
+    pub family: &'static str,
+    /// How ids are made for calls that carry none: "chatcmpl", "mistral" or "model".
+    pub id_style: &'static str,
+    /// The other names the peers register for this format.
+    pub aliases: &'static [&'static str],
+    /// The marker strings, by role (`call_start`, `call_end`, ...).
+    pub markers: &'static [(&'static str, &'static str)],
+    pub special_tokens: &'static [&'static str],
+    /// Hugging Face id patterns of the models that emit this format.
+    pub models: &'static [&'static str],
+}
+
+impl Spec {
+    /// The marker with this role, if the format has one.
+    pub fn marker(&self, role: &str) -> Option<&'static str> {
+        self.markers
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map(|(_, m)| *m)
+    }
+}
+
+// SPECS and REGISTRY (with one constructor per format), generated from the spec by build.rs.
+include!(concat!(env!("OUT_DIR"), "/formats.rs"));
 
 /// A known format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +79,20 @@ pub struct Format(usize);
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
         REGISTRY.iter().position(|(n, _)| *n == name).map(Format)
+    }
+
+    /// A format by its name or one of its aliases.
+    pub fn lookup(name: &str) -> Option<Format> {
+        Format::from_name(name).or_else(|| {
+            SPECS
+                .iter()
+                .position(|s| s.aliases.contains(&name))
+                .map(Format)
+        })
+    }
+
+    pub fn spec(self) -> &'static Spec {
+        &SPECS[self.0]
     }
 
     pub fn name(self) -> &'static str {
@@ -276,8 +321,124 @@ mod tests {
             assert_eq!(f, Some(*n));
         }
         let mut sorted = names.clone();
+        sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), names.len());
         assert!(Format::from_name("nope").is_none());
+    }
+
+    #[test]
+    fn registry_is_the_spec() {
+        assert_eq!(SPECS.len(), REGISTRY.len());
+        for (f, spec) in Format::all().zip(SPECS) {
+            assert_eq!(f.name(), spec.name);
+            assert_eq!(f.spec().name, spec.name);
+            assert_eq!(Format::lookup(spec.name), Some(f));
+            for a in spec.aliases {
+                assert_eq!(Format::lookup(a), Some(f), "alias {a}");
+                assert_eq!(Format::from_name(a), None, "alias {a} is not a name");
+            }
+        }
+        let all: Vec<_> = SPECS.iter().map(|s| (s.name, s.aliases.to_vec())).collect();
+        assert_eq!(spec_check::duplicate(&all), None);
+        assert_eq!(Format::lookup("gpt-oss").map(Format::name), Some("openai"));
+        assert_eq!(Format::lookup("qwen25").map(Format::name), Some("hermes"));
+    }
+
+    #[test]
+    fn spec_refuses_a_name_given_twice() {
+        let entries = [("a", vec!["b", "c"]), ("d", vec!["e"]), ("f", vec!["c"])];
+        assert_eq!(spec_check::duplicate(&entries), Some("c"));
+        assert_eq!(spec_check::duplicate(&entries[..2]), None);
+        assert_eq!(spec_check::duplicate(&[("a", vec!["a"])]), Some("a"));
+        assert_eq!(
+            spec_check::duplicate(&[("a", vec![]), ("a", vec![])]),
+            Some("a")
+        );
+    }
+
+    fn spec(name: &str) -> &'static Spec {
+        Format::from_name(name)
+            .map(Format::spec)
+            .expect("known format")
+    }
+
+    fn markers(spec: &Spec, roles: &[&str]) -> Vec<&'static str> {
+        roles
+            .iter()
+            .map(|r| {
+                spec.marker(r)
+                    .unwrap_or_else(|| panic!("{}: no {r}", spec.name))
+            })
+            .collect()
+    }
+
+    /// The markers each machine uses are the spec's (the machines that keep theirs in code
+    /// cannot drift from it).
+    #[test]
+    fn machines_use_the_spec_markers() {
+        let s = spec("llama3_json");
+        assert_eq!(
+            llama3_json::TEXT.list,
+            markers(s, &["call_start", "object_start"])
+        );
+        assert_eq!(llama3_json::SEPARATOR, markers(s, &["separator"])[0]);
+        let s = spec("mistral");
+        assert_eq!(mistral::BOT.list, markers(s, &["call_start"]));
+        assert_eq!(mistral::ARGS.list, markers(s, &["args_start"]));
+        let s = spec("openai");
+        let roles = [
+            "start",
+            "channel",
+            "message",
+            "end",
+            "call",
+            "return",
+            "constrain",
+        ];
+        assert_eq!(openai::MARKERS.list, markers(s, &roles));
+        let s = spec("qwen3_coder");
+        assert_eq!(
+            qwen3_coder::TEXT.list,
+            markers(s, &["call_start", "function_start"])
+        );
+        assert_eq!(qwen3_coder::FUNCTION.list, markers(s, &["function_start"]));
+        let body = ["parameter_start", "function_end", "call_end"];
+        assert_eq!(qwen3_coder::BODY.list, markers(s, &body));
+        assert_eq!(qwen3_coder::END.list, markers(s, &["call_end"]));
+        let [p_end, f_end, p_start] = [
+            s.marker("parameter_end"),
+            s.marker("function_end"),
+            s.marker("parameter_start"),
+        ]
+        .map(|m| m.unwrap_or_default());
+        let value = [
+            p_end.to_owned(),
+            format!("\n{p_end}"),
+            format!("\n{p_start}"),
+            format!("\n{f_end}"),
+        ];
+        assert_eq!(qwen3_coder::VALUE.list, value);
+        // The configurable machines are built from the spec: check what the generated
+        // constructors made.
+        for f in Format::all() {
+            let spec = f.spec();
+            let text = match spec.family {
+                "tagged_json" => format!(
+                    "a{}{{\"name\": \"f\", \"arguments\": {{}}}}{}b",
+                    markers(spec, &["call_start"])[0],
+                    spec.marker("call_end").unwrap_or_default()
+                ),
+                "pythonic" => format!(
+                    "{}[f(a=1)]{}",
+                    spec.marker("section_start").unwrap_or_default(),
+                    spec.marker("section_end").unwrap_or_default()
+                ),
+                _ => continue,
+            };
+            let x = Parser::extract(f, &Tools::default(), &text);
+            assert_eq!(x.calls.len(), 1, "{}: {text}", spec.name);
+            assert!(!x.malformed, "{}: {text}", spec.name);
+        }
     }
 }

@@ -38,7 +38,7 @@ const CALL: usize = 4;
 const RETURN: usize = 5;
 const CONSTRAIN: usize = 6;
 
-const MARKERS: Markers = Markers::new(&[
+pub(super) const MARKERS: Markers = Markers::new(&[
     "<|start|>",
     "<|channel|>",
     "<|message|>",

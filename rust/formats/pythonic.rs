@@ -36,13 +36,13 @@
 use std::collections::HashSet;
 use std::mem;
 
-use super::{Machine, Tools};
+use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
 use crate::scan::{ws_len, Found, Markers};
 use crate::Step;
 
-/// How one format writes its calls.
+/// How one format writes its calls (built from its spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Style {
     /// What starts calls in text: the start marker (when the format has one) and `[` (when a
@@ -54,28 +54,6 @@ pub struct Style {
     pub end: Option<Markers>,
     /// The calls are a bracketed list `[f(), g()]`; else they are separated by newlines.
     pub list: bool,
-}
-
-pub const PYTHONIC: Style = Style {
-    triggers: Markers::new(&["["]),
-    start: None,
-    end: None,
-    list: true,
-};
-
-pub const LLAMA4: Style = Style {
-    triggers: Markers::new(&["<|python_start|>", "["]),
-    start: Some("<|python_start|>"),
-    end: Some(Markers::new(&["<|python_end|>"])),
-    list: true,
-};
-
-pub fn pythonic(_: &Tools) -> Box<dyn Machine> {
-    Box::new(Pythonic::new(&PYTHONIC))
-}
-
-pub fn llama4(_: &Tools) -> Box<dyn Machine> {
-    Box::new(Pythonic::new(&LLAMA4))
 }
 
 #[derive(Debug)]
@@ -476,6 +454,7 @@ impl Machine for Pythonic {
 mod tests {
     use super::*;
     use crate::event::{Event, Extracted};
+    use crate::formats::{LLAMA4_PYTHONIC_STYLE as LLAMA4, PYTHONIC_STYLE as PYTHONIC};
 
     /// lfm2: a list between required markers.
     const LFM2: Style = Style {

@@ -43,20 +43,20 @@ use crate::params::{self, Kind};
 use crate::scan::{expect, Expect, Found, Markers};
 
 /// Plain text: where a call starts.
-const TEXT: Markers = Markers::new(&["<tool_call>", "<function="]);
+pub(super) const TEXT: Markers = Markers::new(&["<tool_call>", "<function="]);
 /// After `<tool_call>`.
-const FUNCTION: Markers = Markers::new(&["<function="]);
+pub(super) const FUNCTION: Markers = Markers::new(&["<function="]);
 /// Between parameters.
-const BODY: Markers = Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
+pub(super) const BODY: Markers = Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
 /// Inside a value: its ends. A newline right before an end marker is the stripped trailing one.
-const VALUE: Markers = Markers::new(&[
+pub(super) const VALUE: Markers = Markers::new(&[
     "</parameter>",
     "\n</parameter>",
     "\n<parameter=",
     "\n</function>",
 ]);
 /// After `</function>`.
-const END: Markers = Markers::new(&["</tool_call>"]);
+pub(super) const END: Markers = Markers::new(&["</tool_call>"]);
 
 pub fn new(tools: &Tools) -> Box<dyn Machine> {
     Box::new(Qwen3Coder {
@@ -338,7 +338,7 @@ mod tests {
 
     fn tools() -> Tools {
         let mut t = Tools::default();
-        t.functions.insert(
+        std::sync::Arc::make_mut(&mut t.functions).insert(
             "f".into(),
             [
                 ("s", "string"),

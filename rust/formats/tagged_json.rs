@@ -1,27 +1,18 @@
 //! JSON tool calls between markers: `START {call} END` (hermes and its relatives) or
 //! `START [{call}, ...] END`. Formats that differ only in their markers share this machine.
 
-use super::{Machine, Region, RegionStep, Tools};
+use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{expect, Expect, Found, Markers};
 
-/// The markers of one tagged-JSON format.
+/// The markers of one tagged-JSON format (built from its spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Tags {
     /// `[start]`, or `[start, end]` when the format closes its calls.
     pub markers: Markers,
     /// Whether the body is a JSON array of calls rather than one call object.
     pub array: bool,
-}
-
-pub const HERMES: Tags = Tags {
-    markers: Markers::new(&["<tool_call>", "</tool_call>"]),
-    array: false,
-};
-
-pub fn hermes(_: &Tools) -> Box<dyn Machine> {
-    Box::new(TaggedJson::new(&HERMES))
 }
 
 #[derive(Debug)]
