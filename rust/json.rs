@@ -463,6 +463,14 @@ fn first_bad(text: &str, opened: &mut bool, sc: &mut JsonScanner) -> Option<usiz
     (tail + ws < text.len()).then_some(tail + ws)
 }
 
+/// Whether a function name is blank: empty or only whitespace as Python's `str.isspace` sees it
+/// (Unicode White_Space plus U+001C..U+001F). A blank name is malformed markup, not a call (the
+/// `ToolCall` model refuses it).
+pub fn is_blank(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
 /// Which member of a call object a key names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Member {
@@ -656,7 +664,7 @@ impl CallObject {
                 }
                 CState::Name(dec, name) => match dec.feed(rest, name) {
                     Step::Done(k) => {
-                        if name.is_empty() {
+                        if is_blank(name) {
                             return Step::Error(i + k);
                         }
                         self.name = Some(std::mem::take(name));

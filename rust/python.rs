@@ -157,11 +157,60 @@ fn extract(
     text: &Bound<'_, PyString>,
     tools: Option<HashMap<String, HashMap<String, String>>>,
 ) -> PyResult<PyObject> {
-    let f = format_of(format)?;
+    extract_in(py, format_of(format)?, &tools_of(tools), text)
+}
+
+fn extract_in(
+    py: Python<'_>,
+    f: Format,
+    tools: &Tools,
+    text: &Bound<'_, PyString>,
+) -> PyResult<PyObject> {
     let text = text_of(text);
-    let tools = tools_of(tools);
-    let x: Extracted = py.allow_threads(|| Parser::extract(f, &tools, &text));
+    let x: Extracted = py.allow_threads(|| Parser::extract(f, tools, &text));
     extracted_to_py(py, x)
+}
+
+/// A format with a request's tools, converted once (per `get_parser`): every stream and every
+/// non-streaming call of that parser reuses it instead of converting the tools again.
+#[pyclass(module = "toolparse._core", name = "Format", frozen)]
+struct PyFormat {
+    format: Format,
+    tools: Tools,
+}
+
+#[pymethods]
+impl PyFormat {
+    #[new]
+    #[pyo3(signature = (format, tools=None))]
+    fn new(
+        format: &str,
+        tools: Option<HashMap<String, HashMap<String, String>>>,
+    ) -> PyResult<Self> {
+        Ok(PyFormat {
+            format: format_of(format)?,
+            tools: tools_of(tools),
+        })
+    }
+
+    /// A new streaming parser for one response.
+    fn parser(&self) -> PyParser {
+        PyParser {
+            inner: Parser::new(self.format, &self.tools),
+            format: self.format,
+            fed: 0,
+        }
+    }
+
+    /// Non-streaming, as `extract`.
+    fn extract(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PyObject> {
+        extract_in(py, self.format, &self.tools, text)
+    }
+
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.format.name()
+    }
 }
 
 /// `(content, reasoning, [(id, name, arguments), ...], malformed)`.
@@ -216,6 +265,7 @@ fn is_json(text: &Bound<'_, PyString>) -> bool {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
+    m.add_class::<PyFormat>()?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;

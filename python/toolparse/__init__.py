@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
 
-from . import reference
+from . import spec as _spec
 from .ids import IdSource
 from .models import (
     DeltaFunctionCall,
@@ -35,9 +35,10 @@ from .registry import ToolParserManager
 __version__ = "0.1.0"
 
 
-def list_formats() -> List[str]:
-    """The names of the built-in formats."""
-    return reference.list_formats()
+def list_formats(aliases: bool = False) -> List[str]:
+    """The canonical names of the built-in formats (vLLM's names), in the spec's order; with
+    ``aliases=True`` followed by every other name vLLM or SGLang uses for one of them."""
+    return _spec.list_formats(aliases=aliases)
 
 
 def get_parser(
@@ -46,12 +47,20 @@ def get_parser(
     backend: str = "rust",
     ids: Optional[IdSource] = None,
 ) -> ToolParser:
-    """A parser for format ``name``; ``backend`` is "rust" or "python" (the reference twin).
-    Unknown names raise ValueError listing the known names."""
-    if name not in reference.REGISTRY:
-        known = ", ".join(list_formats())
-        raise ValueError(f"unknown tool-call format {name!r}; known formats: {known}")
+    """A parser for format ``name`` (a canonical name or an alias; ``parser.name`` is the
+    canonical one). ``tools``: a list of ``Tool`` models or OpenAI tool dicts, validated and
+    converted once here. ``backend`` is "rust" or "python" (the reference twin); ``ids`` an
+    :class:`IdSource` for the ids of calls that carry none. Unknown names raise ValueError
+    listing the known names; arguments of the wrong type raise TypeError naming the argument."""
     return ToolParser(name, tools=tools, backend=backend, ids=ids)
+
+
+def format_for_model(model_id: str) -> Optional[str]:
+    """The format a model's chat template emits, from a Hugging Face id
+    (``"Qwen/Qwen3-Coder-30B-A3B-Instruct"`` -> ``"qwen3_coder"``) or a local path to the model
+    (``"/models/Qwen3-Coder-30B-A3B-Instruct"``): the most specific of the spec's model patterns
+    wins, case-insensitive, the organisation optional; None when the model is unknown."""
+    return _spec.format_for_model(model_id)
 
 
 __all__ = [
@@ -78,6 +87,7 @@ __all__ = [
     "ToolProperty",
     "ToolResult",
     "__version__",
+    "format_for_model",
     "get_parser",
     "list_formats",
 ]

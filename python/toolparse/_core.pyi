@@ -26,6 +26,19 @@ class Parser:
     @property
     def format(self) -> str: ...
 
+class Format:
+    """A format with a request's tools, converted once; every stream reuses it."""
+
+    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None: ...
+    def parser(self) -> Parser:
+        """A new streaming parser for one response."""
+    def extract(
+        self, text: str
+    ) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
+        """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed)."""
+    @property
+    def name(self) -> str: ...
+
 def extract(
     format: str, text: str, tools: Optional[ToolTypes] = None
 ) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:

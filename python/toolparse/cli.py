@@ -1,6 +1,9 @@
 """The ``toolparse`` command.
 
-    toolparse formats                                   the registered formats, one per line
+    toolparse formats [--aliases]                       the registered formats, one per line
+                                                        (--aliases: each followed by its aliases)
+    toolparse formats --model ID                        the format model ID (a Hugging Face id
+                                                        or a local path) emits
     toolparse parse  --format F [FILE|-]                ExtractedToolCallInformation as JSON
     toolparse stream --format F [--chunk-size N] [FILE|-]
                                                         one DeltaMessage as JSON per line
@@ -97,9 +100,19 @@ def _write(out: TextIO, line: str) -> None:
 
 def _cmd_formats(args: argparse.Namespace, out: TextIO) -> int:
     import toolparse
+    from toolparse.spec import get_spec
 
+    if args.model is not None:
+        found = toolparse.format_for_model(args.model)
+        if found is None:
+            raise CliError(f"no known tool-call format for model {args.model!r}")
+        _write(out, found)
+        return 0
     for name in toolparse.list_formats():
-        _write(out, name)
+        if args.aliases:
+            _write(out, " ".join((name, *get_spec(name).aliases)))
+        else:
+            _write(out, name)
     return 0
 
 
@@ -268,7 +281,15 @@ def _argument_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
 
-    sub.add_parser("formats", help="list the registered formats, one per line")
+    formats = sub.add_parser("formats", help="list the registered formats, one per line")
+    formats.add_argument(
+        "--aliases",
+        action="store_true",
+        help="follow each format's name with the other names vLLM and SGLang use for it",
+    )
+    formats.add_argument(
+        "--model", metavar="ID", help="print the format that model (HF id or local path) emits"
+    )
 
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument(

@@ -4,10 +4,11 @@ place that makes model objects from them."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-from . import reference
 from .ids import IdSource
+from .spec import canonical, get_spec
 from .models import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -36,9 +37,33 @@ ToolsArg = Optional[Sequence[Union[Tool, Dict[str, Any]]]]
 
 
 def _tool_models(tools: ToolsArg) -> List[Tool]:
-    if not tools:
+    """Validates the caller's tools once: a list (or tuple) of ``Tool`` models or OpenAI tool
+    dicts. TypeError/ValueError naming the argument (and the tool) otherwise."""
+    if tools is None:
         return []
-    return [t if isinstance(t, Tool) else Tool.model_validate(t) for t in tools]
+    if not isinstance(tools, (list, tuple)):
+        raise TypeError(
+            f"tools must be a list of Tool models or OpenAI tool dicts, not {type(tools).__name__}"
+        )
+    out = []
+    for i, t in enumerate(tools):
+        if isinstance(t, Tool):
+            tool = t
+        elif isinstance(t, dict):
+            tool = Tool.model_validate(t)
+        else:
+            raise TypeError(
+                f"tools[{i}] must be a Tool model or an OpenAI tool dict, not {type(t).__name__}"
+            )
+        try:
+            json.dumps(tool.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                f"tools[{i}] ({tool.function.name!r}) holds a lone surrogate, which UTF-8 "
+                "cannot carry"
+            ) from None
+        out.append(tool)
+    return out
 
 
 def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, str]]:
@@ -71,13 +96,15 @@ class ToolParser:
         backend: str = "rust",
         ids: Optional[IdSource] = None,
     ) -> None:
-        name = name or self.format_name
-        if name not in reference.REGISTRY:
-            raise ValueError(
-                f"unknown tool-call format {name!r}; known formats: {', '.join(reference.REGISTRY)}"
-            )
+        # Every argument is validated here, once, the same way on both backends; a name may be
+        # an alias (the parser's ``name`` is the canonical one).
+        name = canonical(name or self.format_name)
+        if not isinstance(backend, str):
+            raise TypeError(f"backend must be a str ('rust' or 'python'), not {type(backend).__name__}")
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
+        if ids is not None and not isinstance(ids, IdSource):
+            raise TypeError(f"ids must be a toolparse.IdSource or None, not {type(ids).__name__}")
         if backend == "rust" and _core is None:
             raise ImportError("toolparse._core is not built; use backend='python' or install it")
         self.name = name
@@ -85,12 +112,17 @@ class ToolParser:
         self.tools = _tool_models(tools)
         self._types = _schema_types(self.tools)
         self._ids = ids if ids is not None else IdSource()
-        self._id_style = reference.id_style(name)
+        self._id_style = get_spec(name).id_style
+        # The format with its tools, converted once; every stream and extract reuses it.
+        if backend == "rust":
+            self._format: Any = _core.Format(name, self._types)
+        else:
+            from . import reference  # the twin: never imported on the Rust path
+
+            self._format = reference.Format(name, self._types)
 
     def _new_parser(self) -> Any:
-        if self.backend == "rust":
-            return _core.Parser(self.name, self._types)
-        return reference.Parser(self.name, self._types)
+        return self._format.parser()
 
     def new_id(self) -> str:
         return self._ids.make(self._id_style)
@@ -100,14 +132,9 @@ class ToolParser:
     ) -> ExtractedToolCallInformation:
         """Non-streaming: the streaming machine fed the whole text at once. Malformed or truncated
         tool markup gives ``tools_called=False`` and the original text as content."""
-        if self.backend == "rust":
-            content, reasoning, calls, malformed = _core.extract(
-                self.name, model_output, self._types
-            )
-        else:
-            content, reasoning, calls, malformed = reference.extract(
-                self.name, model_output, self._types
-            )
+        if not isinstance(model_output, str):
+            raise TypeError(f"model_output must be a str, not {type(model_output).__name__}")
+        content, reasoning, calls, malformed = self._format.extract(model_output)
         if malformed:
             return ExtractedToolCallInformation(
                 tools_called=False, tool_calls=[], content=model_output
@@ -136,7 +163,14 @@ class ToolCallStream:
 
     def feed(self, delta_text: str) -> Optional[DeltaMessage]:
         """Returns the delta to send, or None when there is nothing new yet."""
-        d = self._core.feed(delta_text)
+        try:
+            d = self._core.feed(delta_text)
+        except TypeError:
+            # Only a wrong argument type raises TypeError here: checked after the fact, so the
+            # hot path pays nothing.
+            raise TypeError(
+                f"delta_text must be a str, not {type(delta_text).__name__}"
+            ) from None
         return None if d is None else self._message(d)
 
     def finish(self) -> Optional[DeltaMessage]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Type, TypeVar, Union
 
-from . import reference
 from .parser import ToolParser
+from .spec import SPECS
 
 T = TypeVar("T", bound=type)
 
@@ -17,9 +17,14 @@ def _builtin(name: str) -> Type[ToolParser]:
 
 
 class ToolParserManager:
-    """Maps names to parser classes. Built-in formats are registered under their format names."""
+    """Maps names to parser classes. Built-in formats are registered under their names and
+    their aliases (one class per format)."""
 
-    tool_parsers: Dict[str, type] = {name: _builtin(name) for name in reference.list_formats()}
+    tool_parsers: Dict[str, type] = {
+        n: cls
+        for cls, spec in ((_builtin(name), spec) for name, spec in SPECS.items())
+        for n in (spec.name, *spec.aliases)
+    }
 
     @classmethod
     def get_tool_parser(cls, name: str) -> type:
@@ -41,13 +46,28 @@ class ToolParserManager:
         force: bool = True,
         module: Optional[type] = None,
     ) -> Union[type, Callable[[T], T]]:
-        """Registers ``module`` under ``name`` (or its class name); usable as a decorator."""
+        """Registers ``module`` under ``name`` (a str, a list of str, or None for its class
+        name); usable as a decorator. As in vLLM: ``force=True`` overwrites a registered name,
+        ``force=False`` raises KeyError for one; a non-bool ``force``, a ``name`` that is not a
+        str/list of str/None, or a module that is not a ToolParser subclass raise TypeError."""
+        if not isinstance(force, bool):
+            raise TypeError(f"force must be a boolean, but got {type(force)}")
+        if not (
+            name is None
+            or isinstance(name, str)
+            or (isinstance(name, list) and all(isinstance(n, str) for n in name))
+        ):
+            raise TypeError("module_name must be str, list[str], or None.")
 
         def register(klass: T) -> T:
+            if not (isinstance(klass, type) and issubclass(klass, ToolParser)):
+                raise TypeError(f"module must be subclass of ToolParser, but got {type(klass)}")
             names = [name] if isinstance(name, str) else (name or [klass.__name__])
             for n in names:
                 if not force and n in cls.tool_parsers:
-                    raise KeyError(f"{n!r} is already registered")
+                    existed = cls.tool_parsers[n]
+                    raise KeyError(f"{n} is already registered at {existed.__module__}")
+            for n in names:
                 cls.tool_parsers[n] = klass
             return klass
 

@@ -13,6 +13,7 @@ mod mistral;
 mod openai;
 mod pythonic;
 mod qwen3_coder;
+#[cfg(test)]
 mod spec_check;
 mod tagged_json;
 

@@ -26,7 +26,7 @@
 
 use super::{Machine, Tools};
 use crate::event::Emitter;
-use crate::json::JsonScanner;
+use crate::json::{is_blank, JsonScanner};
 use crate::scan::{expect, ws_len, Expect, Found, Markers};
 use crate::Step;
 
@@ -170,7 +170,7 @@ fn parse(h: &str, role: bool) -> Option<Route> {
     }
     match recipient {
         Some(r) => match r.strip_prefix("functions.") {
-            Some("") => None,
+            Some(name) if is_blank(name) => None,
             Some(name) => Some(Route::Tool(name.to_owned())),
             None if r.is_empty() => None,
             None => Some(Route::Reasoning),

@@ -39,6 +39,7 @@
 
 use super::{Machine, Tools};
 use crate::event::Emitter;
+use crate::json::is_blank;
 use crate::params::{self, Kind};
 use crate::scan::{expect, Expect, Found, Markers};
 
@@ -175,7 +176,7 @@ impl Machine for Qwen3Coder {
                         return input.len();
                     };
                     raw.push_str(&rest[..p]);
-                    if rest.as_bytes()[p] == b'>' && raw.len() > *at {
+                    if rest.as_bytes()[p] == b'>' && !is_blank(&raw[*at..]) {
                         self.func = raw[*at..].to_owned();
                         self.params = 0;
                         i += p + 1;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
+from ..spec import SPECS, FormatSpec
 from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
 from .json import DONE, MORE, Calls
 
@@ -21,20 +22,38 @@ class Machine(Protocol):
     def finish(self, rest: str, out: Emitter) -> None: ...
 
 
-def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
+def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
+    """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
     from . import llama3_json, mistral, openai, pythonic, qwen3_coder, tagged_json
 
-    # One line per format, in the same order as rust/formats/mod.rs: the machine, and how the
-    # caller makes ids for calls whose format does not carry one ("chatcmpl" or "mistral").
-    return {
-        "hermes": (tagged_json.hermes, "chatcmpl"),
-        "llama3_json": (llama3_json.new, "chatcmpl"),
-        "mistral": (mistral.new, "mistral"),
-        "openai": (openai.new, "chatcmpl"),
-        "pythonic": (pythonic.pythonic, "chatcmpl"),
-        "llama4_pythonic": (pythonic.llama4, "chatcmpl"),
-        "qwen3_coder": (qwen3_coder.new, "chatcmpl"),
+    m = spec.markers
+    if spec.family == "tagged_json":
+        ends = [m["call_end"]] if "call_end" in m else []
+        shape = spec.raw.get("call", {}).get("shape")
+        tags = tagged_json.Tags([m["call_start"], *ends], array=shape == "array")
+        return lambda _tools: tagged_json.TaggedJson(tags)
+    if spec.family == "pythonic":
+        start = m.get("section_start")
+        triggers = [t for t in (start, m.get("list_start")) if t is not None]
+        style = pythonic.Style(
+            triggers, start, m.get("section_end"), list=spec.raw.get("calls") == "list"
+        )
+        return lambda _tools: pythonic.Pythonic(style)
+    modules = {
+        "llama3_json": llama3_json,
+        "mistral": mistral,
+        "openai": openai,
+        "qwen3_coder": qwen3_coder,
     }
+    if spec.family not in modules:
+        raise ValueError(f"format spec: {spec.name}: unknown family {spec.family!r}")
+    return modules[spec.family].new  # type: ignore[no-any-return]
+
+
+def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
+    # Built from the spec, in its order, as rust/formats/mod.rs is: the machine, and how the
+    # caller makes ids for calls whose format does not carry one.
+    return {name: (_machine(spec), spec.id_style) for name, spec in SPECS.items()}
 
 
 def list_formats() -> List[str]:
@@ -63,6 +82,8 @@ class Parser:
         self._fed = 0
 
     def feed(self, text: str) -> Optional[Delta]:
+        if not isinstance(text, str):
+            raise TypeError(f"argument 'text': expected str, not {type(text).__name__}")
         self._push(text)
         return delta_from_events(self._out.take())
 
@@ -113,6 +134,24 @@ class Parser:
         return self._out.malformed
 
 
+class Format:
+    """A format with a request's tools, kept once (twin of ``toolparse._core.Format``)."""
+
+    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None:
+        if format not in REGISTRY:
+            raise ValueError(
+                f"toolparse[{format}]: unknown format; known formats: {', '.join(REGISTRY)}"
+            )
+        self.name = format
+        self._tools = tools or {}
+
+    def parser(self) -> Parser:
+        return Parser(self.name, self._tools)
+
+    def extract(self, text: str) -> Extracted:
+        return extract(self.name, text, self._tools)
+
+
 def lossy(text: str) -> str:
     """Lone surrogates (which UTF-8 cannot carry) become U+FFFD, as in the Rust binding."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
@@ -120,6 +159,8 @@ def lossy(text: str) -> str:
 
 def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extracted:
     """Non-streaming: the same machine fed the whole text at once."""
+    if not isinstance(text, str):
+        raise TypeError(f"argument 'text': expected str, not {type(text).__name__}")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -296,6 +296,12 @@ class CallKeys:
         return "Other"
 
 
+def is_blank(name: str) -> bool:
+    """Whether a function name is blank (empty or whitespace only, as ``str.strip`` sees it): a
+    blank name is malformed markup, not a call (the ``ToolCall`` model refuses it)."""
+    return not name.strip()
+
+
 CALL_KEYS = CallKeys(["name"], ["arguments", "parameters"])
 
 
@@ -410,7 +416,7 @@ class CallObject:
                 r, k = self.dec.feed(s, self.buf, i)  # type: ignore[union-attr]
                 if r == DONE:
                     name = "".join(self.buf)
-                    if not name:
+                    if is_blank(name):
                         return (ERROR, i + k - start)
                     self.name = name
                     self.st = "CommaOrClose"

@@ -34,7 +34,7 @@ from typing import List, Optional
 
 from . import ToolTypes
 from .event import Emitter
-from .json import DONE, MORE, JsonScanner
+from .json import DONE, MORE, JsonScanner, is_blank
 from .scan import Markers, ws_len
 
 START, CHANNEL, MESSAGE, END, CALL, RETURN, CONSTRAIN = range(7)
@@ -139,7 +139,7 @@ def parse(h: str, role: bool) -> Optional[tuple]:
     if recipient is not None:
         if recipient.startswith("functions."):
             name = recipient[len("functions.") :]
-            return ("tool", name) if name else None
+            return None if is_blank(name) else ("tool", name)
         return ("reasoning",) if recipient else None
     return ("reasoning",) if channel == "analysis" else ("content",)
 

@@ -45,18 +45,6 @@ class Style:
         self.list = list  # "[f(), g()]", else calls separated by newlines
 
 
-PYTHONIC = Style(["["], None, None, list=True)
-LLAMA4 = Style(["<|python_start|>", "["], "<|python_start|>", "<|python_end|>", list=True)
-
-
-def pythonic(_: ToolTypes) -> Pythonic:
-    return Pythonic(PYTHONIC)
-
-
-def llama4(_: ToolTypes) -> Pythonic:
-    return Pythonic(LLAMA4)
-
-
 class Pythonic:
     def __init__(self, style: Style) -> None:
         self.style = style

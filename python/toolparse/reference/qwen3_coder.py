@@ -20,6 +20,7 @@ from typing import List
 
 from . import ToolTypes, params
 from .event import Emitter
+from .json import is_blank
 from .scan import Markers, expect
 
 TEXT = Markers(["<tool_call>", "<function="])
@@ -115,7 +116,7 @@ class Qwen3Coder:
                     self.raw += s[i:]
                     return n
                 self.raw += s[i : i + p]
-                if s[i + p] == ">" and len(self.raw) > self.at:
+                if s[i + p] == ">" and not is_blank(self.raw[self.at :]):
                     self.func = self.raw[self.at :]
                     self.raw = ""
                     self.params = 0

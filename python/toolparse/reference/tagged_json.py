@@ -19,13 +19,6 @@ class Tags:
         self.array = array
 
 
-HERMES = Tags(["<tool_call>", "</tool_call>"], array=False)
-
-
-def hermes(_: ToolTypes) -> TaggedJson:
-    return TaggedJson(HERMES)
-
-
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags

@@ -1,0 +1,182 @@
+"""The format spec (``formats.json``, which ``build.rs`` also reads): names, aliases, id styles,
+markers and the models each format serves. Loaded once at import with the standard library; the
+Rust-backed path reads names from here, never from the reference twin."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+__all__ = [
+    "SPECS",
+    "FormatSpec",
+    "canonical",
+    "format_for_model",
+    "get_spec",
+    "list_formats",
+    "load",
+]
+
+ID_STYLES = ("chatcmpl", "mistral", "model")
+_PATH = Path(__file__).resolve().parent / "formats.json"
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One format's entry in the spec."""
+
+    name: str
+    family: str
+    id_style: str
+    aliases: Tuple[str, ...]
+    markers: Mapping[str, str]
+    special_tokens: Tuple[str, ...]
+    models: Tuple[str, ...]
+    raw: Mapping[str, Any]
+
+    def marker(self, role: str) -> Optional[str]:
+        return self.markers.get(role)
+
+
+def _strings(entry: Dict[str, Any], key: str, where: str) -> Tuple[str, ...]:
+    value = entry.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"format spec: {where}: {key!r} must be a list of strings")
+    return tuple(value)
+
+
+def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
+    """Validates a spec document and returns its entries by canonical name, in order. Refuses a
+    name or alias given twice, as ``build.rs`` does."""
+    formats = data.get("formats")
+    if not isinstance(formats, list):
+        raise ValueError("format spec: no 'formats' list")
+    out: Dict[str, FormatSpec] = {}
+    seen: Dict[str, str] = {}
+    for k, entry in enumerate(formats):
+        if not isinstance(entry, dict):
+            raise ValueError(f"format spec: entry {k} is not an object")
+        name, family, id_style = (entry.get(f) for f in ("name", "family", "id_style"))
+        for field, value in (("name", name), ("family", family), ("id_style", id_style)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"format spec: entry {k}: {field!r} must be a non-empty string")
+        assert isinstance(name, str) and isinstance(family, str) and isinstance(id_style, str)
+        if id_style not in ID_STYLES:
+            raise ValueError(f"format spec: {name}: unknown id_style {id_style!r}")
+        aliases = _strings(entry, "aliases", name)
+        for n in (name, *aliases):
+            if n in seen:
+                raise ValueError(
+                    f"format spec: {name}: name or alias {n!r} is given twice "
+                    f"(already used by {seen[n]})"
+                )
+            seen[n] = name
+        markers = entry.get("markers")
+        if not isinstance(markers, dict) or not all(
+            isinstance(v, str) for v in markers.values()
+        ):
+            raise ValueError(f"format spec: {name}: 'markers' must map roles to strings")
+        out[name] = FormatSpec(
+            name=name,
+            family=family,
+            id_style=id_style,
+            aliases=aliases,
+            markers=dict(markers),
+            special_tokens=_strings(entry, "special_tokens", name),
+            models=_strings(entry, "models", name),
+            raw=entry,
+        )
+    return out
+
+
+def _read() -> Dict[str, FormatSpec]:
+    with _PATH.open(encoding="utf-8") as f:
+        return load(json.load(f))
+
+
+SPECS: Dict[str, FormatSpec] = _read()
+# every name and alias -> canonical name
+_NAMES: Dict[str, str] = {n: s.name for s in SPECS.values() for n in (s.name, *s.aliases)}
+
+
+def list_formats(aliases: bool = False) -> List[str]:
+    """The canonical format names, in spec order; with ``aliases=True`` followed by every alias."""
+    names = list(SPECS)
+    if aliases:
+        names.extend(a for s in SPECS.values() for a in s.aliases)
+    return names
+
+
+def canonical(name: object) -> str:
+    """The canonical name for a format name or alias. TypeError for a non-str, ValueError listing
+    the known names for an unknown one."""
+    if not isinstance(name, str):
+        raise TypeError(f"format name must be a str, not {type(name).__name__}")
+    found = _NAMES.get(name)
+    if found is None:
+        raise ValueError(
+            f"unknown tool-call format {name!r}; known formats: {', '.join(SPECS)} "
+            f"(aliases: {', '.join(list_formats(aliases=True)[len(SPECS):])})"
+        )
+    return found
+
+
+def get_spec(name: str) -> FormatSpec:
+    """The spec entry of a format, by name or alias."""
+    return SPECS[canonical(name)]
+
+
+def _model_parts(model_id: str) -> Tuple[Optional[str], str]:
+    """(organisation or None, model name) of a Hugging Face id or a local path."""
+    parts = [p for p in re.split(r"[/\\]+", model_id.strip()) if p]
+    if not parts:
+        return None, ""
+    name = parts[-1]
+    org = parts[-2] if len(parts) >= 2 else None
+    return (org.lower() if org else None), name.lower()
+
+
+def _literal_len(pattern: str) -> int:
+    return sum(1 for c in pattern if c not in "*?[]")
+
+
+# (organisation, lower-case name pattern, specificity, format), most specific first
+_PATTERNS: List[Tuple[Optional[str], str, int, str]] = sorted(
+    (
+        (
+            (p.split("/", 1)[0].lower() if "/" in p else None),
+            p.split("/", 1)[-1].lower(),
+            _literal_len(p.split("/", 1)[-1]),
+            s.name,
+        )
+        for s in SPECS.values()
+        for p in s.models
+    ),
+    key=lambda t: -t[2],
+)
+
+
+def format_for_model(model_id: str) -> Optional[str]:
+    """The format a model's chat template emits, from the spec's model patterns: a Hugging Face id
+    (``Qwen/Qwen3-Coder-30B-A3B-Instruct``) or a local path whose last component is the model's
+    name (``/models/Qwen3-Coder-30B-A3B-Instruct``). Case-insensitive, the organisation optional;
+    the most specific pattern (the most literal characters) wins, a matching organisation breaks
+    ties. None when no pattern matches."""
+    if not isinstance(model_id, str):
+        raise TypeError(f"model_id must be a str, not {type(model_id).__name__}")
+    org, name = _model_parts(model_id)
+    if not name:
+        return None
+    best: Optional[Tuple[int, int, str]] = None
+    for p_org, p_name, score, fmt in _PATTERNS:
+        if best is not None and score < best[0]:
+            break
+        if fnmatch.fnmatchcase(name, p_name):
+            key = (score, int(org is not None and org == p_org), fmt)
+            if best is None or key[:2] > best[:2]:
+                best = key
+    return best[2] if best is not None else None
