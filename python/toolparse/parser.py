@@ -47,23 +47,28 @@ def _tool_models(tools: ToolsArg) -> List[Tool]:
         )
     out = []
     for i, t in enumerate(tools):
-        if isinstance(t, Tool):
-            tool = t
-        elif isinstance(t, dict):
-            tool = Tool.model_validate(t)
-        else:
+        if not isinstance(t, (Tool, dict)):
             raise TypeError(
                 f"tools[{i}] must be a Tool model or an OpenAI tool dict, not {type(t).__name__}"
             )
         try:
-            json.dumps(tool.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
+            tool = t if isinstance(t, Tool) else Tool.model_validate(t)
+            # Everything the core is handed must be UTF-8: a lone surrogate is refused here, the
+            # same on both backends, not at the first call.
+            json.dumps(tool.model_dump(), ensure_ascii=False, default=str).encode("utf-8")
         except UnicodeEncodeError:
             raise ValueError(
-                f"tools[{i}] ({tool.function.name!r}) holds a lone surrogate, which UTF-8 "
-                "cannot carry"
+                f"tools[{i}] ({_tool_name(t)!r}) holds a lone surrogate, which UTF-8 cannot carry"
             ) from None
         out.append(tool)
     return out
+
+
+def _tool_name(t: Any) -> Any:
+    if isinstance(t, Tool):
+        return t.function.name
+    fn = t.get("function")
+    return fn.get("name") if isinstance(fn, dict) else None
 
 
 def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, str]]:
@@ -98,7 +103,7 @@ class ToolParser:
     ) -> None:
         # Every argument is validated here, once, the same way on both backends; a name may be
         # an alias (the parser's ``name`` is the canonical one).
-        name = canonical(name or self.format_name)
+        name = canonical(name if name is not None else (self.format_name or None))
         if not isinstance(backend, str):
             raise TypeError(f"backend must be a str ('rust' or 'python'), not {type(backend).__name__}")
         if backend not in BACKENDS:

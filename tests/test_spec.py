@@ -1,0 +1,472 @@
+"""The format spec (``python/toolparse/formats.json``): names, aliases, id styles, markers and model
+detection; the twin off the production path; the trust boundary (tools converted once, arguments
+validated where they enter, blank names are malformed markup). Every behaviour on both backends."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any, Dict, List
+
+import corpus
+import pytest
+
+import toolparse
+from toolparse import ToolCall, ToolParser, ToolParserManager, _core, spec
+from toolparse.cli import main as cli_main
+
+CROSS_FORMAT = True  # ``fmt`` and ``backend`` are parametrised by conftest.py
+
+SPEC_PATH = spec._PATH
+
+
+def _doc() -> Dict[str, Any]:
+    with SPEC_PATH.open(encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ------------------------------------------------------------------------------------------------
+# The spec and the registries built from it
+# ------------------------------------------------------------------------------------------------
+
+
+def test_list_formats_is_the_spec_and_the_rust_registry() -> None:
+    names = [e["name"] for e in _doc()["formats"]]
+    assert toolparse.list_formats() == names
+    # build.rs generated the Rust registry from the same file, in the same order
+    assert _core.list_formats() == names
+
+
+def test_list_formats_with_aliases() -> None:
+    names = toolparse.list_formats()
+    with_aliases = toolparse.list_formats(aliases=True)
+    assert with_aliases[: len(names)] == names
+    aliases = [a for e in _doc()["formats"] for a in e["aliases"]]
+    assert with_aliases[len(names) :] == aliases
+    assert len(set(with_aliases)) == len(with_aliases)
+    assert not set(aliases) & set(names)
+
+
+# The peers' other names for the seven formats: vLLM 0.33 `ToolParserManager` registrations that
+# share a class, SGLang 0.5.23 `ToolCallParserEnum` names mapped to the same detector.
+PEER_ALIASES = {
+    "hermes": {"qwen3_json", "qwen", "qwen25"},
+    "llama3_json": {"llama4_json", "llama3"},
+    "openai": {"gpt-oss"},
+    "qwen3_coder": {"qwen3_xml", "nanbeige"},
+    "mistral": set(),
+    "pythonic": set(),
+    "llama4_pythonic": set(),
+}
+
+
+def test_aliases_are_the_peers_names() -> None:
+    assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
+
+
+def _make_doc(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
+    base = {"family": "tagged_json", "id_style": "chatcmpl", "markers": {}, "special_tokens": []}
+    return {"formats": [{**base, "models": [], **e} for e in entries]}
+
+
+@pytest.mark.parametrize(
+    "entries,twice",
+    [
+        ([{"name": "a", "aliases": []}, {"name": "a", "aliases": []}], "a"),
+        ([{"name": "a", "aliases": ["b"]}, {"name": "c", "aliases": ["b"]}], "b"),
+        ([{"name": "a", "aliases": []}, {"name": "c", "aliases": ["a"]}], "a"),
+        ([{"name": "a", "aliases": ["c"]}, {"name": "c", "aliases": []}], "c"),
+        ([{"name": "a", "aliases": ["b", "b"]}], "b"),
+        ([{"name": "a", "aliases": ["a"]}], "a"),
+    ],
+)
+def test_spec_refuses_a_name_or_alias_given_twice(entries: List[Dict[str, Any]], twice: str) -> None:
+    with pytest.raises(ValueError, match=f"name or alias '{twice}' is given twice"):
+        spec.load(_make_doc(entries))
+
+
+def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
+    ok = spec.load(_make_doc([{"name": "a", "aliases": ["b"]}, {"name": "c", "aliases": []}]))
+    assert list(ok) == ["a", "c"]
+    assert ok["a"].aliases == ("b",)
+    with pytest.raises(ValueError, match="id_style"):
+        spec.load(_make_doc([{"name": "a", "aliases": [], "id_style": "uuid"}]))
+    with pytest.raises(ValueError, match="aliases"):
+        spec.load(_make_doc([{"name": "a", "aliases": "b"}]))
+    with pytest.raises(ValueError, match="name"):
+        spec.load(_make_doc([{"name": "", "aliases": []}]))
+
+
+def test_the_shipped_spec_is_valid() -> None:
+    specs = spec.load(_doc())
+    assert list(specs) == toolparse.list_formats()
+    for s in specs.values():
+        assert s.family and s.markers and s.id_style in spec.ID_STYLES
+        assert s.models, f"{s.name}: no model patterns"
+        for key in ("call", "arguments", "calls", "content", "special_tokens"):
+            assert key in s.raw, f"{s.name}: no {key!r}"
+        assert set(s.special_tokens) <= set(s.markers.values()), s.name
+
+
+def test_reference_markers_are_the_spec_markers() -> None:
+    """The twin's machines that keep their markers in code use exactly the spec's (the Rust
+    machines are checked by `cargo test machines_use_the_spec_markers`)."""
+    from toolparse.reference import llama3_json, mistral, openai, qwen3_coder
+
+    def m(fmt: str, *roles: str) -> tuple:
+        return tuple(spec.get_spec(fmt).markers[r] for r in roles)
+
+    assert llama3_json.TEXT.list == m("llama3_json", "call_start", "object_start")
+    assert mistral.BOT.list == m("mistral", "call_start")
+    assert mistral.ARGS.list == m("mistral", "args_start")
+    roles = ("start", "channel", "message", "end", "call", "return", "constrain")
+    assert openai.MARKERS.list == m("openai", *roles)
+    assert qwen3_coder.TEXT.list == m("qwen3_coder", "call_start", "function_start")
+    assert qwen3_coder.BODY.list == m("qwen3_coder", "parameter_start", "function_end", "call_end")
+    assert qwen3_coder.END.list == m("qwen3_coder", "call_end")
+
+
+def test_id_styles_come_from_the_spec(fmt: str, backend: str) -> None:
+    p = toolparse.get_parser(fmt, backend=backend, ids=toolparse.IdSource(1))
+    new_id = p.new_id()
+    if spec.get_spec(fmt).id_style == "mistral":
+        assert len(new_id) == 9 and new_id.isalnum()
+    else:
+        assert new_id.startswith("chatcmpl-tool-")
+
+
+ALIASES = [(a, s.name) for s in spec.SPECS.values() for a in s.aliases]
+
+
+@pytest.mark.parametrize("alias,name", ALIASES)
+def test_get_parser_by_alias_parses_as_the_canonical_format(
+    alias: str, name: str, backend: str
+) -> None:
+    case = corpus.composite_case(name)
+    by_alias = toolparse.get_parser(alias, tools=case.tools, backend=backend)
+    by_name = toolparse.get_parser(name, tools=case.tools, backend=backend)
+    assert by_alias.name == name
+    a, b = by_alias.extract_tool_calls(case.text), by_name.extract_tool_calls(case.text)
+    assert [(c.function.name, c.function.arguments) for c in a.tool_calls] == case.calls
+    assert (a.content, a.tools_called) == (b.content, b.tools_called)
+    # streamed, cut at every offset
+    for cut in range(len(case.text) + 1):
+        rec, _ = corpus.facade_stream(by_alias, [case.text[:cut], case.text[cut:]])
+        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == case.calls
+
+
+def test_tool_parser_manager_registers_names_and_aliases() -> None:
+    for s in spec.SPECS.values():
+        cls = ToolParserManager.get_tool_parser(s.name)
+        for a in s.aliases:
+            assert ToolParserManager.get_tool_parser(a) is cls
+        assert cls().name == s.name
+
+
+def test_register_module_keeps_vllms_semantics() -> None:
+    before = dict(ToolParserManager.tool_parsers)
+    try:
+
+        class Mine(ToolParser):
+            format_name = "hermes"
+
+        class Other(ToolParser):
+            format_name = "mistral"
+
+        # force=False refuses a registered name with vLLM's KeyError and leaves it alone
+        with pytest.raises(KeyError, match="hermes is already registered at toolparse"):
+            ToolParserManager.register_module("hermes", force=False, module=Mine)
+        assert ToolParserManager.get_tool_parser("hermes") is before["hermes"]
+        with pytest.raises(KeyError, match="qwen25 is already registered"):
+            ToolParserManager.register_module(["new_name", "qwen25"], force=False)(Mine)
+        assert "new_name" not in ToolParserManager.tool_parsers
+        # force=False registers a new name; force=True (the default) overwrites
+        ToolParserManager.register_module("mine", force=False, module=Mine)
+        assert ToolParserManager.get_tool_parser("mine") is Mine
+        ToolParserManager.register_module("mine", module=Other)
+        assert ToolParserManager.get_tool_parser("mine") is Other
+        ToolParserManager.register_module("hermes", force=True, module=Mine)
+        assert ToolParserManager.get_tool_parser("hermes") is Mine
+        # vLLM's TypeErrors
+        with pytest.raises(TypeError, match="force must be a boolean"):
+            ToolParserManager.register_module("x", force=1, module=Mine)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="module_name must be str"):
+            ToolParserManager.register_module(5, module=Mine)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="subclass of ToolParser"):
+            ToolParserManager.register_module("x", module=dict)
+    finally:
+        ToolParserManager.tool_parsers.clear()
+        ToolParserManager.tool_parsers.update(before)
+
+
+# ------------------------------------------------------------------------------------------------
+# format_for_model
+# ------------------------------------------------------------------------------------------------
+
+# Real model ids, each checked against vLLM's tool-calling docs and the models' chat templates.
+MODELS = [
+    ("NousResearch/Hermes-2-Pro-Llama-3-8B", "hermes"),
+    ("NousResearch/Hermes-3-Llama-3.1-70B", "hermes"),
+    ("Qwen/Qwen2.5-7B-Instruct", "hermes"),
+    ("Qwen/Qwen2.5-Coder-32B-Instruct", "hermes"),
+    ("Qwen/QwQ-32B", "hermes"),
+    ("Qwen/Qwen3-8B", "hermes"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "hermes"),
+    ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3_coder"),
+    ("Qwen/Qwen3-Coder-480B-A35B-Instruct", "qwen3_coder"),
+    ("mistralai/Mistral-7B-Instruct-v0.3", "mistral"),
+    ("mistralai/Mistral-Small-3.2-24B-Instruct-2506", "mistral"),
+    ("mistralai/Mixtral-8x22B-Instruct-v0.1", "mistral"),
+    ("mistralai/Devstral-Small-2505", "mistral"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "llama3_json"),
+    ("meta-llama/Meta-Llama-3.1-70B-Instruct", "llama3_json"),
+    ("meta-llama/Llama-3.2-3B-Instruct", "llama3_json"),
+    ("meta-llama/Llama-3.3-70B-Instruct", "llama3_json"),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4_pythonic"),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_pythonic"),
+    ("Team-ACE/ToolACE-8B", "pythonic"),
+    ("fixie-ai/ultravox-v0_4-ToolACE-8B", "pythonic"),
+    ("openai/gpt-oss-20b", "openai"),
+    ("openai/gpt-oss-120b", "openai"),
+]
+
+
+@pytest.mark.parametrize("model,expected", MODELS)
+def test_format_for_model(model: str, expected: str) -> None:
+    assert toolparse.format_for_model(model) == expected
+    name = model.split("/", 1)[1]
+    # the organisation is optional, case does not matter, a local path names the model last
+    assert toolparse.format_for_model(name) == expected
+    assert toolparse.format_for_model(model.upper()) == expected
+    assert toolparse.format_for_model(f"/models/{name}") == expected
+    assert toolparse.format_for_model(f"/models/{name}/") == expected
+    assert toolparse.format_for_model(f"C:\\models\\{name}") == expected
+
+
+def test_format_for_model_covers_every_format() -> None:
+    assert {fmt for _, fmt in MODELS} == set(toolparse.list_formats())
+
+
+def test_format_for_model_most_specific_wins() -> None:
+    # "Qwen3-*" (hermes) and "Qwen3-Coder-*" (qwen3_coder) both match: the longer pattern wins
+    assert toolparse.format_for_model("unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF") == "qwen3_coder"
+    assert toolparse.format_for_model("unsloth/Qwen3-30B-A3B-GGUF") == "hermes"
+    # a name merely containing another family's name is not that family
+    assert toolparse.format_for_model("NousResearch/Hermes-3-Llama-3.1-8B") == "hermes"
+
+
+@pytest.mark.parametrize(
+    "model", ["", "/", "gpt2", "google/gemma-2-9b-it", "Qwen/Qwen-7B-Chat", "my-Qwen3-8B"]
+)
+def test_format_for_model_unknown_is_none(model: str) -> None:
+    assert toolparse.format_for_model(model) is None
+
+
+def test_format_for_model_refuses_a_non_str() -> None:
+    with pytest.raises(TypeError, match="model_id"):
+        toolparse.format_for_model(5)  # type: ignore[arg-type]
+
+
+def test_cli_formats_model_and_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["formats", "--model", "/models/Qwen3-Coder-30B-A3B-Instruct"]) == 0
+    assert capsys.readouterr().out == "qwen3_coder\n"
+    assert cli_main(["formats", "--model", "nobody/unknown-model"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown-model" in err
+    assert cli_main(["formats", "--aliases"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines] == toolparse.list_formats()
+    assert "hermes qwen3_json qwen qwen25" in lines
+    assert cli_main(["formats"]) == 0
+    assert capsys.readouterr().out.split() == toolparse.list_formats()
+
+
+# ------------------------------------------------------------------------------------------------
+# The twin off the production path
+# ------------------------------------------------------------------------------------------------
+
+_RUST_PATH = """
+import sys
+import toolparse
+from toolparse import ToolParserManager
+toolparse.list_formats(aliases=True)
+toolparse.format_for_model("Qwen/Qwen3-8B")
+for name in toolparse.list_formats(aliases=True):
+    p = toolparse.get_parser(name, tools=[{"type": "function", "function": {"name": "f"}}])
+    p.extract_tool_calls('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    s = p.stream()
+    s.feed('<tool_call>{"name": "f", "arguments": {"a": 1}}')
+    s.finish()
+    p.new_id()
+ToolParserManager.get_tool_parser("hermes")().stream().feed("x")
+loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
+assert not loaded, loaded
+print("ok")
+"""
+
+
+def test_rust_path_never_imports_the_reference_twin() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", _RUST_PATH], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+
+
+def test_python_backend_imports_the_twin_lazily() -> None:
+    code = (
+        "import sys, toolparse\n"
+        "assert 'toolparse.reference' not in sys.modules\n"
+        "toolparse.get_parser('hermes', backend='python')\n"
+        "assert 'toolparse.reference' in sys.modules\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# Trust boundary
+# ------------------------------------------------------------------------------------------------
+
+
+def test_tools_are_converted_once_per_parser(
+    fmt: str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = corpus.composite_case(fmt)
+    tools = list(case.tools or [])
+    p = toolparse.get_parser(fmt, tools=tools, backend=backend)
+    def summary(info: Any) -> Any:
+        calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+        return (info.content, info.reasoning, info.tools_called, calls)
+
+    expected = summary(p.extract_tool_calls(case.text))
+    assert expected[3] == case.calls
+
+    def boom(*_: Any, **__: Any) -> Any:
+        raise AssertionError("tools converted again after get_parser")
+
+    # Neither the facade nor the core converts the tools again: streams and extracts reuse the
+    # Format the parser holds.
+    import toolparse.parser as facade
+
+    monkeypatch.setattr(facade, "_schema_types", boom)
+    monkeypatch.setattr(facade, "_tool_models", boom)
+    monkeypatch.setattr(_core, "Parser", boom)
+    monkeypatch.setattr(_core, "extract", boom)
+    tools.clear()  # the caller's list is not looked at again either
+    assert summary(p.extract_tool_calls(case.text)) == expected
+    rec, _ = corpus.facade_stream(p, [case.text[: len(case.text) // 2], case.text[len(case.text) // 2 :]])
+    assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == case.calls
+    if backend == "rust":
+        assert isinstance(p._format, _core.Format) and p._format.name == fmt
+
+
+BLANK_NAMES = {
+    "hermes": ['<tool_call>{"name": " ", "arguments": {}}</tool_call>',
+               '<tool_call>{"name": "\\u3000\\t", "arguments": {"a": 1}}</tool_call>',
+               '<tool_call>{"arguments": {}, "name": ""}</tool_call>',
+               '<tool_call>{"name": "\\u001f", "arguments": {}}</tool_call>'],
+    "llama3_json": ['<|python_tag|>{"name": "  ", "parameters": {}}'],
+    "mistral": ['[TOOL_CALLS][{"name": "\\n", "arguments": {}}]'],
+    "qwen3_coder": ["<tool_call>\n<function=\u3000>\n</function>\n</tool_call>"],
+    "openai": ["<|channel|>commentary to=functions.\u3000 <|constrain|>json<|message|>{}<|call|>"],
+}
+BLANK_CASES = [(f, t) for f, texts in BLANK_NAMES.items() for t in texts]
+
+
+@pytest.mark.parametrize("fmt_,text", BLANK_CASES)
+def test_blank_function_name_is_malformed_markup(fmt_: str, text: str, backend: str) -> None:
+    """A blank name is not a call that then fails validation: no tool call, the text is content,
+    in both modes and for every split."""
+    p = toolparse.get_parser(fmt_, backend=backend)
+    info = p.extract_tool_calls(text)
+    assert (info.tools_called, info.tool_calls) == (False, [])
+    assert info.content == text
+    for cut in range(len(text) + 1):
+        rec, deltas = corpus.facade_stream(p, [text[:cut], text[cut:]])
+        assert rec.tool_calls == []
+        assert "".join(d.content for d in deltas if d is not None and d.content) == text
+
+
+def test_everything_returned_validates_as_its_own_model(fmt: str, backend: str) -> None:
+    case = corpus.composite_case(fmt)
+    p = toolparse.get_parser(fmt, tools=case.tools, backend=backend)
+    info = p.extract_tool_calls(case.text)
+    assert info.tool_calls
+    for tc in info.tool_calls:
+        assert ToolCall.model_validate(tc.model_dump()) == tc
+    type(info).model_validate(info.model_dump())
+    rec, deltas = corpus.facade_stream(p, [case.text[i : i + 3] for i in range(0, len(case.text), 3)])
+    for d in deltas:
+        if d is not None:
+            assert type(d).model_validate(d.model_dump()) == d
+
+
+# Defect 3a: a lone surrogate in the tools
+SURROGATE_TOOLS = [
+    ("f\ud800", {"type": "object", "properties": {"a": {"type": "string"}}}),
+    ("g", {"type": "object", "properties": {"a\udfff": {"type": "string"}}}),
+    ("h", {"type": "object", "properties": {"a": {"type": "string", "description": "x\ud83d"}}}),
+]
+
+
+@pytest.mark.parametrize("name,params", SURROGATE_TOOLS)
+def test_tools_with_a_lone_surrogate_are_refused_at_get_parser(
+    fmt: str, backend: str, name: str, params: Dict[str, Any]
+) -> None:
+    good = {"type": "function", "function": {"name": "ok", "parameters": {"type": "object"}}}
+    bad = {"type": "function", "function": {"name": name, "parameters": params}}
+    with pytest.raises(ValueError, match=r"tools\[1\] \(.*\) holds a lone surrogate"):
+        toolparse.get_parser(fmt, tools=[good, bad], backend=backend)
+
+
+# Defect 3c: wrong argument types, raised where the mistake is made, the same on both backends
+BAD_GET_PARSER: List[tuple] = [
+    ((5,), {}, TypeError, "format name must be a str"),
+    ((None,), {}, TypeError, "format name must be a str"),
+    ((b"hermes",), {}, TypeError, "format name must be a str"),
+    (("nope",), {}, ValueError, "unknown tool-call format 'nope'; known formats: hermes"),
+    (("hermes",), {"tools": "x"}, TypeError, "tools must be a list"),
+    (("hermes",), {"tools": 5}, TypeError, "tools must be a list"),
+    (("hermes",), {"tools": {"type": "function"}}, TypeError, "tools must be a list"),
+    (("hermes",), {"tools": [5]}, TypeError, r"tools\[0\] must be a Tool"),
+    (("hermes",), {"tools": [{"type": "function"}]}, ValueError, "function"),
+    (("hermes",), {"ids": 3}, TypeError, "ids must be a toolparse.IdSource"),
+    (("hermes",), {"ids": "seed"}, TypeError, "ids must be a toolparse.IdSource"),
+    (("hermes",), {"backend": 3}, TypeError, "backend must be a str"),
+    (("hermes",), {"backend": None}, TypeError, "backend must be a str"),
+    (("hermes",), {"backend": "c"}, ValueError, "unknown backend 'c'"),
+]
+
+
+@pytest.mark.parametrize("args,kwargs,exc,match", BAD_GET_PARSER)
+def test_get_parser_refuses_bad_arguments(
+    args: tuple, kwargs: Dict[str, Any], exc: type, match: str, backend: str
+) -> None:
+    kwargs = {"backend": backend, **kwargs}
+    with pytest.raises(exc, match=match):
+        toolparse.get_parser(*args, **kwargs)
+
+
+BAD_TEXT: List[Any] = [5, None, b"x", ["x"]]
+
+
+@pytest.mark.parametrize("value", BAD_TEXT, ids=repr)
+def test_feed_and_extract_refuse_a_non_str(fmt: str, backend: str, value: Any) -> None:
+    p = toolparse.get_parser(fmt, backend=backend)
+    s = p.stream()
+    with pytest.raises(TypeError, match=f"delta_text must be a str, not {type(value).__name__}"):
+        s.feed(value)
+    # the stream is still usable after the refused call
+    assert s.feed("hello") is not None or s.finish() is not None
+    with pytest.raises(TypeError, match=f"model_output must be a str, not {type(value).__name__}"):
+        p.extract_tool_calls(value)
+
+
+def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
+    p = corpus.core_parser(backend, "hermes")
+    with pytest.raises(TypeError, match="'text'"):
+        p.feed(5)
+
+
