@@ -11,7 +11,6 @@ from typing import Any, Dict, List
 
 import corpus
 import pytest
-
 import toolparse
 from toolparse import ToolCall, ToolParser, ToolParserManager, _core, spec
 from toolparse.cli import main as cli_main
@@ -81,7 +80,9 @@ def _make_doc(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
         ([{"name": "a", "aliases": ["a"]}], "a"),
     ],
 )
-def test_spec_refuses_a_name_or_alias_given_twice(entries: List[Dict[str, Any]], twice: str) -> None:
+def test_spec_refuses_a_name_or_alias_given_twice(
+    entries: List[Dict[str, Any]], twice: str
+) -> None:
     with pytest.raises(ValueError, match=f"name or alias '{twice}' is given twice"):
         spec.load(_make_doc(entries))
 
@@ -336,6 +337,7 @@ def test_tools_are_converted_once_per_parser(
     case = corpus.composite_case(fmt)
     tools = list(case.tools or [])
     p = toolparse.get_parser(fmt, tools=tools, backend=backend)
+
     def summary(info: Any) -> Any:
         calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
         return (info.content, info.reasoning, info.tools_called, calls)
@@ -356,17 +358,21 @@ def test_tools_are_converted_once_per_parser(
     monkeypatch.setattr(_core, "extract", boom)
     tools.clear()  # the caller's list is not looked at again either
     assert summary(p.extract_tool_calls(case.text)) == expected
-    rec, _ = corpus.facade_stream(p, [case.text[: len(case.text) // 2], case.text[len(case.text) // 2 :]])
+    rec, _ = corpus.facade_stream(
+        p, [case.text[: len(case.text) // 2], case.text[len(case.text) // 2 :]]
+    )
     assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == case.calls
     if backend == "rust":
         assert isinstance(p._format, _core.Format) and p._format.name == fmt
 
 
 BLANK_NAMES = {
-    "hermes": ['<tool_call>{"name": " ", "arguments": {}}</tool_call>',
-               '<tool_call>{"name": "\\u3000\\t", "arguments": {"a": 1}}</tool_call>',
-               '<tool_call>{"arguments": {}, "name": ""}</tool_call>',
-               '<tool_call>{"name": "\\u001f", "arguments": {}}</tool_call>'],
+    "hermes": [
+        '<tool_call>{"name": " ", "arguments": {}}</tool_call>',
+        '<tool_call>{"name": "\\u3000\\t", "arguments": {"a": 1}}</tool_call>',
+        '<tool_call>{"arguments": {}, "name": ""}</tool_call>',
+        '<tool_call>{"name": "\\u001f", "arguments": {}}</tool_call>',
+    ],
     "llama3_json": ['<|python_tag|>{"name": "  ", "parameters": {}}'],
     "mistral": ['[TOOL_CALLS][{"name": "\\n", "arguments": {}}]'],
     "qwen3_coder": ["<tool_call>\n<function=\u3000>\n</function>\n</tool_call>"],
@@ -397,7 +403,9 @@ def test_everything_returned_validates_as_its_own_model(fmt: str, backend: str) 
     for tc in info.tool_calls:
         assert ToolCall.model_validate(tc.model_dump()) == tc
     type(info).model_validate(info.model_dump())
-    rec, deltas = corpus.facade_stream(p, [case.text[i : i + 3] for i in range(0, len(case.text), 3)])
+    rec, deltas = corpus.facade_stream(
+        p, [case.text[i : i + 3] for i in range(0, len(case.text), 3)]
+    )
     for d in deltas:
         if d is not None:
             assert type(d).model_validate(d.model_dump()) == d
@@ -468,5 +476,3 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
     p = corpus.core_parser(backend, "hermes")
     with pytest.raises(TypeError, match="'text'"):
         p.feed(5)
-
-

@@ -8,7 +8,6 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .ids import IdSource
-from .spec import canonical, get_spec
 from .models import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -18,6 +17,7 @@ from .models import (
     Tool,
     ToolCall,
 )
+from .spec import canonical, get_spec
 
 try:
     from . import _core
@@ -105,7 +105,9 @@ class ToolParser:
         # an alias (the parser's ``name`` is the canonical one).
         name = canonical(name if name is not None else (self.format_name or None))
         if not isinstance(backend, str):
-            raise TypeError(f"backend must be a str ('rust' or 'python'), not {type(backend).__name__}")
+            raise TypeError(
+                f"backend must be a str ('rust' or 'python'), not {type(backend).__name__}"
+            )
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
         if ids is not None and not isinstance(ids, IdSource):
@@ -173,9 +175,7 @@ class ToolCallStream:
         except TypeError:
             # Only a wrong argument type raises TypeError here: checked after the fact, so the
             # hot path pays nothing.
-            raise TypeError(
-                f"delta_text must be a str, not {type(delta_text).__name__}"
-            ) from None
+            raise TypeError(f"delta_text must be a str, not {type(delta_text).__name__}") from None
         return None if d is None else self._message(d)
 
     def finish(self) -> Optional[DeltaMessage]:

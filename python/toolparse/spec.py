@@ -76,9 +76,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
                 )
             seen[n] = name
         markers = entry.get("markers")
-        if not isinstance(markers, dict) or not all(
-            isinstance(v, str) for v in markers.values()
-        ):
+        if not isinstance(markers, dict) or not all(isinstance(v, str) for v in markers.values()):
             raise ValueError(f"format spec: {name}: 'markers' must map roles to strings")
         out[name] = FormatSpec(
             name=name,
@@ -120,7 +118,7 @@ def canonical(name: object) -> str:
     if found is None:
         raise ValueError(
             f"unknown tool-call format {name!r}; known formats: {', '.join(SPECS)} "
-            f"(aliases: {', '.join(list_formats(aliases=True)[len(SPECS):])})"
+            f"(aliases: {', '.join(list_formats(aliases=True)[len(SPECS) :])})"
         )
     return found
 

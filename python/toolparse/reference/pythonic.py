@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Set, Tuple
 
-from . import ToolTypes
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE

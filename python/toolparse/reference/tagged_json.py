@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from . import Region, ToolTypes
+from . import Region
 from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .scan import Markers, expect
