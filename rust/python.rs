@@ -21,7 +21,7 @@ fn error(format: &str, offset: Option<usize>, msg: &str) -> PyErr {
 }
 
 fn format_of(name: &str) -> PyResult<Format> {
-    Format::from_name(name).ok_or_else(|| {
+    Format::lookup(name).ok_or_else(|| {
         error(
             name,
             None,
