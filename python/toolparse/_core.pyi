@@ -1,6 +1,6 @@
 """Stubs for the native module ``toolparse._core`` (built from ``rust/python.rs``)."""
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, final
 
 __version__: str
 
@@ -26,10 +26,11 @@ class Parser:
     @property
     def format(self) -> str: ...
 
+@final
 class Format:
     """A format with a request's tools, converted once; every stream reuses it."""
 
-    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None: ...
+    def __new__(cls, format: str, tools: Optional[ToolTypes] = None) -> Format: ...
     def parser(self) -> Parser:
         """A new streaming parser for one response."""
     def extract(
