@@ -11,6 +11,8 @@ from typing import Any, Dict, List
 
 import corpus
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import toolparse
 from toolparse import ToolCall, ToolParser, ToolParserManager, _core, spec
 from toolparse.cli import main as cli_main
@@ -393,6 +395,38 @@ def test_blank_function_name_is_malformed_markup(fmt_: str, text: str, backend: 
         rec, deltas = corpus.facade_stream(p, [text[:cut], text[cut:]])
         assert rec.tool_calls == []
         assert "".join(d.content for d in deltas if d is not None and d.content) == text
+
+
+BLANK_NAME_CHARS = st.sampled_from([" ", "\t", "\n", "\u3000", "\u00a0", "\u001c", "\u2028"])
+
+
+@settings(max_examples=60)
+@given(
+    blank=st.text(BLANK_NAME_CHARS, max_size=4),
+    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+    backend=st.sampled_from(corpus.BACKENDS),
+    before=st.sampled_from(["", "Hi. "]),
+)
+def test_blank_names_under_random_splits(
+    blank: str, cuts: List[int], backend: str, before: str
+) -> None:
+    """Any blank name (empty, or only whitespace as str.strip sees it) in the JSON call reader,
+    qwen3_coder and harmony: content fallback, the same for every split and in both modes."""
+    esc = json.dumps(blank)
+    texts = {
+        "hermes": f'{before}<tool_call>{{"name": {esc}, "arguments": {{"a": 1}}}}</tool_call>',
+        "llama3_json": f'{before}<|python_tag|>{{"name": {esc}, "parameters": {{}}}}',
+        "mistral": f'{before}[TOOL_CALLS][{{"name": {esc}, "arguments": {{}}}}]',
+    }
+    if blank and "\n" not in blank and "\t" not in blank and " " not in blank:
+        texts["qwen3_coder"] = f"{before}<tool_call>\n<function={blank}>\n</function>\n</tool_call>"
+    for fmt, text in texts.items():
+        p = toolparse.get_parser(fmt, backend=backend)
+        info = p.extract_tool_calls(text)
+        assert (info.tool_calls, info.content) == ([], text), fmt
+        rec, deltas = corpus.facade_stream(p, corpus.chunks_at(text, cuts))
+        assert rec.tool_calls == [], fmt
+        assert "".join(d.content for d in deltas if d is not None and d.content) == text, fmt
 
 
 def test_everything_returned_validates_as_its_own_model(fmt: str, backend: str) -> None:
