@@ -11,9 +11,9 @@ from typing import Any, Dict, List
 
 import corpus
 import pytest
+import toolparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import toolparse
 from toolparse import ToolCall, ToolParser, ToolParserManager, _core, spec
 from toolparse.cli import main as cli_main
 
