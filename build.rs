@@ -17,7 +17,9 @@ const SPEC: &str = "python/toolparse/formats.json";
 fn main() {
     println!("cargo:rerun-if-changed={SPEC}");
     println!("cargo:rerun-if-changed=build.rs");
-    let text = fs::read_to_string(SPEC).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
+    let root = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let text =
+        fs::read_to_string(Path::new(&root).join(SPEC)).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
     let spec: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
     let formats = spec
         .get("formats")
