@@ -107,6 +107,11 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let end = marker("section_end");
                 let mut triggers: Vec<&str> = start.into_iter().collect();
                 triggers.extend(marker("list_start"));
+                if triggers.is_empty() {
+                    return Err(format!(
+                        "{name}: a pythonic format needs a section or list start"
+                    ));
+                }
                 let calls = string(e, "calls", k)?;
                 writeln!(
                     statics,

@@ -67,8 +67,8 @@ def test_aliases_are_the_peers_names() -> None:
 
 
 def _make_doc(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
-    base = {"family": "tagged_json", "id_style": "chatcmpl", "markers": {}, "special_tokens": []}
-    return {"formats": [{**base, "models": [], **e} for e in entries]}
+    base = {"family": "tagged_json", "id_style": "chatcmpl", "markers": {"call_start": "<c>"}}
+    return {"formats": [{**base, "special_tokens": [], "models": [], **e} for e in entries]}
 
 
 @pytest.mark.parametrize(
@@ -99,6 +99,11 @@ def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
         spec.load(_make_doc([{"name": "a", "aliases": "b"}]))
     with pytest.raises(ValueError, match="name"):
         spec.load(_make_doc([{"name": "", "aliases": []}]))
+    with pytest.raises(ValueError, match="call_start"):
+        spec.load(_make_doc([{"name": "a", "aliases": [], "markers": {"call_end": "x"}}]))
+    pythonic = {"family": "pythonic", "markers": {"section_end": "x"}}
+    with pytest.raises(ValueError, match="section or list start"):
+        spec.load(_make_doc([{"name": "a", "aliases": [], **pythonic}]))
 
 
 def test_the_shipped_spec_is_valid() -> None:
@@ -427,6 +432,27 @@ def test_blank_names_under_random_splits(
         rec, deltas = corpus.facade_stream(p, corpus.chunks_at(text, cuts))
         assert rec.tool_calls == [], fmt
         assert "".join(d.content for d in deltas if d is not None and d.content) == text, fmt
+
+
+def _space_like() -> List[str]:
+    import unicodedata
+
+    return [
+        chr(c)
+        for c in range(0x110000)
+        if not 0xD800 <= c <= 0xDFFF
+        and (chr(c).isspace() or unicodedata.category(chr(c)) in ("Zs", "Zl", "Zp", "Cc", "Cf"))
+    ]
+
+
+def test_blank_means_what_str_strip_means(backend: str) -> None:
+    """A name is blank exactly when the ToolCall model would refuse it (``not name.strip()``): the
+    Rust reader and the twin agree with Python for every space-like or control character."""
+    p = toolparse.get_parser("hermes", backend=backend)
+    for c in _space_like():
+        text = f'<tool_call>{{"name": {json.dumps(c)}, "arguments": {{}}}}</tool_call>'
+        info = p.extract_tool_calls(text)
+        assert info.tools_called == bool(c.strip()), f"U+{ord(c):04X}"
 
 
 def test_everything_returned_validates_as_its_own_model(fmt: str, backend: str) -> None:

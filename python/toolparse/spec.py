@@ -78,6 +78,12 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
         markers = entry.get("markers")
         if not isinstance(markers, dict) or not all(isinstance(v, str) for v in markers.values()):
             raise ValueError(f"format spec: {name}: 'markers' must map roles to strings")
+        if family == "tagged_json" and "call_start" not in markers:
+            raise ValueError(f"format spec: {name}: a tagged_json format needs a call_start")
+        if family == "pythonic" and not {"section_start", "list_start"} & set(markers):
+            raise ValueError(
+                f"format spec: {name}: a pythonic format needs a section or list start"
+            )
         out[name] = FormatSpec(
             name=name,
             family=family,
