@@ -172,6 +172,12 @@ def test_tool_parser_manager_registers_names_and_aliases() -> None:
         assert cls().name == s.name
 
 
+def test_unknown_parser_name_is_a_key_error_and_a_value_error() -> None:
+    for exc in (KeyError, ValueError):
+        with pytest.raises(exc, match="unknown tool parser 'nope'; known: .*hermes"):
+            ToolParserManager.get_tool_parser("nope")
+
+
 def test_register_module_keeps_vllms_semantics() -> None:
     before = dict(ToolParserManager.tool_parsers)
     try:

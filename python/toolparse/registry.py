@@ -16,6 +16,14 @@ def _builtin(name: str) -> Type[ToolParser]:
     return type(cls_name, (ToolParser,), {"format_name": name, "__module__": __name__})
 
 
+class UnknownToolParserError(KeyError, ValueError):
+    """An unknown parser name: a KeyError as in vLLM's registry, and a ValueError as for
+    ``toolparse.get_parser``."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class ToolParserManager:
     """Maps names to parser classes. Built-in formats are registered under their names and
     their aliases (one class per format)."""
@@ -31,7 +39,7 @@ class ToolParserManager:
         try:
             return cls.tool_parsers[name]
         except KeyError:
-            raise ValueError(
+            raise UnknownToolParserError(
                 f"unknown tool parser {name!r}; known: {', '.join(sorted(cls.tool_parsers))}"
             ) from None
 
