@@ -21,7 +21,6 @@ imported before SGLang, so it is imported first when present.
 """
 
 from __future__ import annotations
-
 import __future__
 
 import ast
@@ -50,7 +49,9 @@ except Exception:  # noqa: BLE001 - vLLM absent or not importable: SGLang may st
 pytest.importorskip("sglang")
 fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
 
+import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 import orjson  # noqa: E402
+import toolparse  # noqa: E402
 from sglang.srt.entrypoints.openai import protocol  # noqa: E402
 from sglang.srt.function_call.core_types import (  # noqa: E402
     StreamingParseResult,
@@ -59,9 +60,6 @@ from sglang.srt.function_call.core_types import (  # noqa: E402
 )
 from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
 from sglang.srt.parser.response_template import grammar_holds_calls  # noqa: E402
-
-import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
-import toolparse  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -296,7 +294,7 @@ def cases_of(fmt: str) -> List[Any]:
     """One case of every pattern and form (the JSON styles are the parser's concern, tested in
     the core suite), the composite case, no-call texts and malformed ones."""
     out = []
-    for pattern, cases in corpus.standard_cases(fmt).items():
+    for cases in corpus.standard_cases(fmt).values():
         seen = set()
         for case in cases:
             form = case.label.split("/")[1]
@@ -340,7 +338,9 @@ def toolparse_streamed(
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Registers the detectors of one toolparse backend under the ``toolparse_F`` names."""
     for fmt in FORMATS:
-        monkeypatch.setitem(ENUM, tp_sglang.PREFIX + fmt, tp_sglang.detector_class(fmt, request.param))
+        monkeypatch.setitem(
+            ENUM, tp_sglang.PREFIX + fmt, tp_sglang.detector_class(fmt, request.param)
+        )
     return request.param
 
 
@@ -422,9 +422,12 @@ def test_parse_stream_chunk_protocol(fmt: str, backend: str) -> None:
         assert det.streamed_args_for_tool == [a for _, a in exp_calls]
         assert det.prev_tool_call_arr == [{"name": n, "arguments": a} for n, a in exp_calls]
         assert det.current_tool_id == len(exp_calls) - 1
-        assert Serving("x")._check_for_unstreamed_tool_args(
-            parser, {"meta_info": {"id": "c"}}, chat_request([]), 0, created=0
-        ) is None
+        assert (
+            Serving("x")._check_for_unstreamed_tool_args(
+                parser, {"meta_info": {"id": "c"}}, chat_request([]), 0, created=0
+            )
+            is None
+        )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -459,7 +462,7 @@ def test_garbage_never_raises(fmt: str, backend: str) -> None:
     loop, and SGLang's rebuilt message is toolparse's own streamed result."""
     rng = random.Random(fmt)
     case = corpus.composite_case(fmt)
-    alphabet = list('{}[]()<>|"\'\\:,=; \n\tabc01') + ["<tool_call>", "[TOOL_CALLS]", "<|"]
+    alphabet = list("{}[]()<>|\"'\\:,=; \n\tabc01") + ["<tool_call>", "[TOOL_CALLS]", "<|"]
     tools = tools_for([n for n, _ in case.calls], case.tools)
     request = chat_request(tools)
     for _ in range(25):
@@ -535,13 +538,11 @@ def test_subclasses_sglang_detectors() -> None:
     assert isinstance(info, StructureInfo) and "get_weather" in info.begin
     assert info.trigger == "<tool_call>"
     tools = [protocol.Tool.model_validate(t) for t in tools_for(["get_weather"])]
-    constraint = FunctionCallParser(tools, "toolparse_hermes").get_structure_constraint(
-        "required"
-    )
+    constraint = FunctionCallParser(tools, "toolparse_hermes").get_structure_constraint("required")
     assert constraint is not None and constraint[0] == "structural_tag"
-    assert FunctionCallParser(tools, "toolparse_qwen3_coder").detector.get_structural_tag_name() == (
-        "qwen_3_coder"
-    )
+    assert FunctionCallParser(
+        tools, "toolparse_qwen3_coder"
+    ).detector.get_structural_tag_name() == ("qwen_3_coder")
 
 
 def test_register_is_idempotent() -> None:
@@ -576,7 +577,13 @@ def test_fallback_main_runs_launch_server(monkeypatch: pytest.MonkeyPatch) -> No
     assert seen == {
         "name": "sglang.launch_server",
         "run_name": "__main__",
-        "argv": ["sglang.launch_server", "--model-path", "m", "--tool-call-parser", "toolparse_hermes"],
+        "argv": [
+            "sglang.launch_server",
+            "--model-path",
+            "m",
+            "--tool-call-parser",
+            "toolparse_hermes",
+        ],
         "registered": True,
     }
 

@@ -104,6 +104,26 @@ def _result(normal_text: str = "", calls: Optional[List[Any]] = None) -> Any:
     return obj
 
 
+def _args_result(index: int, args: str) -> Any:
+    """``_result("", [_item(index, None, args)])`` in one call: the hottest delta."""
+    item: Any = _new(_Blank)
+    item.tool_index = index
+    item.name = None
+    item.parameters = args
+    item.__pydantic_fields_set__ = {"tool_index", "parameters"}
+    item.__pydantic_extra__ = None
+    item.__pydantic_private__ = None
+    item.__class__ = _ITEM
+    obj: Any = _new(_Blank)
+    obj.normal_text = ""
+    obj.calls = [item]
+    obj.__pydantic_fields_set__ = {"normal_text", "calls"}
+    obj.__pydantic_extra__ = None
+    obj.__pydantic_private__ = None
+    obj.__class__ = _RESULT
+    return obj
+
+
 def _sglang() -> Any:
     """Imports SGLang's function-call parser module (which ``--tool-call-parser`` reads its
     choices from once imported) and binds the result types."""
@@ -241,11 +261,11 @@ class _ToolparseDetector:
         content, _reasoning, calls = d
         if calls is None:
             return _result(content or "")
-        if len(calls) == 1 and content is None:
+        if content is None and len(calls) == 1:
             index, _id, name, args = calls[0]
             if name is None:  # the hottest delta: an arguments fragment of a started call
                 self._tp_args[index].append(args)
-                return _result("", [_item(index, None, args)])
+                return _args_result(index, args)
         return _result(content or "", self._tp_items(calls))
 
     def finish(self, tools: List[Any]) -> Any:
