@@ -19,6 +19,7 @@ Skipped when SGLang is not installed. Under ../shared/peers' torch stand-in vLLM
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import json
 import statistics
@@ -202,6 +203,7 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
         names = parser_names(fmt)
         for label, n in SIZES.items():
             deltas = C.split(model_output(fmt, n))
+            gc.collect()  # the built-in's garbage from the previous row is not toolparse's cost
             ours_s = min(run_stream(names["toolparse"], deltas)[0] for _ in range(repeat))
             ours = ours_s / len(deltas) * 1e6
             med = median_per_delta(names["toolparse"], deltas, repeat)
