@@ -669,3 +669,43 @@ def test_check_reports_allowlist(monkeypatch: pytest.MonkeyPatch) -> None:
     out = tp_sglang.check()
     assert out["ok"] is False and "SGLANG_PLUGINS" in out["error"]
     assert "\n" not in out["error"]
+
+
+def test_check_reports_a_plugin_that_does_not_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entry point is loaded by SGLang's own loader: one that fails to import is reported."""
+    plugins = pytest.importorskip("sglang.srt.plugins")
+    from importlib.metadata import EntryPoint
+
+    broken = EntryPoint(
+        name=tp_sglang.PLUGIN_NAME,
+        value="toolparse.integrations.no_such_module:register",
+        group=tp_sglang.PLUGIN_GROUP,
+    )
+    monkeypatch.setattr(plugins, "entry_points", lambda group: [broken])
+    monkeypatch.delenv("SGLANG_PLUGINS", raising=False)
+    out = tp_sglang.check()
+    assert out["installed"] is True and out["ok"] is False
+    assert "did not load 'toolparse'" in out["error"] and "\n" not in out["error"]
+
+
+def test_check_in_a_fresh_process() -> None:
+    """What ``toolparse integrations`` sees before a server starts: nothing registered yet."""
+    script = textwrap.dedent(
+        """
+        import json
+        try:
+            import vllm.tool_parsers  # the torch stand-in needs vLLM first
+        except Exception:
+            pass
+        from toolparse.integrations import sglang
+        print(json.dumps(sglang.check()))
+        """
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SGLANG_PLUGINS"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["ok"] is True, out
+    assert sorted(out["names"]) == sorted(tp_sglang.PREFIX + f for f in FORMATS)

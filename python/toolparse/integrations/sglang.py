@@ -429,7 +429,17 @@ def check() -> Dict[str, Any]:
         return out
     try:
         plugins = importlib.import_module("sglang.srt.plugins")
-        plugins.load_plugins()
+        excluded = getattr(plugins, "_get_excluded_dists", lambda: None)()
+        # SGLang's own loader: imports each allowed entry point, logging (not raising) failures
+        loaded = plugins.load_plugins_by_group(PLUGIN_GROUP, excluded_dists=excluded)
+        if PLUGIN_NAME not in loaded:
+            out["error"] = (
+                f"SGLang's plugin loader did not load {PLUGIN_NAME!r} from {PLUGIN_GROUP!r}"
+                + (f" (SGLANG_PLATFORM excludes {sorted(excluded)})" if excluded else "")
+                + ": see its log"
+            )
+            return out
+        plugins.load_plugins()  # runs the general plugins, as the server does at startup
         fcp = importlib.import_module("sglang.srt.function_call.function_call_parser")
     except Exception as exc:  # noqa: BLE001 - reported, one line
         out["error"] = f"loading SGLang's plugins failed: {type(exc).__name__}: {exc}".replace(
