@@ -40,6 +40,8 @@ import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 try:  # under the torch stand-in, SGLang imports only after vLLM
     import vllm.tool_parsers  # noqa: F401
@@ -369,6 +371,30 @@ def test_serving_stream_equals_toolparse(fmt: str, backend: str) -> None:
             assert type(parser.detector) is ENUM[name]
             checked += 1
     assert checked >= 4 * 10
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@settings(max_examples=25)
+@given(data=st.data())
+def test_serving_random_splits(fmt: str, data: st.DataObject) -> None:
+    """Hypothesis picks the cuts (both backends): SGLang's serving path rebuilds exactly
+    toolparse's non-streaming result for the composite case (content, several calls, escapes)."""
+    case = corpus.composite_case(fmt)
+    backend = data.draw(st.sampled_from(BACKENDS), label="backend")
+    cuts = data.draw(
+        st.lists(st.integers(0, len(case.text)), max_size=40, unique=True), label="cuts"
+    )
+    chunks = corpus.chunks_at(case.text, cuts)
+    tools = tools_for([n for n, _ in case.calls], case.tools)
+    name = tp_sglang.PREFIX + fmt
+    saved = ENUM[name]
+    ENUM[name] = tp_sglang.detector_class(fmt, backend)
+    try:
+        client, finish, _ = serve_stream(Serving(name), chat_request(tools), chunks)
+    finally:
+        ENUM[name] = saved
+    assert client.result() == toolparse_result(fmt, backend, case.text, tools), chunks
+    assert finish == "tool_calls"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
