@@ -735,3 +735,26 @@ def test_check_in_a_fresh_process() -> None:
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["ok"] is True, out
     assert sorted(out["names"]) == sorted(tp_sglang.PREFIX + f for f in FORMATS)
+
+
+def test_format_without_an_sglang_detector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A format SGLang has no detector of: a BaseFormatDetector with no structural tag, so
+    ``tool_choice="required"`` falls back to SGLang's JSON-schema path; it still parses."""
+    monkeypatch.setitem(tp_sglang.SGLANG_PEERS, "hermes", "no_such_sglang_parser")
+    monkeypatch.setattr(tp_sglang, "_CLASSES", {})
+    cls = tp_sglang.detector_class("hermes")
+    assert issubclass(cls, fcp.BaseFormatDetector)
+    assert not issubclass(cls, ENUM["hermes"])
+    monkeypatch.setitem(ENUM, "toolparse_test_nopeer", cls)
+    tools = [protocol.Tool.model_validate(t) for t in tools_for(["get_weather"])]
+    parser = FunctionCallParser(tools, "toolparse_test_nopeer")
+    assert parser.detector.supports_structural_tag() is False
+    with pytest.raises(NotImplementedError):
+        parser.detector.structure_info()
+    constraint = parser.get_structure_constraint("required")
+    assert constraint is not None and constraint[0] == "json_schema"
+    text = 'Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    assert parser.parse_non_stream(text) == (
+        "Hi ",
+        [ToolCallItem(tool_index=0, name="get_weather", parameters='{"city": "Oslo"}')],
+    )
