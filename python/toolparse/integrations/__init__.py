@@ -1,0 +1,1 @@
+"""Drop-in parsers for inference servers: vllm.py and sglang.py."""

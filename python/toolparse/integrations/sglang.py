@@ -1,0 +1,475 @@
+"""toolparse's formats as SGLang tool-call parsers: ``--tool-call-parser toolparse_<format>``.
+
+Installing toolparse beside SGLang is enough: its ``sglang.srt.plugins`` entry point calls
+:func:`register`, which SGLang's ``load_plugins()`` runs before it builds its command line, so
+``--tool-call-parser toolparse_hermes`` (or any ``toolparse_<format>``) is accepted. Where plugins
+are disabled (``SGLANG_PLUGINS`` set without ``toolparse``), start the server through
+``python -m toolparse.integrations.sglang <launch_server arguments>``: it registers, then runs
+SGLang's own ``sglang.launch_server`` main.
+
+Each ``toolparse_F`` is a subclass of SGLang's own detector for the same wire format where SGLang
+has one (``structure_info``, structural tags and the ``tool_choice`` grammar come from it) and of
+``BaseFormatDetector`` otherwise; the parsing is toolparse's streaming machine, fed delta by delta
+(each byte is looked at a bounded number of times, however long the response). Tool-call ids are
+SGLang's (it makes them from the call's ordinal, ``tool_index``). Reasoning text a format carries
+(harmony's ``analysis`` channel) is not part of SGLang's tool-call interface and is dropped, as
+SGLang's own detectors do: use SGLang's ``--reasoning-parser`` for it. This module imports without
+SGLang; only :func:`register` and the detectors need it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import logging
+import os
+import runpy
+import sys
+from typing import Any, Dict, List, Optional, Sequence
+
+from pydantic import BaseModel
+
+import toolparse
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "toolparse_"
+PLUGIN_GROUP = "sglang.srt.plugins"
+PLUGIN_NAME = "toolparse"
+
+# toolparse format -> SGLang's parser name for the same wire format. The detector inherits from
+# that parser's class everything but the parsing (structure_info, structural tags, tool_choice).
+SGLANG_PEERS: Dict[str, str] = {
+    "hermes": "hermes",
+    "mistral": "mistral",
+    "pythonic": "pythonic",
+    "llama4_pythonic": "pythonic",
+    "llama3_json": "llama3",
+    "qwen3_coder": "qwen3_coder",
+    "openai": "gpt-oss",
+}
+
+# fmt -> backend -> detector class (made once per process)
+_CLASSES: Dict[str, Dict[str, type]] = {}
+
+
+def formats() -> List[str]:
+    """The names toolparse registers (aliases included where ``list_formats`` offers them)."""
+    list_formats: Any = toolparse.list_formats
+    if "aliases" in inspect.signature(list_formats).parameters:
+        return list(list_formats(aliases=True))
+    return list(list_formats())
+
+
+# --------------------------------------------------------------------------------------------------
+# SGLang's result types, built without validation (per delta, a validated StreamingParseResult
+# plus ToolCallItem costs ~2.8 us; see toolparse/models.py for the technique). The data comes from
+# toolparse's core, so it is already of the right types.
+# --------------------------------------------------------------------------------------------------
+_new = object.__new__
+_RESULT: Any = None  # sglang ... core_types.StreamingParseResult, set by _sglang()
+_ITEM: Any = None  # sglang ... core_types.ToolCallItem
+
+
+class _Blank(BaseModel):
+    """Allocation helper of the fast constructors; never escapes this module."""
+
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__  # type: ignore[assignment]
+
+
+def _item(index: int, name: Optional[str], parameters: str) -> Any:
+    obj: Any = _new(_Blank)
+    obj.tool_index = index
+    obj.name = name
+    obj.parameters = parameters
+    obj.__pydantic_fields_set__ = (
+        {"tool_index", "parameters"} if name is None else {"tool_index", "name", "parameters"}
+    )
+    obj.__pydantic_extra__ = None
+    obj.__pydantic_private__ = None
+    obj.__class__ = _ITEM
+    return obj
+
+
+def _result(normal_text: str = "", calls: Optional[List[Any]] = None) -> Any:
+    obj: Any = _new(_Blank)
+    obj.normal_text = normal_text
+    obj.calls = [] if calls is None else calls
+    obj.__pydantic_fields_set__ = {"normal_text", "calls"}
+    obj.__pydantic_extra__ = None
+    obj.__pydantic_private__ = None
+    obj.__class__ = _RESULT
+    return obj
+
+
+def _args_result(index: int, args: str) -> Any:
+    """``_result("", [_item(index, None, args)])`` in one call: the hottest delta."""
+    item: Any = _new(_Blank)
+    item.tool_index = index
+    item.name = None
+    item.parameters = args
+    item.__pydantic_fields_set__ = {"tool_index", "parameters"}
+    item.__pydantic_extra__ = None
+    item.__pydantic_private__ = None
+    item.__class__ = _ITEM
+    obj: Any = _new(_Blank)
+    obj.normal_text = ""
+    obj.calls = [item]
+    obj.__pydantic_fields_set__ = {"normal_text", "calls"}
+    obj.__pydantic_extra__ = None
+    obj.__pydantic_private__ = None
+    obj.__class__ = _RESULT
+    return obj
+
+
+def _sglang() -> Any:
+    """Imports SGLang's function-call parser module (which ``--tool-call-parser`` reads its
+    choices from once imported) and binds the result types."""
+    global _RESULT, _ITEM
+    fcp = importlib.import_module("sglang.srt.function_call.function_call_parser")
+    core_types = importlib.import_module("sglang.srt.function_call.core_types")
+    _RESULT = core_types.StreamingParseResult
+    _ITEM = core_types.ToolCallItem
+    return fcp
+
+
+def _tool_models(tools: Optional[Sequence[Any]]) -> List[toolparse.Tool]:
+    """SGLang's request tools as toolparse tools; a tool toolparse cannot read is left out (its
+    calls still parse, with untyped parameters) rather than failing the request."""
+    out: List[toolparse.Tool] = []
+    for tool in tools or ():
+        try:
+            if isinstance(tool, BaseModel):
+                tool = tool.model_dump(exclude_none=True)
+            out.append(toolparse.Tool.model_validate(tool))
+        except Exception as exc:  # noqa: BLE001 - a bad schema must not fail the request
+            logger.warning("toolparse: ignoring a tool it cannot read: %s", exc)
+    return out
+
+
+class _ToolparseDetector:
+    """What every ``toolparse_F`` detector adds to SGLang's detector for F: the parsing.
+
+    SGLang's serving layer reads ``prev_tool_call_arr`` and ``streamed_args_for_tool`` once the
+    stream ends and sends ``prev[-1]["arguments"]`` minus what was streamed; both are derived here
+    from what was really streamed, so that step sends nothing. ``incomplete_tool_call_indices``
+    holds the unfinished call when the output ended inside it (finish_reason then stays as the
+    engine gave it)."""
+
+    toolparse_format = ""
+    toolparse_backend = "rust"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[call-arg]
+        self._tp_names: List[str] = []
+        self._tp_args: List[List[str]] = []
+        self._tp_parser: Optional[toolparse.ToolParser] = None
+        self._tp_stream: Optional[toolparse.ToolCallStream] = None
+        self._tp_feed: Any = None
+        self._tp_finished = False
+
+    # -- SGLang's bookkeeping, derived from what was streamed ---------------------------------
+    @property
+    def streamed_args_for_tool(self) -> List[str]:
+        out = []
+        for parts in self._tp_args:
+            if len(parts) > 1:
+                parts[:] = ["".join(parts)]
+            out.append(parts[0] if parts else "")
+        return out
+
+    @streamed_args_for_tool.setter
+    def streamed_args_for_tool(self, value: List[str]) -> None:
+        self._tp_reset(value)
+
+    @property
+    def prev_tool_call_arr(self) -> List[Dict[str, Any]]:
+        return [
+            {"name": name, "arguments": args}
+            for name, args in zip(self._tp_names, self.streamed_args_for_tool)
+        ]
+
+    @prev_tool_call_arr.setter
+    def prev_tool_call_arr(self, value: List[Dict[str, Any]]) -> None:
+        self._tp_reset(value)
+
+    def _tp_reset(self, value: Any) -> None:
+        # Only BaseFormatDetector.__init__ assigns these (empty lists); the state is ours.
+        if value:
+            logger.debug("toolparse: ignoring an assignment to the detector's call lists")
+            return
+        self._tp_names = []
+        self._tp_args = []
+
+    @property
+    def incomplete_tool_call_indices(self) -> set:
+        stream = self._tp_stream
+        if not self._tp_finished or stream is None or not self._tp_names:
+            return set()
+        try:
+            truncated = bool(getattr(stream, "truncated", False))
+        except Exception:  # noqa: BLE001
+            truncated = False
+        return {len(self._tp_names) - 1} if truncated else set()
+
+    # -- parsing ------------------------------------------------------------------------------
+    def _tp_parser_for(self, tools: Optional[Sequence[Any]]) -> toolparse.ToolParser:
+        parser = self._tp_parser
+        if parser is None:
+            parser = toolparse.get_parser(
+                self.toolparse_format, tools=_tool_models(tools), backend=self.toolparse_backend
+            )
+            self._tp_parser = parser
+        return parser
+
+    def has_tool_call(self, text: str) -> bool:
+        """Exact: whether toolparse finds a call in ``text`` or reads its content differently from
+        the raw text (harmony's channels), not a marker search."""
+        try:
+            info = toolparse.get_parser(
+                self.toolparse_format, backend=self.toolparse_backend
+            ).extract_tool_calls(text)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            logger.exception("toolparse: has_tool_call failed; treating the text as content")
+            return False
+        return bool(info.tool_calls) or (info.content or "") != text
+
+    def detect_and_parse(self, text: str, tools: List[Any]) -> Any:
+        try:
+            info = self._tp_parser_for(tools).extract_tool_calls(text)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            logger.exception("toolparse: parsing failed; returning the text as content")
+            return _result(text)
+        calls = [
+            _item(i, call.function.name, call.function.arguments)
+            for i, call in enumerate(info.tool_calls)
+        ]
+        return _result(info.content or "", calls)
+
+    def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
+        feed = self._tp_feed
+        if feed is None:
+            feed = self._tp_begin(tools)
+        try:
+            d = feed(new_text)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            return self._tp_fail(new_text)
+        if d is None:
+            return _result()
+        content, _reasoning, calls = d
+        if calls is None:
+            return _result(content or "")
+        if content is None and len(calls) == 1:
+            index, _id, name, args = calls[0]
+            if name is None:  # the hottest delta: an arguments fragment of a started call
+                self._tp_args[index].append(args)
+                return _args_result(index, args)
+        return _result(content or "", self._tp_items(calls))
+
+    def finish(self, tools: List[Any]) -> Any:
+        """End of the stream: flushes what toolparse held back."""
+        if self._tp_finished or self._tp_stream is None:
+            return _result()
+        self._tp_finished = True
+        try:
+            d = self._tp_stream._core.finish()
+        except Exception:  # noqa: BLE001
+            logger.exception("toolparse: flushing the stream failed")
+            return _result()
+        if d is None:
+            return _result()
+        content, _reasoning, calls = d
+        return _result(content or "", self._tp_items(calls) if calls else [])
+
+    def _tp_begin(self, tools: Optional[Sequence[Any]]) -> Any:
+        try:
+            stream = self._tp_parser_for(tools).stream()
+            self._tp_stream = stream
+            # The core's own feed (plain tuples), not ToolCallStream.feed: SGLang wants its own
+            # result types, so the DeltaMessage that feed builds would be thrown away.
+            self._tp_feed = stream._core.feed
+        except Exception:  # noqa: BLE001
+            logger.exception("toolparse: could not start a stream; passing text through")
+            self._tp_feed = _passthrough
+        return self._tp_feed
+
+    def _tp_fail(self, new_text: str) -> Any:
+        logger.exception("toolparse: parsing a delta failed; passing the rest through as text")
+        self._tp_feed = _passthrough
+        return _result(new_text)
+
+    def _tp_items(self, calls: Sequence[Any]) -> List[Any]:
+        items = []
+        for index, _id, name, args in calls:
+            if name is not None:
+                self._tp_names.append(name)
+                self._tp_args.append([args] if args else [])
+                self.current_tool_id = index
+                self.current_tool_name_sent = True
+                items.append(_item(index, name, args or ""))
+            else:
+                self._tp_args[index].append(args)
+                items.append(_item(index, None, args))
+        return items
+
+
+def _passthrough(text: str) -> Any:
+    return (text or None, None, None)
+
+
+class _NoPeer:
+    """For a format SGLang has no detector of: no structural tag; ``tool_choice`` required or
+    named then constrains the output to SGLang's JSON array, which SGLang parses itself."""
+
+    def supports_structural_tag(self) -> bool:
+        return False
+
+    def structure_info(self) -> Any:
+        raise NotImplementedError(f"SGLang has no structure info for {self!r}")
+
+
+def detector_class(fmt: str, backend: str = "rust") -> type:
+    """The SGLang detector class for toolparse format ``fmt`` (made once per process)."""
+    by_backend = _CLASSES.setdefault(fmt, {})
+    cls = by_backend.get(backend)
+    if cls is not None:
+        return cls
+    if backend not in ("rust", "python"):
+        raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
+    toolparse.get_parser(fmt, backend=backend)  # unknown names fail here, listing the known ones
+    fcp = _sglang()
+    enum = fcp.FunctionCallParser.ToolCallParserEnum
+    peer = enum.get(SGLANG_PEERS.get(fmt, fmt))
+    if peer is None or getattr(peer, "__module__", "") == __name__:
+        bases: tuple = (_ToolparseDetector, _NoPeer, fcp.BaseFormatDetector)
+    else:
+        bases = (_ToolparseDetector, peer)
+    camel = "".join(part.capitalize() for part in fmt.replace("-", "_").split("_"))
+    suffix = "" if backend == "rust" else "Python"
+    name = f"Toolparse{camel}{suffix}Detector"
+    cls = type(
+        name,
+        bases,
+        {
+            "__module__": __name__,
+            "__qualname__": name,
+            "__doc__": f"toolparse's {fmt!r} parser as an SGLang detector.",
+            "toolparse_format": fmt,
+            "toolparse_backend": backend,
+        },
+    )
+    by_backend[backend] = cls
+    return cls
+
+
+def register() -> List[str]:
+    """Adds ``toolparse_F`` for every toolparse format F to SGLang's tool-call parsers; returns
+    the names. Idempotent. SGLang's ``load_plugins()`` calls it through the entry point."""
+    fcp = _sglang()
+    enum = fcp.FunctionCallParser.ToolCallParserEnum
+    names = []
+    for fmt in formats():
+        name = PREFIX + fmt
+        enum[name] = detector_class(fmt)
+        names.append(name)
+    try:  # the dependency-free name list server_args falls back on
+        listed = importlib.import_module("sglang.srt.function_call.parser_names")
+        for name in names:
+            if name not in listed.TOOL_CALL_PARSER_NAMES:
+                listed.TOOL_CALL_PARSER_NAMES.append(name)
+    except (ImportError, AttributeError):
+        pass
+    return names
+
+
+def _allowlist() -> Optional[set]:
+    raw = os.environ.get("SGLANG_PLUGINS", "")
+    names = {x.strip() for x in raw.split(",") if x.strip()}
+    return names or None
+
+
+def check() -> Dict[str, Any]:
+    """Whether SGLang is installed, its version, whether toolparse's entry point loads there
+    through SGLang's own ``load_plugins()``, and the ``toolparse_*`` names ``--tool-call-parser``
+    then accepts; ``error`` says in one line why not."""
+    out: Dict[str, Any] = {
+        "server": "sglang",
+        "installed": False,
+        "version": None,
+        "ok": False,
+        "names": [],
+        "error": None,
+    }
+    try:
+        found = importlib.util.find_spec("sglang") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        out["error"] = "SGLang is not installed"
+        return out
+    out["installed"] = True
+    from importlib import metadata
+
+    try:
+        out["version"] = metadata.version("sglang")
+    except metadata.PackageNotFoundError:
+        pass
+    eps = [ep for ep in metadata.entry_points(group=PLUGIN_GROUP) if ep.name == PLUGIN_NAME]
+    if not eps:
+        out["error"] = f"toolparse's {PLUGIN_GROUP!r} entry point is not installed (reinstall it)"
+        return out
+    allowed = _allowlist()
+    if allowed is not None and PLUGIN_NAME not in allowed:
+        out["error"] = (
+            f"SGLANG_PLUGINS={os.environ.get('SGLANG_PLUGINS')!r} leaves out {PLUGIN_NAME!r}: add"
+            " it, or start with python -m toolparse.integrations.sglang"
+        )
+        return out
+    try:
+        plugins = importlib.import_module("sglang.srt.plugins")
+        excluded = getattr(plugins, "_get_excluded_dists", lambda: None)()
+        # SGLang's own loader: imports each allowed entry point, logging (not raising) failures
+        loaded = plugins.load_plugins_by_group(PLUGIN_GROUP, excluded_dists=excluded)
+        if PLUGIN_NAME not in loaded:
+            out["error"] = (
+                f"SGLang's plugin loader did not load {PLUGIN_NAME!r} from {PLUGIN_GROUP!r}"
+                + (f" (SGLANG_PLATFORM excludes {sorted(excluded)})" if excluded else "")
+                + ": see its log"
+            )
+            return out
+        plugins.load_plugins()  # runs the general plugins, as the server does at startup
+        fcp = importlib.import_module("sglang.srt.function_call.function_call_parser")
+    except Exception as exc:  # noqa: BLE001 - reported, one line
+        out["error"] = f"loading SGLang's plugins failed: {type(exc).__name__}: {exc}".replace(
+            "\n", " "
+        )
+        return out
+    enum = fcp.FunctionCallParser.ToolCallParserEnum
+    names = [n for n in enum if n.startswith(PREFIX)]
+    out["names"] = names
+    missing = [PREFIX + f for f in formats() if PREFIX + f not in enum]
+    if missing:
+        out["error"] = (
+            f"SGLang's load_plugins() did not register {', '.join(missing)} (see SGLang's log)"
+        )
+        return out
+    out["ok"] = True
+    return out
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    """``python -m toolparse.integrations.sglang <launch_server arguments>``: registers, then runs
+    SGLang's ``sglang.launch_server`` as its own ``__main__``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    register()
+    sys.argv = ["sglang.launch_server", *args]
+    runpy.run_module("sglang.launch_server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    # One module instance: the plugin loader imports toolparse.integrations.sglang by name.
+    from toolparse.integrations.sglang import main as _main
+
+    _main()
