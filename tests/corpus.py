@@ -705,7 +705,8 @@ RENDERERS: Dict[str, Renderer] = {
 
 
 def renderer(fmt: str) -> Renderer:
-    return RENDERERS[fmt]
+    """The renderer of a format, by its name or one of its aliases."""
+    return RENDERERS[toolparse.spec.canonical(fmt)]
 
 
 def formats() -> List[str]:
