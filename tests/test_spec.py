@@ -50,8 +50,8 @@ def test_list_formats_with_aliases() -> None:
 
 
 # The peers' other names for the seven formats: SGLang 0.5.23 `ToolCallParserEnum` names mapped to
-# the same detector. A name vLLM registers is a format of its own (DESIGN section 6), even where vLLM
-# reuses a class for it (qwen3_json, llama4_json, qwen3_xml): those come with the catalogue.
+# the same detector. A name vLLM registers is a format of its own (DESIGN section 6), even where
+# vLLM reuses a class for it (qwen3_json, llama4_json, qwen3_xml): those come with the catalogue.
 PEER_ALIASES = {
     "hermes": {"qwen", "qwen25"},
     "llama3_json": {"llama3"},

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
 import logging
 import os
 import runpy
@@ -31,6 +30,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from pydantic import BaseModel
 
 import toolparse
+from toolparse import spec as _spec
 
 logger = logging.getLogger(__name__)
 
@@ -55,11 +55,8 @@ _CLASSES: Dict[str, Dict[str, type]] = {}
 
 
 def formats() -> List[str]:
-    """The names toolparse registers (aliases included where ``list_formats`` offers them)."""
-    list_formats: Any = toolparse.list_formats
-    if "aliases" in inspect.signature(list_formats).parameters:
-        return list(list_formats(aliases=True))
-    return list(list_formats())
+    """The names toolparse registers: every format and every alias."""
+    return toolparse.list_formats(aliases=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -341,7 +338,8 @@ def detector_class(fmt: str, backend: str = "rust") -> type:
     toolparse.get_parser(fmt, backend=backend)  # unknown names fail here, listing the known ones
     fcp = _sglang()
     enum = fcp.FunctionCallParser.ToolCallParserEnum
-    peer = enum.get(SGLANG_PEERS.get(fmt, fmt))
+    canon = _spec.canonical(fmt)
+    peer = enum.get(SGLANG_PEERS.get(canon, canon))
     if peer is None or getattr(peer, "__module__", "") == __name__:
         bases: tuple = (_ToolparseDetector, _NoPeer, fcp.BaseFormatDetector)
     else:
