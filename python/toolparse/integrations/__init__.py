@@ -1,1 +1,37 @@
-"""Drop-in parsers for inference servers: vllm.py and sglang.py."""
+"""Drop-in parsers for inference servers: vllm.py and sglang.py.
+
+This package's own namespace holds only what the servers' plugin entry points run in every process,
+so it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+VLLM_PREFIX = "toolparse_"
+
+
+def vllm_class_name(fmt: str) -> str:
+    """The name of format ``fmt``'s parser class in :mod:`toolparse.integrations.vllm`."""
+    camel = "".join(part.capitalize() for part in fmt.replace("-", "_").split("_"))
+    return f"Toolparse{camel}ToolParser"
+
+
+def vllm_plugin() -> List[str]:
+    """The ``vllm.general_plugins`` entry point: registers every ``toolparse_<format>`` name in
+    vLLM's ``ToolParserManager`` lazily, by module and class name (vLLM runs general plugins in
+    every process; the parser module is imported only when a server uses one of the names).
+    Returns the names."""
+    from vllm.tool_parsers import ToolParserManager
+
+    import toolparse
+
+    names = []
+    for fmt in toolparse.list_formats(aliases=True):
+        name = VLLM_PREFIX + fmt
+        if name not in ToolParserManager.tool_parsers:
+            ToolParserManager.register_lazy_module(
+                name, "toolparse.integrations.vllm", vllm_class_name(fmt)
+            )
+        names.append(name)
+    return names

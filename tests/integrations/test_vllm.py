@@ -1,0 +1,424 @@
+"""toolparse inside vLLM 0.33, driven through vLLM's own serving code.
+
+* Streaming: vLLM's ``ChatStreamProcessor.step`` per delta (the serving loop's per-chunk call, with
+  its end-of-stream steps: ``finalize_generation``'s unstreamed-arguments append and the flush of
+  engine-based parsers), on a ``Parser`` composed by vLLM's own ``ParserManager`` from the name
+  ``toolparse_F``; the deltas are rebuilt the way an OpenAI client does and compared with
+  toolparse's own result, under one delta, token-like chunks, single characters and random groups.
+* Non-streaming: vLLM's ``Parser.parse``.
+* Startup, in fresh processes: vLLM's plugin loading (the ``vllm.general_plugins`` entry point)
+  then its argument validation accepts ``--enable-auto-tool-choice --tool-call-parser
+  toolparse_hermes``; an unknown name is rejected listing the registered ones; with the entry point
+  disabled (``VLLM_PLUGINS``), ``--tool-parser-plugin toolparse.integrations.vllm`` brings the names
+  back. vLLM's own ``make_arg_parser`` builds engine configs that need real torch, so the
+  validation runs on the parsed-arguments namespace it would produce.
+
+Skipped when vLLM is not installed (run under ../shared/peers with its torch stand-in).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import textwrap
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("vllm.tool_parsers")
+
+import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+import toolparse  # noqa: E402
+from toolparse.integrations import vllm as tp_vllm  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
+    ChatStreamProcessor,
+)
+from vllm.parser.parser_manager import ParserManager  # noqa: E402
+from vllm.tool_parsers import ToolParserManager  # noqa: E402
+
+FORMATS = tp_vllm.formats()
+BACKENDS = ("rust", "python")
+
+
+class Tokenizer:
+    """Just what vLLM's parser construction and streaming read of a tokenizer: toolparse parsers
+    look at text only."""
+
+    name_or_path = "mock"
+    all_special_tokens: List[str] = []
+    all_special_ids: List[int] = []
+
+    def get_vocab(self) -> Dict[str, int]:
+        return {"<unk>": 0}
+
+    def decode(self, ids: Any, **_: Any) -> str:
+        return ""
+
+    def encode(self, text: str, **_: Any) -> List[int]:
+        return [1] * len(text)
+
+
+TOKENIZER = Tokenizer()
+
+
+def tools_for(names: List[str], typed: Optional[List[Dict[str, Any]]] = None) -> List[Dict]:
+    tools = [dict(t) for t in typed or []]
+    have = {t["function"]["name"] for t in tools}
+    for n in dict.fromkeys(names + ["get_weather"]):
+        if n not in have:
+            tools.append(
+                {
+                    "type": "function",
+                    "function": {"name": n, "parameters": {"type": "object", "properties": {}}},
+                }
+            )
+    return tools
+
+
+def chat_request(tools: List[Dict[str, Any]]) -> Any:
+    return ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, tool_choice="auto"
+    )
+
+
+def parser_cls(name: str) -> Any:
+    cls = ParserManager.get_parser(
+        tool_parser_name=name, enable_auto_tools=True, model_name="m", tokenizer=TOKENIZER
+    )
+    assert cls is not None
+    return cls
+
+
+def token_chunks(text: str) -> List[str]:
+    out = []
+    for m in re.finditer(r"\w+|\s+|[^\w\s]+", text):
+        piece = m.group(0)
+        out.extend(piece[i : i + 4] for i in range(0, len(piece), 4))
+    return out
+
+
+def splittings(text: str, seed: int) -> Dict[str, List[str]]:
+    rng = random.Random(seed)
+    return {
+        "one_delta": [text],
+        "tokens": token_chunks(text),
+        "chars": list(text),
+        "random": corpus.random_chunks(text, rng, max_cuts=12),
+    }
+
+
+def cases_of(fmt: str) -> List[Tuple[str, str, Any, List[str]]]:
+    """One case of every pattern and form, the composite case, no-call and malformed texts."""
+    out = []
+    for cases in corpus.standard_cases(fmt).values():
+        seen = set()
+        for case in cases:
+            form = case.label.split("/")[1]
+            if form not in seen:
+                seen.add(form)
+                out.append((case.label, case.text, case.tools, [n for n, _ in case.calls]))
+    c = corpus.composite_case(fmt)
+    out.append(("composite", c.text, c.tools, [n for n, _ in c.calls]))
+    for i, text in enumerate(corpus.no_call_texts(fmt)):
+        out.append((f"no_call/{i}", text, None, []))
+    for i, text in enumerate(corpus.malformed_texts(fmt)):
+        out.append((f"malformed/{i}", text, None, re.findall(r"\w+", text)[:8]))
+    return out
+
+
+class Client:
+    """Rebuilds the assistant message from vLLM's deltas (dumped as the server sends them, with
+    ``exclude_unset=True``) as an OpenAI client does, checking the protocol: a call's first delta
+    carries index, id, type and its full name; later deltas only index and arguments."""
+
+    def __init__(self) -> None:
+        self.content = ""
+        self.calls: List[Dict[str, Any]] = []
+
+    def add(self, delta: Any) -> None:
+        d = json.loads(delta.model_dump_json(exclude_unset=True))
+        self.content += d.get("content") or ""
+        for tc in d.get("tool_calls") or []:
+            index, fn = tc["index"], tc.get("function") or {}
+            if index == len(self.calls):
+                assert tc.get("type") == "function" and tc.get("id"), tc
+                assert fn.get("name"), tc
+                self.calls.append({"id": tc["id"], "name": fn["name"], "args": ""})
+            else:
+                assert index == len(self.calls) - 1, (index, len(self.calls))
+                assert "id" not in tc and "name" not in fn, tc
+            self.calls[index]["args"] += fn.get("arguments") or ""
+
+    def result(self) -> Tuple[Optional[str], List[Tuple[str, str]]]:
+        return self.content or None, [(c["name"], c["args"]) for c in self.calls]
+
+
+def serve_stream(name: str, tools: List[Dict[str, Any]], chunks: List[str]) -> Tuple[Any, Any, Any]:
+    """vLLM's serving loop for one streamed choice: one ``ChatStreamProcessor.step`` per chunk,
+    the engine's ``stop`` on the last."""
+    cls = parser_cls(name)
+    request = chat_request(tools)
+    parser = cls(TOKENIZER, request.tools, chat_template_kwargs=None, model_config=None)
+    proc = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    client = Client()
+    finish = None
+    chunks = chunks or [""]  # the engine's last chunk carries finish_reason, even when empty
+    for i, chunk in enumerate(chunks):
+        last = i == len(chunks) - 1
+        step = proc.step(chunk, [1] * len(chunk), "stop" if last else None, [0])
+        if step.delta is not None:
+            client.add(step.delta)
+        if last:
+            finish = step.finish_reason
+    return client, finish, parser
+
+
+def toolparse_result(
+    fmt: str, backend: str, text: str, tools: List[Dict[str, Any]]
+) -> Tuple[Optional[str], List[Tuple[str, str]]]:
+    info = toolparse.get_parser(fmt, tools=tools, backend=backend).extract_tool_calls(text)
+    return info.content or None, [(c.function.name, c.function.arguments) for c in info.tool_calls]
+
+
+def toolparse_streamed(
+    fmt: str, backend: str, chunks: List[str], tools: List[Dict[str, Any]]
+) -> Tuple[Optional[str], List[Tuple[str, str]]]:
+    stream = toolparse.get_parser(fmt, tools=tools, backend=backend).stream()
+    rec = toolparse.StreamingToolReconstructor()
+    for c in chunks:
+        d = stream.feed(c)
+        if d is not None:
+            rec.append_delta(d)
+    d = stream.finish()
+    if d is not None:
+        rec.append_delta(d)
+    return rec.other_content or None, [
+        (c.function.name, c.function.arguments) for c in rec.tool_calls
+    ]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Registers the parsers of one toolparse backend under the ``toolparse_F`` names."""
+    for fmt in FORMATS:
+        monkeypatch.setitem(
+            ToolParserManager.tool_parsers,
+            tp_vllm.PREFIX + fmt,
+            tp_vllm.parser_class(fmt, request.param),
+        )
+    return str(request.param)
+
+
+# ==================================================================================================
+# Registration
+# ==================================================================================================
+
+
+def test_import_registers_every_format_and_alias() -> None:
+    registered = set(ToolParserManager.list_registered())
+    assert FORMATS == toolparse.list_formats(aliases=True)
+    for fmt in FORMATS:
+        assert tp_vllm.PREFIX + fmt in registered
+        cls = ToolParserManager.get_tool_parser(tp_vllm.PREFIX + fmt)
+        assert cls.engine_based_streaming is True
+        assert cls.toolparse_format == fmt
+        assert cls.__module__ == "toolparse.integrations.vllm"
+        # what vLLM does at startup, then per request
+        cls(TOKENIZER)
+        cls(TOKENIZER, chat_request(tools_for(["f"])).tools)
+
+
+def test_aliases_parse_as_their_format() -> None:
+    text = corpus.composite_case("hermes").text
+    tools = tools_for([n for n, _ in corpus.composite_case("hermes").calls])
+    ours = serve_stream(tp_vllm.PREFIX + "qwen25", tools, token_chunks(text))[0].result()
+    assert ours == toolparse_result("hermes", "rust", text, tools)
+
+
+def test_tools_are_converted_once_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    cls = parser_cls(tp_vllm.PREFIX + "qwen3_coder")  # vLLM's startup check builds one, untyped
+    calls = []
+    real = toolparse.get_parser
+
+    def counting(*a: Any, **k: Any) -> Any:
+        calls.append(k.get("tools"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(toolparse, "get_parser", counting)
+    tools = corpus.composite_case("qwen3_coder").tools or []
+    parser = cls(TOKENIZER, chat_request(tools).tools, chat_template_kwargs=None, model_config=None)
+    assert len(calls) == 1 and calls[0] and calls[0][0]["function"]["name"]
+    proc = ChatStreamProcessor(chat_request(tools), parser, enable_auto_tools=True, parser_cls=cls)
+    for chunk in token_chunks(corpus.composite_case("qwen3_coder").text):
+        proc.step(chunk, [1], None, [0])
+    assert len(calls) == 1
+
+
+def test_unsupported_tool_schema_falls_back_to_untyped(caplog: pytest.LogCaptureFixture) -> None:
+    bad = [{"type": "function", "function": {"name": "f", "parameters": {"type": 5}}}]
+    p = tp_vllm.parser_class("qwen3_coder")(TOKENIZER, chat_request(bad).tools)
+    info = p.extract_tool_calls(
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+        chat_request(bad),
+    )
+    assert info.tools_called and info.tool_calls[0].function.arguments == '{"a": "1"}'
+
+
+@pytest.mark.parametrize("fmt", ["llama3_json", "hermes"])
+def test_adjust_request_keeps_special_token_markers(fmt: str) -> None:
+    p = tp_vllm.parser_class(fmt)(TOKENIZER)
+    req = p.adjust_request(chat_request(tools_for(["f"])))
+    default = chat_request(tools_for(["f"])).skip_special_tokens
+    special = bool(toolparse.spec.get_spec(fmt).special_tokens)
+    assert req.skip_special_tokens is (False if special else default)
+    plain = p.adjust_request(
+        ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+    )
+    assert plain.skip_special_tokens is default
+
+
+def test_check_reports_the_entry_point() -> None:
+    out = tp_vllm.check()
+    assert out["server"] == "vllm" and out["installed"] and out["version"]
+    assert out["ok"], out["error"]
+    assert sorted(out["names"]) == sorted(tp_vllm.PREFIX + f for f in FORMATS)
+
+
+# ==================================================================================================
+# Through the serving code: every format, every splitting, == toolparse
+# ==================================================================================================
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+def test_serving_stream_equals_toolparse(fmt: str, backend: str) -> None:
+    name = tp_vllm.PREFIX + fmt
+    checked = 0
+    for label, text, typed, names in cases_of(fmt):
+        tools = tools_for(names, typed)
+        expected = toolparse_result(fmt, backend, text, tools)
+        for split, chunks in splittings(text, seed=len(text)).items():
+            client, finish, parser = serve_stream(name, tools, chunks)
+            where = f"{fmt}/{backend} {label} split={split}: {text!r}"
+            got = client.result()
+            assert got == toolparse_streamed(fmt, backend, chunks, tools), where
+            if not label.startswith("malformed"):
+                assert got == expected, where  # streaming == non-streaming, through vLLM
+            assert finish == ("tool_calls" if got[1] else "stop"), where
+            ids = [c["id"] for c in client.calls]
+            assert len(set(ids)) == len(ids), where
+            # vLLM's end-of-stream bookkeeping matches what was streamed: nothing appended twice
+            tp = parser.tool_parser
+            assert [(c["name"], c["args"]) for c in client.calls] == [
+                (a["name"], a["arguments"]) for a in tp.prev_tool_call_arr
+            ], where
+            assert tp.streamed_args_for_tool == [c["args"] for c in client.calls], where
+            checked += 1
+    assert checked >= 4 * 10
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+def test_serving_non_stream_equals_toolparse(fmt: str, backend: str) -> None:
+    cls = parser_cls(tp_vllm.PREFIX + fmt)
+    for label, text, typed, names in cases_of(fmt):
+        tools = tools_for(names, typed)
+        request = chat_request(tools)
+        parser = cls(TOKENIZER, request.tools, chat_template_kwargs=None, model_config=None)
+        _reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True)
+        exp_content, exp_calls = toolparse_result(fmt, backend, text, tools)
+        got = [(c.name, c.arguments) for c in calls or []]
+        where = f"{fmt}/{backend} {label}: {text!r}"
+        assert got == exp_calls, where
+        assert (content or None) == exp_content, where
+        ids = [c.id for c in calls or []]
+        assert all(ids) and len(set(ids)) == len(ids), where
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_serving_random_splits(fmt: str, data: st.DataObject) -> None:
+    case = corpus.composite_case(fmt)
+    cuts = data.draw(st.lists(st.integers(0, len(case.text)), max_size=40, unique=True))
+    chunks = corpus.chunks_at(case.text, cuts)
+    tools = tools_for([n for n, _ in case.calls], case.tools)
+    client, finish, _ = serve_stream(tp_vllm.PREFIX + fmt, tools, chunks)
+    assert client.result() == toolparse_result(fmt, "rust", case.text, tools), chunks
+    assert finish == "tool_calls"
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+@settings(max_examples=25, deadline=None)
+@given(text=st.text(alphabet="<>[]{}()\"',:;=/|_ \nabcfnt0123456789", max_size=80), data=st.data())
+def test_garbage_never_raises_into_the_serving_loop(
+    fmt: str, text: str, data: st.DataObject
+) -> None:
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=10, unique=True))
+    chunks = corpus.chunks_at(text, cuts) or [""]
+    client, _, _ = serve_stream(tp_vllm.PREFIX + fmt, tools_for([]), chunks)
+    # nothing lost: whatever is not a call is content
+    assert client.result() == toolparse_streamed(fmt, "rust", chunks, tools_for([]))
+
+
+# ==================================================================================================
+# Startup, in fresh processes
+# ==================================================================================================
+
+_STARTUP = textwrap.dedent(
+    """
+    import sys, types
+    import vllm.tool_parsers
+    from vllm.plugins import load_general_plugins
+    load_general_plugins()
+    from vllm.entrypoints.common.cli_args import init_parser_plugin, validate_api_server_args
+    args = types.SimpleNamespace(
+        enable_auto_tool_choice=True, tool_call_parser=sys.argv[1],
+        tool_parser_plugin=sys.argv[2] if len(sys.argv) > 2 else "",
+        reasoning_parser_plugin="",
+        structured_outputs_config=types.SimpleNamespace(reasoning_parser=None),
+    )
+    init_parser_plugin(args)
+    validate_api_server_args(args)
+    import toolparse.integrations.vllm as m
+    from vllm.tool_parsers import ToolParserManager
+    print("OK", ToolParserManager.get_tool_parser(sys.argv[1]).__name__)
+    """
+)
+
+
+def _startup(*argv: str, env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", _STARTUP, *argv],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=300,
+    )
+
+
+def test_startup_accepts_toolparse_names_with_no_flag() -> None:
+    r = _startup("toolparse_hermes")
+    assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-2000:]
+
+
+def test_startup_rejects_unknown_names_listing_the_registered() -> None:
+    r = _startup("toolparse_nope")
+    assert r.returncode != 0
+    assert "invalid tool call parser: toolparse_nope" in r.stderr
+    assert "toolparse_hermes" in r.stderr and "toolparse_qwen3_coder" in r.stderr
+
+
+def test_startup_with_plugins_disabled_needs_the_plugin_flag() -> None:
+    off = {"VLLM_PLUGINS": ""}
+    r = _startup("toolparse_qwen3_coder", env=off)
+    assert r.returncode != 0 and "invalid tool call parser" in r.stderr
+    r = _startup("toolparse_qwen3_coder", "toolparse.integrations.vllm", env=off)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-2000:]
