@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from typing import Optional
 
 import pytest
 import toolparse
@@ -287,3 +288,58 @@ def test_console_script_entry_point():
         pytest.skip("toolparse is not installed")
     scripts = {ep.name: ep.value for ep in dist.entry_points if ep.group == "console_scripts"}
     assert scripts.get("toolparse") == "toolparse.cli:main"
+
+
+# ------------------------------------------------------------------------------------------------
+# toolparse integrations
+# ------------------------------------------------------------------------------------------------
+
+
+def _check(server: str, installed: bool, ok: bool, error: Optional[str] = None) -> dict:
+    names = ["toolparse_hermes", "toolparse_qwen"] if ok else []
+    return {
+        "server": server,
+        "installed": installed,
+        "version": "1.0" if installed else None,
+        "ok": ok,
+        "names": names,
+        "error": error,
+    }
+
+
+def test_integrations_reports_each_server(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checks = [_check("vllm", True, True), _check("sglang", False, False, "not installed")]
+    monkeypatch.setattr(cli, "_integration_checks", lambda: checks)
+    assert cli.main(["integrations"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "vllm 1.0: ok"
+    assert "toolparse_hermes" in out[1] and "toolparse_qwen" in out[1]
+    assert out[2] == "sglang: not installed"
+    assert cli.main(["integrations", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == checks
+
+
+def test_integrations_fails_when_an_installed_server_rejects_toolparse(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    error = "RuntimeError: SGLANG_PLUGINS=x leaves out 'toolparse'\nmore"
+    bad = _check("sglang", True, False, error)
+    monkeypatch.setattr(cli, "_integration_checks", lambda: [_check("vllm", True, True), bad])
+    assert cli.main(["integrations"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    # the reason in one line
+    assert out[-1] == "sglang 1.0: FAILED: RuntimeError: SGLANG_PLUGINS=x leaves out 'toolparse' more"
+
+
+def test_integrations_real_checks_never_raise(capsys: pytest.CaptureFixture[str]) -> None:
+    # Whatever is installed here: one block per server, and the exit status says whether an
+    # installed server failed to load toolparse.
+    code = cli.main(["integrations", "--json"])
+    checks = json.loads(capsys.readouterr().out)
+    assert [c["server"] for c in checks] == ["vllm", "sglang"]
+    assert code == (0 if all(c["ok"] or not c["installed"] for c in checks) else 1)
+    for c in checks:
+        if c["ok"]:
+            assert "toolparse_hermes" in c["names"]

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 import unicodedata
-from typing import Any, List, NoReturn, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Sequence, TextIO, Tuple
 
 __all__ = ["main"]
 
@@ -270,6 +270,31 @@ def _marks(out: TextIO) -> Tuple[str, str]:
 # ------------------------------------------------------------------------------------------------
 
 
+def _integration_checks() -> List[Dict[str, Any]]:
+    from .integrations import sglang, vllm
+
+    return [vllm.check(), sglang.check()]
+
+
+def _cmd_integrations(args: argparse.Namespace, out: TextIO) -> int:
+    """For each server installed beside toolparse: its version, whether toolparse's entry point
+    loads there, and the ``toolparse_*`` names it then accepts. Non-zero exit status when a server
+    is installed but the registration fails."""
+    checks = _integration_checks()
+    if args.json:
+        out.write(json.dumps(checks, indent=2) + "\n")
+    else:
+        for c in checks:
+            if not c["installed"]:
+                out.write(f"{c['server']}: not installed\n")
+                continue
+            state = "ok" if c["ok"] else f"FAILED: {_one_line(str(c['error']))}"
+            out.write(f"{c['server']} {c['version']}: {state}\n")
+            if c["names"]:
+                out.write(f"  --tool-call-parser {' | '.join(c['names'])}\n")
+    return 0 if all(c["ok"] or not c["installed"] for c in checks) else 1
+
+
 def _argument_parser() -> argparse.ArgumentParser:
     from . import __version__
 
@@ -319,6 +344,11 @@ def _argument_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
     )
+    integrations = sub.add_parser(
+        "integrations",
+        help="check the vLLM and SGLang installed beside toolparse: do they load its parsers?",
+    )
+    integrations.add_argument("--json", action="store_true", help="print the checks as JSON")
     return p
 
 
@@ -331,7 +361,13 @@ def _silence_stdout() -> None:
         pass
 
 
-_COMMANDS = {"formats": _cmd_formats, "parse": _cmd_parse, "stream": _cmd_stream, "demo": _cmd_demo}
+_COMMANDS = {
+    "formats": _cmd_formats,
+    "parse": _cmd_parse,
+    "stream": _cmd_stream,
+    "demo": _cmd_demo,
+    "integrations": _cmd_integrations,
+}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
