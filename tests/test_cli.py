@@ -330,7 +330,8 @@ def test_integrations_fails_when_an_installed_server_rejects_toolparse(
     assert cli.main(["integrations"]) == 1
     out = capsys.readouterr().out.splitlines()
     # the reason in one line
-    assert out[-1] == "sglang 1.0: FAILED: RuntimeError: SGLANG_PLUGINS=x leaves out 'toolparse' more"
+    reason = "RuntimeError: SGLANG_PLUGINS=x leaves out 'toolparse' more"
+    assert out[-1] == f"sglang 1.0: FAILED: {reason}"
 
 
 def test_integrations_real_checks_never_raise(capsys: pytest.CaptureFixture[str]) -> None:
