@@ -51,6 +51,9 @@ _BASE: Any = None
 _new = object.__new__
 _set = object.__setattr__
 _VLLM: Dict[str, Any] = {}
+_DM: Any = None  # vLLM's DeltaMessage, DeltaToolCall, DeltaFunctionCall (bound by _base())
+_DTC: Any = None
+_DFC: Any = None
 
 
 def _delta_message(content: Optional[str], reasoning: Optional[str], calls: List[Any]) -> Any:
@@ -96,6 +99,27 @@ def _delta_call(index: int, id: Optional[str], name: Optional[str], args: Option
     return call
 
 
+def _args_message(index: int, args: str) -> Any:
+    """``_delta_message(None, None, [_delta_call(index, None, None, args)])`` in one call: the
+    hottest delta (an arguments fragment of a started call)."""
+    fn = _new(_DFC)
+    _set(fn, "__dict__", {"name": None, "arguments": args})
+    _set(fn, "__pydantic_fields_set__", {"arguments"})
+    _set(fn, "__pydantic_extra__", None)
+    _set(fn, "__pydantic_private__", None)
+    call = _new(_DTC)
+    _set(call, "__dict__", {"id": None, "type": None, "index": index, "function": fn})
+    _set(call, "__pydantic_fields_set__", {"index", "function"})
+    _set(call, "__pydantic_extra__", {})
+    _set(call, "__pydantic_private__", None)
+    obj = _new(_DM)
+    _set(obj, "__dict__", {"role": None, "content": None, "reasoning": None, "tool_calls": [call]})
+    _set(obj, "__pydantic_fields_set__", {"tool_calls"})
+    _set(obj, "__pydantic_extra__", {})
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
 # --------------------------------------------------------------------------------------------------
 # Tools: vLLM gives ChatCompletionToolsParam (chat) or FunctionTool (responses); toolparse takes
 # OpenAI tool dicts. Converted once per request, when vLLM builds the parser.
@@ -128,7 +152,7 @@ def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) ->
 
 def _base() -> Any:
     """The common base class of every toolparse_F parser (made once, when vLLM is present)."""
-    global _BASE
+    global _BASE, _DM, _DTC, _DFC
     if _BASE is not None:
         return _BASE
     from vllm.entrypoints.generate.base.protocol import (
@@ -144,6 +168,7 @@ def _base() -> Any:
     _VLLM.update(
         DeltaMessage=DeltaMessage, DeltaToolCall=DeltaToolCall, DeltaFunctionCall=DeltaFunctionCall
     )
+    _DM, _DTC, _DFC = DeltaMessage, DeltaToolCall, DeltaFunctionCall
 
     class ToolparseToolParser(ToolParser):  # type: ignore[misc, valid-type]
         """A vLLM tool parser running toolparse's streaming machine for one format."""
@@ -258,6 +283,11 @@ def _base() -> Any:
             content, reasoning, calls = d
             if calls is None:
                 return _delta_message(content, reasoning, [])
+            if len(calls) == 1 and content is None and reasoning is None:
+                index, _, name, args = calls[0]
+                if name is None:  # the hottest delta: an arguments fragment
+                    self._fragments[index].append(args)
+                    return _args_message(index, args)
             out = []
             for index, id, name, args in calls:
                 if name is not None:
