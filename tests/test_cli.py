@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Optional
 
 import pytest
@@ -344,3 +345,17 @@ def test_integrations_real_checks_never_raise(capsys: pytest.CaptureFixture[str]
     for c in checks:
         if c["ok"]:
             assert "toolparse_hermes" in c["names"]
+
+
+@pytest.mark.parametrize("command", ["stream", "parse"])
+def test_closed_stdout_ends_quietly(tmp_path: Path, command: str) -> None:
+    """`toolparse stream ... | head -1`: the reader goes away; no exception name, no traceback."""
+    big = tmp_path / "out.txt"
+    body = "x" * 200_000
+    big.write_text('<tool_call>{"name": "f", "arguments": {"a": "' + body + '"}}</tool_call>')
+    chunking = "-n 2" if command == "stream" else ""
+    run = f"{sys.executable} -m toolparse.cli {command} --format hermes {chunking} {big}"
+    script = f"{run} | head -c 10; echo; echo status=${{PIPESTATUS[0]}}"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
+    assert r.stderr == "", r.stderr
+    assert "status=1" in r.stdout or "status=0" in r.stdout, r.stdout[-200:]
