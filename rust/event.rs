@@ -19,6 +19,10 @@ pub enum Event {
     ToolEnd {
         index: usize,
     },
+    /// The text ended inside a call: the markup that call left unemitted (its start marker, a
+    /// header, JSON read before its name). A stream sends it as content (nothing is lost); the
+    /// non-streaming result drops it, with the unfinished call, when a complete call precedes it.
+    Unfinished(String),
 }
 
 /// Collects events for the format machines and applies the rules every format shares:
@@ -28,9 +32,11 @@ pub enum Event {
 #[derive(Debug, Default)]
 pub struct Emitter {
     pub events: Vec<Event>,
-    /// Set when the tool markup was malformed or truncated: non-streaming then falls back to the
-    /// original text as content.
+    /// Set when the tool markup was malformed: non-streaming then falls back to the original
+    /// text as content.
     pub malformed: bool,
+    /// Set when the text ended inside a call (see [`Emitter::truncate`]).
+    pub truncated: bool,
     calls: usize,
     open: Option<usize>,
     ws: String,
@@ -133,6 +139,18 @@ impl Emitter {
         self.seg_text = false;
     }
 
+    /// End of text inside a call. `markup` is what the unfinished call has not emitted yet (empty
+    /// once its start was emitted): with the whitespace held before it, it becomes
+    /// [`Event::Unfinished`].
+    pub fn truncate(&mut self, markup: &str) {
+        self.truncated = true;
+        let mut s = std::mem::take(&mut self.ws);
+        s.push_str(markup);
+        if !s.is_empty() {
+            self.events.push(Event::Unfinished(s));
+        }
+    }
+
     /// End of text: whitespace-only output with no call is content; a call left open is truncated.
     pub fn finish(&mut self) {
         if !self.ws.is_empty() && self.calls == 0 {
@@ -141,7 +159,7 @@ impl Emitter {
         }
         self.ws.clear();
         if self.open.is_some() {
-            self.malformed = true;
+            self.truncated = true;
         }
     }
 
@@ -182,7 +200,7 @@ impl Delta {
         let mut d = Delta::default();
         for ev in events {
             match ev {
-                Event::Content(s) => append(&mut d.content, s),
+                Event::Content(s) | Event::Unfinished(s) => append(&mut d.content, s),
                 Event::Reasoning(s) => append(&mut d.reasoning, s),
                 Event::ToolStart { index, id, name } => d.calls.push(DeltaCall {
                     index,
@@ -223,40 +241,58 @@ pub struct Call {
     pub arguments: String,
 }
 
-/// The non-streaming result, before the caller's fallback rule is applied.
+/// The non-streaming result, before the caller's fallback rule is applied: with `malformed`,
+/// or with `truncated` and no call, the caller returns the original text as content.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Extracted {
     pub content: Option<String>,
     pub reasoning: Option<String>,
+    /// The complete calls (a call the text ended inside is not one).
     pub calls: Vec<Call>,
     pub malformed: bool,
+    /// The text ended inside a call.
+    pub truncated: bool,
 }
 
 impl Extracted {
-    pub fn from_events(events: Vec<Event>, malformed: bool) -> Extracted {
+    pub fn from_events(events: Vec<Event>, malformed: bool, truncated: bool) -> Extracted {
         let mut x = Extracted {
             malformed,
+            truncated,
             ..Extracted::default()
         };
-        let mut ended = 0usize;
+        let mut ended = Vec::new();
         for ev in events {
             match ev {
                 Event::Content(s) => append(&mut x.content, s),
                 Event::Reasoning(s) => append(&mut x.reasoning, s),
-                Event::ToolStart { id, name, .. } => x.calls.push(Call {
-                    id,
-                    name,
-                    arguments: String::new(),
-                }),
+                Event::ToolStart { id, name, .. } => {
+                    x.calls.push(Call {
+                        id,
+                        name,
+                        arguments: String::new(),
+                    });
+                    ended.push(false);
+                }
                 Event::ToolArgs { index, fragment } => match x.calls.get_mut(index) {
                     Some(c) => c.arguments.push_str(&fragment),
                     None => x.malformed = true,
                 },
-                Event::ToolEnd { .. } => ended += 1,
+                Event::ToolEnd { index } => match ended.get_mut(index) {
+                    Some(e) => *e = true,
+                    None => x.malformed = true,
+                },
+                // The markup of the call the text ended inside: not content.
+                Event::Unfinished(_) => x.truncated = true,
             }
         }
-        if ended != x.calls.len() {
-            x.malformed = true;
+        if ended.iter().any(|e| !e) {
+            if x.truncated {
+                let mut e = ended.iter();
+                x.calls.retain(|_| e.next().copied().unwrap_or(false));
+            } else {
+                x.malformed = true;
+            }
         }
         x
     }
@@ -275,7 +311,7 @@ mod tests {
         e.tool_end();
         e.content("\n");
         e.finish();
-        let x = Extracted::from_events(e.take(), e.malformed);
+        let x = Extracted::from_events(e.take(), e.malformed, e.truncated);
         assert_eq!(x.content, None);
         assert_eq!(x.calls.len(), 1);
     }

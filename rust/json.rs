@@ -836,7 +836,7 @@ mod tests {
         let mut e = Emitter::new();
         let mut c = CallObject::new(CALL_KEYS, require_args);
         let r = c.feed(s, &mut e);
-        (r, Extracted::from_events(e.take(), false))
+        (r, Extracted::from_events(e.take(), false, e.truncated))
     }
 
     #[test]
@@ -1003,7 +1003,7 @@ mod calls_tests {
         let mut c = Calls::array(CALL_KEYS);
         let r = c.feed(s, &mut e);
         assert_eq!(r, Step::Done(s.len() - 5));
-        let x = Extracted::from_events(e.take(), false);
+        let x = Extracted::from_events(e.take(), false, e.truncated);
         assert_eq!(x.calls.len(), 2);
         assert_eq!(x.calls[1].arguments, r#"{"x": [1]}"#);
         assert!(!x.malformed);

@@ -143,12 +143,17 @@ impl PyParser {
     }
 
     #[getter]
+    fn truncated(&self) -> bool {
+        self.inner.truncated()
+    }
+
+    #[getter]
     fn format(&self) -> &'static str {
         self.format.name()
     }
 }
 
-/// Non-streaming: `(content, reasoning, [(id, name, arguments), ...], malformed)`.
+/// Non-streaming: `(content, reasoning, [(id, name, arguments), ...], malformed, truncated)`.
 #[pyfunction]
 #[pyo3(signature = (format, text, tools=None))]
 fn extract(
@@ -213,7 +218,7 @@ impl PyFormat {
     }
 }
 
-/// `(content, reasoning, [(id, name, arguments), ...], malformed)`.
+/// `(content, reasoning, [(id, name, arguments), ...], malformed, truncated)`.
 fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<PyObject> {
     let calls = PyList::new(py, x.calls.into_iter().map(|c| (c.id, c.name, c.arguments)))?;
     let t = PyTuple::new(
@@ -223,6 +228,7 @@ fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<PyObject> {
             x.reasoning.into_py_any(py)?,
             calls.into_py_any(py)?,
             x.malformed.into_py_any(py)?,
+            x.truncated.into_py_any(py)?,
         ],
     )?;
     Ok(t.into_any().unbind())

@@ -843,10 +843,7 @@ MALFORMED: Dict[str, List[str]] = {
         '<tool_call>{"name": "func", "arguments": {</tool_call>',
         '<tool_call>{"name": "func", "arguments": {"a": 1]}</tool_call>',
         '<tool_call>{"name": "func", "arguments": {"a": undefined}}</tool_call>',
-        '<tool_call>{"name": "func", "arguments": {"a": 1}',
-        '<tool_call>{"name": "func", "argu',
         "<tool_call>not json at all</tool_call>",
-        'Text <tool_call>{"name": "f", "arguments": {"a": "unterminated}}</tool_call>',
         '<tool_call>{"name": "ok", "arguments": {}}</tool_call>\n<tool_call>{"name": "bad", '
         '"arguments": {"x": tru}}</tool_call>',
         '<tool_call>{"name": "f", "arguments": "not an object"}</tool_call>',
@@ -854,48 +851,105 @@ MALFORMED: Dict[str, List[str]] = {
     ],
     "mistral": [
         '[TOOL_CALLS][{"name": "func", "arguments": {]',
-        '[TOOL_CALLS][{"name": "func", "arguments": {"a": 1}}',
-        "[TOOL_CALLS] bad",
         '[TOOL_CALLS]func{"a": tru}',
-        '[TOOL_CALLS]func[ARGS]{"a": 1',
         '[TOOL_CALLS]func{"a": 1]',
         'Sure [TOOL_CALLS][{"name": "f", "arguments": {"a": "x"}}, {"name": }]',
-        "[TOOL_CALLS]",
-        "[TOOL_CALLS]func",
+        "[TOOL_CALLS]( bad",
     ],
     "llama3_json": [
         '<|python_tag|>{"name": "func", "parameters": {"a": }}',
-        '<|python_tag|>{"name": "func", "parameters": {"a": 1}',
-        '<|python_tag|>{"name": "func", "parameters": {"a": 1}}; {"name": "g", "parameters": {',
         "<|python_tag|>not json",
         '{"name": "func", "parameters": {"a": [1, 2}}',
     ],
     "pythonic": [
         "[func(arg='val']",
         "[func(arg=undefined)]",
-        "[func(arg='val')",
-        "[func(arg=",
         "[func(a=1), g(b=[1, 2)]",
-        "[func(arg='unterminated)]",
     ],
     "llama4_pythonic": [
         "<|python_start|>[func(arg='val']<|python_end|>",
         "<|python_start|>[func(arg=undefined)]<|python_end|>",
-        "<|python_start|>[func(arg='val')",
         "[func(arg='val']",
     ],
     "qwen3_coder": [
-        "<tool_call>\n<function=get_weath",
-        "<tool_call>\n<function=get_weather>\n<parameter=city>\nTok",
-        "<tool_call>\n<function=get_weather>\n<parameter=ci",
+        "<function=get_weather>\nstray text\n</function>",
+        "<tool_call>\n<function=get_weather>\njunk\n</function>\n</tool_call>",
     ],
     "openai": [
         '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": }<|call|>',
-        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1',
         "<|channel|>commentary to=functions.f <|constrain|>json<|message|>[1, 2]<|call|>",
         '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": tru}<|call|>',
     ],
 }
+
+# Outputs that end inside a call (max_tokens), with how many calls completed before it: those
+# are kept; with none, non-streaming returns the text whole as content (DESIGN invariant 4).
+TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
+    "hermes": [
+        ('<tool_call>{"name": "func", "arguments": {"a": 1}', 0),
+        ('<tool_call>{"name": "func", "argu', 0),
+        ("Text <tool_call>", 0),
+        # the string never closes: the end tag is inside it, as far as anyone can tell
+        ('Text <tool_call>{"name": "f", "arguments": {"a": "unterminated}}</tool_call>', 0),
+        ('<tool_call>{"name": "f", "arguments": {}}</tool_call>\n<tool_call>{"name": "g", "ar', 1),
+        ('Hi <tool_call>{"name": "f", "arguments": {}}</tool_call>\n<tool_call>\n', 1),
+    ],
+    "mistral": [
+        ('[TOOL_CALLS][{"name": "func", "arguments": {"a": 1}}', 1),
+        ('[TOOL_CALLS][{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"a"', 1),
+        ('[TOOL_CALLS]func[ARGS]{"a": 1', 0),
+        ("[TOOL_CALLS]", 0),
+        ("[TOOL_CALLS]func", 0),
+        ("[TOOL_CALLS] bad", 0),
+        ('[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g{"b', 1),
+        ('[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g', 1),
+    ],
+    "llama3_json": [
+        ('<|python_tag|>{"name": "func", "parameters": {"a": 1}', 0),
+        (
+            '<|python_tag|>{"name": "func", "parameters": {"a": 1}}; '
+            '{"name": "g", "parameters": {"',
+            1,
+        ),
+        ('<|python_tag|>{"name": "f", "parameters": {}}; {"na', 1),
+    ],
+    "pythonic": [
+        ("[func(arg='val')", 1),
+        ("[func(arg=", 0),
+        ("[func(arg='unterminated)]", 0),
+        ("[f(a=1), g(b=", 1),
+    ],
+    "llama4_pythonic": [
+        ("<|python_start|>[func(arg='val')", 1),
+        ("<|python_start|>", 0),
+        ("<|python_start|>[f(), g(a='x", 1),
+    ],
+    "qwen3_coder": [
+        ("<tool_call>\n<function=get_weath", 0),
+        ("<tool_call>\n<function=get_weather>\n<parameter=city>\nTok", 0),
+        ("<tool_call>\n<function=get_weather>\n<parameter=ci", 0),
+        ("Hello <tool_call>", 0),
+        (
+            "<tool_call>\n<function=get_time>\n</function>\n</tool_call>\n<tool_call>\n"
+            "<function=get_weather>\n<parameter=city>\nPa",
+            1,
+        ),
+        ("<tool_call>\n<function=get_time>\n</function>\n</tool_call>\n<tool_call>\n<func", 1),
+    ],
+    "openai": [
+        ('<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1', 0),
+        ("<|channel|>commentary to=functions.f", 0),
+        (
+            "<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant"
+            "<|channel|>commentary to=functions.g <|constrain|>json<|message|>{",
+            1,
+        ),
+    ],
+}
+
+
+def truncated_texts(fmt: str) -> List[Tuple[str, int]]:
+    return TRUNCATED.get(fmt, [])
 
 
 def malformed_texts(fmt: str) -> List[str]:
@@ -974,6 +1028,8 @@ class Streamed:
     content: str = ""
     reasoning: str = ""
     calls: List[List[Any]] = field(default_factory=list)  # [id, name, args]
+    malformed: bool = False
+    truncated: bool = False
 
     def result(self) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
         return (
@@ -1029,7 +1085,10 @@ def twin_stream(fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any],
         )
         deltas.append(da)
     assert a.malformed == b.malformed, (fmt, list(chunks), a.malformed, b.malformed)
-    return deltas, accumulate(deltas)
+    assert a.truncated == b.truncated, (fmt, list(chunks), a.truncated, b.truncated)
+    s = accumulate(deltas)
+    s.malformed, s.truncated = a.malformed, a.truncated
+    return deltas, s
 
 
 def twin_extract(fmt: str, text: str, types=None) -> Any:
@@ -1054,6 +1113,31 @@ def facade_stream(parser: Any, chunks: Sequence[str]) -> Tuple[Any, List[Any]]:
         if d is not None:
             rec.append_delta(d)
     return rec, deltas
+
+
+def check_truncated_output(
+    fmt: str, backend: str, text: str, complete: int, tools: Any = None
+) -> None:
+    """Text that ends inside a call: non-streaming keeps the ``complete`` calls before it and
+    says ``truncated``; none complete: the text whole as content. A stream says ``truncated``
+    (not ``malformed``), and its complete calls are the non-streaming ones."""
+    parser = toolparse.get_parser(fmt, tools=tools, backend=backend)
+    info = parser.extract_tool_calls(text)
+    assert info.truncated, (text, info)
+    assert len(info.tool_calls) == complete, (text, info)
+    if complete == 0:
+        assert (info.tools_called, info.content) == (False, text), (text, info)
+    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
+        rec, deltas = facade_stream(parser, chunks)
+        stream_ = parser.stream()
+        for c in chunks:
+            stream_.feed(c)
+        stream_.finish()
+        assert stream_.truncated and not stream_.malformed, (text, chunks)
+        streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+        assert streamed[:complete] == got, (text, chunks, streamed, got)
+        assert len(streamed) - complete in (0, 1), (text, chunks, streamed)
 
 
 def without_ws(s: Optional[str]) -> str:

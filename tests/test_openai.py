@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any, List, Optional, Tuple
 
+import corpus
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor, _core, reference
@@ -60,12 +61,8 @@ MALFORMED = [
     CALL_F.format(name="f", args="hello"),
     CALL_F.format(name="f", args='{"a": 1} trailing'),
     CALL_F.format(name="f", args='{"a": [1}'),
-    # unclosed JSON at the end, or cut by a marker
-    '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1',
+    # JSON cut by a marker
     '<|channel|>commentary to=functions.f<|message|>{"a": <|call|>',
-    '<|channel|>commentary to=functions.f<|message|>{"a": "x<|call|>',
-    # a call with no body at all at the end of the text
-    "<|channel|>commentary to=functions.f<|message|>",
     # bad headers
     "<|channel|><|message|>hi<|end|>",
     "<|channel|>commentary to=functions.<|message|>{}<|call|>",
@@ -395,11 +392,56 @@ def test_missing_channel_is_content(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize(
-    "tail", [S, f"{S}<|chan", f"{S}<|channel|>fin", f"{S}<|channel|>commentary to=functions.f"]
-)
+@pytest.mark.parametrize("tail", [S, f"{S}<|chan", f"{S}<|channel|>fin"])
 def test_header_cut_off_at_the_end_goes_to_content(backend: str, tail: str) -> None:
     check(backend, "<|channel|>analysis<|message|>r<|end|>" + tail, tail, [], reasoning="r")
+
+
+CALL_HEADER = f"{S}<|channel|>commentary to=functions.g <|constrain|>json"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "tail",
+    [
+        f"{S}<|channel|>commentary to=functions.g",
+        CALL_HEADER,
+        CALL_HEADER + "<|message|>",
+        CALL_HEADER + '<|message|>{"a": ',
+    ],
+)
+def test_call_cut_off_at_the_end_is_truncated(backend: str, tail: str) -> None:
+    # no complete call: the text whole, as content
+    text = "<|channel|>analysis<|message|>r<|end|>" + tail
+    info = parser(backend).extract_tool_calls(text)
+    assert (info.tools_called, info.content, info.truncated) == (False, text, True)
+    # after a complete call: the call is kept, the unfinished one's header is not content
+    first = "<|channel|>commentary to=functions.f<|message|>{}<|call|>"
+    info = parser(backend).extract_tool_calls(first + tail)
+    assert info.truncated and info.content is None and info.reasoning is None
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [("f", "{}")]
+    for chunks in ([first + tail], list(first + tail)):
+        s = parser(backend).stream()
+        for c in chunks:
+            s.feed(c)
+        s.finish()
+        assert s.truncated and not s.malformed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1',
+        "<|channel|>commentary to=functions.f<|message|>",
+        # a marker inside a JSON string is string text: the string never closed
+        '<|channel|>commentary to=functions.f<|message|>{"a": "x<|call|>',
+    ],
+)
+def test_unfinished_arguments_are_truncated(backend: str, text: str) -> None:
+    corpus.check_truncated_output("openai", backend, text, 0)
+    first = "<|channel|>commentary to=functions.e<|message|>{}<|call|>"
+    corpus.check_truncated_output("openai", backend, first + text, 1)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -247,6 +247,19 @@ def test_malformed(fmt: str, backend: str) -> None:
     assert not failures, "\n".join(failures)
 
 
+def test_every_format_has_truncated_cases() -> None:
+    for fmt in toolparse.list_formats():
+        cases = corpus.truncated_texts(fmt)
+        assert any(n == 0 for _, n in cases), f"{fmt}: add a cut with no complete call"
+        assert any(n > 0 for _, n in cases), f"{fmt}: add a cut after a complete call"
+
+
+def test_truncated(fmt: str, backend: str) -> None:
+    """Output that ends inside a call (max_tokens) keeps the calls completed before it."""
+    for text, complete in corpus.truncated_texts(fmt):
+        corpus.check_truncated_output(fmt, backend, text, complete)
+
+
 # ----- pattern 10: splits everywhere -----
 
 

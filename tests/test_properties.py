@@ -313,13 +313,17 @@ def _is_prefix_list(got: List[Any], want: List[Any]) -> bool:
     return len(got) <= len(want) and want[: len(got)] == got
 
 
-def check_truncated(fmt: str, backend: str, case: Case, k: int, rng: random.Random) -> None:
+def check_truncated(fmt: str, backend: str, case: Case, k: int, rng: random.Random) -> int:
+    """Checks ``case.text[:k]``; returns how many calls non-streaming kept."""
     t = case.text[:k]
     types = case.types
     where = f"truncated at {k}: {t!r}"
     # no exception, twins agree (non-streaming and per feed)
     x = corpus.twin_extract(fmt, t, types)
     _, s = corpus.twin_stream(fmt, corpus.random_chunks(t, rng, 4), types)
+    # a prefix of a well-formed output is never malformed: it is complete, or it ends in a call
+    assert not x[3] and not s.malformed, f"{where}: reported malformed"
+    assert s.truncated == x[4], f"{where}: stream truncated={s.truncated}, extract {x[4]}"
     # streamed calls: the expected names in order, arguments prefixes of the expected ones
     got_names = [n for _, n, _ in s.calls]
     assert _is_prefix_list(got_names, [n for n, _ in case.calls]), f"{where}: streamed {s.calls!r}"
@@ -330,20 +334,39 @@ def check_truncated(fmt: str, backend: str, case: Case, k: int, rng: random.Rand
     assert corpus.without_ws(s.content).startswith(corpus.without_ws(seen)), (
         f"{where}: streamed content {s.content!r} lost some of {seen!r}"
     )
-    # non-streaming agrees with what was streamed (a call once started cannot be taken back), or
-    # the markup is reported malformed (a truncated call) and falls back to the text
-    xr = (x[0], x[1], [(n, a) for _, n, a in x[2]])
     info = toolparse.get_parser(fmt, tools=case.tools, backend=backend).extract_tool_calls(t)
-    if x[3]:
-        assert not info.tools_called and info.content == t, f"{where}: fallback {info!r}"
+    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    assert info.truncated == x[4], f"{where}: {info!r}"
+    assert _is_prefix_list(got, case.calls), f"{where}: calls {got!r} vs {case.calls!r}"
+    streamed = [(n, a) for _, n, a in s.calls]
+    if x[4]:
+        # ended inside a call: the complete calls are the streamed ones but the last, which
+        # never completed; with none, the text whole as content
+        assert len(streamed) - len(got) in (0, 1), f"{where}: {streamed!r} vs {got!r}"
+        assert streamed[: len(got)] == got, f"{where}: {streamed!r} vs {got!r}"
+        if not got:
+            assert info.content == t and not info.tools_called, f"{where}: {info!r}"
+        else:
+            # its markup is not content; the content before it is
+            assert s.content.startswith(info.content or ""), f"{where}: {info!r} vs {s!r}"
     else:
+        xr = (x[0], x[1], [(n, a) for _, n, a in x[2]])
         assert xr == s.result(), f"{where}: extract {xr!r} != streamed {s.result()!r}"
-        got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-        assert _is_prefix_list(got, case.calls), f"{where}: calls {got!r} vs {case.calls!r}"
         if not info.tools_called and corpus.renderer(fmt).plain_content:
             assert info.content == t or (t == "" and info.content is None), (
-                f"{where}: no call, not malformed, content {info.content!r}"
+                f"{where}: no call, not truncated, content {info.content!r}"
             )
+    return len(got)
+
+
+def check_cuts(fmt: str, backend: str, case: Case, points: List[int], rng: random.Random) -> None:
+    """Every cut of ``points`` (sorted); a call once complete survives every later cut."""
+    kept = 0
+    for k in points:
+        n = check_truncated(fmt, backend, case, k, rng)
+        assert n >= kept, f"cut at {k} kept {n} calls, an earlier cut kept {kept}"
+        kept = n
+    assert kept == len(case.calls), f"the whole text kept {kept} of {len(case.calls)} calls"
 
 
 def truncation_points(text: str, rng: random.Random, limit: int) -> List[int]:
@@ -360,8 +383,7 @@ def truncation_points(text: str, rng: random.Random, limit: int) -> List[int]:
 def _truncation(fmt: str, backend: str, data: Any) -> None:
     case = data.draw(case_strategy(fmt), label="case")
     rng = rng_of(data)
-    for k in truncation_points(case.text, rng, 120):
-        check_truncated(fmt, backend, case, k, rng)
+    check_cuts(fmt, backend, case, truncation_points(case.text, rng, 120), rng)
 
 
 def test_truncation_at_every_offset(fmt: str, backend: str) -> None:
@@ -374,11 +396,9 @@ def test_truncation_of_standard_cases(fmt: str, backend: str) -> None:
     rng = random.Random(3)
     std = corpus.standard_cases(fmt)
     composite = corpus.composite_case(fmt)
-    for k in range(len(composite.text) + 1):
-        check_truncated(fmt, backend, composite, k, rng)
+    check_cuts(fmt, backend, composite, list(range(len(composite.text) + 1)), rng)
     for case in [cs[0] for cs in std.values()]:
-        for k in truncation_points(case.text, rng, 60):
-            check_truncated(fmt, backend, case, k, rng)
+        check_cuts(fmt, backend, case, truncation_points(case.text, rng, 60), rng)
 
 
 # ==================================================================================================
@@ -401,7 +421,7 @@ def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None
             f"split {chunks!r}: {s.result()!r} != {whole.result()!r}"
         )
     # streaming == non-streaming when the markup is well formed (invariant 3)
-    if not x[3]:
+    if not x[3] and not x[4]:
         assert (x[0], x[1], [(n, a) for _, n, a in x[2]]) == whole.result(), (
             f"extract {x!r} != streamed {whole.result()!r}"
         )
@@ -410,7 +430,7 @@ def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None
     if info.tools_called:
         for c in info.tool_calls:
             assert isinstance(json.loads(c.function.arguments), dict), c
-    elif x[3] or corpus.renderer(fmt).plain_content:
+    elif x[3] or x[4] or corpus.renderer(fmt).plain_content:
         assert info.content == text or (text == "" and info.content is None), (
             f"no calls, content {info.content!r} != text {text!r}"
         )

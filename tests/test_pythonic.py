@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
+import corpus
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor, _core, reference
@@ -253,12 +254,31 @@ def test_escapes_and_non_ascii(fmt: str, backend: str) -> None:
 # ----- 8. malformed -----
 
 
+TRUNCATED = [
+    ("[func(arg='val')", 1),
+    ("[func(arg=", 0),
+    ("[func(arg='unterminated)]", 0),
+    ("[f(a=1),", 1),
+    ("[f(a=1)] and [g(", 1),
+]
+
+
+@params
+@fmts
+@pytest.mark.parametrize("text,complete", TRUNCATED)
+def test_truncated(fmt: str, backend: str, text: str, complete: int) -> None:
+    corpus.check_truncated_output(fmt, backend, text, complete)
+
+
+@params
+@pytest.mark.parametrize("text,complete", [(START, 0), (f"{START}[f(a=1), g(", 1)])
+def test_truncated_after_start_marker(backend: str, text: str, complete: int) -> None:
+    corpus.check_truncated_output("llama4_pythonic", backend, text, complete)
+
+
 MALFORMED = [
     "[func(arg='val']",
     "[func(arg=undefined)]",
-    "[func(arg='val')",
-    "[func(arg=",
-    "[func(arg='unterminated)]",
     "[func(a=1), g(b=[1, 2)]",
     "[f(1)]",
     "[f(x)]",
@@ -273,8 +293,6 @@ MALFORMED = [
     "[f(a=x.y)]",
     "[f(a=b'x')]",
     "[f(a=1e400)]",
-    "[f(a=1),",
-    "[f(a=1)] and [g(",
 ]
 
 
@@ -294,7 +312,6 @@ def test_malformed(fmt: str, backend: str, text: str) -> None:
         f"{START}print('hello'){END}",
         f"{START}[1, 2]{END}",
         f"{START}[]{END}",
-        START,
     ],
 )
 def test_malformed_after_start_marker(backend: str, text: str) -> None:

@@ -7,7 +7,8 @@ Decisions this file pins down (see ``rust/formats/qwen3_coder.rs`` and ``rust/pa
 * one leading and one trailing newline of a value are stripped, only one each;
 * a missing ``</parameter>`` is tolerated at the next ``\\n<parameter=`` or ``\\n</function>``; a
   missing ``</function>`` is tolerated at ``</tool_call>``; a missing ``</tool_call>`` is fine;
-* end of text inside a function is truncation (malformed: non-streaming returns the text);
+* end of text inside a function is truncation: the calls completed before it are kept, the
+  unfinished one and its markup are dropped (none completed: non-streaming returns the text);
 * ``<tool_call>`` without ``<function=``, and a function name that is empty or holds whitespace,
   quotes, ``<``, ``{`` or ``}``, are content;
 * typed values that do not fit their type fall back to a JSON string of the raw value; ``null`` /
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
+import corpus
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor, _core, reference
@@ -362,7 +364,7 @@ def test_not_calls_are_content(backend: str, text: str) -> None:
 
 # ----- 8. malformed -----
 
-MALFORMED = [
+TRUNCATED = [
     "<tool_call>\n<function=get_weath",
     "<tool_call>\n<function=get_weather>\n<parameter=city>\nTok",
     "<tool_call>\n<function=get_weather>\n<parameter=ci",
@@ -370,11 +372,29 @@ MALFORMED = [
     "<tool_call>\n<function=get_weather>\n",
     "<tool_call>\n",
     "Hello <tool_call>",
+    "<function=get_weather>\n<parameter=city>\nTokyo</function></tool_call>",
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", TRUNCATED)
+def test_truncated_before_any_call_completed(backend: str, text: str) -> None:
+    corpus.check_truncated_output(FMT, backend, text, 0, TOOLS)
+    # after a complete call, the unfinished one is not a call and its markup is not content
+    first = "Sure. " + call("get_time", []) + "\n"
+    corpus.check_truncated_output(FMT, backend, first + text, 1, TOOLS)
+    info = extract(backend, first + text)
+    # text outside calls stays content
+    before = text.split("<", 1)[0]
+    assert info.content == "Sure. " + ("\n" + before if before else "")
+    assert info.tool_calls[0].function.name == "get_time"
+
+
+MALFORMED = [
     "<function=get_weather>\nstray text\n</function>",
     "<function=get_weather>\n<parameter=city\nx</parameter>\n</function>",
     "<function=get_weather>\n<parameter=ci<ty>\nx\n</parameter>\n</function>",
-    "<function=get_weather>\n<parameter=city>\nTokyo</function></tool_call>",
-    call("get_time", []) + "\n<function=get_weather>\n<parameter=days>\n3",
+    call("get_time", []) + "\n<function=get_weather>\nstray\n</function>",
 ]
 
 

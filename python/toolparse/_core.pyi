@@ -9,6 +9,8 @@ __version__: str
 DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
 # (content, reasoning, calls)
 Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
+# (content, reasoning, [(id, name, arguments)] of the complete calls, malformed, truncated)
+Extracted = Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool, bool]
 ToolTypes = Dict[str, Dict[str, str]]
 
 class Parser:
@@ -22,7 +24,11 @@ class Parser:
     def finish(self) -> Optional[Delta]:
         """Flushes what was held back at the end of the text."""
     @property
-    def malformed(self) -> bool: ...
+    def malformed(self) -> bool:
+        """The tool markup seen so far was malformed."""
+    @property
+    def truncated(self) -> bool:
+        """The text ended inside a call (known after finish())."""
     @property
     def format(self) -> str: ...
 
@@ -33,21 +39,15 @@ class Format:
     def __new__(cls, format: str, tools: Optional[ToolTypes] = None) -> Format: ...
     def parser(self) -> Parser:
         """A new streaming parser for one response."""
-    def extract(
-        self, text: str
-    ) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
-        """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed)."""
+    def extract(self, text: str) -> Extracted:
+        """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
     @property
     def name(self) -> str: ...
 
-def extract(
-    format: str, text: str, tools: Optional[ToolTypes] = None
-) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
-    """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed)."""
+def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extracted:
+    """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
 
-def replay(
-    format: str, chunks: List[str], tools: Optional[ToolTypes] = None
-) -> Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool]:
+def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""
 

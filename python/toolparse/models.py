@@ -627,6 +627,9 @@ class ExtractedToolCallInformation(BaseModel):
     #: Reasoning text the format carries apart from content (harmony's analysis channel);
     #: None when there is none. An addition to vLLM's shape, omitted from the dump when None.
     reasoning: Optional[str] = None
+    #: The output ended inside a call (max_tokens): the calls completed before it are kept, the
+    #: unfinished one and its markup are not in the result. An addition to vLLM's shape.
+    truncated: bool = False
 
     @model_validator(mode="after")
     def _tools_called_matches(self) -> ExtractedToolCallInformation:

@@ -137,14 +137,16 @@ class ToolParser:
     def extract_tool_calls(
         self, model_output: str, request: Any = None
     ) -> ExtractedToolCallInformation:
-        """Non-streaming: the streaming machine fed the whole text at once. Malformed or truncated
-        tool markup gives ``tools_called=False`` and the original text as content."""
+        """Non-streaming: the streaming machine fed the whole text at once. Malformed tool markup
+        gives ``tools_called=False`` and the original text as content. Text that ends inside a call
+        (max_tokens) keeps the calls completed before it, without the unfinished call or its
+        markup, and says ``truncated=True``; with no complete call it is the original text."""
         if not isinstance(model_output, str):
             raise TypeError(f"model_output must be a str, not {type(model_output).__name__}")
-        content, reasoning, calls, malformed = self._format.extract(model_output)
-        if malformed:
+        content, reasoning, calls, malformed, truncated = self._format.extract(model_output)
+        if malformed or (truncated and not calls):
             return ExtractedToolCallInformation(
-                tools_called=False, tool_calls=[], content=model_output
+                tools_called=False, tool_calls=[], content=model_output, truncated=truncated
             )
         tool_calls = [
             _tool_call_fast(id or self.new_id(), _function_call_fast(name, args))
@@ -155,6 +157,7 @@ class ToolParser:
             tool_calls=tool_calls,
             content=content,
             reasoning=reasoning,
+            truncated=truncated,
         )
 
     def stream(self) -> ToolCallStream:
@@ -185,8 +188,15 @@ class ToolCallStream:
 
     @property
     def malformed(self) -> bool:
-        """Whether the tool markup seen so far was malformed (or, after finish, truncated)."""
+        """Whether the tool markup seen so far was malformed."""
         return bool(self._core.malformed)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the output ended inside a call (known after ``finish()``): its start and some
+        arguments were streamed, but it never completed. A server reports
+        ``finish_reason="length"``; a client may discard that call."""
+        return bool(self._core.truncated)
 
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d

@@ -156,13 +156,13 @@ impl Machine for Mistral {
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
             State::Text | State::Fallback => out.content(rest),
+            // Cut off before the arguments: the call's markup so far.
             State::Form { raw } | State::Name { raw, .. } => {
-                out.malformed = true;
-                out.content(raw);
-                out.content(rest);
+                raw.push_str(rest);
+                out.truncate(raw);
             }
             State::Json(region) => region.finish(rest, out),
-            State::Args(_) => out.malformed = true,
+            State::Args(_) => out.truncate(""),
         }
     }
 }

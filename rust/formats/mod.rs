@@ -193,9 +193,14 @@ impl Parser {
         Delta::from_events(self.finish())
     }
 
-    /// Whether the tool markup seen so far was malformed or (after finish) truncated.
+    /// Whether the tool markup seen so far was malformed.
     pub fn malformed(&self) -> bool {
         self.out.malformed
+    }
+
+    /// Whether the text ended inside a call (known after finish).
+    pub fn truncated(&self) -> bool {
+        self.out.truncated
     }
 
     pub fn is_finished(&self) -> bool {
@@ -216,7 +221,7 @@ impl Parser {
     /// (what a client reconstructs from the whole stream when fed with `push`).
     pub fn into_extracted(mut self) -> Extracted {
         self.end();
-        Extracted::from_events(self.out.take(), self.malformed())
+        Extracted::from_events(self.out.take(), self.malformed(), self.truncated())
     }
 
     /// Non-streaming: the same machine fed the whole text at once.
@@ -224,7 +229,7 @@ impl Parser {
         let mut p = Parser::new(format, tools);
         let mut events = p.feed(text);
         events.extend(p.finish());
-        Extracted::from_events(events, p.malformed())
+        Extracted::from_events(events, p.malformed(), p.truncated())
     }
 }
 
@@ -296,10 +301,15 @@ impl Region {
         }
     }
 
-    /// End of text inside the region.
+    /// End of text inside the region: the call it holds is truncated. A tentative region whose
+    /// call has not started may be plain text: it stays content.
     pub(crate) fn finish(&mut self, rest: &str, out: &mut Emitter) {
         self.raw.push_str(rest);
-        self.fail(out);
+        if self.tentative && !self.calls.started() {
+            out.content(&std::mem::take(&mut self.raw));
+        } else {
+            out.truncate(&std::mem::take(&mut self.raw));
+        }
     }
 
     pub(crate) fn is_call(&self) -> bool {

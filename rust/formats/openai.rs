@@ -47,6 +47,8 @@ pub(super) const MARKERS: Markers = Markers::new(&[
     "<|return|>",
     "<|constrain|>",
 ]);
+/// The recipient prefix of a function call (`to=functions.NAME`).
+const FUNCTION_RECIPIENT: &str = "to=functions.";
 
 /// The longest header accepted, in characters (markers inside it included).
 pub const HEADER_MAX: usize = 512;
@@ -169,7 +171,7 @@ fn parse(h: &str, role: bool) -> Option<Route> {
         }
     }
     match recipient {
-        Some(r) => match r.strip_prefix("functions.") {
+        Some(r) => match r.strip_prefix(&FUNCTION_RECIPIENT[3..]) {
             Some(name) if is_blank(name) => None,
             Some(name) => Some(Route::Tool(name.to_owned())),
             None if r.is_empty() => None,
@@ -457,18 +459,20 @@ impl Machine for Harmony {
                 }
             }
             State::Text | State::Fallback => out.content(rest),
-            // A header cut off by the end of the text: it was never a message.
+            // A header cut off by the end of the text: the markup of an unfinished call when it
+            // names a function recipient; else it was never a message.
             State::Header(h) => {
-                out.content(&h.raw);
-                out.content(rest);
+                h.raw.push_str(rest);
+                if h.raw[h.text..].contains(FUNCTION_RECIPIENT) {
+                    out.truncate(&h.raw);
+                } else {
+                    out.content(&h.raw);
+                }
             }
             State::Body { reasoning } => body(out, *reasoning, rest),
             // A call with no arguments yet: truncated.
-            State::ArgsStart => {
-                out.malformed = true;
-                out.content(rest);
-            }
-            State::Args(_) => out.malformed = true,
+            State::ArgsStart => out.truncate(rest),
+            State::Args(_) => out.truncate(""),
             // The end marker is missing (a stop token the server stripped): the call is complete.
             State::ArgsEnd => out.tool_end(),
         }
@@ -622,7 +626,8 @@ mod tests {
             let cuts = [cuts[0].min(cuts[1]), cuts[0].max(cuts[1])];
             assert_eq!(stream(&t, &cuts), whole, "{t:?} {cuts:?}");
             let x = extract(&t);
-            if !x.malformed {
+            // (truncated texts: rust/formats/invariants.rs)
+            if !x.malformed && !x.truncated {
                 assert_eq!(x.content.unwrap_or_default(), whole.0, "{t:?}");
                 assert_eq!(x.reasoning.unwrap_or_default(), whole.1, "{t:?}");
                 let calls: Vec<(String, String)> =
@@ -674,8 +679,21 @@ mod tests {
         let x = extract("<|channel|>commentary to=functions.f<|message|>{\"a\": 1} \n");
         assert!(!x.malformed);
         assert_eq!(x.calls[0].arguments, "{\"a\": 1}");
-        assert!(extract("<|channel|>commentary to=functions.f<|message|>{\"a\": 1").malformed);
-        assert!(extract("<|channel|>commentary to=functions.f<|message|>").malformed);
+        for cut in [
+            "<|channel|>commentary to=functions.f<|message|>{\"a\": 1",
+            "<|channel|>commentary to=functions.f<|message|>",
+            "<|channel|>commentary to=functions.f",
+        ] {
+            let x = extract(cut);
+            assert!(x.truncated && !x.malformed && x.calls.is_empty(), "{cut:?}");
+        }
+        // After a complete call, the unfinished one's header is not content.
+        let x = extract(
+            "<|channel|>commentary to=functions.f<|message|>{}<|call|>\
+             <|start|>assistant<|channel|>commentary to=functions.g <|constrain|>js",
+        );
+        assert!(x.truncated && !x.malformed, "{x:?}");
+        assert_eq!((x.calls.len(), x.content), (1, None));
         assert!(extract("<|channel|>commentary to=functions.f<|message|>hi<|call|>").malformed);
         let x = extract("<|channel|>final<|message|>Hello");
         assert_eq!(x.content.as_deref(), Some("Hello"));

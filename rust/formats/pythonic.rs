@@ -434,18 +434,18 @@ impl Machine for Pythonic {
             State::AfterList(_) => {}
             State::AfterCall { .. } if !self.style.list => {}
             _ if !self.started => {
-                // a list cut short before its first call started
+                // a list cut short before its first call started: after the start marker it is
+                // an unfinished call; a bare list may have been text
                 self.raw.push_str(rest);
-                out.content(&mem::take(&mut self.raw));
+                let raw = mem::take(&mut self.raw);
                 if self.marked {
-                    out.malformed = true;
+                    out.truncate(&raw);
+                } else {
+                    out.content(&raw);
                 }
             }
-            _ => {
-                // truncated inside the calls
-                out.malformed = true;
-                out.content(rest);
-            }
+            // cut off inside the calls
+            _ => out.truncate(rest),
         }
     }
 }
@@ -477,6 +477,7 @@ mod tests {
         content: Option<String>,
         calls: Vec<(String, String)>,
         malformed: bool,
+        truncated: bool,
     }
 
     fn run(style: &'static Style, pieces: &[&str]) -> (Run, Vec<Vec<Event>>) {
@@ -494,11 +495,12 @@ mod tests {
         m.finish(&held, &mut out);
         out.finish();
         per_feed.push(out.take());
-        let x = Extracted::from_events(per_feed.concat(), out.malformed);
+        let x = Extracted::from_events(per_feed.concat(), out.malformed, out.truncated);
         let run = Run {
             content: x.content,
             calls: x.calls.into_iter().map(|c| (c.name, c.arguments)).collect(),
             malformed: x.malformed,
+            truncated: x.truncated,
         };
         (run, per_feed)
     }
@@ -532,6 +534,7 @@ mod tests {
             content: content.map(str::to_string),
             calls: calls(list),
             malformed: false,
+            truncated: false,
         }
     }
 
@@ -540,6 +543,7 @@ mod tests {
             content: (!text.is_empty()).then(|| text.to_string()),
             calls: Vec::new(),
             malformed,
+            truncated: false,
         }
     }
 
@@ -632,10 +636,7 @@ mod tests {
         for text in [
             "[func(arg='val']",
             "[func(arg=undefined)]",
-            "[func(arg='val')",
-            "[func(arg=",
             "[func(a=1), g(b=[1, 2)]",
-            "[func(arg='unterminated)]",
             "[f(1)]",
             "[f(x)]",
             "[f(**k)]",
@@ -643,9 +644,6 @@ mod tests {
             "[f(a=1 b=2)]",
             "[f(a=1), 2]",
             "[f(,)]",
-            "[f(a=1)",
-            "[f(a=1),",
-            "[f()] [g(",
         ] {
             let r = check(&PYTHONIC, text);
             assert!(r.malformed, "{text}: {r:?}");
@@ -654,7 +652,6 @@ mod tests {
             "<|python_start|>[func(arg='val']<|python_end|>",
             "<|python_start|>print('hi')<|python_end|>",
             "<|python_start|>[1]",
-            "<|python_start|>",
         ] {
             let r = check(&LLAMA4, text);
             assert!(r.malformed, "{text}: {r:?}");
@@ -662,6 +659,28 @@ mod tests {
         // before the first call started: the text is content, whatever the split
         let (r, _) = run(&LLAMA4, &["<|python_start|>[1]"]);
         assert_eq!(r.content.as_deref(), Some("<|python_start|>[1]"));
+    }
+
+    #[test]
+    fn truncated_keeps_the_complete_calls() {
+        for (style, text, complete) in [
+            (&PYTHONIC, "[func(arg='val')", 1),
+            (&PYTHONIC, "[func(arg='unterminated)]", 0),
+            (&PYTHONIC, "[func(arg=", 0),
+            (&PYTHONIC, "[f(a=1)", 1),
+            (&PYTHONIC, "[f(a=1),", 1),
+            (&PYTHONIC, "[f(a=1), g(b=", 1),
+            (&PYTHONIC, "[f()] [g(", 1),
+            (&LLAMA4, "<|python_start|>", 0),
+            (&LLAMA4, "<|python_start|>[f(), g(", 1),
+        ] {
+            let r = check(style, text);
+            assert!(r.truncated && !r.malformed, "{text}: {r:?}");
+            assert_eq!(r.calls.len(), complete, "{text}: {r:?}");
+        }
+        // a bare list cut short before a call started may be text: content, not truncated
+        let r = check(&PYTHONIC, "see [f");
+        assert_eq!(r, content_only("see [f", false));
     }
 
     #[test]
@@ -682,7 +701,9 @@ mod tests {
                     Event::ToolStart { name, .. } => format!("<{name}>"),
                     Event::ToolArgs { fragment, .. } => fragment.clone(),
                     Event::ToolEnd { .. } => "</>".to_string(),
-                    Event::Content(c) | Event::Reasoning(c) => format!("[{c}]"),
+                    Event::Content(c) | Event::Reasoning(c) | Event::Unfinished(c) => {
+                        format!("[{c}]")
+                    }
                 })
                 .collect()
         };

@@ -316,15 +316,13 @@ impl Machine for Qwen3Coder {
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
             State::Text | State::Fallback => out.content(rest),
-            // Truncated call markup before the call started: its text is content.
+            // Cut off before the call started: its markup so far.
             State::Wrapper { raw } | State::Name { raw, .. } => {
                 raw.push_str(rest);
-                out.content(raw);
-                out.malformed = true;
+                out.truncate(raw);
             }
-            // Truncated inside the function (`</function>` never came): the open call makes the
-            // result malformed.
-            State::Body | State::Param { .. } | State::Value { .. } => out.malformed = true,
+            // Cut off inside the function (`</function>` never came): the call is unfinished.
+            State::Body | State::Param { .. } | State::Value { .. } => out.truncate(""),
             // Whitespace after the last call, or a truncated `</tool_call>`: markup.
             State::After { .. } => {}
         }
@@ -361,7 +359,8 @@ mod tests {
         Parser::extract(f, &tools(), text)
     }
 
-    /// Streams `text` one character at a time; returns (content, [(name, args)], malformed).
+    /// Streams `text` one character at a time; returns (content, [(name, args)], malformed or
+    /// truncated).
     fn stream_chars(text: &str) -> (String, Vec<(String, String)>, bool) {
         let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
         let mut p = Parser::new(f, &tools());
@@ -371,11 +370,11 @@ mod tests {
             events.extend(p.feed(c.encode_utf8(&mut buf)));
         }
         events.extend(p.finish());
-        let x = Extracted::from_events(events, p.malformed());
+        let x = Extracted::from_events(events, p.malformed(), p.truncated());
         (
             x.content.unwrap_or_default(),
             x.calls.into_iter().map(|c| (c.name, c.arguments)).collect(),
-            x.malformed,
+            x.malformed || x.truncated,
         )
     }
 
@@ -417,26 +416,35 @@ mod tests {
         for text in [
             "<tool_call>\n<function=f>\n<parameter=s>\nabc",
             "<tool_call>\n<function=f>\n<parameter=s",
-            "<tool_call>\n<function=f>\njunk\n</function>",
             "a <tool_call>\n<function=f",
+            "<function=f>\n<parameter=n>\n1\n</parameter>\n",
         ] {
             let x = extract(text);
-            assert!(x.malformed, "{text:?}");
+            assert!(
+                x.truncated && !x.malformed && x.calls.is_empty(),
+                "{text:?} {x:?}"
+            );
             assert!(stream_chars(text).2, "{text:?}");
         }
+        let x = extract("<tool_call>\n<function=f>\njunk\n</function>");
+        assert!(x.malformed);
+        let two =
+            "a <tool_call>\n<function=f>\n</function>\n</tool_call>\n<tool_call>\n<function=g";
+        let x = extract(two);
+        assert!(x.truncated && !x.malformed, "{x:?}");
+        assert_eq!(x.content.as_deref(), Some("a "));
+        assert_eq!(x.calls.len(), 1);
         let x = extract("x <tool_call>{\"name\": 1}</tool_call> <function=a b>");
         assert!(!x.malformed);
         assert_eq!(
             x.content.as_deref(),
             Some("x <tool_call>{\"name\": 1}</tool_call> <function=a b>")
         );
-        let x = extract("<function=f>\n<parameter=n>\n1\n</parameter>\n");
-        assert!(x.malformed);
         let x = extract("<tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</tool_call>");
         assert!(!x.malformed);
         assert_eq!(x.calls[0].arguments, r#"{"n": 1}"#);
     }
-    /// Streams `text` cut at `cuts`; returns (content, [(name, args)], malformed).
+    /// Streams `text` cut at `cuts`; returns (content, [(name, args)], malformed or truncated).
     fn stream_cuts(text: &str, cuts: &[usize]) -> (String, Vec<(String, String)>, bool) {
         let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
         let mut p = Parser::new(f, &tools());
@@ -462,7 +470,7 @@ mod tests {
                 _ => {}
             }
         }
-        (content, calls, p.malformed())
+        (content, calls, p.malformed() || p.truncated())
     }
 
     #[test]
@@ -551,8 +559,9 @@ mod tests {
                 assert_eq!(stream_cuts(&s, &cuts), whole, "{s:?} {cuts:?}");
             }
             let x = extract(&s);
-            assert_eq!(x.malformed, whole.2, "{s:?}");
-            if !x.malformed {
+            assert_eq!(x.malformed || x.truncated, whole.2, "{s:?}");
+            // (truncated texts: rust/formats/invariants.rs)
+            if !whole.2 {
                 assert_eq!(x.content.unwrap_or_default(), whole.0, "{s:?}");
                 let calls: Vec<(String, String)> =
                     x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();

@@ -133,6 +133,10 @@ class Parser:
     def malformed(self) -> bool:
         return self._out.malformed
 
+    @property
+    def truncated(self) -> bool:
+        return self._out.truncated
+
 
 class Format:
     """A format with a request's tools, kept once (twin of ``toolparse._core.Format``)."""
@@ -168,7 +172,7 @@ def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extrac
     p = Parser(format, tools)
     p._push(text)
     p._end()
-    return extracted_from_events(p._out.take(), p.malformed)
+    return extracted_from_events(p._out.take(), p.malformed, p.truncated)
 
 
 def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:
@@ -178,7 +182,7 @@ def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) ->
     for c in chunks:
         p._push(c)
     p._end()
-    return extracted_from_events(p._out.take(), p.malformed)
+    return extracted_from_events(p._out.take(), p.malformed, p.truncated)
 
 
 class Region:
@@ -222,8 +226,14 @@ class Region:
             self.raw = []
 
     def finish(self, rest: str, out: Emitter) -> None:
+        """End of text inside the region: the call it holds is truncated. A tentative region whose
+        call has not started may be plain text: it stays content."""
         self.raw.append(rest)
-        self._fail(out)
+        raw, self.raw = "".join(self.raw), []
+        if self.tentative and not self.calls.started():
+            out.content(raw)
+        else:
+            out.truncate(raw)
 
     def is_call(self) -> bool:
         return self.calls.is_call()

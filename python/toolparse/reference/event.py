@@ -1,7 +1,8 @@
 """What a parser emits (twin of ``rust/event.rs``).
 
 Events are tuples: ``("content", text)``, ``("reasoning", text)``,
-``("tool_start", index, id, name)``, ``("tool_args", index, fragment)``, ``("tool_end", index)``.
+``("tool_start", index, id, name)``, ``("tool_args", index, fragment)``, ``("tool_end", index)``,
+``("unfinished", markup)`` (the text ended inside a call: what that call left unemitted).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ Event = Tuple[Any, ...]
 DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
 Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
 Call = Tuple[Optional[str], str, str]
-Extracted = Tuple[Optional[str], Optional[str], List[Call], bool]
+Extracted = Tuple[Optional[str], Optional[str], List[Call], bool, bool]
 
 
 class Emitter:
@@ -26,6 +27,7 @@ class Emitter:
     def __init__(self) -> None:
         self.events: List[list] = []
         self.malformed = False
+        self.truncated = False
         self._calls = 0
         self._open: Optional[int] = None
         self._ws = ""
@@ -85,13 +87,22 @@ class Emitter:
             self._open = None
         self._seg_text = False
 
+    def truncate(self, markup: str) -> None:
+        """End of text inside a call. ``markup`` is what the unfinished call has not emitted yet
+        (empty once its start was emitted): with the whitespace held before it, it becomes an
+        ``unfinished`` event."""
+        self.truncated = True
+        s, self._ws = self._ws + markup, ""
+        if s:
+            self.events.append(["unfinished", [s]])
+
     def finish(self) -> None:
         if self._ws and self._calls == 0:
             ws, self._ws = self._ws, ""
             self._push_content(ws)
         self._ws = ""
         if self._open is not None:
-            self.malformed = True
+            self.truncated = True
 
     def take(self) -> List[list]:
         """Takes the events emitted since the last call (text fragments are kept as lists of
@@ -100,7 +111,7 @@ class Emitter:
         for e in ev:
             if e[0] == "tool_args":
                 e[2] = "".join(e[2])
-            elif e[0] in ("content", "reasoning"):
+            elif e[0] in ("content", "reasoning", "unfinished"):
                 e[1] = "".join(e[1])
         return ev
 
@@ -112,7 +123,7 @@ def delta_from_events(events: List[list]) -> Optional[Delta]:
     calls: List[list] = []
     for ev in events:
         kind = ev[0]
-        if kind == "content":
+        if kind == "content" or kind == "unfinished":
             content = ev[1] if content is None else content + ev[1]
         elif kind == "reasoning":
             reasoning = ev[1] if reasoning is None else reasoning + ev[1]
@@ -129,12 +140,14 @@ def delta_from_events(events: List[list]) -> Optional[Delta]:
     return (content, reasoning, [tuple(c) for c in calls] if calls else None)  # type: ignore[misc]
 
 
-def extracted_from_events(events: List[list], malformed: bool) -> Extracted:
-    """The non-streaming result, before the caller's fallback rule is applied."""
+def extracted_from_events(events: List[list], malformed: bool, truncated: bool) -> Extracted:
+    """The non-streaming result, before the caller's fallback rule is applied: with
+    ``malformed``, or with ``truncated`` and no call, the caller returns the original text as
+    content. A call the text ended inside is not one, and its markup is not content."""
     content: List[str] = []
     reasoning: List[str] = []
     calls: List[list] = []
-    ended = 0
+    ended: List[bool] = []
     for ev in events:
         kind = ev[0]
         if kind == "content":
@@ -143,18 +156,28 @@ def extracted_from_events(events: List[list], malformed: bool) -> Extracted:
             reasoning.append(ev[1])
         elif kind == "tool_start":
             calls.append([ev[2], ev[3], []])
+            ended.append(False)
         elif kind == "tool_args":
             if ev[1] < len(calls):
                 calls[ev[1]][2].append(ev[2])
             else:
                 malformed = True
         elif kind == "tool_end":
-            ended += 1
-    if ended != len(calls):
-        malformed = True
+            if ev[1] < len(ended):
+                ended[ev[1]] = True
+            else:
+                malformed = True
+        elif kind == "unfinished":
+            truncated = True
+    if not all(ended):
+        if truncated:
+            calls = [c for c, e in zip(calls, ended) if e]
+        else:
+            malformed = True
     return (
         "".join(content) if content else None,
         "".join(reasoning) if reasoning else None,
         [(c[0], c[1], "".join(c[2])) for c in calls],
         malformed,
+        truncated,
     )  # type: ignore[misc]

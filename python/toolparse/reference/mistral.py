@@ -127,10 +127,9 @@ class Mistral:
         if st in ("Text", "Fallback"):
             out.content(rest)
         elif st in ("Form", "Name"):
-            out.malformed = True
-            out.content(self.raw)
-            out.content(rest)
+            # Cut off before the arguments: the call's markup so far.
+            out.truncate(self.raw + rest)
         elif st == "Json":
             self.region.finish(rest, out)  # type: ignore[union-attr]
         else:  # Args
-            out.malformed = True
+            out.truncate("")

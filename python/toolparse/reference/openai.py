@@ -50,6 +50,8 @@ MARKERS = Markers(
     ]
 )
 _ENDS = (END, CALL, RETURN)
+# The recipient prefix of a function call (``to=functions.NAME``).
+FUNCTION_RECIPIENT = "to=functions."
 
 # The longest header accepted, in characters (markers inside it included).
 HEADER_MAX = 512
@@ -137,8 +139,8 @@ def parse(h: str, role: bool) -> Optional[tuple]:
             if others > 1:
                 return None
     if recipient is not None:
-        if recipient.startswith("functions."):
-            name = recipient[len("functions.") :]
+        if recipient.startswith(FUNCTION_RECIPIENT[3:]):
+            name = recipient[len(FUNCTION_RECIPIENT) - 3 :]
             return None if is_blank(name) else ("tool", name)
         return ("reasoning",) if recipient else None
     return ("reasoning",) if channel == "analysis" else ("content",)
@@ -355,18 +357,20 @@ class Harmony:
                 out.content("".join(self.raw))
                 out.content(rest)
         elif st == "Header":
-            # Cut off by the end of the text: it was never a message.
-            out.content("".join(self.raw))
-            out.content(rest)
+            # A header cut off by the end of the text: the markup of an unfinished call when it
+            # names a function recipient; else it was never a message.
+            self.raw.append(rest)
+            if FUNCTION_RECIPIENT in "".join(self.raw[self.text :]):
+                out.truncate("".join(self.raw))
+            else:
+                out.content("".join(self.raw))
         elif st in ("Text", "Fallback"):
             out.content(rest)
         elif st == "Body":
             _body(out, self.reasoning, rest)
         elif st == "ArgsStart":
-            # A call with no arguments yet: truncated.
-            out.malformed = True
-            out.content(rest)
+            out.truncate(rest)
         elif st == "Args":
-            out.malformed = True
+            out.truncate("")
         else:  # ArgsEnd: the end marker is missing (a stop token the server stripped)
             out.tool_end()

@@ -331,13 +331,15 @@ class Pythonic:
             # whitespace and a truncated end marker after complete calls are markup
             pass
         elif not self.started:
-            # a list cut short before its first call started
+            # a list cut short before its first call started: after the start marker it is an
+            # unfinished call; a bare list may have been text
             self.raw.append(rest)
-            out.content("".join(self.raw))
+            raw = "".join(self.raw)
             self.raw = []
             if self.marked:
-                out.malformed = True
+                out.truncate(raw)
+            else:
+                out.content(raw)
         else:
-            # truncated inside the calls
-            out.malformed = True
-            out.content(rest)
+            # cut off inside the calls
+            out.truncate(rest)

@@ -215,12 +215,10 @@ class Qwen3Coder:
         if st in ("Text", "Fallback"):
             out.content(rest)
         elif st in ("Wrapper", "Name"):
-            # Truncated call markup before the call started: its text is content.
-            out.content(self.raw + rest)
+            # Cut off before the call started: its markup so far.
+            out.truncate(self.raw + rest)
             self.raw = ""
-            out.malformed = True
         elif st in ("Body", "Param", "Value"):
-            # Truncated inside the function (</function> never came): the open call makes the
-            # result malformed.
-            out.malformed = True
+            # Cut off inside the function (</function> never came): the call is unfinished.
+            out.truncate("")
         # After: whitespace after the last call, or a truncated </tool_call>: markup.
