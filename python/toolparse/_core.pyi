@@ -9,7 +9,8 @@ __version__: str
 DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
 # (content, reasoning, calls)
 Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
-ToolTypes = Dict[str, Dict[str, str]]
+# function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
+ToolTypes = Dict[str, Dict[str, List[str]]]
 
 class Parser:
     """A streaming parser for one response."""
