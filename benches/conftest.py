@@ -33,8 +33,8 @@ TOOLS: List[Dict[str, Any]] = [
         },
     }
 ]
-# what the core parsers take: function name -> parameter name -> JSON Schema type
-TYPES: Dict[str, Dict[str, str]] = {CALL_NAME: {"path": "string", "content": "string"}}
+# what the core parsers take: function name -> parameter name -> the JSON Schema types it admits
+TYPES: Dict[str, Dict[str, List[str]]] = {CALL_NAME: {"path": ["string"], "content": ["string"]}}
 
 _BLOCK = """\
 def handle_{i}(request, retries={r}):

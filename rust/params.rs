@@ -25,6 +25,16 @@
 //!   `NaN`/`Infinity` rejected);
 //! - anything that does not fit its type: the raw text as a JSON string.
 //!
+//! A parameter whose schema admits several types (`"type": ["integer", "null"]`, or `anyOf` /
+//! `oneOf` branches with types) is a union ([`Kind::Union`]): its text is tried, among the types
+//! admitted, in vLLM's order null, integer, number, boolean, object, array, and takes the first
+//! it parses as (object and array only accept a JSON object or array; a type name we do not
+//! know accepts any JSON value, tried after array); else it is the raw text as a JSON string.
+//! `null` / `none` (any case) is null where null is admitted, or where string is not (as for a
+//! single typed parameter); where string is admitted and null is not, it is the string. A list
+//! whose names all map to one type (`["int", "integer"]`) is that single type, and keeps the
+//! single-type rules above; an empty list (no type information) is a string.
+//!
 //! Nothing here recurses: JSON values are parsed into a flat arena and written with an explicit
 //! stack, so a deeply nested value cannot overflow the call stack (nor can dropping it).
 
@@ -44,7 +54,20 @@ pub enum Kind {
     Bool,
     /// Any JSON value (objects, arrays, and types we do not know).
     Json,
+    /// Several admitted types: a set of the `T_*` bits, tried in the module's order.
+    Union(u8),
 }
+
+/// Bits of a [`Kind::Union`], one per admitted type, in the order they are tried.
+pub const T_NULL: u8 = 1;
+pub const T_INTEGER: u8 = 2;
+pub const T_NUMBER: u8 = 4;
+pub const T_BOOL: u8 = 8;
+pub const T_OBJECT: u8 = 16;
+pub const T_ARRAY: u8 = 32;
+/// A type name we do not know: any JSON value.
+pub const T_OTHER: u8 = 64;
+pub const T_STRING: u8 = 128;
 
 /// The kind of a JSON Schema type string ("" when the schema gives none).
 pub fn kind_of(ty: &str) -> Kind {
@@ -61,10 +84,40 @@ pub fn kind_of(ty: &str) -> Kind {
     }
 }
 
+/// The union bit of a JSON Schema type string.
+pub fn type_bit(ty: &str) -> u8 {
+    let t = ty
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+        .to_ascii_lowercase();
+    match kind_of(&t) {
+        Kind::Str => T_STRING,
+        Kind::Integer => T_INTEGER,
+        Kind::Number => T_NUMBER,
+        Kind::Bool => T_BOOL,
+        _ if t == "null" => T_NULL,
+        _ if t == "object" || t.starts_with("dict") => T_OBJECT,
+        _ if t == "array" || t == "arr" || t.starts_with("list") => T_ARRAY,
+        _ => T_OTHER,
+    }
+}
+
+/// The kind of a parameter whose schema admits `types` (empty: no type information, a string).
+pub fn kind_of_types<S: AsRef<str>>(types: &[S]) -> Kind {
+    let mask = types.iter().fold(0u8, |m, t| m | type_bit(t.as_ref()));
+    match mask {
+        0 | T_STRING => Kind::Str,
+        T_INTEGER => Kind::Integer,
+        T_NUMBER => Kind::Number,
+        T_BOOL => Kind::Bool,
+        _ if mask.count_ones() == 1 => Kind::Json,
+        _ => Kind::Union(mask),
+    }
+}
+
 /// The kind of parameter `param` of function `func`; `Str` when the schema does not know it.
 pub fn param_kind(tools: &Tools, func: &str, param: &str) -> Kind {
     match tools.functions.get(func).and_then(|p| p.get(param)) {
-        Some(ty) => kind_of(ty),
+        Some(&kind) => kind,
         None => Kind::Str,
     }
 }
@@ -109,6 +162,13 @@ pub fn push_json_str(out: &mut String, s: &str) {
 
 /// Appends the JSON text of a complete raw value of kind `kind` (see the module rules).
 pub fn convert(kind: Kind, raw: &str, out: &mut String) {
+    if let Kind::Union(mask) = kind {
+        match union_text(mask, raw) {
+            Some(s) => out.push_str(&s),
+            None => push_json_str(out, raw),
+        }
+        return;
+    }
     if kind != Kind::Str {
         let t = raw.trim_matches(crate::event::is_ws);
         if t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none") {
@@ -129,13 +189,52 @@ pub fn convert(kind: Kind, raw: &str, out: &mut String) {
                     false
                 }
             }
-            Kind::Json | Kind::Str => normalize_json(t).map(|s| out.push_str(&s)).is_some(),
+            Kind::Json | Kind::Str | Kind::Union(_) => {
+                normalize_json(t).map(|s| out.push_str(&s)).is_some()
+            }
         };
         if done {
             return;
         }
     }
     push_json_str(out, raw);
+}
+
+/// The JSON text of `raw` as the first admitted type of `mask` it parses as; `None`: the string.
+fn union_text(mask: u8, raw: &str) -> Option<String> {
+    let t = raw.trim_matches(crate::event::is_ws);
+    let has = |bit: u8| mask & bit != 0;
+    if (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
+        && (has(T_NULL) || !has(T_STRING))
+    {
+        return Some("null".to_owned());
+    }
+    if has(T_INTEGER) {
+        if let Some(s) = integer_text(t) {
+            return Some(s);
+        }
+    }
+    if has(T_NUMBER) {
+        if let Some(s) = number_text(t) {
+            return Some(s);
+        }
+    }
+    if has(T_BOOL) {
+        if t.eq_ignore_ascii_case("true") {
+            return Some("true".to_owned());
+        }
+        if t.eq_ignore_ascii_case("false") {
+            return Some("false".to_owned());
+        }
+    }
+    if has(T_OBJECT | T_ARRAY | T_OTHER) {
+        let s = normalize_json(t)?;
+        let fits = (has(T_OBJECT) && s.starts_with('{'))
+            || (has(T_ARRAY) && s.starts_with('['))
+            || has(T_OTHER);
+        return fits.then_some(s);
+    }
+    None
 }
 
 fn digits(s: &str) -> usize {
@@ -544,16 +643,79 @@ mod tests {
         assert_eq!(kind_of("object"), Kind::Json);
         assert_eq!(kind_of("array"), Kind::Json);
         assert_eq!(kind_of("null"), Kind::Json);
-        let mut tools = Tools::default();
-        std::sync::Arc::make_mut(&mut tools.functions).insert(
-            "f".into(),
-            [("n".to_owned(), "integer".to_owned())]
+        let tools = Tools::new(
+            [(
+                "f".to_owned(),
+                [
+                    ("n".to_owned(), vec!["integer".to_owned()]),
+                    (
+                        "u".to_owned(),
+                        vec!["integer".to_owned(), "null".to_owned()],
+                    ),
+                ]
                 .into_iter()
                 .collect(),
+            )]
+            .into_iter()
+            .collect(),
         );
         assert_eq!(param_kind(&tools, "f", "n"), Kind::Integer);
+        assert_eq!(
+            param_kind(&tools, "f", "u"),
+            Kind::Union(T_INTEGER | T_NULL)
+        );
         assert_eq!(param_kind(&tools, "f", "x"), Kind::Str);
         assert_eq!(param_kind(&tools, "g", "n"), Kind::Str);
+    }
+
+    #[test]
+    fn union_kinds() {
+        let none: [&str; 0] = [];
+        assert_eq!(kind_of_types(&none), Kind::Str);
+        assert_eq!(kind_of_types(&["string", "str"]), Kind::Str);
+        assert_eq!(kind_of_types(&["int", "integer"]), Kind::Integer);
+        assert_eq!(kind_of_types(&["null"]), Kind::Json);
+        assert_eq!(kind_of_types(&["object", "dict"]), Kind::Json);
+        assert_eq!(
+            kind_of_types(&["string", "null"]),
+            Kind::Union(T_STRING | T_NULL)
+        );
+        assert_eq!(
+            kind_of_types(&["object", "array", "foo"]),
+            Kind::Union(T_OBJECT | T_ARRAY | T_OTHER)
+        );
+    }
+
+    #[test]
+    fn unions() {
+        let u = |types: &[&str], raw: &str| conv(kind_of_types(types), raw);
+        // ["integer", "null"]
+        assert_eq!(u(&["integer", "null"], " 42\n"), "42");
+        assert_eq!(u(&["integer", "null"], "null"), "null");
+        assert_eq!(u(&["integer", "null"], "None"), "null");
+        assert_eq!(u(&["integer", "null"], "abc"), "\"abc\"");
+        // string admitted: null only where null is admitted too
+        assert_eq!(u(&["integer", "string"], "5"), "5");
+        assert_eq!(u(&["integer", "string"], "x5"), "\"x5\"");
+        assert_eq!(u(&["integer", "string"], "null"), "\"null\"");
+        assert_eq!(u(&["string", "null"], "null"), "null");
+        assert_eq!(u(&["string", "null"], " a b "), "\" a b \"");
+        // order: integer before number, number before boolean
+        assert_eq!(u(&["number", "integer"], "07"), "7");
+        assert_eq!(u(&["number", "integer"], "1.50"), "1.5");
+        assert_eq!(u(&["number", "boolean"], "TRUE"), "true");
+        assert_eq!(u(&["number", "boolean"], "2e1"), "20.0");
+        assert_eq!(u(&["number", "boolean"], "yes"), "\"yes\"");
+        // without string or null, null is null as for a single typed parameter
+        assert_eq!(u(&["number", "boolean"], "null"), "null");
+        // object and array accept only their own shape; an unknown name accepts any JSON
+        assert_eq!(u(&["object", "array"], "{\"a\":[1]}"), "{\"a\": [1]}");
+        assert_eq!(u(&["object", "array"], "[1,2]"), "[1, 2]");
+        assert_eq!(u(&["object", "array"], "5"), "\"5\"");
+        assert_eq!(u(&["object", "string"], "[1]"), "\"[1]\"");
+        assert_eq!(u(&["array", "null"], "[]"), "[]");
+        assert_eq!(u(&["object", "foo"], "5"), "5");
+        assert_eq!(u(&["object", "string"], "{bad"), "\"{bad\"");
     }
 
     #[test]

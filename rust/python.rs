@@ -33,7 +33,10 @@ fn format_of(name: &str) -> PyResult<Format> {
     })
 }
 
-fn tools_of(tools: Option<HashMap<String, HashMap<String, String>>>) -> Tools {
+/// function name -> parameter name -> the JSON Schema types it admits (a list of str).
+type ToolTypes = HashMap<String, HashMap<String, Vec<String>>>;
+
+fn tools_of(tools: Option<ToolTypes>) -> Tools {
     Tools::new(tools.unwrap_or_default())
 }
 
@@ -97,10 +100,7 @@ struct PyParser {
 impl PyParser {
     #[new]
     #[pyo3(signature = (format, tools=None))]
-    fn new(
-        format: &str,
-        tools: Option<HashMap<String, HashMap<String, String>>>,
-    ) -> PyResult<Self> {
+    fn new(format: &str, tools: Option<ToolTypes>) -> PyResult<Self> {
         let f = format_of(format)?;
         Ok(PyParser {
             inner: Parser::new(f, &tools_of(tools)),
@@ -160,7 +160,7 @@ fn extract(
     py: Python<'_>,
     format: &str,
     text: &Bound<'_, PyString>,
-    tools: Option<HashMap<String, HashMap<String, String>>>,
+    tools: Option<ToolTypes>,
 ) -> PyResult<PyObject> {
     extract_in(py, format_of(format)?, &tools_of(tools), text)
 }
@@ -188,10 +188,7 @@ struct PyFormat {
 impl PyFormat {
     #[new]
     #[pyo3(signature = (format, tools=None))]
-    fn new(
-        format: &str,
-        tools: Option<HashMap<String, HashMap<String, String>>>,
-    ) -> PyResult<Self> {
+    fn new(format: &str, tools: Option<ToolTypes>) -> PyResult<Self> {
         Ok(PyFormat {
             format: format_of(format)?,
             tools: tools_of(tools),
@@ -243,7 +240,7 @@ fn replay(
     py: Python<'_>,
     format: &str,
     chunks: &Bound<'_, PyList>,
-    tools: Option<HashMap<String, HashMap<String, String>>>,
+    tools: Option<ToolTypes>,
 ) -> PyResult<PyObject> {
     let f = format_of(format)?;
     let mut p = Parser::new(f, &tools_of(tools));

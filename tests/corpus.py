@@ -144,8 +144,9 @@ def tools_for(calls: Sequence[Call]) -> List[Dict[str, Any]]:
     ]
 
 
-def schema_types(tools: Optional[Sequence[Any]]) -> Dict[str, Dict[str, str]]:
-    """What the facade passes to the core for ``tools`` (function -> parameter -> type)."""
+def schema_types(tools: Optional[Sequence[Any]]) -> Dict[str, Dict[str, List[str]]]:
+    """What the facade passes to the core for ``tools`` (function -> parameter -> the types it
+    admits)."""
     return _schema_types(_tool_models(tools))
 
 
@@ -977,7 +978,9 @@ def composite_case(fmt: str) -> Case:
 BACKENDS = ("rust", "python")
 
 
-def core_parser(backend: str, fmt: str, types: Optional[Dict[str, Dict[str, str]]] = None) -> Any:
+def core_parser(
+    backend: str, fmt: str, types: Optional[Dict[str, Dict[str, List[str]]]] = None
+) -> Any:
     """The core parser of ``backend`` (``_core.Parser`` or its reference twin)."""
     if backend == "rust":
         return _core.Parser(fmt, types or {})
@@ -985,7 +988,7 @@ def core_parser(backend: str, fmt: str, types: Optional[Dict[str, Dict[str, str]
 
 
 def core_extract(
-    backend: str, fmt: str, text: str, types: Optional[Dict[str, Dict[str, str]]] = None
+    backend: str, fmt: str, text: str, types: Optional[Dict[str, Dict[str, List[str]]]] = None
 ) -> Any:
     if backend == "rust":
         return _core.extract(fmt, text, types or {})

@@ -12,7 +12,13 @@ Decisions this file pins down (see ``rust/formats/qwen3_coder.rs`` and ``rust/pa
 * ``<tool_call>`` without ``<function=``, and a function name that is empty or holds whitespace,
   quotes, ``<``, ``{`` or ``}``, are content;
 * typed values that do not fit their type fall back to a JSON string of the raw value; ``null`` /
-  ``None`` (any case) is null for every typed parameter but stays a string for string parameters.
+  ``None`` (any case) is null for every typed parameter but stays a string for string parameters;
+* a parameter whose schema admits several types (a ``type`` list, ``anyOf`` / ``oneOf``) takes the
+  first of null, integer, number, boolean, object, array its text parses as, else the string; a
+  union admitting a string is sent when its parameter closes;
+* a ``</parameter>`` closes a value only before ``<parameter=``, ``</function>``, ``</tool_call>``
+  (after at most 64 bytes of whitespace) or the end of the output, else it is value text; the
+  implicit end ``\n</function>`` only before ``</tool_call>`` or the end of the output.
 """
 
 from __future__ import annotations
@@ -63,23 +69,23 @@ TOOLS = [
     _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
 ]
 TYPES = {
-    "get_weather": {"city": "string", "days": "integer"},
+    "get_weather": {"city": ["string"], "days": ["integer"]},
     "get_time": {},
     "typed": {
-        "s": "string",
-        "i": "integer",
-        "f": "number",
-        "t": "boolean",
-        "fa": "boolean",
-        "n": "null",
-        "a": "array",
-        "o": "object",
-        "ea": "array",
-        "eo": "object",
-        "ns": "string",
-        "e": "string",
+        "s": ["string"],
+        "i": ["integer"],
+        "f": ["number"],
+        "t": ["boolean"],
+        "fa": ["boolean"],
+        "n": ["null"],
+        "a": ["array"],
+        "o": ["object"],
+        "ea": ["array"],
+        "eo": ["object"],
+        "ns": ["string", "null"],
+        "e": ["string"],
     },
-    "write_file": {"path": "string", "content": "string"},
+    "write_file": {"path": ["string"], "content": ["string"]},
 }
 
 
@@ -255,7 +261,9 @@ CONVERSIONS = [
     ("o", "1e999", "1e999"),
     ("s", "null", "null"),
     ("s", "42", "42"),
-    ("ns", "None", "None"),
+    ("ns", "None", None),
+    ("ns", "null", None),
+    ("ns", "nulls", "nulls"),
     ("unknown_param", "42", "42"),
 ]
 
@@ -510,6 +518,7 @@ def test_twins_agree_on_random_texts() -> None:
         "<parameter=s>", "<parameter=i>", "<parameter=f>", "<parameter=o>", "<parameter=",
         "</parameter>", "\n</parameter>", "\n<parameter=t>", "\n</function>", "x", "é", "🎉",
         "<", ">", '"', "\\", "1.50", "-0", "True", "null", '{"a": [1]}', " ",
+        "<parameter=ns>", "</parameter>x", "</parameter>  ", "\n</function>x", "</tool_call>",
     ]  # fmt: skip
     rnd = random.Random(11)
     for r in range(300):
@@ -563,3 +572,358 @@ def test_deep_object_value(backend: str) -> None:
     assert calls_of(info) == [("typed", '{"o": ' + raw + "}")]
     bad = call("typed", [("o", raw[:-1])])
     assert calls_of(extract(backend, bad)) == [("typed", dumps({"o": raw[:-1]}))]
+
+
+# ----- union schemas: the types a parameter admits -----
+
+UNION_TOOLS = [
+    _tool(
+        "union",
+        {
+            "in": {"type": ["integer", "null"]},
+            "is": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "si": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            "nb": {"oneOf": [{"type": "number"}, {"type": "boolean"}]},
+            "oa": {"anyOf": [{"type": "object"}, {"type": "array"}]},
+            "on": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+            "sn": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "deep": {"anyOf": [{"oneOf": [{"type": "integer"}]}, {"type": ["boolean", "null"]}]},
+            "one": {"type": ["int", "integer"]},
+            "s": {"type": "string"},
+        },
+    ),
+]
+UNION_TYPES = {
+    "union": {
+        "in": ["integer", "null"],
+        "is": ["integer", "string"],
+        "si": ["string", "integer"],
+        "nb": ["number", "boolean"],
+        "oa": ["object", "array"],
+        "on": ["object", "null"],
+        "sn": ["string", "null"],
+        "deep": ["integer", "boolean", "null"],
+        "one": ["int", "integer"],
+        "s": ["string"],
+    }
+}
+
+
+def test_schema_types_lists_every_admitted_type() -> None:
+    from corpus import schema_types
+
+    assert schema_types(UNION_TOOLS) == UNION_TYPES
+    assert schema_types(TOOLS) == TYPES
+    # no type information: an empty list (the value is a string)
+    assert schema_types([_tool("f", {"x": {"description": "d"}, "y": {"type": []}})]) == {
+        "f": {"x": [], "y": []}
+    }
+
+
+UNIONS = [
+    # (parameter, raw value, converted): the first admitted type of null, integer, number,
+    # boolean, object, array the text parses as, else the string
+    ("in", "42", 42),
+    ("in", "null", None),
+    ("in", "None", None),
+    ("in", "abc", "abc"),
+    ("is", "5", 5),
+    ("is", " -05 ", -5),
+    ("is", "x5", "x5"),
+    ("is", "null", "null"),  # string admitted, null not: the string
+    ("si", "5", 5),  # integer is tried before string whatever the schema's order
+    ("nb", "1.50", 1.5),
+    ("nb", "7", 7),
+    ("nb", "TRUE", True),
+    ("nb", "false", False),
+    ("nb", "yes", "yes"),
+    ("nb", "null", None),  # neither string nor null: null, as for a single typed parameter
+    ("oa", '{"k": [1]}', {"k": [1]}),
+    ("oa", "[1, 2]", [1, 2]),
+    ("oa", "5", "5"),  # object and array accept only their own shape
+    ("on", '{"key": "value", "count": 42}', {"key": "value", "count": 42}),
+    ("on", "NULL", None),
+    ("sn", "null", None),
+    ("sn", "some text", "some text"),
+    ("sn", " 42 ", " 42 "),
+    ("deep", "3", 3),
+    ("deep", "true", True),
+    ("deep", "none", None),
+    ("one", "12", 12),
+    ("one", "1.5", "1.5"),
+]
+
+
+def union_check(backend: str, text: str, calls: List[Tuple[str, Dict[str, Any]]]) -> None:
+    """Non-streaming through the facade; streaming at every 2-way split, per character and in
+    random splits through both twins (identical per feed), all equal to it."""
+    import random
+
+    from corpus import split_plans, twin_extract, twin_stream
+
+    want = [(n, dumps(a)) for n, a in calls]
+    info = toolparse.get_parser(FMT, tools=UNION_TOOLS, backend=backend).extract_tool_calls(text)
+    assert calls_of(info) == want
+    assert info.content is None
+    x = twin_extract(FMT, text, UNION_TYPES)
+    assert [(n, a) for _, n, a in x[2]] == want and not x[3]
+    plans = [[text[:k], text[k:]] for k in range(len(text) + 1)]
+    plans += split_plans(text, random.Random(len(text)))
+    for chunks in plans:
+        _, got = twin_stream(FMT, chunks, UNION_TYPES)
+        assert got.result() == (None, None, want), chunks
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("key,raw,value", UNIONS)
+def test_union_types(backend: str, key: str, raw: str, value: Any) -> None:
+    union_check(backend, call("union", [(key, raw)]), [("union", {key: value})])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vllm_anyof_type_conversion(backend: str) -> None:
+    """vLLM's test_extract_tool_calls_anyof_type_conversion (and its streaming twin): Pydantic's
+    Optional[T] schemas and a list ``type`` take the non-null type's value."""
+    props = {
+        "anyof_int": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": 5},
+        "anyof_str": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "anyof_array": {
+            "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+        },
+        "anyof_obj": {"anyOf": [{"type": "object"}, {"type": "null"}]},
+        "type_as_array": {"type": ["integer", "null"]},
+        "multi_non_null": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
+        "verbose": {"anyOf": [{"type": "boolean"}, {"type": "null"}]},
+    }
+    text = call(
+        "test_anyof",
+        [
+            ("anyof_int", "5"),
+            ("anyof_str", "hello"),
+            ("anyof_array", '["a", "b", "c"]'),
+            ("anyof_obj", '{"key": "value"}'),
+            ("type_as_array", "42"),
+            ("multi_non_null", "some text"),
+            ("verbose", "true"),
+        ],
+    )
+    want = dumps(
+        {
+            "anyof_int": 5,
+            "anyof_str": "hello",
+            "anyof_array": ["a", "b", "c"],
+            "anyof_obj": {"key": "value"},
+            "type_as_array": 42,
+            "multi_non_null": "some text",
+            "verbose": True,
+        }
+    )
+    parser = toolparse.get_parser(FMT, tools=[_tool("test_anyof", props)], backend=backend)
+    assert calls_of(parser.extract_tool_calls(text)) == [("test_anyof", want)]
+    for chunks in ([text], list(text)):
+        s = parser.stream()
+        rec = StreamingToolReconstructor()
+        for d in [s.feed(c) for c in chunks] + [s.finish()]:
+            if d is not None:
+                rec.append_delta(d)
+        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
+            ("test_anyof", want)
+        ]
+
+
+def _args_after(backend: str, tools: Any, text: str) -> str:
+    """The arguments streamed once ``text`` was fed (not finished)."""
+    s = toolparse.get_parser(FMT, tools=tools, backend=backend).stream()
+    rec = StreamingToolReconstructor()
+    d = s.feed(text)
+    if d is not None:
+        rec.append_delta(d)
+    return rec.tool_calls[0].function.arguments if rec.tool_calls else ""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_union_with_string_is_sent_at_close(backend: str) -> None:
+    head = "<function=union>\n<parameter=sn>\n"
+    # a union admitting a string and null cannot be typed before it closes: nothing is sent
+    assert _args_after(backend, UNION_TOOLS, head + "hello wor") == '{"sn": '
+    assert _args_after(backend, UNION_TOOLS, head + "hello world\n</parameter>\n") == '{"sn": '
+    closed = head + "hello world\n</parameter>\n<parameter=s>\nx"
+    assert _args_after(backend, UNION_TOOLS, closed) == '{"sn": "hello world", "s": "x'
+    closed = head + "null\n</parameter>\n<parameter=s>"
+    assert _args_after(backend, UNION_TOOLS, closed) == '{"sn": null, "s": "'
+
+    # a single string type streams as it comes
+    head = "<function=union>\n<parameter=s>\n"
+    assert _args_after(backend, UNION_TOOLS, head + "hello wor") == '{"s": "hello wor'
+
+
+# ----- values that contain their own closing tag -----
+
+FILE = (
+    "<tool_call>\n<function=write_file>\n<parameter=path>\np\n</parameter>\n<parameter=content>\n"
+)
+FILE_END = "\n</parameter>\n</function>\n</tool_call>"
+
+LITERAL_TAGS = [
+    # (value text between the content parameter's newlines, the value it gives)
+    ("a</parameter>b", "a</parameter>b"),
+    ("a</parameter>\nb", "a</parameter>\nb"),
+    ("x\n</parameter>\ny", "x\n</parameter>\ny"),
+    ("a</parameter> <b>", "a</parameter> <b>"),
+    ("a</parameter>\n<parameter", "a</parameter>\n<parameter"),
+    ("a</parameter></function", "a</parameter></function"),
+    ("a</parameter></parameter>", "a</parameter></parameter>"),
+    ("</parameter>x", "</parameter>x"),
+    ("</parameter>\n</parameter>x", "</parameter>\n</parameter>x"),
+    ("int f() {\n</function>\nmore", "int f() {\n</function>\nmore"),
+    ("a</parameter>" + " " * 65 + "</function>", "a</parameter>" + " " * 65 + "</function>"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("value,want", LITERAL_TAGS)
+def test_closing_tag_inside_a_value(backend: str, value: str, want: str) -> None:
+    text = FILE + value + FILE_END
+    check(backend, text, None, [("write_file", {"path": "p", "content": want})])
+    for k in range(len(text) + 1):
+        rec = stream(backend, [text[:k], text[k:]])
+        got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+        assert got == [("write_file", dumps({"path": "p", "content": want}))], k
+
+
+def test_closing_tag_inside_a_value_twins() -> None:
+    """Both twins, identical per feed, at every 2-way split of each text above."""
+    from corpus import twin_stream
+
+    for value, want in LITERAL_TAGS:
+        text = FILE + value + FILE_END
+        for k in range(len(text) + 1):
+            _, got = twin_stream(FMT, [text[:k], text[k:]], TYPES)
+            assert got.result() == (
+                None,
+                None,
+                [("write_file", dumps({"path": "p", "content": want}))],
+            )
+
+
+CLOSING = [
+    # (text, content, calls): a </parameter> followed (after whitespace) by <parameter=,
+    # </function> or </tool_call> closes the value
+    (
+        "<function=write_file>\n<parameter=content>\na</parameter><parameter=path>\np\n"
+        "</parameter>\n</function>",
+        None,
+        [("write_file", {"content": "a", "path": "p"})],
+    ),
+    (
+        "<function=write_file>\n<parameter=content>\na</parameter>  \n\t </function>",
+        None,
+        [("write_file", {"content": "a"})],
+    ),
+    (
+        "<function=write_file>\n<parameter=content>\na</parameter>" + " " * 64 + "</function>",
+        None,
+        [("write_file", {"content": "a"})],
+    ),
+    (
+        "<tool_call>\n<function=write_file>\n<parameter=content>\na\n</parameter>\n</tool_call> ok",
+        " ok",
+        [("write_file", {"content": "a"})],
+    ),
+    # the implicit end \n</function> (no </parameter>) closes before </tool_call> or the end
+    (
+        "<tool_call>\n<function=write_file>\n<parameter=content>\nabc\n</function>\n</tool_call>",
+        None,
+        [("write_file", {"content": "abc"})],
+    ),
+    (
+        "<function=write_file>\n<parameter=content>\nabc\n</function>  ",
+        None,
+        [("write_file", {"content": "abc"})],
+    ),
+    (
+        "<tool_call>\n<function=write_file>\n<parameter=content>\nabc\n</function>\n</tool_",
+        None,
+        [("write_file", {"content": "abc"})],
+    ),
+    # an empty value whose leading newline begins a closing tag that turns out to be text
+    (
+        "<function=write_file>\n<parameter=content>\n</parameter>x\n</parameter>\n</function>",
+        None,
+        [("write_file", {"content": "</parameter>x"})],
+    ),
+    (
+        "<function=write_file>\n<parameter=content>\n</parameter>\n</function>",
+        None,
+        [("write_file", {"content": ""})],
+    ),
+    # a typed value too
+    (
+        '<function=typed>\n<parameter=o>\n{"k": "</parameter>!"}\n</parameter>\n</function>',
+        None,
+        [("typed", {"o": {"k": "</parameter>!"}})],
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text,content,calls", CLOSING)
+def test_closing_tag_closes(backend: str, text: str, content: Optional[str], calls) -> None:
+    check(backend, text, content, calls)
+    for k in range(len(text) + 1):
+        rec = stream(backend, [text[:k], text[k:]])
+        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
+            (n, dumps(a)) for n, a in calls
+        ], k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closing_tag_at_the_end_of_the_output(backend: str) -> None:
+    # `...V</parameter>` and the text ends: the tag closes the value; `</function>` never came,
+    # so the call is truncated (non-streaming, with no complete call: the text is content)
+    # (also when the markup after it was cut off)
+    for tail in ["</parameter>", "</parameter>\n  ", "\n</parameter>\n", "</parameter>\n</fun"]:
+        text = FILE + "V" + tail
+        info = extract(backend, text)
+        assert not info.tools_called and info.content == text and info.truncated
+        for chunks in ([text], list(text)):
+            s = toolparse.get_parser(FMT, tools=TOOLS, backend=backend).stream()
+            rec = StreamingToolReconstructor()
+            for d in [s.feed(c) for c in chunks] + [s.finish()]:
+                if d is not None:
+                    rec.append_delta(d)
+            assert s.truncated and not s.malformed
+            assert rec.tool_calls[0].function.arguments == '{"path": "p", "content": "V"'
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closing_tag_hold_is_bounded(backend: str) -> None:
+    # until what follows it is known, the tag and the whitespace after it are held back...
+    held = FILE + "a</parameter>" + " " * 64
+    assert _args_after(backend, TOOLS, held) == '{"path": "p", "content": "a'
+    assert _args_after(backend, TOOLS, held + "</func") == '{"path": "p", "content": "a'
+    # ...but no more than WS_CAP bytes of whitespace: past that the tag is value text
+    assert _args_after(backend, TOOLS, held + " ") == (
+        '{"path": "p", "content": "a</parameter>' + " " * 65
+    )
+    # anything else after it decides at once
+    assert _args_after(backend, TOOLS, FILE + "a</parameter>\nb") == (
+        '{"path": "p", "content": "a</parameter>\\nb'
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closing_tag_inside_a_long_value_at_delta_boundaries(backend: str) -> None:
+    line = "if x </parameter> y:\n    s = '</parameter>'  # </function>\n</parameter>\nz\n"
+    big = (line * 120)[:-1]
+    text = FILE + big + FILE_END
+    want = [("write_file", dumps({"path": "p", "content": big}))]
+    info = extract(backend, text)
+    assert calls_of(info) == want
+    tag = text.index("</parameter>", len(FILE) + 1000)
+    # every cut around one tag inside the value, and fixed-size deltas of several widths
+    plans = [[text[:k], text[k:]] for k in range(tag - 3, tag + 30)]
+    plans += [[text[i : i + n] for i in range(0, len(text), n)] for n in (1, 5, 7, 13, 64)]
+    for chunks in plans:
+        rec = stream(backend, chunks)
+        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == want

@@ -11,7 +11,8 @@ DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
 Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
 # (content, reasoning, [(id, name, arguments)] of the complete calls, malformed, truncated)
 Extracted = Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool, bool]
-ToolTypes = Dict[str, Dict[str, str]]
+# function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
+ToolTypes = Dict[str, Dict[str, List[str]]]
 
 class Parser:
     """A streaming parser for one response."""

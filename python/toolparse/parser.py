@@ -71,21 +71,40 @@ def _tool_name(t: Any) -> Any:
     return fn.get("name") if isinstance(fn, dict) else None
 
 
-def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, str]]:
-    """function name -> parameter name -> JSON Schema type ("" when it has none; the first
-    non-null type of a union)."""
-    out: Dict[str, Dict[str, str]] = {}
+def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, List[str]]]:
+    """function name -> parameter name -> the JSON Schema types it admits, in schema order
+    without repeats: its ``type`` (a string or a list) and the types of its ``anyOf`` /
+    ``oneOf`` branches (nested ones too); empty when the schema gives none."""
+    out: Dict[str, Dict[str, List[str]]] = {}
     for tool in tools:
         fn = tool.function
-        params: Dict[str, str] = {}
+        params: Dict[str, List[str]] = {}
         props = fn.parameters.properties if fn.parameters is not None else None
         for pname, prop in (props or {}).items():
-            t = prop.type if hasattr(prop, "type") else None
-            if isinstance(t, list):
-                t = next((x for x in t if x != "null"), "null" if t else "")
-            params[pname] = t or ""
+            params[pname] = _prop_types(prop)
         out[fn.name] = params
     return out
+
+
+def _prop_types(prop: Any) -> List[str]:
+    """The types one property schema admits (see ``_schema_types``); no recursion, so a deeply
+    nested schema cannot hit the recursion limit."""
+    types: List[str] = []
+    nodes: List[Any] = [prop]
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, dict):
+            t, extra = node.get("type"), node
+        else:
+            t, extra = getattr(node, "type", None), (getattr(node, "model_extra", None) or {})
+        for x in t if isinstance(t, list) else [t]:
+            if isinstance(x, str) and x not in types:
+                types.append(x)
+        for key in ("oneOf", "anyOf"):
+            branches = extra.get(key)
+            if isinstance(branches, list):
+                nodes.extend(reversed(branches))
+    return types
 
 
 class ToolParser:

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
+use crate::params::{kind_of_types, Kind};
 use crate::scan::Markers;
 use crate::Step;
 
@@ -25,15 +26,29 @@ pub trait Machine: Send + Sync {
     fn finish(&mut self, rest: &str, out: &mut Emitter);
 }
 
-/// JSON Schema facts about the tools a request offers: function name -> parameter name -> type
-/// (the schema's `type`, or "" when it has none). Shared, so a parser's streams reuse one copy.
+/// JSON Schema facts about the tools a request offers: function name -> parameter name -> how
+/// its value is converted, decided once from the types its schema admits. Shared, so a parser's
+/// streams reuse one copy.
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
-    pub functions: Arc<HashMap<String, HashMap<String, String>>>,
+    pub functions: Arc<HashMap<String, HashMap<String, Kind>>>,
 }
 
 impl Tools {
-    pub fn new(functions: HashMap<String, HashMap<String, String>>) -> Tools {
+    /// From function name -> parameter name -> the JSON Schema types it admits (`type` as a
+    /// string or a list, and the types of `anyOf` / `oneOf` branches; empty when the schema gives
+    /// none).
+    pub fn new(functions: HashMap<String, HashMap<String, Vec<String>>>) -> Tools {
+        let functions = functions
+            .into_iter()
+            .map(|(f, params)| {
+                let kinds = params
+                    .into_iter()
+                    .map(|(p, types)| (p, kind_of_types(&types)))
+                    .collect();
+                (f, kinds)
+            })
+            .collect();
         Tools {
             functions: Arc::new(functions),
         }

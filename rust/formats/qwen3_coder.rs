@@ -16,14 +16,28 @@
 //!
 //! Streaming: the call starts at the `>` of `<function=NAME>` and `{` is sent with it; a
 //! string-typed value is sent character by character as it arrives (only a possible end marker,
-//! which includes the stripped trailing newline, is held back); a typed value is kept in the state
-//! and sent once its parameter closes; `}` is sent at `</function>`.
+//! which includes the stripped trailing newline, and what must follow it, is held back); a typed
+//! value is kept in the state and sent once its parameter closes; `}` is sent at `</function>`.
+//! A parameter whose schema admits a string and another type (`["string", "null"]`, `anyOf
+//! [integer, string]`) cannot be typed before its value is complete, so it is kept whole until
+//! its parameter closes, like a typed value: that hold is not bounded (the value's length), which
+//! we accept only because the peers do the same; a value of a single string type streams.
 //!
 //! Decisions on the loose points of the format (following vLLM's parser where it is well-defined):
 //! - one leading and one trailing newline of a value are stripped (only one each);
+//! - a value may contain its own closing tag (a file being written that holds `</parameter>`):
+//!   a `</parameter>` closes the value only when what follows it, after at most [`WS_CAP`] bytes
+//!   of whitespace, is `<parameter=`, `</function>`, `</tool_call>` (a missing `</function>`, as
+//!   between parameters) or the end of the output; otherwise its text is part of the value. The
+//!   same holds for the implicit end `\n</function>` (below), which closes only before
+//!   `</tool_call>` or the end of the output. Until that is decided the tag, the whitespace and a
+//!   possible prefix of what follows are held back (at most 13 + 64 + 11 bytes); a longer run of
+//!   whitespace makes the tag part of the value. At the end of the output a held tag closes the
+//!   value, also when the start of the markup after it was cut off (and the call is then cut off
+//!   if `</function>` never came), so what was streamed stays a prefix of the likely whole;
 //! - a missing `</parameter>` is tolerated when the next `\n<parameter=` or `\n</function>` arrives
-//!   (at the start of a line, as vLLM requires of an implicit end); the first `</parameter>`
-//!   always ends a value, so a value cannot contain that text literally;
+//!   (at the start of a line, as vLLM requires of an implicit end); `\n<parameter=` always ends a
+//!   value, so a value cannot contain it literally;
 //! - a missing `</function>` is tolerated when `</tool_call>` arrives; a missing `</tool_call>` is
 //!   tolerated (the call is complete at `</function>`);
 //! - end of text inside a function (between parameters, in a parameter name or value) is
@@ -43,6 +57,10 @@ use crate::json::is_blank;
 use crate::params::{self, Kind};
 use crate::scan::{expect, Expect, Found, Markers};
 
+/// The longest run of whitespace allowed between a closing tag inside a value and what confirms
+/// it; a longer run makes the tag part of the value (bounds what is held back).
+pub const WS_CAP: usize = 64;
+
 /// Plain text: where a call starts.
 pub(super) const TEXT: Markers = Markers::new(&["<tool_call>", "<function="]);
 /// After `<tool_call>`.
@@ -56,6 +74,11 @@ pub(super) const VALUE: Markers = Markers::new(&[
     "\n<parameter=",
     "\n</function>",
 ]);
+/// What must follow a `</parameter>` (after whitespace) for it to close the value.
+pub(super) const AFTER_PARAM: Markers =
+    Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
+/// What must follow a `\n</function>` inside a value for it to close the value and the call.
+pub(super) const AFTER_FUNCTION: Markers = Markers::new(&["</tool_call>"]);
 /// After `</function>`.
 pub(super) const END: Markers = Markers::new(&["</tool_call>"]);
 
@@ -65,7 +88,47 @@ pub fn new(tools: &Tools) -> Box<dyn Machine> {
         st: State::Text,
         func: String::new(),
         params: 0,
+        eof: false,
     })
+}
+
+/// Where a value stands with respect to its optional leading newline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Not dealt with yet.
+    Start,
+    /// The value starts with a candidate end marker, kept whole: if that marker turns out to be
+    /// value text, a newline it starts with is the leading newline and is stripped.
+    Kept,
+    /// Past the start of the value.
+    Body,
+}
+
+/// Whether a candidate closing tag closes the value, from the text after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Yes,
+    /// Its text is part of the value.
+    No,
+    /// Not known yet: hold the tag and what follows it.
+    Wait,
+}
+
+/// Whether a closing tag followed by `after` closes the value: `after` must be whitespace (at
+/// most [`WS_CAP`] bytes) and then one of `follow`, or (at the end of the output) whitespace and
+/// perhaps the cut-off start of one of `follow`.
+fn closes(after: &str, follow: &Markers, eof: bool) -> Close {
+    match expect(after, follow) {
+        Expect::Marker { which, end } if end - follow.list[which].len() <= WS_CAP => Close::Yes,
+        Expect::Wait { ws } if ws <= WS_CAP => {
+            if eof {
+                Close::Yes
+            } else {
+                Close::Wait
+            }
+        }
+        _ => Close::No,
+    }
 }
 
 #[derive(Debug)]
@@ -81,13 +144,9 @@ enum State {
     Body,
     /// Reading a parameter name.
     Param { name: String },
-    /// Inside a value. `started`: the optional leading newline has been dealt with. `buf`: the raw
+    /// Inside a value. `lead`: where it stands with its optional leading newline. `buf`: the raw
     /// text of a typed value (string values are sent as they come).
-    Value {
-        kind: Kind,
-        started: bool,
-        buf: String,
-    },
+    Value { kind: Kind, lead: Lead, buf: String },
     /// After `</function>`: whitespace, then the optional `</tool_call>`. `ws`: the whitespace
     /// read, content if other text follows.
     After { ws: String },
@@ -102,6 +161,8 @@ pub struct Qwen3Coder {
     func: String,
     /// Parameters written in the current call.
     params: usize,
+    /// The end of the output was reached (`finish`): a held closing tag is decided by it.
+    eof: bool,
 }
 
 impl Qwen3Coder {
@@ -242,28 +303,53 @@ impl Machine for Qwen3Coder {
                     self.params += 1;
                     self.st = State::Value {
                         kind,
-                        started: false,
+                        lead: Lead::Start,
                         buf: String::new(),
                     };
                 }
-                State::Value { kind, started, buf } => {
-                    if !*started {
+                State::Value { kind, lead, buf } => {
+                    if *lead == Lead::Start {
                         // One leading newline is stripped, unless it begins an end marker.
-                        if VALUE.starts(rest).is_none() {
-                            if VALUE.could_start(rest) {
-                                return i;
-                            }
-                            if rest.starts_with('\n') {
-                                i += 1;
-                            }
+                        if VALUE.starts(rest).is_some() {
+                            *lead = Lead::Kept;
+                            continue;
                         }
-                        *started = true;
+                        if VALUE.could_start(rest) {
+                            return i;
+                        }
+                        if rest.starts_with('\n') {
+                            i += 1;
+                        }
+                        *lead = Lead::Body;
                         continue;
                     }
                     match VALUE.find(rest) {
                         Found::Marker { at, which } => {
                             let kind = *kind;
                             value_text(kind, buf, &rest[..at], out);
+                            if at > 0 {
+                                *lead = Lead::Body;
+                            }
+                            let m = VALUE.list[which];
+                            let close = match which {
+                                0 | 1 => closes(&rest[at + m.len()..], &AFTER_PARAM, self.eof),
+                                3 => closes(&rest[at + m.len()..], &AFTER_FUNCTION, self.eof),
+                                _ => Close::Yes,
+                            };
+                            if close == Close::Wait {
+                                return i + at;
+                            }
+                            if close == Close::No {
+                                // The tag is value text (less the leading newline, if it is one).
+                                let text = match *lead {
+                                    Lead::Kept => m.strip_prefix('\n').unwrap_or(m),
+                                    _ => m,
+                                };
+                                value_text(kind, buf, text, out);
+                                *lead = Lead::Body;
+                                i += at + m.len();
+                                continue;
+                            }
                             if kind == Kind::Str {
                                 out.args("\"");
                             } else {
@@ -314,6 +400,13 @@ impl Machine for Qwen3Coder {
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        // The end of the output decides a closing tag held inside a value: feed it once more.
+        self.eof = true;
+        let mut rest = rest;
+        if matches!(self.st, State::Value { .. }) && !rest.is_empty() {
+            let n = self.feed(rest, out);
+            rest = &rest[n..];
+        }
         match &mut self.st {
             State::Text | State::Fallback => out.content(rest),
             // Cut off before the call started: its markup so far.
@@ -336,22 +429,27 @@ mod tests {
     use crate::formats::{Format, Parser};
 
     fn tools() -> Tools {
-        let mut t = Tools::default();
-        std::sync::Arc::make_mut(&mut t.functions).insert(
-            "f".into(),
-            [
-                ("s", "string"),
-                ("n", "integer"),
-                ("x", "number"),
-                ("b", "boolean"),
-                ("o", "object"),
-                ("a", "array"),
-            ]
+        let params = [
+            ("s", &["string"][..]),
+            ("n", &["integer"]),
+            ("x", &["number"]),
+            ("b", &["boolean"]),
+            ("o", &["object"]),
+            ("a", &["array"]),
+            ("u", &["integer", "null"]),
+            ("v", &["string", "integer"]),
+        ];
+        Tools::new(
+            [(
+                "f".to_owned(),
+                params
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v.iter().map(|t| t.to_string()).collect()))
+                    .collect(),
+            )]
             .into_iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .collect(),
-        );
-        t
+        )
     }
 
     fn extract(text: &str) -> Extracted {
@@ -444,6 +542,76 @@ mod tests {
         assert!(!x.malformed);
         assert_eq!(x.calls[0].arguments, r#"{"n": 1}"#);
     }
+    #[test]
+    fn closing_tag_inside_a_value() {
+        let head = "<function=f>\n<parameter=s>\n";
+        let spaces = " ".repeat(WS_CAP);
+        let long = format!(r#"{{"s": "a</parameter> {spaces}</function>"}}"#);
+        let cases: &[(String, &str)] = &[
+            // not followed by markup: the tag is value text
+            (
+                format!("{head}a</parameter>b\n</parameter>\n</function>"),
+                r#"{"s": "a</parameter>b"}"#,
+            ),
+            (
+                format!("{head}x\n</parameter>\ny\n</parameter>\n</function>"),
+                r#"{"s": "x\n</parameter>\ny"}"#,
+            ),
+            // the leading newline of a value that starts with a tag that is text is stripped
+            (
+                format!("{head}</parameter>x\n</parameter>\n</function>"),
+                r#"{"s": "</parameter>x"}"#,
+            ),
+            (
+                format!("{head}f {{\n</function>\n}}\n</parameter>\n</function>"),
+                r#"{"s": "f {\n</function>\n}"}"#,
+            ),
+            // followed by markup (after at most WS_CAP bytes of whitespace): it closes
+            (
+                format!("{head}a</parameter><parameter=n>1</parameter></function>"),
+                r#"{"s": "a", "n": 1}"#,
+            ),
+            (
+                format!("{head}a</parameter>{spaces}</function>"),
+                r#"{"s": "a"}"#,
+            ),
+            (
+                format!("{head}a</parameter> {spaces}</function>\n</parameter>\n</function>"),
+                &long,
+            ),
+            // the implicit end `\n</function>` before `</tool_call>` or the end of the output
+            (
+                format!("<tool_call>{head}abc\n</function>\n</tool_call>"),
+                r#"{"s": "abc"}"#,
+            ),
+            (format!("{head}abc\n</function>\n"), r#"{"s": "abc"}"#),
+            // unions are typed at close
+            (
+                "<function=f>\n<parameter=u>\n42\n</parameter>\n<parameter=v>\n5\n</parameter>\n\
+                 <parameter=v>\nx5\n</parameter>\n<parameter=u>\nNone\n</parameter>\n</function>"
+                    .to_owned(),
+                r#"{"u": 42, "v": 5, "v": "x5", "u": null}"#,
+            ),
+        ];
+        for (text, want) in cases {
+            let x = extract(text);
+            assert!(!x.malformed, "{text:?}");
+            assert_eq!(x.calls.len(), 1, "{text:?}");
+            assert_eq!(x.calls[0].arguments, *want, "{text:?}");
+            let (content, calls, malformed) = stream_chars(text);
+            assert!(!malformed && content.is_empty(), "{text:?}");
+            assert_eq!(calls[0].1, *want, "{text:?}");
+        }
+        // At the end of the output a held tag closes the value; the call is cut off.
+        let text = format!("{head}V</parameter>\n");
+        let x = extract(&text);
+        assert!(x.truncated && !x.malformed && x.calls.is_empty());
+        let every: Vec<usize> = (1..text.len()).collect();
+        let (_, calls, cut) = stream_cuts(&text, &every);
+        assert!(cut);
+        assert_eq!(calls[0].1, r#"{"s": "V""#);
+    }
+
     /// Streams `text` cut at `cuts`; returns (content, [(name, args)], malformed or truncated).
     fn stream_cuts(text: &str, cuts: &[usize]) -> (String, Vec<(String, String)>, bool) {
         let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
@@ -488,7 +656,12 @@ mod tests {
             "<parameter=x>",
             "<parameter=b>",
             "<parameter=o>",
+            "<parameter=u>",
+            "<parameter=v>",
             "<parameter=",
+            "</parameter>x",
+            "</parameter> \n",
+            "\n</function>x",
             "</parameter>",
             "\n</parameter>\n",
             "\n<parameter=a>\n",

@@ -12,8 +12,8 @@ from ..spec import SPECS, FormatSpec
 from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
 from .json import DONE, MORE, Calls
 
-# function name -> parameter name -> JSON Schema type ("" when it has none)
-ToolTypes = Dict[str, Dict[str, str]]
+# function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
+ToolTypes = Dict[str, Dict[str, List[str]]]
 
 
 class Machine(Protocol):

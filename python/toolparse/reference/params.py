@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .json import DONE, StrDecoder
 
@@ -22,6 +22,18 @@ INTEGER = "integer"
 NUMBER = "number"
 BOOL = "bool"
 JSON = "json"
+# A parameter admitting several types is a union: an int, the set of the T_* bits below.
+Kind = Union[str, int]
+
+# Union bits, one per admitted type, in the order they are tried.
+T_NULL = 1
+T_INTEGER = 2
+T_NUMBER = 4
+T_BOOL = 8
+T_OBJECT = 16
+T_ARRAY = 32
+T_OTHER = 64  # a type name we do not know: any JSON value
+T_STRING = 128
 
 _ASCII_WS = " \t\n\r\x0c"
 _JSON_WS = " \t\n\r"
@@ -46,10 +58,46 @@ def kind_of(ty: str) -> str:
     return JSON
 
 
-def param_kind(tools: Dict[str, Dict[str, str]], func: str, param: str) -> str:
+def type_bit(ty: str) -> int:
+    """The union bit of a JSON Schema type string."""
+    t = _ascii_lower(ty.strip(_ASCII_WS))
+    k = kind_of(t)
+    if k == STR:
+        return T_STRING
+    if k == INTEGER:
+        return T_INTEGER
+    if k == NUMBER:
+        return T_NUMBER
+    if k == BOOL:
+        return T_BOOL
+    if t == "null":
+        return T_NULL
+    if t == "object" or t.startswith("dict"):
+        return T_OBJECT
+    if t in ("array", "arr") or t.startswith("list"):
+        return T_ARRAY
+    return T_OTHER
+
+
+_SINGLE = {0: STR, T_STRING: STR, T_INTEGER: INTEGER, T_NUMBER: NUMBER, T_BOOL: BOOL}
+
+
+def kind_of_types(types: Sequence[str]) -> Kind:
+    """The kind of a parameter whose schema admits ``types`` (empty: no type information)."""
+    mask = 0
+    for t in types:
+        mask |= type_bit(t)
+    if mask in _SINGLE:
+        return _SINGLE[mask]
+    if bin(mask).count("1") == 1:
+        return JSON
+    return mask
+
+
+def param_kind(tools: Dict[str, Dict[str, List[str]]], func: str, param: str) -> Kind:
     """The kind of parameter ``param`` of ``func``; STR when the schema does not know it."""
-    ty = tools.get(func, {}).get(param)
-    return STR if ty is None else kind_of(ty)
+    types = tools.get(func, {}).get(param)
+    return STR if types is None else kind_of_types(types)
 
 
 def json_str_body(s: str) -> str:
@@ -61,8 +109,11 @@ def json_str(s: str) -> str:
     return encode_basestring(s)
 
 
-def convert(kind: str, raw: str) -> str:
+def convert(kind: Kind, raw: str) -> str:
     """The JSON text of a complete raw value of ``kind``."""
+    if isinstance(kind, int):
+        r = _union_text(kind, raw)
+        return json_str(raw) if r is None else r
     if kind != STR:
         t = raw.strip(_JSON_WS)
         low = _ascii_lower(t)
@@ -79,6 +130,36 @@ def convert(kind: str, raw: str) -> str:
         if r is not None:
             return r
     return json_str(raw)
+
+
+def _union_text(mask: int, raw: str) -> Optional[str]:
+    """The JSON text of ``raw`` as the first admitted type of ``mask`` it parses as; None: the
+    string."""
+    t = raw.strip(_JSON_WS)
+    low = _ascii_lower(t)
+    if low in ("null", "none") and (mask & T_NULL or not mask & T_STRING):
+        return "null"
+    if mask & T_INTEGER:
+        r = _integer_text(t)
+        if r is not None:
+            return r
+    if mask & T_NUMBER:
+        r = _number_text(t)
+        if r is not None:
+            return r
+    if mask & T_BOOL and low in ("true", "false"):
+        return low
+    if mask & (T_OBJECT | T_ARRAY | T_OTHER):
+        r = normalize_json(t)
+        if r is None:
+            return None
+        fits = (
+            (mask & T_OBJECT and r.startswith("{"))
+            or (mask & T_ARRAY and r.startswith("["))
+            or mask & T_OTHER
+        )
+        return r if fits else None
+    return None
 
 
 def _digits(s: str, i: int) -> int:

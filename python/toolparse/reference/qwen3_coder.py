@@ -9,8 +9,11 @@ points of the format are listed there)::
     </function>
     </tool_call>
 
-The wrapper may be missing. String values stream as they arrive; typed values are sent when their
-parameter closes; ``{`` goes with the call start and ``}`` with ``</function>``.
+The wrapper may be missing. String values stream as they arrive; typed values (and values of a
+union that admits a string and another type) are sent when their parameter closes; ``{`` goes
+with the call start and ``}`` with ``</function>``. A ``</parameter>`` (or the implicit end
+``\n</function>``) closes a value only when the right markup or the end of the output follows it
+after at most ``WS_CAP`` bytes of whitespace; otherwise it is value text.
 """
 
 from __future__ import annotations
@@ -23,10 +26,17 @@ from .event import Emitter
 from .json import is_blank
 from .scan import Markers, expect
 
+# The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
+WS_CAP = 64
+
 TEXT = Markers(["<tool_call>", "<function="])
 FUNCTION = Markers(["<function="])
 BODY = Markers(["<parameter=", "</function>", "</tool_call>"])
 VALUE = Markers(["</parameter>", "\n</parameter>", "\n<parameter=", "\n</function>"])
+# What must follow a </parameter> (after whitespace) for it to close the value.
+AFTER_PARAM = Markers(["<parameter=", "</function>", "</tool_call>"])
+# What must follow a \n</function> inside a value for it to close the value and the call.
+AFTER_FUNCTION = Markers(["</tool_call>"])
 END = Markers(["</tool_call>"])
 
 # Characters that end a function name (">" completes it; the others make it not a call) and a
@@ -47,6 +57,21 @@ def _find_any(s: str, stops: re.Pattern, start: int) -> int:
 
 _VALUE_LONGEST = max(len(m) for m in VALUE.list)
 
+# closes() results
+YES, NO, WAIT = "yes", "no", "wait"
+
+
+def closes(s: str, at: int, follow: Markers, eof: bool) -> str:
+    """Whether a closing tag followed by ``s[at:]`` closes the value: whitespace (at most WS_CAP)
+    and then one of ``follow``, or (at the end of the output) whitespace and perhaps the cut-off
+    start of one of ``follow``."""
+    kind, a, b = expect(s, follow, at)
+    if kind == "marker":
+        return YES if b - len(follow.list[a]) <= WS_CAP else NO
+    if kind == "wait" and a <= WS_CAP:
+        return YES if eof else WAIT
+    return NO
+
 
 class Qwen3Coder:
     def __init__(self, tools: ToolTypes) -> None:
@@ -56,12 +81,16 @@ class Qwen3Coder:
         self.raw = ""  # Wrapper, Name: the markup read so far
         self.at = 0  # Name: where the name starts in raw
         self.name = ""  # Param: the parameter name so far
-        self.kind = params.STR  # Value
-        self.started = False  # Value: the leading newline was dealt with
+        self.kind: params.Kind = params.STR  # Value
+        # Value: where it stands with its optional leading newline: Start (not dealt with), Kept
+        # (it starts with a candidate end marker, kept whole: if that turns out to be value text,
+        # a newline it starts with is the leading newline and is stripped), Body
+        self.lead = "Start"
         self.buf: List[str] = []  # Value: the raw text of a typed value
         self.ws = ""  # After: the whitespace read, content if other text follows
         self.func = ""  # the current call's function name
         self.params = 0  # parameters written in the current call
+        self.eof = False  # the end of the output was reached: a held closing tag is decided
 
     @staticmethod
     def _close(out: Emitter) -> None:
@@ -159,27 +188,49 @@ class Qwen3Coder:
                     continue
                 i += p + 1
                 name, self.name = self.name, ""
-                kind = params.param_kind(self.tools, self.func, name)
+                self.kind = params.param_kind(self.tools, self.func, name)
                 frag = (", " if self.params > 0 else "") + params.json_str(name) + ": "
-                if kind == params.STR:
+                if self.kind == params.STR:
                     frag += '"'
                 out.args(frag)
                 self.params += 1
-                self.st, self.kind, self.started, self.buf = "Value", kind, False, []
+                self.st, self.lead, self.buf = "Value", "Start", []
             elif st == "Value":
-                if not self.started:
+                if self.lead == "Start":
                     # One leading newline is stripped, unless it begins an end marker.
-                    if VALUE.starts(s, i) == -1:
-                        if VALUE.could_start(s[i : i + _VALUE_LONGEST]):
-                            return i
-                        if s[i] == "\n":
-                            i += 1
-                    self.started = True
+                    if VALUE.starts(s, i) != -1:
+                        self.lead = "Kept"
+                        continue
+                    if VALUE.could_start(s[i : i + _VALUE_LONGEST]):
+                        return i
+                    if s[i] == "\n":
+                        i += 1
+                    self.lead = "Body"
                     continue
                 kind, at, which = VALUE.find(s, i)
                 self._value_text(s[i : i + at], out)
                 if kind != "marker":
                     return i + at
+                if at > 0:
+                    self.lead = "Body"
+                m = VALUE.list[which]
+                after = i + at + len(m)
+                if which in (0, 1):
+                    close = closes(s, after, AFTER_PARAM, self.eof)
+                elif which == 3:
+                    close = closes(s, after, AFTER_FUNCTION, self.eof)
+                else:
+                    close = YES
+                if close == WAIT:
+                    return i + at
+                if close == NO:
+                    # The tag is value text (less the leading newline, if it is one).
+                    if self.lead == "Kept" and m.startswith("\n"):
+                        m = m[1:]
+                    self._value_text(m, out)
+                    self.lead = "Body"
+                    i = after
+                    continue
                 if self.kind == params.STR:
                     out.args('"')
                 else:
@@ -211,6 +262,11 @@ class Qwen3Coder:
         return n
 
     def finish(self, rest: str, out: Emitter) -> None:
+        # The end of the output decides a closing tag held inside a value: feed it once more.
+        self.eof = True
+        if self.st == "Value" and rest:
+            n = self.feed(rest, out)
+            rest = rest[n:]
         st = self.st
         if st in ("Text", "Fallback"):
             out.content(rest)
