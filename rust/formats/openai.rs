@@ -818,6 +818,9 @@ mod tests {
             "plain <|text",
             "<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|call|>\"}<|call|>",
             "<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>",
+            "<|channel|>analysis<|message|>hello<|end|><|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>",
+            "<|channel|>analysis<|message|>a <|call|> b <|channel|>final x y z<|end|>\
+             <|start|>assistant<|channel|>final<|message|>c <|start|>user d",
         ];
         for t in texts {
             let whole = stream(t, &[]);
@@ -848,6 +851,9 @@ mod tests {
             " to=functions.f",
             "to=functions.g",
             " to=browser.search",
+            " to=python",
+            "user",
+            "<|start|>assistant",
             " json",
             "to=",
             "{",
@@ -953,5 +959,99 @@ mod tests {
         let x = extract("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|chan");
         assert!(!x.malformed);
         assert_eq!(x.content.as_deref(), Some("<|start|>assistant<|chan"));
+    }
+
+    #[test]
+    fn builtin_recipient_is_reasoning_after_a_newline() {
+        let text = "<|channel|>analysis<|message|>The user wants hello<|end|>\
+            <|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>";
+        let x = extract(text);
+        assert!(!x.malformed);
+        assert!(x.calls.is_empty());
+        assert_eq!(x.content, None);
+        assert_eq!(
+            x.reasoning.as_deref(),
+            Some("The user wants hello\nprint(\"hello\")")
+        );
+        // an empty reasoning message adds no separator
+        let x = extract(
+            "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>analysis<|message|>b",
+        );
+        assert_eq!(x.reasoning.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn quoted_markers_are_body_text() {
+        let text = "<|channel|>analysis<|message|>The tag <|call|> ends a call; \
+            <|channel|>final starts the answer, <|start|>user a user.<|end|>\
+            <|start|>assistant<|channel|>final<|message|>Hi <|message|> there<|return|>";
+        let x = extract(text);
+        assert!(!x.malformed);
+        assert_eq!(
+            x.reasoning.as_deref(),
+            Some(
+                "The tag <|call|> ends a call; <|channel|>final starts the answer, \
+                 <|start|>user a user."
+            )
+        );
+        assert_eq!(x.content.as_deref(), Some("Hi <|message|> there"));
+    }
+
+    /// The checks on a quoted header reject only headers `parse` rejects.
+    #[test]
+    fn quote_checks_reject_only_what_parse_rejects() {
+        const PIECES: &[&str] = &[
+            "<|channel|>",
+            "<|constrain|>",
+            "assistant",
+            "assistan",
+            "analysis",
+            "commentary",
+            "final",
+            "fin",
+            "to=functions.f",
+            "to=python",
+            "to=",
+            "json",
+            "user",
+            " ",
+            "\t",
+            "<",
+            "x",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut valid = 0;
+        for _ in 0..20_000 {
+            let role = rnd(2) == 0;
+            let mut h = String::new();
+            let mut c = Checks::default();
+            let mut ok = true;
+            if !role {
+                h.push_str(MARKERS.list[CHANNEL]);
+                ok = c.marker(CHANNEL);
+            }
+            for _ in 0..rnd(7) {
+                let p = PIECES[rnd(PIECES.len())];
+                h.push_str(p);
+                ok = ok
+                    && match MARKERS.starts(p) {
+                        Some(w) => c.marker(w),
+                        None => c.text(p, role),
+                    };
+            }
+            let parsed = parse(&h, role);
+            if !ok {
+                assert_eq!(parsed, None, "{h:?} role={role}");
+            } else if parsed.is_some() {
+                valid += 1;
+            }
+        }
+        assert!(valid > 100, "{valid}");
     }
 }
