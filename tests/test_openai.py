@@ -379,6 +379,25 @@ def test_preamble_is_content(backend: str) -> None:
         ),
         ("<|channel|>analysis to=python code<|message|>print(1 < 2)<|call|>", "print(1 < 2)"),
         (f"{S} to=container.exec<|channel|>commentary<|message|>ls -la<|call|>", "ls -la"),
+        # vLLM's parse_output_message tests: commentary to python/browser/container is reasoning
+        (
+            "<|channel|>commentary to=python<|message|>"
+            "import numpy as np\nprint(np.array([1, 2, 3]))<|call|>",
+            "import numpy as np\nprint(np.array([1, 2, 3]))",
+        ),
+        (
+            "<|channel|>commentary to=browser<|message|>Navigating to the specified URL<|call|>",
+            "Navigating to the specified URL",
+        ),
+        (
+            "<|channel|>commentary to=container<|message|>Running command in container<|call|>",
+            "Running command in container",
+        ),
+        # a recipient vLLM's Responses path would make an MCP call: no call here either
+        (
+            '<|channel|>commentary to=repo_browser.list<|message|>{"cmd": "ls"}<|call|>',
+            '{"cmd": "ls"}',
+        ),
     ],
 )
 def test_builtin_tool_recipient_is_reasoning(backend: str, text: str, reasoning: str) -> None:

@@ -13,10 +13,12 @@
 //!   strip): the call is complete when its object is.
 //! - any other recipient (a built-in tool: `python`, `browser.search`, `browser.open`,
 //!   `container.exec`, ..., in any channel): reasoning, never a function call. The peers: vLLM
-//!   reports no call for them; its non-streaming path (`parse_chat_output`) puts an `analysis`
-//!   one in the reasoning, each analysis message joined to the one before with `"\n"`, and drops a
-//!   `commentary` one (as llama.cpp drops every "unsolicited" built-in message). Nothing is dropped
-//!   here: both are reasoning, separated as below.
+//!   reports no call for them; its Responses path (`parse_output_message`) makes a message to
+//!   `python`, `browser` or `container`, `commentary` channel included, a reasoning item of its
+//!   own (other recipients become MCP calls there, which chat completions have no slot for); its
+//!   chat path (`parse_chat_output`) joins the `analysis` messages into the reasoning with `"\n"`
+//!   and drops a `commentary` one, as llama.cpp drops every "unsolicited" built-in message.
+//!   Nothing is dropped here: every such message is reasoning, separated as below.
 //! - no recipient: `analysis` is reasoning; `final`, `commentary` (a preamble for the user) or no
 //!   channel at all are content. Another channel name is malformed.
 //!
