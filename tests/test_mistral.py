@@ -207,3 +207,33 @@ def test_twins_agree_per_feed(text: str) -> None:
             feeds.append(p.malformed)
             out.append(feeds)
         assert out[0] == out[1], cuts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_every_splitting_at_unit_boundaries(backend: str) -> None:
+    """The text as units (markers, pieces of names, ids and arguments): every way of cutting it
+    into deltas at unit boundaries gives one result on the core parser."""
+    units = ["Hi", "[TOOL_CALLS]", "get", "_x", "[CALL_ID]", "ab", "12", " ", "[ARGS]"]
+    units += ['{"a"', ": 1}", "[TOOL_CALLS]g[CALL_ID]", "Z9{}"]
+    expected = ("Hi", [("ab12", "get_x", '{"a": 1}'), ("Z9", "g", "{}")])
+    n = len(units)
+    for mask in range(1 << (n - 1)):
+        chunks, cur = [], units[0]
+        for k in range(1, n):
+            if mask >> (k - 1) & 1:
+                chunks.append(cur)
+                cur = ""
+            cur += units[k]
+        chunks.append(cur)
+        p = _core.Parser(FMT) if backend == "rust" else reference.Parser(FMT)
+        content, calls = "", []
+        for d in [p.feed(c) for c in chunks] + [p.finish()]:
+            if d is None:
+                continue
+            content += d[0] or ""
+            for _, id_, name, args in d[2] or ():
+                if name is not None:
+                    calls.append([id_, name, ""])
+                calls[-1][2] += args or ""
+        assert (content, [tuple(c) for c in calls]) == expected, chunks
+        assert p.malformed is False

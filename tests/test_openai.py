@@ -723,3 +723,44 @@ def test_large_arguments(backend: str) -> None:
     assert streamed(backend, chunks) == ("", "", [("f", args)])
     info = parser(backend).extract_tool_calls(text)
     assert info.tool_calls[0].function.arguments == args
+
+
+# Texts as units (markers, words, characters): every way of cutting them into deltas at unit
+# boundaries (2 ** (units - 1) splittings) gives one result on the core parser.
+UNIT_TEXTS = [
+    (
+        ["<|channel|>", "analysis", "<|message|>", "a", "<|call|>", " ", "b", "<|end|>"]
+        + ["<|start|>", "assistant", "<|channel|>", "commentary to=python", "<|message|>", "c"],
+        ("", "a<|call|> b\nc", []),
+    ),
+    (
+        ["<|channel|>", "final", "<|message|>", "x", "<|end|>", "<|start|>", "user"]
+        + ["<|message|>", "y", "<|end|>", "<|start|>", "assistant<|channel|>final<|message|>z"],
+        ("x<|end|><|start|>user<|message|>yz", "", []),
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("units,expected", UNIT_TEXTS)
+def test_every_splitting_at_unit_boundaries(
+    backend: str, units: List[str], expected: Tuple[str, str, list]
+) -> None:
+    n = len(units)
+    for mask in range(1 << (n - 1)):
+        chunks, cur = [], units[0]
+        for k in range(1, n):
+            if mask >> (k - 1) & 1:
+                chunks.append(cur)
+                cur = ""
+            cur += units[k]
+        chunks.append(cur)
+        p = core(backend)
+        content, reasoning = "", ""
+        for d in [p.feed(c) for c in chunks] + [p.finish()]:
+            if d is not None:
+                content += d[0] or ""
+                reasoning += d[1] or ""
+                assert d[2] is None
+        assert (content, reasoning, []) == expected, chunks
+        assert p.malformed is False
