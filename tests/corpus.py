@@ -396,12 +396,13 @@ class Hermes(Renderer):
 
 class Mistral(Renderer):
     """pre-v11 ``[TOOL_CALLS][{...}, ...]``; v11 ``[TOOL_CALLS]N{...}``; also
-    ``[TOOL_CALLS]N[ARGS]{...}``."""
+    ``[TOOL_CALLS]N[ARGS]{...}`` and, with the model's call ids,
+    ``[TOOL_CALLS]N[CALL_ID]ID[ARGS]{...}``."""
 
     name = "mistral"
-    forms = ("array", "v11", "v11_args")
+    forms = ("array", "v11", "v11_args", "v11_call_id")
     markers = ("[TOOL_CALLS]",)
-    extra_tokens = ("[ARGS]", "[TOOL_CALLS]f", "get_weather")
+    extra_tokens = ("[ARGS]", "[CALL_ID]", "[TOOL_CALLS]f", "get_weather")
 
     def _body(self, calls, before, after, form, style, reasoning):
         expected = [(n, args_text(a, style)) for n, a in calls]
@@ -413,8 +414,13 @@ class Mistral(Renderer):
             body = "[TOOL_CALLS][" + sep.join(objs) + "]"
         elif form == "v11":
             body = "".join(f"[TOOL_CALLS]{n}{a}" for n, a in expected)
-        else:
+        elif form == "v11_args":
             body = "".join(f"[TOOL_CALLS]{n}[ARGS]{a}" for n, a in expected)
+        else:
+            # ids as Mistral's (9 letters and digits), one per call
+            body = "".join(
+                f"[TOOL_CALLS]{n}[CALL_ID]Call{k:05d}[ARGS]{a}" for k, (n, a) in enumerate(expected)
+            )
         return before + body + after, expected
 
 

@@ -3,13 +3,18 @@
 Decisions this file pins down (see ``rust/formats/openai.rs``):
 
 * ``analysis`` is reasoning; ``final`` and ``commentary`` without a recipient (a preamble) are
-  content; text before the first message is content; whitespace between and after messages is
-  markup, other text there is malformed.
+  content; text before the first message is content; whitespace after an end marker is markup.
 * a ``functions.NAME`` recipient (in the role part or after the channel name, any channel) is a
   tool call whose arguments are the body, passed through byte for byte; ``<|call|>`` may be missing
   at the end of the text (servers strip the stop token) when the object is complete; an empty body
   closed by an end marker is ``{}``.
-* any other recipient (built-in tools such as ``browser.search`` or ``python``) is reasoning.
+* any other recipient (built-in tools such as ``browser.search``, ``python`` or
+  ``container.exec``, in any channel) is reasoning, never a call; a reasoning message whose text
+  follows earlier reasoning starts with ``"\n"`` (vLLM joins its analysis messages so).
+* marker text inside a body is body text unless it forms a real boundary: an end marker followed
+  by whitespace and the end of the text or a valid header, or ``<|start|>``/``<|channel|>``
+  opening a valid header; ``<|message|>`` and ``<|constrain|>`` there are always text. A header
+  still open at the end of the text is taken as real (content, as a cut-off header always is).
 * malformed markup never raises; non-streaming falls back to the original text as content.
 """
 
@@ -74,16 +79,11 @@ MALFORMED = [
     "<|channel|>commentary o=functions.f <|constrain|>json<|message|>{}<|call|>",
     "<|channel|>" + "a" * 600 + "<|message|>hi",
     "<|start|>assistant<|end|>hi",
-    f"<|channel|>final<|message|>hi<|end|>{S}to=functions.f<|channel|>commentary<|message|>{{}}",
-    "<|channel|>final<|message|>hi<|end|><|start|>user<|message|>more",
-    # text between or after messages (harmony allows only <|start|> there)
+    # text after a call (harmony allows only <|start|> there)
     CALL_F.format(name="f", args="{}") + " bye",
-    "<|channel|>final<|message|>0<|end|>|start|>assistant<|channel|>final<|message|>1",
     # stray markers
     "<|end|>hi",
     "Hello<|call|>",
-    "<|channel|>final<|message|>x<|message|>y",
-    "<|channel|>final<|message|>x<|end|><|constrain|>json",
     '<|channel|>commentary to=functions.f<|message|>{"a": 1}<|message|>',
 ]
 
@@ -376,10 +376,226 @@ def test_preamble_is_content(backend: str) -> None:
         ),
         ("<|channel|>analysis to=python code<|message|>print(1 < 2)<|call|>", "print(1 < 2)"),
         (f"{S} to=container.exec<|channel|>commentary<|message|>ls -la<|call|>", "ls -la"),
+        # vLLM's parse_output_message tests: commentary to python/browser/container is reasoning
+        (
+            "<|channel|>commentary to=python<|message|>"
+            "import numpy as np\nprint(np.array([1, 2, 3]))<|call|>",
+            "import numpy as np\nprint(np.array([1, 2, 3]))",
+        ),
+        (
+            "<|channel|>commentary to=browser<|message|>Navigating to the specified URL<|call|>",
+            "Navigating to the specified URL",
+        ),
+        (
+            "<|channel|>commentary to=container<|message|>Running command in container<|call|>",
+            "Running command in container",
+        ),
+        # a recipient vLLM's Responses path would make an MCP call: no call here either
+        (
+            '<|channel|>commentary to=repo_browser.list<|message|>{"cmd": "ls"}<|call|>',
+            '{"cmd": "ls"}',
+        ),
     ],
 )
 def test_builtin_tool_recipient_is_reasoning(backend: str, text: str, reasoning: str) -> None:
     check(backend, text, None, [], reasoning=reasoning)
+
+
+# The user-reported shapes: a built-in tool message after reasoning, its recipient after the
+# channel name or in the role part; today's result must not be `...helloprint("hello")`.
+HELLO = "<|channel|>analysis<|message|>The user wants to see hello<|end|>"
+BUILTIN_AFTER_REASONING = [
+    f'{HELLO}{S}<|channel|>commentary to=python<|message|>print("hello")<|call|>',
+    f'{HELLO}{S}<|channel|>analysis to=python code<|message|>print("hello")<|call|>',
+    f'{HELLO}{S} to=python<|channel|>analysis code<|message|>print("hello")<|call|>',
+    f'{HELLO}{S}<|channel|>commentary to=python<|message|>print("hello")',
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", BUILTIN_AFTER_REASONING)
+def test_builtin_tool_message_is_reasoning_of_its_own(backend: str, text: str) -> None:
+    check(backend, text, None, [], reasoning='The user wants to see hello\nprint("hello")')
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_builtin_tool_messages_between_reasoning_and_calls(backend: str) -> None:
+    """A browsing turn (vLLM's test shapes): reasoning, a search, more reasoning, an open, then a
+    function call and the answer. No built-in message is a call; each reasoning message after the
+    first starts with a newline; calls and content are untouched."""
+    text = (
+        "<|channel|>analysis<|message|>We need to browse. Let's search.<|end|>"
+        f"{S}<|channel|>analysis to=browser.search code<|message|>"
+        '{"query": "Ho Chi Minh City weather today", "topn": 10, "source": "news"}<|call|>'
+        f"{S}<|channel|>analysis<|message|>Open the first result.<|end|>"
+        f'{S} to=browser.open<|channel|>analysis code<|message|>{{"id": 0}}<|call|>'
+        f"{S}<|channel|>commentary to=container.exec <|constrain|>json"
+        '<|message|>{"cmd": ["ls"]}<|call|>'
+        + S
+        + CALL_F.format(name="get_weather", args='{"city": "HCMC"}')
+        + f"{S}<|channel|>final<|message|>It is 31 °C.<|return|>"
+    )
+    reasoning = "\n".join(
+        [
+            "We need to browse. Let's search.",
+            '{"query": "Ho Chi Minh City weather today", "topn": 10, "source": "news"}',
+            "Open the first result.",
+            '{"id": 0}',
+            '{"cmd": ["ls"]}',
+        ]
+    )
+    check(backend, text, "It is 31 °C.", [("get_weather", '{"city": "HCMC"}')], reasoning)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_reasoning_messages_are_separated_by_a_newline(backend: str) -> None:
+    a = "<|channel|>analysis<|message|>First.<|end|>"
+    b = f"{S}<|channel|>analysis<|message|>Second.<|end|>"
+    empty = f"{S}<|channel|>analysis<|message|><|end|>"
+    final = f"{S}<|channel|>final<|message|>Done.<|return|>"
+    check(backend, a + b + final, "Done.", [], reasoning="First.\nSecond.")
+    # an empty message adds nothing; content between reasoning messages does not count
+    check(backend, empty + a + empty + b, None, [], reasoning="First.\nSecond.")
+    check(backend, a + final + b, "Done.", [], reasoning="First.\nSecond.")
+    # the newline streams with the second message's first text, not before
+    p = core(backend)
+    assert p.feed(a + S + "<|channel|>analysis<|message|>") == (None, "First.", None)
+    assert p.feed("S") == (None, "\nS", None)
+
+
+# Marker text quoted inside a body: (text, content, reasoning). None of it is malformed.
+QUOTED = [
+    # an end marker followed by text is body text
+    (
+        "<|channel|>analysis<|message|>The tag <|call|> ends a call.<|end|>"
+        f"{S}<|channel|>final<|message|>Hi<|return|>",
+        "Hi",
+        "The tag <|call|> ends a call.",
+    ),
+    # `<|channel|>final` in reasoning: not a valid header (too many words, a wrong name)
+    (
+        "<|channel|>analysis<|message|>I answer on <|channel|>final when I am done.<|end|>"
+        f"{S}<|channel|>final<|message|>Hi",
+        "Hi",
+        "I answer on <|channel|>final when I am done.",
+    ),
+    (
+        "<|channel|>analysis<|message|>use <|channel|>finally<|end|>",
+        None,
+        "use <|channel|>finally",
+    ),
+    # `<|start|>` with a role other than assistant, then `<|message|>` (always body text)
+    (
+        "<|channel|>analysis<|message|>Write <|start|>user<|message|>x then.<|end|>"
+        f"{S}<|channel|>final<|message|>Hi",
+        "Hi",
+        "Write <|start|>user<|message|>x then.",
+    ),
+    # every marker quoted, then a real message
+    (
+        "<|channel|>analysis<|message|>Markers: <|start|> <|channel|> <|message|> <|constrain|>"
+        " <|end|> <|call|> <|return|>.<|end|>"
+        f"{S}<|channel|>final<|message|>ok",
+        "ok",
+        "Markers: <|start|> <|channel|> <|message|> <|constrain|> <|end|> <|call|> <|return|>.",
+    ),
+    # a header that breaks at a marker: the marker is looked at again (here: a real boundary)
+    (
+        "<|channel|>analysis<|message|>see <|channel|>final x <|end|>"
+        f"{S}<|channel|>final<|message|>Hi",
+        "Hi",
+        "see <|channel|>final x ",
+    ),
+    # a header that is complete but invalid (two recipients): text up to its `<|message|>`
+    (
+        "<|channel|>analysis<|message|>a <|channel|>final to=a to=b<|message|>b<|end|>",
+        None,
+        "a <|channel|>final to=a to=b<|message|>b",
+    ),
+    # quotes in content bodies too
+    (
+        "<|channel|>final<|message|>hi<|end|><|start|>user<|message|>more",
+        "hi<|end|><|start|>user<|message|>more",
+        None,
+    ),
+    ("<|channel|>final<|message|>x<|message|>y", "x<|message|>y", None),
+    ("<|channel|>final<|message|>x<|end|><|constrain|>json", "x<|end|><|constrain|>json", None),
+    # the end marker is quoted (text follows it), the `<|channel|>` after it opens a real header
+    (
+        "<|channel|>final<|message|>0<|end|>|start|>assistant<|channel|>final<|message|>1",
+        "0<|end|>|start|>assistant1",
+        None,
+    ),
+    # the role word is broken before the `<|channel|>`: that `<|channel|>` is looked at on its own
+    (
+        f"<|channel|>final<|message|>hi<|end|>{S}to=functions.f<|channel|>commentary<|message|>{{}}",
+        "hi<|end|><|start|>assistantto=functions.f{}",
+        None,
+    ),
+    # a quote, then a real call whose end marker is missing before it
+    (
+        "<|channel|>analysis<|message|>call <|call|> f"
+        "<|channel|>commentary to=functions.f<|message|>{}<|call|>",
+        None,
+        "call <|call|> f",
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text,content,reasoning", QUOTED)
+def test_quoted_markers_are_body_text(
+    backend: str, text: str, content: Optional[str], reasoning: Optional[str]
+) -> None:
+    calls = [("f", "{}")] if "functions.f<|message|>{}<|call|>" in text else []
+    check(backend, text, content, calls, reasoning)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", [0, 4, 5, 11, 12])
+def test_quoted_markers_every_split(backend: str, k: int) -> None:
+    """Every single cut, and every pair of cuts around the quote, give the same result."""
+    text, content, reasoning = QUOTED[k]
+    calls = [("f", "{}")] if "functions.f<|message|>{}<|call|>" in text else []
+    expected = (content or "", reasoning or "", calls)
+    for a in range(len(text) + 1):
+        assert streamed(backend, [text[:a], text[a:]]) == expected, a
+    q = text.index("<|message|>") + len("<|message|>")
+    for a in range(q, len(text) + 1, 3):
+        for b in range(a, min(len(text), a + 40) + 1):
+            assert streamed(backend, [text[:a], text[a:b], text[b:]]) == expected, (a, b)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_quote_hold_back_is_bounded_and_released(backend: str) -> None:
+    p = core(backend)
+    assert p.feed("<|channel|>analysis<|message|>say ") == (None, "say ", None)
+    # a possible header: held until it shows to be one or not
+    assert p.feed("<|channel|>fin") is None
+    assert p.feed("al") is None
+    assert p.feed(" now") is None
+    assert p.feed(" please") is None  # a header holds three words: channel, recipient, type
+    assert p.feed(" go") == (None, "<|channel|>final now please go", None)
+    assert p.feed("<|end|>") is None
+    assert p.feed(" and") == (None, "<|end|> and", None)
+    # a long header-like quote is released after HEADER_MAX characters
+    assert p.feed(f"{S} to=" + "x" * 600) == (None, f"{S} to=" + "x" * 600, None)
+    assert p.finish() is None
+    assert p.malformed is False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_quoted_header_cut_off_at_the_end_is_taken_as_real(backend: str) -> None:
+    check(
+        backend,
+        "<|channel|>analysis<|message|>I think <|channel|>final",
+        "<|channel|>final",
+        [],
+        reasoning="I think ",
+    )
+    check(
+        backend, "<|channel|>analysis<|message|>r<|end|> \n<|chan", " \n<|chan", [], reasoning="r"
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -512,6 +728,8 @@ def _texts_for_differential() -> List[str]:
         "plain text < with <| odd |> markers",
         " to=functions.f<|channel|>commentary json<|message|>{}",
         *MALFORMED,
+        *BUILTIN_AFTER_REASONING,
+        *(t for t, _, _ in QUOTED),
     ]
 
 
@@ -547,3 +765,44 @@ def test_large_arguments(backend: str) -> None:
     assert streamed(backend, chunks) == ("", "", [("f", args)])
     info = parser(backend).extract_tool_calls(text)
     assert info.tool_calls[0].function.arguments == args
+
+
+# Texts as units (markers, words, characters): every way of cutting them into deltas at unit
+# boundaries (2 ** (units - 1) splittings) gives one result on the core parser.
+UNIT_TEXTS = [
+    (
+        ["<|channel|>", "analysis", "<|message|>", "a", "<|call|>", " ", "b", "<|end|>"]
+        + ["<|start|>", "assistant", "<|channel|>", "commentary to=python", "<|message|>", "c"],
+        ("", "a<|call|> b\nc", []),
+    ),
+    (
+        ["<|channel|>", "final", "<|message|>", "x", "<|end|>", "<|start|>", "user"]
+        + ["<|message|>", "y", "<|end|>", "<|start|>", "assistant<|channel|>final<|message|>z"],
+        ("x<|end|><|start|>user<|message|>yz", "", []),
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("units,expected", UNIT_TEXTS)
+def test_every_splitting_at_unit_boundaries(
+    backend: str, units: List[str], expected: Tuple[str, str, list]
+) -> None:
+    n = len(units)
+    for mask in range(1 << (n - 1)):
+        chunks, cur = [], units[0]
+        for k in range(1, n):
+            if mask >> (k - 1) & 1:
+                chunks.append(cur)
+                cur = ""
+            cur += units[k]
+        chunks.append(cur)
+        p = core(backend)
+        content, reasoning = "", ""
+        for d in [p.feed(c) for c in chunks] + [p.finish()]:
+            if d is not None:
+                content += d[0] or ""
+                reasoning += d[1] or ""
+                assert d[2] is None
+        assert (content, reasoning, []) == expected, chunks
+        assert p.malformed is False

@@ -129,6 +129,7 @@ def test_reference_markers_are_the_spec_markers() -> None:
     assert llama3_json.TEXT.list == m("llama3_json", "call_start", "object_start")
     assert mistral.BOT.list == m("mistral", "call_start")
     assert mistral.ARGS.list == m("mistral", "args_start")
+    assert mistral.AFTER_NAME.list == m("mistral", "args_start", "call_id")
     roles = ("start", "channel", "message", "end", "call", "return", "constrain")
     assert openai.MARKERS.list == m("openai", *roles)
     assert qwen3_coder.TEXT.list == m("qwen3_coder", "call_start", "function_start")

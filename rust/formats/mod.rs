@@ -412,6 +412,10 @@ mod tests {
         let s = spec("mistral");
         assert_eq!(mistral::BOT.list, markers(s, &["call_start"]));
         assert_eq!(mistral::ARGS.list, markers(s, &["args_start"]));
+        assert_eq!(
+            mistral::AFTER_NAME.list,
+            markers(s, &["args_start", "call_id"])
+        );
         let s = spec("openai");
         let roles = [
             "start",

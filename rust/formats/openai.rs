@@ -11,18 +11,47 @@
 //!   JSON scanner decides where the object ends). An empty body closed by an end marker is `{}`.
 //!   The end marker may be missing at the end of the text (`<|call|>` is a stop token that servers
 //!   strip): the call is complete when its object is.
-//! - any other recipient (built-in tools: `browser.search`, `python`, `container.exec`): reasoning.
-//!   vLLM never reports these as function calls; their text stays in the reasoning slot.
+//! - any other recipient (a built-in tool: `python`, `browser.search`, `browser.open`,
+//!   `container.exec`, ..., in any channel): reasoning, never a function call. The peers: vLLM
+//!   reports no call for them; its Responses path (`parse_output_message`) makes a message to
+//!   `python`, `browser` or `container`, `commentary` channel included, a reasoning item of its
+//!   own (other recipients become MCP calls there, which chat completions have no slot for); its
+//!   chat path (`parse_chat_output`) joins the `analysis` messages into the reasoning with `"\n"`
+//!   and drops a `commentary` one, as llama.cpp drops every "unsolicited" built-in message.
+//!   Nothing is dropped here: every such message is reasoning, separated as below.
 //! - no recipient: `analysis` is reasoning; `final`, `commentary` (a preamble for the user) or no
 //!   channel at all are content. Another channel name is malformed.
 //!
+//! Every reasoning message whose text follows reasoning text of an earlier message starts with a
+//! `"\n"` (vLLM's join), so a built-in call's code or query is not glued to the thought before it.
+//!
+//! Marker text inside a body (a quote: reasoning that writes `<|call|>`, `<|channel|>final` or
+//! `<|start|>`) is body text unless it forms a real message boundary. openai-harmony reads special
+//! tokens, which plain text cannot tell from their spelling; here, in a body:
+//! - `<|message|>` and `<|constrain|>` are body text;
+//! - an end marker (`<|end|>`, `<|call|>`, `<|return|>`) ends the body when whitespace and then the
+//!   end of the text or the opener of a valid header follow; anything else makes it body text;
+//! - `<|start|>` or `<|channel|>` (directly, or after an end marker) opens a header; when that
+//!   header turns out invalid (by the rules of the header parser, checked as it arrives: a role
+//!   other than `assistant`, a channel name other than the three, a second `<|channel|>`, more
+//!   words than a header holds, another marker before `<|message|>`, more than [`HEADER_MAX`]
+//!   characters) everything from the marker that opened it up to the point where it shows to be
+//!   invalid is body text, and reading goes on from there: a marker that broke the header is
+//!   looked at again, markers it had taken (its `<|channel|>`, `<|constrain|>`, `<|message|>`)
+//!   stay in the quote.
+//! - a header still open at the end of the text is taken as real: it goes to content, as a header
+//!   cut off by the end of the text always does.
+//!
+//! The reasoning keeps the quoted text. Held back meanwhile: the marker, at most [`HEADER_MAX`]
+//! characters of whitespace and at most [`HEADER_MAX`] characters of header.
+//!
 //! Text before the first message (plain output with no markup at all) is content; whitespace
-//! between and after messages is markup, other text there is malformed. A message whose end marker
-//! is missing is ended by the next `<|start|>` or `<|channel|>`.
-//! Headers are kept in the state (bounded by [`HEADER_MAX`]); bodies stream with only a possible
-//! marker prefix held back (arguments with nothing held back). Malformed markup (a stray marker, a bad or overlong header, a call body
-//! that is not one JSON object) sets `malformed` and everything after is content; a header cut off
-//! by the end of the text goes back to content.
+//! after an end marker is markup; after a tool call only whitespace and a header may follow (other
+//! text there is malformed). Headers are kept in the state (bounded by [`HEADER_MAX`]); bodies
+//! stream with only a possible marker prefix (or a quote being decided) held back, arguments with
+//! nothing held back. Malformed markup (a stray marker outside a body, a bad or overlong header
+//! outside a body, a call body that is not one JSON object) sets `malformed` and everything after
+//! is content; a header cut off by the end of the text goes back to content.
 
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -53,20 +82,134 @@ const FUNCTION_RECIPIENT: &str = "to=functions.";
 /// The longest header accepted, in characters (markers inside it included).
 pub const HEADER_MAX: usize = 512;
 
+/// The channel names a header may give.
+const CHANNELS: &[&str] = &["analysis", "commentary", "final"];
+/// The role of every message the model writes.
+const ROLES: &[&str] = &["assistant"];
+
 pub fn new(_: &Tools) -> Box<dyn Machine> {
     Box::new(Harmony {
         st: State::Outside {
             raw: String::new(),
             first: true,
         },
+        sep: Sep::default(),
     })
 }
 
+/// A word of a quoted header whose spelling is checked as it arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Role,
+    Channel,
+}
+
+impl Word {
+    fn names(self) -> &'static [&'static str] {
+        match self {
+            Word::Role => ROLES,
+            Word::Channel => CHANNELS,
+        }
+    }
+}
+
+/// What is known of a quoted header so far: enough to see, as it arrives, that [`parse`] will
+/// reject it. Every check only rejects what `parse` rejects.
+#[derive(Debug, Default)]
+struct Checks {
+    /// A `<|channel|>` was read.
+    channel: bool,
+    /// The channel name comes next.
+    name_next: bool,
+    /// Words read (runs of non-whitespace; markers end them).
+    words: usize,
+    in_word: bool,
+    /// The word being checked, and its characters so far.
+    check: Option<Word>,
+    word: String,
+}
+
+impl Checks {
+    /// Header text (no marker in it) was read; false when the header can no longer be valid.
+    fn text(&mut self, s: &str, role: bool) -> bool {
+        for c in s.chars() {
+            if is_hws(c) {
+                if self.name_next || !self.end_word() {
+                    return false;
+                }
+                self.in_word = false;
+                continue;
+            }
+            if !self.in_word {
+                self.in_word = true;
+                self.words += 1;
+                // A channel name, a role, a recipient and one content type at most.
+                if self.words > 3 + usize::from(role) {
+                    return false;
+                }
+                if self.name_next {
+                    self.name_next = false;
+                    self.check = Some(Word::Channel);
+                } else if role && self.words == 1 && !self.channel {
+                    self.check = Some(Word::Role);
+                }
+            }
+            // The channel name ends at `<` too.
+            if c == '<' && self.check == Some(Word::Channel) {
+                if !self.end_word() {
+                    return false;
+                }
+                continue;
+            }
+            if let Some(w) = self.check {
+                self.word.push(c);
+                if !w.names().iter().any(|n| n.starts_with(self.word.as_str())) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The checked word (if any) ended: it must be one of its names.
+    fn end_word(&mut self) -> bool {
+        match self.check.take() {
+            Some(w) => {
+                let ok = w.names().contains(&self.word.as_str());
+                self.word.clear();
+                ok
+            }
+            None => true,
+        }
+    }
+
+    /// `<|channel|>` or `<|constrain|>` inside the header; false when the header can no longer be
+    /// valid.
+    fn marker(&mut self, which: usize) -> bool {
+        if self.name_next || !self.end_word() {
+            return false;
+        }
+        self.in_word = false;
+        if which == CHANNEL {
+            if self.channel {
+                return false;
+            }
+            self.channel = true;
+            self.name_next = true;
+        }
+        true
+    }
+}
+
 /// A header being read, up to `<|message|>`.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Header {
-    /// Everything read for this message so far (goes back to content if it fails).
+    /// Everything read for this message so far (goes back to content, or to the quoting body, if
+    /// it fails).
     raw: String,
+    /// Bytes at the start of `raw` that are the quoting body's end marker (markup if the header
+    /// is real, like whitespace after it).
+    lead: usize,
     /// Byte offset in `raw` where the header text starts (after `<|start|>`).
     text: usize,
     /// Characters of header text so far.
@@ -75,18 +218,56 @@ struct Header {
     role: bool,
     /// Opened by `to=` at the very start of the output: maybe not a header at all.
     tentative: bool,
+    /// Opened inside a body (`Some(reasoning)`: which kind): if the header is invalid, it was
+    /// quoted text of that body.
+    quote: Option<bool>,
+    checks: Checks,
 }
 
 impl Header {
-    fn push(&mut self, s: &str) {
+    /// Header text; false when a quoted header can no longer be valid.
+    fn push(&mut self, s: &str) -> bool {
         self.raw.push_str(s);
         self.chars += s.chars().count();
+        self.quote.is_none() || self.checks.text(s, self.role)
+    }
+
+    /// A marker inside the header (`<|channel|>` or `<|constrain|>`); false, and not taken, when
+    /// it shows that a quoted header is not valid.
+    fn push_marker(&mut self, which: usize) -> bool {
+        if self.quote.is_some() && !self.checks.marker(which) {
+            return false;
+        }
+        let m = MARKERS.list[which];
+        self.raw.push_str(m);
+        self.chars += m.len();
+        true
+    }
+
+    /// A header opened by marker `which` (`<|start|>` or `<|channel|>`) after `raw` (whitespace,
+    /// or a quoting body's end marker and whitespace: `lead` bytes of it are that end marker).
+    fn open(raw: String, lead: usize, which: usize, quote: Option<bool>) -> Header {
+        let mut h = Header {
+            text: raw.len(),
+            raw,
+            lead,
+            role: which == START,
+            quote,
+            ..Header::default()
+        };
+        if which == START {
+            h.raw.push_str(MARKERS.list[START]);
+            h.text = h.raw.len();
+        } else {
+            h.push_marker(CHANNEL);
+        }
+        h
     }
 }
 
 #[derive(Debug)]
 enum State {
-    /// Between messages (`first`: at the start of the output): whitespace, then a header opener.
+    /// At the start of the output or after a tool call: whitespace, then a header opener.
     /// `raw` is the whitespace read so far.
     Outside {
         raw: String,
@@ -99,6 +280,13 @@ enum State {
     Body {
         reasoning: bool,
     },
+    /// An end marker inside a body, then whitespace (`raw`; the marker is its first `end` bytes):
+    /// the end of the body if a header (or the end of the text) follows, else body text.
+    Ended {
+        reasoning: bool,
+        raw: String,
+        end: usize,
+    },
     /// A tool call's body before its arguments object.
     ArgsStart,
     /// The arguments object, passed through as written.
@@ -109,8 +297,18 @@ enum State {
     Fallback,
 }
 
+/// What the bodies said so far, for the separator between reasoning messages.
+#[derive(Debug, Default)]
+struct Sep {
+    /// Some message's reasoning text was emitted.
+    said: bool,
+    /// The current body has emitted nothing yet.
+    fresh: bool,
+}
+
 pub struct Harmony {
     st: State,
+    sep: Sep,
 }
 
 /// Where a message's body goes.
@@ -137,7 +335,7 @@ fn parse(h: &str, role: bool) -> Option<Route> {
         Some(p) => {
             let c = &h[p + ch.len()..];
             let end = c.find(|x: char| is_hws(x) || x == '<').unwrap_or(c.len());
-            if !matches!(&c[..end], "analysis" | "commentary" | "final") || c[end..].contains(ch) {
+            if !CHANNELS.contains(&&c[..end]) || c[end..].contains(ch) {
                 return None;
             }
             channel = &c[..end];
@@ -153,7 +351,7 @@ fn parse(h: &str, role: bool) -> Option<Route> {
         .flat_map(|part| part.split(is_hws))
         .filter(|w| !w.is_empty());
     // The model writes assistant messages only.
-    if role && words.next() != Some("assistant") {
+    if role && words.next().is_none_or(|w| !ROLES.contains(&w)) {
         return None;
     }
     for w in words {
@@ -182,12 +380,21 @@ fn parse(h: &str, role: bool) -> Option<Route> {
     }
 }
 
-fn body(out: &mut Emitter, reasoning: bool, s: &str) {
+/// Body text; a reasoning message's first text after earlier reasoning starts with `"\n"`.
+fn body(out: &mut Emitter, sep: &mut Sep, reasoning: bool, s: &str) {
+    if s.is_empty() {
+        return;
+    }
     if reasoning {
+        if sep.fresh && sep.said {
+            out.reasoning("\n");
+        }
+        sep.said = true;
         out.reasoning(s);
     } else {
         out.content(s);
     }
+    sep.fresh = false;
 }
 
 /// `s[..n]`, with `n` moved back to a character boundary.
@@ -206,16 +413,40 @@ fn outside() -> State {
     }
 }
 
+/// The state a routed header leads to.
+fn route(out: &mut Emitter, sep: &mut Sep, r: Route) -> State {
+    match r {
+        Route::Tool(name) => {
+            out.tool_start(None, name);
+            State::ArgsStart
+        }
+        r => {
+            sep.fresh = true;
+            State::Body {
+                reasoning: r == Route::Reasoning,
+            }
+        }
+    }
+}
+
 impl Harmony {
-    /// A header that is not one: back to content.
+    /// A header that is not one: back to content, or, when quoted, to its body.
     fn fail_header(&mut self, out: &mut Emitter) {
         if let State::Header(h) = &self.st {
-            out.content(&h.raw);
-            self.st = if h.tentative {
-                State::Text
-            } else {
-                out.malformed = true;
-                State::Fallback
+            self.st = match h.quote {
+                Some(reasoning) => {
+                    body(out, &mut self.sep, reasoning, &h.raw);
+                    State::Body { reasoning }
+                }
+                None => {
+                    out.content(&h.raw);
+                    if h.tentative {
+                        State::Text
+                    } else {
+                        out.malformed = true;
+                        State::Fallback
+                    }
+                }
             };
         }
     }
@@ -246,22 +477,8 @@ impl Machine for Harmony {
                     let raw = std::mem::take(raw);
                     self.st = match which {
                         Some(w @ (START | CHANNEL)) => {
-                            let m = MARKERS.list[w];
-                            i += m.len();
-                            let mut h = Header {
-                                text: raw.len(),
-                                raw,
-                                chars: 0,
-                                role: w == START,
-                                tentative: false,
-                            };
-                            if w == START {
-                                h.raw.push_str(m);
-                                h.text = h.raw.len();
-                            } else {
-                                h.push(m);
-                            }
-                            State::Header(h)
+                            i += MARKERS.list[w].len();
+                            State::Header(Header::open(raw, 0, w, None))
                         }
                         Some(_) => {
                             // A stray marker: it goes to content with everything after it.
@@ -272,15 +489,14 @@ impl Machine for Harmony {
                         None if first && r.starts_with("to=") => State::Header(Header {
                             text: raw.len(),
                             raw,
-                            chars: 0,
-                            role: false,
                             tentative: true,
+                            ..Header::default()
                         }),
                         None if first => {
                             out.content(&raw);
                             State::Text
                         }
-                        // Text after a message: harmony allows only `<|start|>` there.
+                        // Text after a tool call: harmony allows only `<|start|>` there.
                         None => {
                             out.malformed = true;
                             out.content(&raw);
@@ -301,42 +517,51 @@ impl Machine for Harmony {
                 },
                 State::Header(h) => match MARKERS.find(rest) {
                     Found::Marker { at, which } => {
-                        h.push(&rest[..at]);
+                        let ok = h.push(&rest[..at]);
                         i += at;
-                        if h.chars > HEADER_MAX {
+                        if !ok || h.chars > HEADER_MAX {
                             self.fail_header(out);
                             continue;
                         }
-                        let m = MARKERS.list[which];
                         match which {
+                            // A marker that breaks a quoted header is looked at again.
                             CHANNEL | CONSTRAIN => {
-                                h.push(m);
-                                i += m.len();
+                                if h.push_marker(which) {
+                                    i += MARKERS.list[which].len();
+                                } else {
+                                    self.fail_header(out);
+                                }
                             }
                             MESSAGE => {
+                                let m = MARKERS.list[MESSAGE];
                                 i += m.len();
                                 self.st = match parse(&h.raw[h.text..], h.role) {
-                                    Some(Route::Content) => State::Body { reasoning: false },
-                                    Some(Route::Reasoning) => State::Body { reasoning: true },
-                                    Some(Route::Tool(name)) => {
-                                        out.tool_start(None, name);
-                                        State::ArgsStart
-                                    }
+                                    Some(r) => route(out, &mut self.sep, r),
                                     None => {
                                         h.raw.push_str(m);
-                                        out.malformed = true;
-                                        out.content(&h.raw);
-                                        State::Fallback
+                                        match h.quote {
+                                            // Quoted: the header and its `<|message|>` are text.
+                                            Some(reasoning) => {
+                                                body(out, &mut self.sep, reasoning, &h.raw);
+                                                State::Body { reasoning }
+                                            }
+                                            None => {
+                                                out.malformed = true;
+                                                out.content(&h.raw);
+                                                State::Fallback
+                                            }
+                                        }
                                     }
                                 };
                             }
+                            // Another marker: the header is broken (a quote ends before it).
                             _ => self.fail_header(out),
                         }
                     }
                     Found::Partial { safe } => {
-                        h.push(&rest[..safe]);
+                        let ok = h.push(&rest[..safe]);
                         i += safe;
-                        if h.chars > HEADER_MAX {
+                        if !ok || h.chars > HEADER_MAX {
                             self.fail_header(out);
                             continue;
                         }
@@ -347,26 +572,65 @@ impl Machine for Harmony {
                     let reasoning = *reasoning;
                     match MARKERS.find(rest) {
                         Found::Marker { at, which } => {
-                            body(out, reasoning, &rest[..at]);
+                            body(out, &mut self.sep, reasoning, &rest[..at]);
                             i += at;
-                            self.st = match which {
+                            let m = MARKERS.list[which];
+                            match which {
                                 END | CALL | RETURN => {
-                                    i += MARKERS.list[which].len();
-                                    outside()
+                                    i += m.len();
+                                    self.st = State::Ended {
+                                        reasoning,
+                                        raw: m.to_owned(),
+                                        end: m.len(),
+                                    };
                                 }
-                                // The end marker is missing: the next message begins.
-                                START | CHANNEL => outside(),
+                                // Maybe the next message begins (its end marker missing).
+                                START | CHANNEL => {
+                                    i += m.len();
+                                    let h = Header::open(String::new(), 0, which, Some(reasoning));
+                                    self.st = State::Header(h);
+                                }
+                                // `<|message|>`, `<|constrain|>`: body text.
                                 _ => {
-                                    out.malformed = true;
-                                    State::Fallback
+                                    body(out, &mut self.sep, reasoning, m);
+                                    i += m.len();
                                 }
-                            };
+                            }
                         }
                         Found::Partial { safe } => {
-                            body(out, reasoning, &rest[..safe]);
+                            body(out, &mut self.sep, reasoning, &rest[..safe]);
                             return i + safe;
                         }
                     }
+                }
+                State::Ended {
+                    reasoning,
+                    raw,
+                    end,
+                } => {
+                    let reasoning = *reasoning;
+                    let ws = ws_len(rest);
+                    raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let r = &rest[ws..];
+                    let which = MARKERS.starts(r);
+                    if raw.len() - *end <= HEADER_MAX {
+                        if r.is_empty() {
+                            return input.len();
+                        }
+                        if let Some(w @ (START | CHANNEL)) = which {
+                            i += MARKERS.list[w].len();
+                            let h = Header::open(std::mem::take(raw), *end, w, Some(reasoning));
+                            self.st = State::Header(h);
+                            continue;
+                        }
+                        if which.is_none() && MARKERS.could_start(r) {
+                            return i;
+                        }
+                    }
+                    // Not followed by a header: the end marker was body text.
+                    body(out, &mut self.sep, reasoning, raw);
+                    self.st = State::Body { reasoning };
                 }
                 State::ArgsStart => match expect(rest, &MARKERS) {
                     Expect::Marker { which, end } => {
@@ -458,18 +722,27 @@ impl Machine for Harmony {
                     out.content(rest);
                 }
             }
+            // The body's end marker was real (the text ends); what follows it is as after a
+            // message.
+            State::Ended { raw, end, .. } => {
+                if !rest.is_empty() {
+                    out.content(&raw[*end..]);
+                    out.content(rest);
+                }
+            }
             State::Text | State::Fallback => out.content(rest),
-            // A header cut off by the end of the text: the markup of an unfinished call when it
-            // names a function recipient; else it was never a message.
+            // A header cut off by the end of the text (a quoting body's end marker before it was
+            // real): the markup of an unfinished call when it names a function recipient; else
+            // it was never a message.
             State::Header(h) => {
                 h.raw.push_str(rest);
                 if h.raw[h.text..].contains(FUNCTION_RECIPIENT) {
-                    out.truncate(&h.raw);
+                    out.truncate(&h.raw[h.lead..]);
                 } else {
-                    out.content(&h.raw);
+                    out.content(&h.raw[h.lead..]);
                 }
             }
-            State::Body { reasoning } => body(out, *reasoning, rest),
+            State::Body { reasoning } => body(out, &mut self.sep, *reasoning, rest),
             // A call with no arguments yet: truncated.
             State::ArgsStart => out.truncate(rest),
             State::Args(_) => out.truncate(""),
@@ -551,6 +824,9 @@ mod tests {
             "plain <|text",
             "<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|call|>\"}<|call|>",
             "<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>",
+            "<|channel|>analysis<|message|>hello<|end|><|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>",
+            "<|channel|>analysis<|message|>a <|call|> b <|channel|>final x y z<|end|>\
+             <|start|>assistant<|channel|>final<|message|>c <|start|>user d",
         ];
         for t in texts {
             let whole = stream(t, &[]);
@@ -581,6 +857,9 @@ mod tests {
             " to=functions.f",
             "to=functions.g",
             " to=browser.search",
+            " to=python",
+            "user",
+            "<|start|>assistant",
             " json",
             "to=",
             "{",
@@ -700,5 +979,99 @@ mod tests {
         let x = extract("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|chan");
         assert!(!x.malformed);
         assert_eq!(x.content.as_deref(), Some("<|start|>assistant<|chan"));
+    }
+
+    #[test]
+    fn builtin_recipient_is_reasoning_after_a_newline() {
+        let text = "<|channel|>analysis<|message|>The user wants hello<|end|>\
+            <|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>";
+        let x = extract(text);
+        assert!(!x.malformed);
+        assert!(x.calls.is_empty());
+        assert_eq!(x.content, None);
+        assert_eq!(
+            x.reasoning.as_deref(),
+            Some("The user wants hello\nprint(\"hello\")")
+        );
+        // an empty reasoning message adds no separator
+        let x = extract(
+            "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>analysis<|message|>b",
+        );
+        assert_eq!(x.reasoning.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn quoted_markers_are_body_text() {
+        let text = "<|channel|>analysis<|message|>The tag <|call|> ends a call; \
+            <|channel|>final starts the answer, <|start|>user a user.<|end|>\
+            <|start|>assistant<|channel|>final<|message|>Hi <|message|> there<|return|>";
+        let x = extract(text);
+        assert!(!x.malformed);
+        assert_eq!(
+            x.reasoning.as_deref(),
+            Some(
+                "The tag <|call|> ends a call; <|channel|>final starts the answer, \
+                 <|start|>user a user."
+            )
+        );
+        assert_eq!(x.content.as_deref(), Some("Hi <|message|> there"));
+    }
+
+    /// The checks on a quoted header reject only headers `parse` rejects.
+    #[test]
+    fn quote_checks_reject_only_what_parse_rejects() {
+        const PIECES: &[&str] = &[
+            "<|channel|>",
+            "<|constrain|>",
+            "assistant",
+            "assistan",
+            "analysis",
+            "commentary",
+            "final",
+            "fin",
+            "to=functions.f",
+            "to=python",
+            "to=",
+            "json",
+            "user",
+            " ",
+            "\t",
+            "<",
+            "x",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rnd = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut valid = 0;
+        for _ in 0..20_000 {
+            let role = rnd(2) == 0;
+            let mut h = String::new();
+            let mut c = Checks::default();
+            let mut ok = true;
+            if !role {
+                h.push_str(MARKERS.list[CHANNEL]);
+                ok = c.marker(CHANNEL);
+            }
+            for _ in 0..rnd(7) {
+                let p = PIECES[rnd(PIECES.len())];
+                h.push_str(p);
+                ok = ok
+                    && match MARKERS.starts(p) {
+                        Some(w) => c.marker(w),
+                        None => c.text(p, role),
+                    };
+            }
+            let parsed = parse(&h, role);
+            if !ok {
+                assert_eq!(parsed, None, "{h:?} role={role}");
+            } else if parsed.is_some() {
+                valid += 1;
+            }
+        }
+        assert!(valid > 100, "{valid}");
     }
 }

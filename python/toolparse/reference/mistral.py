@@ -1,10 +1,21 @@
 """Mistral (twin of ``rust/formats/mistral.rs``): ``[TOOL_CALLS]`` followed by a JSON array of
-calls (before v11), or by ``name{...}`` / ``name[ARGS]{...}`` (v11 and later), repeated."""
+calls (before v11), or by ``name{...}`` / ``name[ARGS]{...}`` (v11 and later), repeated.
+
+Newer tokenizers (v11 with call ids: Mistral Small 3.2, Magistral, Devstral) let the model write
+the call's id: ``[TOOL_CALLS]name[CALL_ID]id[ARGS]{...}`` (mistral-common's
+``_decode_tool_call_v11_with_call_id``; its chat templates render ``name + '[CALL_ID]' + id +
+'[ARGS]' + arguments``). That id is the call's id (no id is generated for it). An id is ASCII
+letters and digits (mistral-common and vLLM accept 9 of them; any length from 1 to ``ID_MAX`` is
+taken here); whitespace may surround it as it may the name, and ``[ARGS]`` after it may be missing
+as after a name. An empty id, a longer one, or another character before ``[ARGS]``/``{`` is
+malformed markup: the output falls back to content. An id an earlier call of the output already
+has is not reused (ids must tell calls apart): that call gets a generated one.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Optional, Set, Tuple
 
 from . import Region, ToolTypes
 from .event import Emitter
@@ -13,12 +24,33 @@ from .scan import Markers, expect, ws_len
 
 BOT = Markers(["[TOOL_CALLS]"])
 ARGS = Markers(["[ARGS]"])
+# What may follow a name: `[ARGS]`, or `[CALL_ID]` and the id.
+AFTER_NAME = Markers(["[ARGS]", "[CALL_ID]"])
+CALL_ID = 1
+
+# The longest call id accepted, in characters.
+ID_MAX = 64
 
 _NAME = re.compile(r"[A-Za-z0-9_.\-]*")
+_ID = re.compile(r"[A-Za-z0-9]*")
 
 
 def is_name_char(c: str) -> bool:
     return c.isascii() and (c.isalnum() or c in "_-.")
+
+
+def args_open(s: str, at: int) -> Optional[Tuple[int, bool]]:
+    """Where the arguments open after a name or an id (``s[at:]``: the text that follows it):
+    None to wait for more text, else the characters up to ``{`` and whether ``{`` is there."""
+    kind, a, b = expect(s, ARGS, at)
+    if kind == "marker":
+        w = ws_len(s, at + b)
+        if at + b + w == len(s):
+            return None  # hold `[ARGS]` and what follows until `{` is seen
+        return b + w, s.startswith("{", at + b + w)
+    if kind == "wait":
+        return None
+    return a, s.startswith("{", at + a)
 
 
 def new(_: ToolTypes) -> Mistral:
@@ -27,10 +59,12 @@ def new(_: ToolTypes) -> Mistral:
 
 class Mistral:
     def __init__(self) -> None:
-        # Text | Form | Json | Name | Args | Fallback
+        # Text | Form | Json | Name | Id | Args | Fallback
         self.st = "Text"
-        self.raw = ""  # Form / Name: the markup read so far
-        self.name = ""  # Name
+        self.raw = ""  # Form / Name / Id: the markup read so far
+        self.name = ""  # Name, Id
+        self.id = ""  # Id: the id the model gave the call
+        self.ids: Set[str] = set()  # the ids the model gave earlier calls
         self.region: Optional[Region] = None  # Json
         self.sc: Optional[JsonScanner] = None  # Args
 
@@ -81,17 +115,20 @@ class Mistral:
                 i += k
                 if i == n:
                     return n
-                # Between the name and the arguments: whitespace and an optional `[ARGS]`.
-                kind, a, b = expect(s, ARGS, i)
-                if kind == "marker":
-                    w = ws_len(s, i + b)
-                    if i + b + w == n:
-                        return i  # hold `[ARGS]` and what follows until `{` is seen
-                    skip, opened = b + w, s.startswith("{", i + b + w)
-                elif kind == "wait":
+                # Between the name and the arguments: whitespace and an optional `[ARGS]`,
+                # or `[CALL_ID]` and the id.
+                kind, a, b = expect(s, AFTER_NAME, i)
+                if kind == "marker" and a == CALL_ID and self.name:
+                    self.raw += s[i : i + b]
+                    i += b
+                    self.st, self.id = "Id", ""
+                    continue
+                if kind == "wait":
                     return i
-                else:
-                    skip, opened = a, s.startswith("{", i + a)
+                o = args_open(s, i)
+                if o is None:
+                    return i
+                skip, opened = o
                 if not opened or not self.name:
                     self.raw += s[i : i + skip]
                     out.malformed = True
@@ -101,6 +138,41 @@ class Mistral:
                     continue
                 name, self.name = self.name, ""
                 out.tool_start(None, name)
+                i += skip
+                self.st, self.sc = "Args", JsonScanner()
+            elif st == "Id":
+                if not self.id:
+                    w = ws_len(s, i)
+                    self.raw += s[i : i + w]
+                    i += w
+                # (At most one character past the cap is read: then it is malformed.)
+                k = min(_ID.match(s, i).end() - i, ID_MAX + 1 - len(self.id))  # type: ignore[union-attr]
+                self.id += s[i : i + k]
+                self.raw += s[i : i + k]
+                i += k
+                if len(self.id) <= ID_MAX and i == n:
+                    return n
+                # Between the id and the arguments: whitespace and an optional `[ARGS]`.
+                if len(self.id) > ID_MAX:
+                    skip, opened = 0, False
+                else:
+                    o = args_open(s, i)
+                    if o is None:
+                        return i
+                    skip, opened = o
+                if not opened or not self.id:
+                    self.raw += s[i : i + skip]
+                    out.malformed = True
+                    out.content(self.raw)
+                    i += skip
+                    self.st = "Fallback"
+                    continue
+                name, self.name, call_id, self.id = self.name, "", self.id, ""
+                if call_id in self.ids:
+                    out.tool_start(None, name)
+                else:
+                    self.ids.add(call_id)
+                    out.tool_start(call_id, name)
                 i += skip
                 self.st, self.sc = "Args", JsonScanner()
             elif st == "Args":
@@ -126,8 +198,8 @@ class Mistral:
         st = self.st
         if st in ("Text", "Fallback"):
             out.content(rest)
-        elif st in ("Form", "Name"):
-            # Cut off before the arguments: the call's markup so far.
+        elif st in ("Form", "Name", "Id"):
+            # Cut off before the arguments (in the name or the id): the call's markup so far.
             out.truncate(self.raw + rest)
         elif st == "Json":
             self.region.finish(rest, out)  # type: ignore[union-attr]

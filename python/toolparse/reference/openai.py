@@ -13,24 +13,54 @@ Routing of a body, decided when its header is complete:
   scanner decides where the object ends). An empty body closed by an end marker is ``{}``. The end
   marker may be missing at the end of the text (``<|call|>`` is a stop token that servers strip):
   the call is complete when its object is.
-- any other recipient (built-in tools: ``browser.search``, ``python``, ``container.exec``):
-  reasoning. vLLM never reports these as function calls; their text stays in the reasoning slot.
+- any other recipient (a built-in tool: ``python``, ``browser.search``, ``browser.open``,
+  ``container.exec``, ..., in any channel): reasoning, never a function call. The peers: vLLM
+  reports no call for them; its Responses path (``parse_output_message``) makes a message to
+  ``python``, ``browser`` or ``container``, ``commentary`` channel included, a reasoning item of
+  its own (other recipients become MCP calls there, which chat completions have no slot for); its
+  chat path (``parse_chat_output``) joins the ``analysis`` messages into the reasoning with
+  ``"\\n"`` and drops a ``commentary`` one, as llama.cpp drops every "unsolicited" built-in
+  message. Nothing is dropped here: every such message is reasoning, separated as below.
 - no recipient: ``analysis`` is reasoning; ``final``, ``commentary`` (a preamble for the user) or no
   channel at all are content. Another channel name is malformed.
 
-Text before the first message (plain output with no markup at all) is content; whitespace between
-and after messages is markup, other text there is malformed. A message whose end marker is missing
-is ended by the next ``<|start|>`` or ``<|channel|>``. Headers are kept in the state (bounded by
-``HEADER_MAX``); bodies stream with only a possible marker prefix held back (arguments with nothing
-held back). Malformed markup (a stray marker, a bad or overlong header, a call body that is not one
-JSON object) sets ``malformed`` and everything after is content; a header cut off by the end of the
-text goes back to content.
+Every reasoning message whose text follows reasoning text of an earlier message starts with a
+``"\\n"`` (vLLM's join), so a built-in call's code or query is not glued to the thought before it.
+
+Marker text inside a body (a quote: reasoning that writes ``<|call|>``, ``<|channel|>final`` or
+``<|start|>``) is body text unless it forms a real message boundary. openai-harmony reads special
+tokens, which plain text cannot tell from their spelling; here, in a body:
+
+- ``<|message|>`` and ``<|constrain|>`` are body text;
+- an end marker (``<|end|>``, ``<|call|>``, ``<|return|>``) ends the body when whitespace and then
+  the end of the text or the opener of a valid header follow; anything else makes it body text;
+- ``<|start|>`` or ``<|channel|>`` (directly, or after an end marker) opens a header; when that
+  header turns out invalid (by the rules of the header parser, checked as it arrives: a role other
+  than ``assistant``, a channel name other than the three, a second ``<|channel|>``, more words
+  than a header holds, another marker before ``<|message|>``, more than ``HEADER_MAX``
+  characters) everything from the marker that opened it up to the point where it shows to be
+  invalid is body text, and reading goes on from there: a marker that broke the header is looked
+  at again, markers it had taken (its ``<|channel|>``, ``<|constrain|>``, ``<|message|>``) stay in
+  the quote.
+- a header still open at the end of the text is taken as real: it goes to content, as a header cut
+  off by the end of the text always does.
+
+The reasoning keeps the quoted text. Held back meanwhile: the marker, at most ``HEADER_MAX``
+characters of whitespace and at most ``HEADER_MAX`` characters of header.
+
+Text before the first message (plain output with no markup at all) is content; whitespace after an
+end marker is markup; after a tool call only whitespace and a header may follow (other text there
+is malformed). Headers are kept in the state (bounded by ``HEADER_MAX``); bodies stream with only a
+possible marker prefix (or a quote being decided) held back, arguments with nothing held back.
+Malformed markup (a stray marker outside a body, a bad or overlong header outside a body, a call
+body that is not one JSON object) sets ``malformed`` and everything after is content; a header cut
+off by the end of the text goes back to content.
 """
 
 from __future__ import annotations
 
 import re
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import ToolTypes
 from .event import Emitter
@@ -55,6 +85,12 @@ FUNCTION_RECIPIENT = "to=functions."
 
 # The longest header accepted, in characters (markers inside it included).
 HEADER_MAX = 512
+
+# The channel names a header may give.
+CHANNELS = ("analysis", "commentary", "final")
+# The role of every message the model writes.
+ROLES = ("assistant",)
+_HWS = " \t\n\r\f"
 
 _CHANNEL_END = re.compile(r"[ \t\n\r\f<]")
 _WORDS = re.compile(r"<\|constrain\|>|[ \t\n\r\f]+")
@@ -102,6 +138,72 @@ def new(_: ToolTypes) -> Harmony:
     return Harmony()
 
 
+class Checks:
+    """What is known of a quoted header so far: enough to see, as it arrives, that ``parse`` will
+    reject it. Every check only rejects what ``parse`` rejects."""
+
+    def __init__(self) -> None:
+        self.channel = False  # a `<|channel|>` was read
+        self.name_next = False  # the channel name comes next
+        self.words = 0  # words read (runs of non-whitespace; markers end them)
+        self.in_word = False
+        self.check: Optional[Tuple[str, ...]] = None  # the names the word being checked may be
+        self.word = ""  # its characters so far
+
+    def text(self, s: str, role: bool) -> bool:
+        """Header text (no marker in it) was read; False when the header can no longer be
+        valid."""
+        for c in s:
+            if c in _HWS:
+                if self.name_next or not self.end_word():
+                    return False
+                self.in_word = False
+                continue
+            if not self.in_word:
+                self.in_word = True
+                self.words += 1
+                # A channel name, a role, a recipient and one content type at most.
+                if self.words > 3 + role:
+                    return False
+                if self.name_next:
+                    self.name_next = False
+                    self.check = CHANNELS
+                elif role and self.words == 1 and not self.channel:
+                    self.check = ROLES
+            # The channel name ends at `<` too.
+            if c == "<" and self.check is CHANNELS:
+                if not self.end_word():
+                    return False
+                continue
+            if self.check is not None:
+                self.word += c
+                if not any(n.startswith(self.word) for n in self.check):
+                    return False
+        return True
+
+    def end_word(self) -> bool:
+        """The checked word (if any) ended: it must be one of its names."""
+        names, self.check = self.check, None
+        if names is None:
+            return True
+        ok = self.word in names
+        self.word = ""
+        return ok
+
+    def marker(self, which: int) -> bool:
+        """``<|channel|>`` or ``<|constrain|>`` inside the header; False when the header can no
+        longer be valid."""
+        if self.name_next or not self.end_word():
+            return False
+        self.in_word = False
+        if which == CHANNEL:
+            if self.channel:
+                return False
+            self.channel = True
+            self.name_next = True
+        return True
+
+
 def parse(h: str, role: bool) -> Optional[tuple]:
     """Routes a complete header (the text between ``<|start|>`` and ``<|message|>``; ``role``: it
     begins with the role): ``("content",)``, ``("reasoning",)`` or ``("tool", name)``; None when it
@@ -116,14 +218,14 @@ def parse(h: str, role: bool) -> Optional[tuple]:
         c = h[p + len(ch) :]
         m = _CHANNEL_END.search(c)
         end = m.start() if m else len(c)
-        if c[:end] not in ("analysis", "commentary", "final") or ch in c[end:]:
+        if c[:end] not in CHANNELS or ch in c[end:]:
             return None
         channel = c[:end]
         before, after = h[:p], c[end:]
     words = [w for part in (before, after) for w in _WORDS.split(part) if w]
     # The model writes assistant messages only.
     if role:
-        if not words or words[0] != "assistant":
+        if not words or words[0] not in ROLES:
             return None
         words = words[1:]
     recipient: Optional[str] = None
@@ -146,39 +248,97 @@ def parse(h: str, role: bool) -> Optional[tuple]:
     return ("reasoning",) if channel == "analysis" else ("content",)
 
 
-def _body(out: Emitter, reasoning: bool, s: str) -> None:
-    if reasoning:
-        out.reasoning(s)
-    else:
-        out.content(s)
-
-
 class Harmony:
     def __init__(self) -> None:
-        # Outside | Text | Header | Body | ArgsStart | Args | ArgsEnd | Fallback
+        # Outside | Text | Header | Body | Ended | ArgsStart | Args | ArgsEnd | Fallback
         self.st = "Outside"
         self.first = True  # Outside: at the start of the output
-        # Outside: the whitespace read so far; Header: everything read for this message
+        # Outside: the whitespace read so far; Header: everything read for this message (after
+        # what `lead` counts); Ended: the end marker and the whitespace after it
         self.raw: List[str] = []
-        # Header: index in `raw` where the header text starts (2: after `<|start|>`, which means
-        # the header begins with the role)
+        # Header: index in `raw` where the header text starts
         self.text = 0
-        self.chars = 0  # Header: characters of header text so far
+        # Header: characters of header text so far; Ended: of whitespace
+        self.chars = 0
+        self.role = False  # Header: opened by `<|start|>`, it begins with the role
         self.tentative = False  # Header: opened by `to=` at the very start of the output
-        self.reasoning = False  # Body
+        # Header: opened inside a body (True/False: reasoning or not): invalid, it was quoted text
+        self.quote: Optional[bool] = None
+        # Header: characters at the start of `raw` that are the quoting body's end marker;
+        # Ended: the length of the end marker
+        self.lead = 0
+        self.checks = Checks()  # Header, quoted
+        self.reasoning = False  # Body, Ended
         self.sc: Optional[JsonScanner] = None  # Args
+        # the separator between reasoning messages: some message's reasoning text was emitted;
+        # the current body has emitted nothing yet
+        self.said = False
+        self.fresh = False
 
     def _outside(self) -> None:
         self.st, self.first, self.raw = "Outside", False, []
 
-    def _push(self, s: str) -> None:
+    def _body(self, out: Emitter, reasoning: bool, s: str) -> None:
+        """Body text; a reasoning message's first text after earlier reasoning starts with
+        ``"\\n"``."""
+        if not s:
+            return
+        if reasoning:
+            if self.fresh and self.said:
+                out.reasoning("\n")
+            self.said = True
+            out.reasoning(s)
+        else:
+            out.content(s)
+        self.fresh = False
+
+    def _route(self, out: Emitter, route: tuple) -> None:
+        """Goes to the state a routed header leads to."""
+        if route[0] == "tool":
+            out.tool_start(None, route[1])
+            self.st = "ArgsStart"
+        else:
+            self.fresh = True
+            self.st, self.reasoning = "Body", route[0] == "reasoning"
+
+    def _open(self, raw: str, lead: int, which: int, quote: Optional[bool]) -> None:
+        """A header opened by marker ``which`` (``<|start|>`` or ``<|channel|>``) after ``raw``
+        (whitespace, or a quoting body's end marker and whitespace: ``lead`` characters of it are
+        that end marker)."""
+        self.st, self.raw, self.lead, self.quote = "Header", [raw], lead, quote
+        self.chars, self.tentative, self.role = 0, False, which == START
+        self.checks = Checks()
+        if which == START:
+            self.raw.append(MARKERS.list[START])
+            self.text = 2
+        else:
+            self.text = 1
+            self._push_marker(CHANNEL)
+
+    def _push(self, s: str) -> bool:
+        """Header text; False when a quoted header can no longer be valid."""
         self.raw.append(s)
         self.chars += len(s)
+        return self.quote is None or self.checks.text(s, self.role)
+
+    def _push_marker(self, which: int) -> bool:
+        """A marker inside the header (``<|channel|>`` or ``<|constrain|>``); False, and not
+        taken, when it shows that a quoted header is not valid."""
+        if self.quote is not None and not self.checks.marker(which):
+            return False
+        m = MARKERS.list[which]
+        self.raw.append(m)
+        self.chars += len(m)
+        return True
 
     def _fail_header(self, out: Emitter) -> None:
-        """A header that is not one: back to content."""
-        out.content("".join(self.raw))
-        self.raw = []
+        """A header that is not one: back to content, or, when quoted, to its body."""
+        raw, self.raw = "".join(self.raw), []
+        if self.quote is not None:
+            self._body(out, self.quote, raw)
+            self.st, self.reasoning = "Body", self.quote
+            return
+        out.content(raw)
         if self.tentative:
             self.st = "Text"
         else:
@@ -205,15 +365,8 @@ class Harmony:
                     return i
                 raw, self.raw = "".join(self.raw), []
                 if which in (START, CHANNEL):
-                    m = MARKERS.list[which]
-                    i += len(m)
-                    self.st, self.raw, self.chars, self.tentative = "Header", [raw], 0, False
-                    if which == START:
-                        self.raw.append(m)
-                        self.text = 2
-                    else:
-                        self.text = 1
-                        self._push(m)
+                    i += len(MARKERS.list[which])
+                    self._open(raw, 0, which, None)
                 elif which != -1:
                     # A stray marker: it goes to content with everything after it.
                     out.malformed = True
@@ -221,12 +374,12 @@ class Harmony:
                     self.st = "Fallback"
                 elif self.first and s.startswith("to=", j):
                     self.st, self.raw, self.chars, self.tentative = "Header", [raw], 0, True
-                    self.text = 1
+                    self.text, self.role, self.quote, self.lead = 1, False, None, 0
                 elif self.first:
                     out.content(raw)
                     self.st = "Text"
                 else:
-                    # Text after a message: harmony allows only `<|start|>` there.
+                    # Text after a tool call: harmony allows only `<|start|>` there.
                     out.malformed = True
                     out.content(raw)
                     self.st = "Fallback"
@@ -240,48 +393,78 @@ class Harmony:
                     return i
             elif st == "Header":
                 kind, at, which = _find(s, i)
-                self._push(s[i:at])
+                ok = self._push(s[i:at])
                 i = at
-                if self.chars > HEADER_MAX:
+                if not ok or self.chars > HEADER_MAX:
                     self._fail_header(out)
                     continue
                 if kind != "marker":
                     return i
-                m = MARKERS.list[which]
                 if which in (CHANNEL, CONSTRAIN):
-                    self._push(m)
-                    i += len(m)
+                    # A marker that breaks a quoted header is looked at again.
+                    if self._push_marker(which):
+                        i += len(MARKERS.list[which])
+                    else:
+                        self._fail_header(out)
                 elif which == MESSAGE:
+                    m = MARKERS.list[MESSAGE]
                     i += len(m)
-                    route = parse("".join(self.raw[self.text :]), self.text == 2)
-                    if route is None:
+                    route = parse("".join(self.raw[self.text :]), self.role)
+                    if route is not None:
+                        self.raw = []
+                        self._route(out, route)
+                    elif self.quote is not None:
+                        # Quoted: the header and its `<|message|>` are text.
+                        self.raw.append(m)
+                        self._fail_header(out)
+                    else:
                         self.raw.append(m)
                         out.malformed = True
                         out.content("".join(self.raw))
+                        self.raw = []
                         self.st = "Fallback"
-                    elif route[0] == "tool":
-                        out.tool_start(None, route[1])
-                        self.st = "ArgsStart"
-                    else:
-                        self.st, self.reasoning = "Body", route[0] == "reasoning"
-                    self.raw = []
                 else:
+                    # Another marker: the header is broken (a quote ends before it).
                     self._fail_header(out)
             elif st == "Body":
                 kind, at, which = _find(s, i)
-                _body(out, self.reasoning, s[i:at])
+                reasoning = self.reasoning
+                self._body(out, reasoning, s[i:at])
                 i = at
                 if kind != "marker":
                     return i
+                m = MARKERS.list[which]
                 if which in _ENDS:
-                    i += len(MARKERS.list[which])
-                    self._outside()
+                    i += len(m)
+                    self.st, self.raw, self.lead, self.chars = "Ended", [m], len(m), 0
                 elif which in (START, CHANNEL):
-                    # The end marker is missing: the next message begins.
-                    self._outside()
+                    # Maybe the next message begins (its end marker missing).
+                    i += len(m)
+                    self._open("", 0, which, reasoning)
                 else:
-                    out.malformed = True
-                    self.st = "Fallback"
+                    # `<|message|>`, `<|constrain|>`: body text.
+                    self._body(out, reasoning, m)
+                    i += len(m)
+            elif st == "Ended":
+                reasoning = self.reasoning
+                j = i + ws_len(s, i)
+                self.raw.append(s[i:j])
+                self.chars += j - i
+                i = j
+                if self.chars <= HEADER_MAX:
+                    if j == n:
+                        return n
+                    which = MARKERS.starts(s, j)
+                    if which in (START, CHANNEL):
+                        i += len(MARKERS.list[which])
+                        self._open("".join(self.raw), self.lead, which, reasoning)
+                        continue
+                    if which == -1 and _could_start(s, j):
+                        return i
+                # Not followed by a header: the end marker was body text.
+                raw, self.raw = "".join(self.raw), []
+                self._body(out, reasoning, raw)
+                self.st = "Body"
             elif st == "ArgsStart":
                 kind, a, b = _expect(s, i)
                 if kind == "marker":
@@ -356,18 +539,25 @@ class Harmony:
             if self.first or rest:
                 out.content("".join(self.raw))
                 out.content(rest)
+        elif st == "Ended":
+            # The body's end marker was real (the text ends); what follows it is as after a
+            # message.
+            if rest:
+                out.content("".join(self.raw)[self.lead :])
+                out.content(rest)
         elif st == "Header":
-            # A header cut off by the end of the text: the markup of an unfinished call when it
-            # names a function recipient; else it was never a message.
+            # A header cut off by the end of the text (a quoting body's end marker before it was
+            # real): the markup of an unfinished call when it names a function recipient; else
+            # it was never a message.
             self.raw.append(rest)
             if FUNCTION_RECIPIENT in "".join(self.raw[self.text :]):
-                out.truncate("".join(self.raw))
+                out.truncate("".join(self.raw)[self.lead :])
             else:
-                out.content("".join(self.raw))
+                out.content("".join(self.raw)[self.lead :])
         elif st in ("Text", "Fallback"):
             out.content(rest)
         elif st == "Body":
-            _body(out, self.reasoning, rest)
+            self._body(out, self.reasoning, rest)
         elif st == "ArgsStart":
             out.truncate(rest)
         elif st == "Args":
