@@ -71,7 +71,7 @@ fn text_of<'a>(s: &'a Bound<'_, PyString>) -> Cow<'a, str> {
 }
 
 /// `(content, reasoning, [(index, id, name, arguments), ...])`, or None.
-fn delta_to_py(py: Python<'_>, d: Option<Delta>) -> PyResult<PyObject> {
+fn delta_to_py(py: Python<'_>, d: Option<Delta>) -> PyResult<Py<PyAny>> {
     let Some(d) = d else { return Ok(py.None()) };
     let calls = if d.calls.is_empty() {
         py.None()
@@ -109,7 +109,7 @@ impl PyParser {
         })
     }
 
-    fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PyObject> {
+    fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
         let text = text_of(text);
         if self.inner.is_finished() {
             return Err(error(
@@ -128,11 +128,11 @@ impl PyParser {
         &mut self,
         py: Python<'_>,
         texts: Vec<Bound<'_, PyString>>,
-    ) -> PyResult<Vec<PyObject>> {
+    ) -> PyResult<Vec<Py<PyAny>>> {
         texts.iter().map(|t| self.feed(py, t)).collect()
     }
 
-    fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let d = self.inner.finish_delta();
         delta_to_py(py, d)
     }
@@ -161,7 +161,7 @@ fn extract(
     format: &str,
     text: &Bound<'_, PyString>,
     tools: Option<ToolTypes>,
-) -> PyResult<PyObject> {
+) -> PyResult<Py<PyAny>> {
     extract_in(py, format_of(format)?, &tools_of(tools), text)
 }
 
@@ -170,9 +170,9 @@ fn extract_in(
     f: Format,
     tools: &Tools,
     text: &Bound<'_, PyString>,
-) -> PyResult<PyObject> {
+) -> PyResult<Py<PyAny>> {
     let text = text_of(text);
-    let x: Extracted = py.allow_threads(|| Parser::extract(f, tools, &text));
+    let x: Extracted = py.detach(|| Parser::extract(f, tools, &text));
     extracted_to_py(py, x)
 }
 
@@ -205,7 +205,7 @@ impl PyFormat {
     }
 
     /// Non-streaming, as `extract`.
-    fn extract(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PyObject> {
+    fn extract(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
         extract_in(py, self.format, &self.tools, text)
     }
 
@@ -216,7 +216,7 @@ impl PyFormat {
 }
 
 /// `(content, reasoning, [(id, name, arguments), ...], malformed, truncated)`.
-fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<PyObject> {
+fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<Py<PyAny>> {
     let calls = PyList::new(py, x.calls.into_iter().map(|c| (c.id, c.name, c.arguments)))?;
     let t = PyTuple::new(
         py,
@@ -241,13 +241,13 @@ fn replay(
     format: &str,
     chunks: &Bound<'_, PyList>,
     tools: Option<ToolTypes>,
-) -> PyResult<PyObject> {
+) -> PyResult<Py<PyAny>> {
     let f = format_of(format)?;
     let mut p = Parser::new(f, &tools_of(tools));
     // One pass over the list: each chunk is read where it lies and fed at once.
     for (k, item) in chunks.iter().enumerate() {
         let text = item
-            .downcast::<PyString>()
+            .cast::<PyString>()
             .map_err(|_| error(f.name(), None, &format!("chunk {k} is not a str")))?;
         p.push(&text_of(text));
     }

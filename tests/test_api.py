@@ -19,6 +19,9 @@ from toolparse import (
     reference,
 )
 
+# Also run by .ci/wheel against the installed wheel.
+pytestmark = pytest.mark.wheel
+
 # ----- the registries -----
 
 

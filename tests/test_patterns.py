@@ -26,6 +26,9 @@ import toolparse
 from corpus import Case
 from toolparse import IdSource, reference
 
+# Also run by .ci/wheel against the installed wheel.
+pytestmark = pytest.mark.wheel
+
 ID_PATTERNS = {
     "chatcmpl": re.compile(r"chatcmpl-tool-[0-9a-f]{32}"),
     "mistral": re.compile(r"[A-Za-z0-9]{9}"),

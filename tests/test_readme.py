@@ -12,6 +12,9 @@ from typing import List, Optional, Tuple
 import pytest
 import toolparse
 
+# Also run by .ci/wheel against the installed wheel.
+pytestmark = pytest.mark.wheel
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 

@@ -32,7 +32,11 @@ from .parser import ToolCallStream, ToolParser
 from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
 from .registry import ToolParserManager
 
-__version__ = "0.1.0"
+try:
+    # One version source: Cargo.toml, which maturin also gives the wheel.
+    from ._core import __version__
+except ImportError:  # pragma: no cover - the extension is built by maturin
+    __version__ = "0+unknown"
 
 
 def list_formats(aliases: bool = False) -> List[str]:

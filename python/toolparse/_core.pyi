@@ -3,26 +3,28 @@
 from typing import Dict, List, Optional, Tuple, final
 
 __version__: str
+__all__ = ["Format", "Parser", "extract", "is_json", "list_formats", "replay", "__version__"]
 
 # (index, id, name, arguments): name (and id, when the format carries one) on a call's first
 # fragment only
-DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
+_DeltaCall = Tuple[int, Optional[str], Optional[str], Optional[str]]
 # (content, reasoning, calls)
-Delta = Tuple[Optional[str], Optional[str], Optional[List[DeltaCall]]]
+_Delta = Tuple[Optional[str], Optional[str], Optional[List[_DeltaCall]]]
 # (content, reasoning, [(id, name, arguments)] of the complete calls, malformed, truncated)
-Extracted = Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool, bool]
+_Extracted = Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool, bool]
 # function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
-ToolTypes = Dict[str, Dict[str, List[str]]]
+_ToolTypes = Dict[str, Dict[str, List[str]]]
 
+@final
 class Parser:
     """A streaming parser for one response."""
 
-    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None: ...
-    def feed(self, text: str) -> Optional[Delta]:
+    def __new__(cls, format: str, tools: Optional[_ToolTypes] = None) -> Parser: ...
+    def feed(self, text: str) -> Optional[_Delta]:
         """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
-    def feed_many(self, texts: List[str]) -> List[Optional[Delta]]:
+    def feed_many(self, texts: List[str]) -> List[Optional[_Delta]]:
         """Feeds several deltas in one call; one result per delta."""
-    def finish(self) -> Optional[Delta]:
+    def finish(self) -> Optional[_Delta]:
         """Flushes what was held back at the end of the text."""
     @property
     def malformed(self) -> bool:
@@ -37,18 +39,18 @@ class Parser:
 class Format:
     """A format with a request's tools, converted once; every stream reuses it."""
 
-    def __new__(cls, format: str, tools: Optional[ToolTypes] = None) -> Format: ...
+    def __new__(cls, format: str, tools: Optional[_ToolTypes] = None) -> Format: ...
     def parser(self) -> Parser:
         """A new streaming parser for one response."""
-    def extract(self, text: str) -> Extracted:
+    def extract(self, text: str) -> _Extracted:
         """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
     @property
     def name(self) -> str: ...
 
-def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extracted:
+def extract(format: str, text: str, tools: Optional[_ToolTypes] = None) -> _Extracted:
     """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
 
-def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:
+def replay(format: str, chunks: List[str], tools: Optional[_ToolTypes] = None) -> _Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""
 
