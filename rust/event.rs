@@ -163,6 +163,11 @@ impl Emitter {
         }
     }
 
+    /// The call that has started and not ended (after `finish`: the call the text ended inside).
+    pub fn open_call(&self) -> Option<usize> {
+        self.open
+    }
+
     /// Takes the events emitted since the last call.
     pub fn take(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)

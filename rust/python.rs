@@ -148,6 +148,11 @@ impl PyParser {
     }
 
     #[getter]
+    fn unfinished_call(&self) -> Option<usize> {
+        self.inner.unfinished_call()
+    }
+
+    #[getter]
     fn format(&self) -> &'static str {
         self.format.name()
     }

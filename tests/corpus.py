@@ -1147,6 +1147,9 @@ def check_truncated_output(
         streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
         assert streamed[:complete] == got, (text, chunks, streamed, got)
         assert len(streamed) - complete in (0, 1), (text, chunks, streamed)
+        # the streamed call the output ended inside, if its start was sent
+        want = complete if len(streamed) > complete else None
+        assert stream_.unfinished_call == want, (text, chunks, stream_.unfinished_call)
 
 
 def without_ws(s: Optional[str]) -> str:

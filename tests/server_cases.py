@@ -75,7 +75,8 @@ def toolparse_result(
 def toolparse_streamed(
     fmt: str, backend: str, chunks: List[str], tools: List[Dict[str, Any]]
 ) -> Tuple[Optional[str], List[Tuple[str, str]], bool]:
-    """toolparse's own public streaming API on the same deltas: (content, calls, truncated)."""
+    """toolparse's own public streaming API on the same deltas: (content, calls, whether a
+    streamed call was left unfinished)."""
     stream = toolparse.get_parser(fmt, tools=tools, backend=backend).stream()
     rec = toolparse.StreamingToolReconstructor()
     for c in chunks:
@@ -86,4 +87,4 @@ def toolparse_streamed(
     if d is not None:
         rec.append_delta(d)
     calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-    return rec.other_content or None, calls, bool(getattr(stream, "truncated", False))
+    return rec.other_content or None, calls, stream.unfinished_call is not None

@@ -33,6 +33,9 @@ class Parser:
     def truncated(self) -> bool:
         """The text ended inside a call (known after finish())."""
     @property
+    def unfinished_call(self) -> Optional[int]:
+        """After finish(): the index of the streamed call the text ended inside, if any."""
+    @property
     def format(self) -> str: ...
 
 @final

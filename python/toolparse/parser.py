@@ -217,6 +217,13 @@ class ToolCallStream:
         ``finish_reason="length"``; a client may discard that call."""
         return bool(self._core.truncated)
 
+    @property
+    def unfinished_call(self) -> Optional[int]:
+        """After ``finish()``: the index of the streamed call the output ended inside (its start
+        was sent, its end never came), or None. ``truncated`` can be True with no such call: the
+        output ended in the markup of a call whose start was not sent yet."""
+        return self._core.unfinished_call  # type: ignore[no-any-return]
+
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d
         if calls is None:

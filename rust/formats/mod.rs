@@ -218,6 +218,11 @@ impl Parser {
         self.out.truncated
     }
 
+    /// After finish: the index of the call the text ended inside, if its start was emitted.
+    pub fn unfinished_call(&self) -> Option<usize> {
+        self.finished.then(|| self.out.open_call()).flatten()
+    }
+
     pub fn is_finished(&self) -> bool {
         self.finished
     }

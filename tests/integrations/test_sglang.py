@@ -289,13 +289,13 @@ def test_serving_stream_equals_toolparse(fmt: str, backend: str) -> None:
         expected = toolparse_result(fmt, backend, text, tools)
         for split, chunks in splittings(text, seed=len(text)).items():
             client, finish, parser = serve_stream(Serving(name), request, chunks)
-            content, calls, truncated = toolparse_streamed(fmt, backend, chunks, tools)
+            content, calls, unfinished = toolparse_streamed(fmt, backend, chunks, tools)
             where = f"{fmt}/{backend} {label} split={split}: {text!r}"
             assert client.result() == (content, calls), where
             if not label.startswith("malformed"):
                 # well-formed output: streaming == non-streaming (invariant 3), through SGLang
                 assert client.result() == expected, where
-            assert finish == ("tool_calls" if calls and not truncated else "stop"), where
+            assert finish == ("tool_calls" if calls and not unfinished else "stop"), where
             assert type(parser.detector) is ENUM[name]
             checked += 1
     assert checked >= 4 * 10
@@ -429,19 +429,33 @@ def test_garbage_never_raises(fmt: str, backend: str) -> None:
         assert client.result() == (content, calls), text
 
 
-def test_truncated_call_keeps_finish_reason(backend: str) -> None:
+COMPLETE = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>\n'
+
+
+@pytest.mark.parametrize(
+    "text,unfinished",
+    [
+        # a call whose start was streamed never ended
+        ('Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Par', True),
+        ("Hi " + COMPLETE + '<tool_call>{"name": "get_weather", "arguments": {"ci', True),
+        # the output ended in markup whose call never started: every streamed call is complete
+        ("Hi " + COMPLETE + '<tool_call>{"na', False),
+    ],
+)
+def test_truncated_call_keeps_finish_reason(backend: str, text: str, unfinished: bool) -> None:
     """Output cut inside a call (max_tokens): the client still gets what was streamed; the
-    finish_reason is 'tool_calls' only when toolparse says no call was left unfinished."""
-    text = 'Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Par'
+    finish_reason is 'tool_calls' only when toolparse says no streamed call was left
+    unfinished."""
     tools = tools_for(["get_weather"])
     for finish in ("stop", "length"):
         client, final, _ = serve_stream(
             Serving("toolparse_hermes"), chat_request(tools), token_chunks(text), finish
         )
-        content, calls, truncated = toolparse_streamed("hermes", backend, token_chunks(text), tools)
+        content, calls, left = toolparse_streamed("hermes", backend, token_chunks(text), tools)
+        assert left is unfinished
         assert client.result() == (content, calls)
         assert calls and calls[0][0] == "get_weather"
-        assert final == ("tool_calls" if finish == "stop" and not truncated else finish)
+        assert final == ("tool_calls" if finish == "stop" and not unfinished else finish)
 
 
 def test_internal_error_passes_text_through(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -206,10 +206,10 @@ class _ToolparseDetector:
         if not self._tp_finished or stream is None or not self._tp_names:
             return set()
         try:
-            truncated = bool(getattr(stream, "truncated", False))
+            index = stream.unfinished_call
         except Exception:  # noqa: BLE001
-            truncated = False
-        return {len(self._tp_names) - 1} if truncated else set()
+            index = None
+        return set() if index is None else {index}
 
     # -- parsing ------------------------------------------------------------------------------
     def _tp_parser_for(self, tools: Optional[Sequence[Any]]) -> toolparse.ToolParser:

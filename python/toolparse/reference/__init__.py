@@ -137,6 +137,10 @@ class Parser:
     def truncated(self) -> bool:
         return self._out.truncated
 
+    @property
+    def unfinished_call(self) -> Optional[int]:
+        return self._out.open_call() if self._finished else None
+
 
 class Format:
     """A format with a request's tools, kept once (twin of ``toolparse._core.Format``)."""

@@ -104,6 +104,11 @@ class Emitter:
         if self._open is not None:
             self.truncated = True
 
+    def open_call(self) -> Optional[int]:
+        """The call that has started and not ended (after ``finish``: the call the text ended
+        inside)."""
+        return self._open
+
     def take(self) -> List[list]:
         """Takes the events emitted since the last call (text fragments are kept as lists of
         parts while they coalesce, so accumulating is linear; they are joined here)."""
