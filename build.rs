@@ -127,6 +127,29 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(pythonic::Pythonic::new(&{upper}_STYLE))")
             }
+            "named_json" => {
+                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+                let (ss, se) = (need("section_start")?, need("section_end")?);
+                let (cs, ce) = (need("call_start")?, need("call_end")?);
+                let mut seps: Vec<&str> = marker("name_start").into_iter().collect();
+                seps.push(need("args_start")?);
+                let fields: Vec<String> = seps
+                    .iter()
+                    .map(|s| format!("Markers::new(&{:?})", [*s, cs, ce, se]))
+                    .collect();
+                let mut close = vec![ce, se, cs];
+                close.extend(marker("args_end"));
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
+                     section: Markers::new(&[{ss:?}]), between: Markers::new(&[{cs:?}, {se:?}]), \
+                     fields: &[{}], close: Markers::new(&{close:?}), id: {} }};",
+                    fields.join(", "),
+                    id_style == "model"
+                )
+                .map_err(|e| e.to_string())?;
+                format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
+            }
             "llama3_json" | "mistral" | "openai" | "qwen3_coder" => format!("{family}::new(tools)"),
             other => return Err(format!("{name}: unknown family {other:?}")),
         };
