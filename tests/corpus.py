@@ -880,6 +880,9 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
     "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
     "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
+    "deepseek_v3": ['```json\n{"a": 1}\n```', "<｜tool▁sep｜> and <｜tool▁call▁begin｜>f"],
+    "deepseek_v31": ["<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}", "<｜tool▁calls▁end｜>"],
+    "kimi_k2": ["functions.f:0 {}", "<|tool_call_begin|>functions.f:0", "<|tool_calls_section"],
 }
 
 
@@ -948,7 +951,8 @@ MALFORMED: Dict[str, List[str]] = {
     ],
     "kimi_k2": [
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0"
-        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|><|tool_calls_section_end|>',
+        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|>'
+        "<|tool_calls_section_end|>",
         "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
         '{"a": 1]<|tool_call_end|><|tool_calls_section_end|>',
         "<|tool_calls_section_begin|> spurious noise <|tool_call_begin|>functions.f:0"
@@ -1023,7 +1027,8 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
         ("Let me look.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_wea", 0),
         (
             "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n"
-            '{"a": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{"b',
+            '{"a": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n'
+            '```json\n{"b',
             1,
         ),
     ],

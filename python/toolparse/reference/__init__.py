@@ -41,7 +41,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         return lambda _tools: pythonic.Pythonic(style)
     if spec.family == "named_json":
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
-        style = named_json.Style(
+        named = named_json.Style(
             m["section_start"],
             m["section_end"],
             m["call_start"],
@@ -50,7 +50,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             m.get("args_end"),
             id=spec.id_style == "model",
         )
-        return lambda tools: named_json.NamedJson(style, tools)
+        return lambda tools: named_json.NamedJson(named, tools)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,
