@@ -129,22 +129,29 @@ fn generate(formats: &[Value]) -> Result<String, String> {
             }
             "named_json" => {
                 let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
-                let (ss, se) = (need("section_start")?, need("section_end")?);
+                let mut starts = vec![need("section_start")?];
+                starts.extend(marker("section_start_alt"));
+                let mut ends = vec![need("section_end")?];
+                ends.extend(marker("section_end_alt"));
                 let (cs, ce) = (need("call_start")?, need("call_end")?);
                 let mut seps: Vec<&str> = marker("name_start").into_iter().collect();
                 seps.push(need("args_start")?);
                 let fields: Vec<String> = seps
                     .iter()
-                    .map(|s| format!("Markers::new(&{:?})", [*s, cs, ce, se]))
+                    .map(|s| format!("Markers::new(&{:?})", [&[*s, cs, ce][..], &ends].concat()))
                     .collect();
-                let mut close = vec![ce, se, cs];
-                close.extend(marker("args_end"));
+                let between = [&[cs][..], &ends].concat();
+                let fence = marker("args_end");
+                let mut close = vec![ce, cs];
+                close.extend(fence);
+                close.extend(&ends);
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
-                     section: Markers::new(&[{ss:?}]), between: Markers::new(&[{cs:?}, {se:?}]), \
-                     fields: &[{}], close: Markers::new(&{close:?}), id: {} }};",
+                     section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
+                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {} }};",
                     fields.join(", "),
+                    fence.is_some(),
                     id_style == "model"
                 )
                 .map_err(|e| e.to_string())?;

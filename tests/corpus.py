@@ -714,7 +714,9 @@ class NamedJson(Renderer):
         if self.model_ids:
             self.forms = ("plain", "newlines", "spaced", "no_prefix", "open_section")
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
-        self.markers = (m["section_start"], m["section_end"], m["call_start"], m["call_end"], *seps)
+        alts = [m[k] for k in ("section_start_alt", "section_end_alt") if k in m]
+        self.markers = (m["section_start"], m["section_end"], m["call_start"], m["call_end"])
+        self.markers += (*seps, *alts)
         self.extra_tokens = ("function", "functions.f:0", "get_weather", "```json", "```", "\n")
 
     def _call(self, k: int, name: str, a: str, form: str) -> str:

@@ -327,6 +327,17 @@ def test_kimi_truncated_stream(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_kimi_singular_section_markers(backend: str) -> None:
+    """vLLM's earlier kimi_k2 parser: "Some Kimi K2 checkpoints emit the singular form"."""
+    text = (
+        "Hi <|tool_call_section_begin|>"
+        + k_tool("functions.ping:0", "{}")
+        + "<|tool_call_section_end|> bye"
+    )
+    check("kimi_k2", backend, text, "Hi  bye", [("ping", "{}")])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_kimi_empty_section_is_content(backend: str) -> None:
     text = "Reasoning. " + SECTION_BEGIN + SECTION_END
     info = toolparse.get_parser("kimi_k2", backend=backend).extract_tool_calls(text)

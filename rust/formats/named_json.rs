@@ -41,24 +41,26 @@ pub const HEADER_MAX: usize = 256;
 /// The markers of one format of the family (built from its spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Style {
-    /// `[section_start]`.
+    /// The section's start markers (its spelling, and the alternative one some checkpoints
+    /// write: kimi_k2's singular `<|tool_call_section_begin|>`).
     pub section: Markers,
-    /// In a section, between calls: `[call_start, section_end]`.
+    /// In a section, between calls: `[call_start, section_end...]`.
     pub between: Markers,
-    /// The header's fields in order, each `[separator, call_start, call_end, section_end]`; the
-    /// last one is the name (or the call id).
+    /// The header's fields in order, each `[separator, call_start, call_end, section_end...]`;
+    /// the last one is the name (or the call id).
     pub fields: &'static [Markers],
-    /// After the arguments: `[call_end, section_end, call_start]`, and the fence when the format
-    /// closes its arguments with one.
+    /// After the arguments: `[call_end, call_start]`, the fence when the format closes its
+    /// arguments with one, then the section's end markers.
     pub close: Markers,
+    /// Whether `close` holds the fence (at [`FENCE`]).
+    pub fence: bool,
     /// The header is the model's call id, `[functions.]NAME:IDX` (id_style "model").
     pub id: bool,
 }
 
 const CALL_END: usize = 0;
-const SECTION_END: usize = 1;
-const CALL_START: usize = 2;
-const FENCE: usize = 3;
+const CALL_START: usize = 1;
+const FENCE: usize = 2;
 
 #[derive(Debug)]
 enum State {
@@ -309,7 +311,6 @@ impl Machine for NamedJson {
                                     open: false,
                                 }
                             }
-                            SECTION_END => self.st = State::Text,
                             CALL_START => {
                                 let mut raw = std::mem::take(ws);
                                 raw.push_str(&rest[..end]);
@@ -320,14 +321,16 @@ impl Machine for NamedJson {
                                     chars: 0,
                                 }
                             }
-                            FENCE if !*fence => {
-                                *fence = true;
+                            FENCE if style.fence => {
                                 ws.push_str(&rest[..end]);
+                                if *fence {
+                                    self.st = fail(ws, out); // a second fence
+                                } else {
+                                    *fence = true;
+                                }
                             }
-                            _ => {
-                                ws.push_str(&rest[..end]);
-                                self.st = fail(ws, out);
-                            }
+                            // The section's end.
+                            _ => self.st = State::Text,
                         }
                     }
                     Expect::Wait { ws: n } => {
@@ -506,6 +509,29 @@ mod tests {
             let x = extract("kimi_k2", &t);
             assert!(x.malformed && x.calls.is_empty(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn kimi_singular_section_markers() {
+        // Some Kimi K2 checkpoints write `tool_call_section` (vLLM accepted both spellings)
+        let s = "a<|tool_call_section_begin|><|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>{}\
+            <|tool_call_end|><|tool_call_section_end|>b<|tool_calls_section_begin|><|tool_call_begin|>f:1\
+            <|tool_call_argument_begin|>{}<|tool_call_section_end|>";
+        let x = extract("kimi_k2", s);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("ab"));
+        assert_eq!(
+            calls(&x),
+            [
+                (Some("functions.ping:0"), "ping", "{}"),
+                (Some("f:1"), "f", "{}")
+            ]
+        );
+        let whole = stream("kimi_k2", &Tools::default(), s, &[]);
+        assert_eq!(
+            stream("kimi_k2", &Tools::default(), s, &boundaries(s)),
+            whole
+        );
     }
 
     #[test]

@@ -42,8 +42,8 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "named_json":
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
         named = named_json.Style(
-            m["section_start"],
-            m["section_end"],
+            [m[k] for k in ("section_start", "section_start_alt") if k in m],
+            [m[k] for k in ("section_end", "section_end_alt") if k in m],
             m["call_start"],
             m["call_end"],
             seps,

@@ -18,7 +18,7 @@ from .scan import WS, Markers, expect, ws_len
 # The longest call header accepted, in characters.
 HEADER_MAX = 256
 
-CALL_END, SECTION_END, CALL_START, FENCE = 0, 1, 2, 3
+CALL_END, CALL_START, FENCE = 0, 1, 2
 
 
 class Style:
@@ -27,23 +27,26 @@ class Style:
 
     def __init__(
         self,
-        section_start: str,
-        section_end: str,
+        section_starts: Sequence[str],
+        section_ends: Sequence[str],
         call_start: str,
         call_end: str,
         separators: Sequence[str],
         fence: Optional[str],
         id: bool,
     ) -> None:
-        self.section = Markers([section_start])
-        self.between = Markers([call_start, section_end])
+        # the section's start markers (its spelling, and the alternative one some checkpoints
+        # write: kimi_k2's singular `<|tool_call_section_begin|>`)
+        self.section = Markers(section_starts)
+        self.between = Markers([call_start, *section_ends])
         self.fields: List[Markers] = [
-            Markers([sep, call_start, call_end, section_end]) for sep in separators
+            Markers([sep, call_start, call_end, *section_ends]) for sep in separators
         ]
-        close = [call_end, section_end, call_start]
+        close = [call_end, call_start]
         if fence is not None:
             close.append(fence)
-        self.close = Markers(close)
+        self.close = Markers([*close, *section_ends])
+        self.fence = fence is not None
         self.id = id
 
 
@@ -212,16 +215,16 @@ class NamedJson:
                     i += b
                     if a == CALL_END:
                         self._section("", False)
-                    elif a == SECTION_END:
-                        self.st = "Text"
                     elif a == CALL_START:
                         self._header(self.ws + piece)
-                    elif a == FENCE and not self.fence:
-                        self.fence = True
+                    elif a == FENCE and style.fence:
                         self.ws += piece
-                    else:
-                        self.ws += piece
-                        self._fail(self.ws, out)
+                        if self.fence:
+                            self._fail(self.ws, out)  # a second fence
+                        else:
+                            self.fence = True
+                    else:  # the section's end
+                        self.st = "Text"
                 elif kind == "wait":
                     self.ws += s[i : i + a]
                     return i + a
