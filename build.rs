@@ -130,6 +130,36 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(pythonic::Pythonic::new(&{upper}_STYLE))")
             }
+            "named_json" => {
+                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+                let mut starts = vec![need("section_start")?];
+                starts.extend(marker("section_start_alt"));
+                let mut ends = vec![need("section_end")?];
+                ends.extend(marker("section_end_alt"));
+                let (cs, ce) = (need("call_start")?, need("call_end")?);
+                let mut seps: Vec<&str> = marker("name_start").into_iter().collect();
+                seps.push(need("args_start")?);
+                let fields: Vec<String> = seps
+                    .iter()
+                    .map(|s| format!("Markers::new(&{:?})", [&[*s, cs, ce][..], &ends].concat()))
+                    .collect();
+                let between = [&[cs][..], &ends].concat();
+                let fence = marker("args_end");
+                let mut close = vec![ce, cs];
+                close.extend(fence);
+                close.extend(&ends);
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
+                     section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
+                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {} }};",
+                    fields.join(", "),
+                    fence.is_some(),
+                    id_style == "model"
+                )
+                .map_err(|e| e.to_string())?;
+                format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
+            }
             "llama3_json" | "mistral" | "openai" | "qwen3_coder" => format!("{family}::new(tools)"),
             other => return Err(format!("{name}: unknown family {other:?}")),
         };

@@ -697,6 +697,49 @@ class OpenAIHarmony(Renderer):
         return text, expected, before_at
 
 
+class NamedJson(Renderer):
+    """A section of calls, each a header (the name; deepseek_v3: a type, the separator and the
+    name; kimi_k2: the call id ``functions.N:IDX``), a separator and the JSON arguments
+    (deepseek_v3: in a fenced json block). Configured from the format's spec entry."""
+
+    forms = ("plain", "newlines", "open_section")
+    forms_no_after = ("open_section",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        spec = toolparse.spec.get_spec(name)
+        m = spec.markers
+        self.m = m
+        self.model_ids = spec.id_style == "model"
+        if self.model_ids:
+            self.forms = ("plain", "newlines", "spaced", "no_prefix", "open_section")
+        seps = [m[k] for k in ("name_start", "args_start") if k in m]
+        alts = [m[k] for k in ("section_start_alt", "section_end_alt") if k in m]
+        self.markers = (m["section_start"], m["section_end"], m["call_start"], m["call_end"])
+        self.markers += (*seps, *alts)
+        self.extra_tokens = ("function", "functions.f:0", "get_weather", "```json", "```", "\n")
+
+    def _call(self, k: int, name: str, a: str, form: str) -> str:
+        m = self.m
+        nl = "\n" if form == "newlines" else ""
+        if self.model_ids:
+            head = f"{name}:{k}" if form == "no_prefix" else f"functions.{name}:{k}"
+            sp = " " if form == "spaced" else nl
+            return f"{m['call_start']}{head}{sp}{m['args_start']}{a}{sp}{m['call_end']}"
+        if "name_start" in m:
+            body = f"function{m['name_start']}{name}{m['args_start']}\n{a}\n{m['args_end']}"
+        else:
+            body = f"{name}{m['args_start']}{nl}{a}"
+        return f"{m['call_start']}{body}{m['call_end']}"
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        expected = [(n, args_text(a, style)) for n, a in calls]
+        nl = "\n" if form == "newlines" else ""
+        body = nl.join(self._call(k, n, a, form) for k, (n, a) in enumerate(expected))
+        end = "" if form == "open_section" else nl + self.m["section_end"]
+        return before + self.m["section_start"] + nl + body + end + after, expected
+
+
 RENDERERS: Dict[str, Renderer] = {
     r.name: r
     for r in (
@@ -707,6 +750,9 @@ RENDERERS: Dict[str, Renderer] = {
         Llama4Pythonic(),
         Qwen3Coder(),
         OpenAIHarmony(),
+        NamedJson("deepseek_v3"),
+        NamedJson("deepseek_v31"),
+        NamedJson("kimi_k2"),
     )
 }
 
@@ -836,6 +882,9 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
     "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
     "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
+    "deepseek_v3": ['```json\n{"a": 1}\n```', "<｜tool▁sep｜> and <｜tool▁call▁begin｜>f"],
+    "deepseek_v31": ["<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}", "<｜tool▁calls▁end｜>"],
+    "kimi_k2": ["functions.f:0 {}", "<|tool_call_begin|>functions.f:0", "<|tool_calls_section"],
 }
 
 
@@ -886,6 +935,30 @@ MALFORMED: Dict[str, List[str]] = {
         '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": }<|call|>',
         "<|channel|>commentary to=functions.f <|constrain|>json<|message|>[1, 2]<|call|>",
         '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": tru}<|call|>',
+    ],
+    "deepseek_v3": [
+        # vLLM's own malformed cases: unclosed JSON; no call-begin marker in the section
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        '{"city": "Tokyo"\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        '<｜tool▁calls▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Tokyo"}\n'
+        "```<｜tool▁calls▁end｜>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n[1]\n```"
+        "<｜tool▁call▁end｜>",
+    ],
+    "deepseek_v31": [
+        '<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁calls▁end｜>',
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x": tru}<｜tool▁call▁end｜>',
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a b<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1} x<｜tool▁call▁end｜>',
+    ],
+    "kimi_k2": [
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0"
+        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|>'
+        "<|tool_calls_section_end|>",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"a": 1]<|tool_call_end|><|tool_calls_section_end|>',
+        "<|tool_calls_section_begin|> spurious noise <|tool_call_begin|>functions.f:0"
+        "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
     ],
 }
 
@@ -949,6 +1022,38 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
         (
             "<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant"
             "<|channel|>commentary to=functions.g <|constrain|>json<|message|>{",
+            1,
+        ),
+    ],
+    "deepseek_v3": [
+        ("Let me look.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_wea", 0),
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n"
+            '{"a": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n'
+            '```json\n{"b',
+            1,
+        ),
+    ],
+    "deepseek_v31": [
+        # vLLM's case: cut off part way through the block
+        ("Let me look that up.<｜tool▁calls▁begin｜>", 0),
+        ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x"', 0),
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
+            "<｜tool▁call▁begin｜>g<｜tool▁s",
+            1,
+        ),
+    ],
+    "kimi_k2": [
+        (
+            "I'll check. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 "
+            '<|tool_call_argument_begin|>{"city": "Bei',
+            0,
+        ),
+        ("<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea", 0),
+        (
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+            "{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{",
             1,
         ),
     ],

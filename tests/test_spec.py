@@ -60,6 +60,9 @@ PEER_ALIASES = {
     "mistral": set(),
     "pythonic": set(),
     "llama4_pythonic": set(),
+    "deepseek_v3": {"deepseekv3"},
+    "deepseek_v31": {"deepseekv31"},
+    "kimi_k2": set(),
 }
 
 
@@ -245,6 +248,15 @@ MODELS = [
     ("fixie-ai/ultravox-v0_4-ToolACE-8B", "pythonic"),
     ("openai/gpt-oss-20b", "openai"),
     ("openai/gpt-oss-120b", "openai"),
+    ("deepseek-ai/DeepSeek-V3", "deepseek_v3"),
+    ("deepseek-ai/DeepSeek-V3-0324", "deepseek_v3"),
+    ("deepseek-ai/DeepSeek-R1-0528", "deepseek_v3"),
+    ("deepseek-ai/DeepSeek-V3.1", "deepseek_v31"),
+    ("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek_v31"),
+    ("moonshotai/Kimi-K2-Instruct", "kimi_k2"),
+    ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2"),
+    ("moonshotai/Kimi-K2-Thinking", "kimi_k2"),
+    ("moonshotai/Kimi-K2.5", "kimi_k2"),
 ]
 
 

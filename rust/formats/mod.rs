@@ -11,6 +11,7 @@ use crate::Step;
 
 mod llama3_json;
 mod mistral;
+mod named_json;
 mod openai;
 mod pythonic;
 mod qwen3_coder;
@@ -469,6 +470,23 @@ mod tests {
                     spec.marker("section_start").unwrap_or_default(),
                     spec.marker("section_end").unwrap_or_default()
                 ),
+                "named_json" => {
+                    let m = |r: &str| spec.marker(r).unwrap_or_default();
+                    let head = match spec.marker("name_start") {
+                        Some(sep) => format!("function{sep}f"),
+                        None if spec.id_style == "model" => "functions.f:0".to_owned(),
+                        None => "f".to_owned(),
+                    };
+                    format!(
+                        "a{}{}{head}{}{{}}{}{}{}b",
+                        m("section_start"),
+                        m("call_start"),
+                        m("args_start"),
+                        m("args_end"),
+                        m("call_end"),
+                        m("section_end")
+                    )
+                }
                 _ => continue,
             };
             let x = Parser::extract(f, &Tools::default(), &text);

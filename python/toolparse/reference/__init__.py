@@ -24,7 +24,7 @@ class Machine(Protocol):
 
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
-    from . import llama3_json, mistral, openai, pythonic, qwen3_coder, tagged_json
+    from . import llama3_json, mistral, named_json, openai, pythonic, qwen3_coder, tagged_json
 
     m = spec.markers
     if spec.family == "tagged_json":
@@ -39,6 +39,18 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             triggers, start, m.get("section_end"), list=spec.raw.get("calls") == "list"
         )
         return lambda _tools: pythonic.Pythonic(style)
+    if spec.family == "named_json":
+        seps = [m[k] for k in ("name_start", "args_start") if k in m]
+        named = named_json.Style(
+            [m[k] for k in ("section_start", "section_start_alt") if k in m],
+            [m[k] for k in ("section_end", "section_end_alt") if k in m],
+            m["call_start"],
+            m["call_end"],
+            seps,
+            m.get("args_end"),
+            id=spec.id_style == "model",
+        )
+        return lambda tools: named_json.NamedJson(named, tools)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,

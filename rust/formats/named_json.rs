@@ -1,0 +1,600 @@
+//! Calls written as a header (the function's name, or a call id holding it), a separator and
+//! the JSON arguments, between call markers inside a section:
+//!
+//! * deepseek_v3: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
+//! * deepseek_v31: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
+//! * kimi_k2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}<|tool_call_end|>...<|tool_calls_section_end|>`
+//!
+//! The rules (the same for every format of the family, configured by [`Style`]):
+//!
+//! * Text outside a section is content (before it, and after its end marker); so is a section
+//!   with no call in it.
+//! * In a section, between calls, only whitespace may stand; anything else is malformed markup
+//!   (the peers report no call for `<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>...`).
+//! * A call's header is split into fields by the style's separators (deepseek_v3: a type, then
+//!   the name; the others: the name alone). Fields are trimmed of whitespace; the name must be
+//!   non-empty and hold no whitespace; the header is at most [`HEADER_MAX`] characters. Another
+//!   call marker inside the header is malformed.
+//! * With `id` (kimi_k2) the header is the model's call id, `functions.NAME:IDX` or `NAME:IDX`
+//!   (the name is the part before the first `:`, without `functions.`); it is the call's id. A
+//!   bare counter (`IDX` alone) names the one tool the request offers; with any other number of
+//!   tools it is malformed. An id an earlier call of the output already has is not reused: that
+//!   call gets a generated one.
+//! * The arguments are a JSON object, streamed as written; an end marker right after the
+//!   separator is a call with no arguments (`{}`, as vLLM's kimi_k2). After the object: whitespace,
+//!   the style's fence (deepseek_v3's closing code fence, optional), then the call's end marker
+//!   (the section's end or the next call's start also close it). Anything else is malformed.
+//! * A section left open at the end of the text keeps its complete calls; the text ending inside
+//!   a call's markup or arguments is truncation.
+
+use std::collections::HashSet;
+
+use super::{Machine, Tools};
+use crate::event::{is_ws, Emitter};
+use crate::json::JsonScanner;
+use crate::scan::{expect, ws_len, Expect, Found, Markers};
+use crate::Step;
+
+/// The longest call header accepted, in characters.
+pub const HEADER_MAX: usize = 256;
+
+/// The markers of one format of the family (built from its spec entry by `build.rs`).
+#[derive(Debug)]
+pub struct Style {
+    /// The section's start markers (its spelling, and the alternative one some checkpoints
+    /// write: kimi_k2's singular `<|tool_call_section_begin|>`).
+    pub section: Markers,
+    /// In a section, between calls: `[call_start, section_end...]`.
+    pub between: Markers,
+    /// The header's fields in order, each `[separator, call_start, call_end, section_end...]`;
+    /// the last one is the name (or the call id).
+    pub fields: &'static [Markers],
+    /// After the arguments: `[call_end, call_start]`, the fence when the format closes its
+    /// arguments with one, then the section's end markers.
+    pub close: Markers,
+    /// Whether `close` holds the fence (at [`FENCE`]).
+    pub fence: bool,
+    /// The header is the model's call id, `[functions.]NAME:IDX` (id_style "model").
+    pub id: bool,
+}
+
+const CALL_END: usize = 0;
+const CALL_START: usize = 1;
+const FENCE: usize = 2;
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for the section's start.
+    Text,
+    /// In a section, before a call (`open`: no call yet in this section). `raw` is the markup
+    /// read and not yet emitted (the section's start, whitespace).
+    Section {
+        raw: String,
+        open: bool,
+    },
+    /// In a call's header: field `field`, its text so far, the header's length in characters.
+    Header {
+        raw: String,
+        field: usize,
+        text: String,
+        chars: usize,
+    },
+    /// After the header: whitespace, then the arguments.
+    Open {
+        raw: String,
+        id: Option<String>,
+        name: String,
+    },
+    /// The arguments object, streamed as written.
+    Args(JsonScanner),
+    /// After the arguments: whitespace (kept for content if the markup turns out malformed),
+    /// the fence, the end marker.
+    Close {
+        fence: bool,
+        ws: String,
+    },
+    Fallback,
+}
+
+pub struct NamedJson {
+    style: &'static Style,
+    st: State,
+    /// The ids the model gave earlier calls.
+    ids: HashSet<String>,
+    /// The request's only tool (names a kimi_k2 call whose id is a bare counter).
+    only_tool: Option<String>,
+}
+
+impl NamedJson {
+    pub fn new(style: &'static Style, tools: &Tools) -> Self {
+        let only_tool = if tools.functions.len() == 1 {
+            tools.functions.keys().next().cloned()
+        } else {
+            None
+        };
+        NamedJson {
+            style,
+            st: State::Text,
+            ids: HashSet::new(),
+            only_tool,
+        }
+    }
+
+    /// The call's id and name from the header's last field; `None` when it is not one.
+    fn header(&mut self, field: &str) -> Option<(Option<String>, String)> {
+        let h = field.trim_matches(is_ws);
+        if !self.style.id {
+            return valid_name(h).then(|| (None, h.to_owned()));
+        }
+        let name = match h.split_once(':') {
+            Some((pre, idx)) if is_index(idx) => {
+                let name = pre.strip_prefix("functions.").unwrap_or(pre);
+                if !valid_name(name) {
+                    return None;
+                }
+                name.to_owned()
+            }
+            None if is_index(h) => self.only_tool.clone()?,
+            _ => return None,
+        };
+        let id = self.ids.insert(h.to_owned()).then(|| h.to_owned());
+        Some((id, name))
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(is_ws)
+}
+
+fn is_index(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn fail(raw: &str, out: &mut Emitter) -> State {
+    out.malformed = true;
+    out.content(raw);
+    State::Fallback
+}
+
+impl Machine for NamedJson {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Text => match style.section.find(rest) {
+                    Found::Marker { at, which } => {
+                        out.content(&rest[..at]);
+                        let m = style.section.list[which];
+                        i += at + m.len();
+                        self.st = State::Section {
+                            raw: m.to_owned(),
+                            open: true,
+                        };
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Section { raw, open } => match expect(rest, &style.between) {
+                    Expect::Marker { which: 0, end } => {
+                        raw.push_str(&rest[..end]);
+                        i += end;
+                        self.st = State::Header {
+                            raw: std::mem::take(raw),
+                            field: 0,
+                            text: String::new(),
+                            chars: 0,
+                        };
+                    }
+                    Expect::Marker { end, .. } => {
+                        // The section's end. A section with no call in it is content.
+                        if *open {
+                            raw.push_str(&rest[..end]);
+                            out.content(raw);
+                        }
+                        i += end;
+                        self.st = State::Text;
+                    }
+                    Expect::Wait { ws } => {
+                        raw.push_str(&rest[..ws]);
+                        return i + ws;
+                    }
+                    Expect::Other { at } => {
+                        raw.push_str(&rest[..at]);
+                        i += at;
+                        self.st = fail(raw, out);
+                    }
+                },
+                State::Header {
+                    raw,
+                    field,
+                    text,
+                    chars,
+                } => {
+                    let stops = &style.fields[*field];
+                    let (take, found) = match stops.find(rest) {
+                        Found::Marker { at, which } => (at, Some(which)),
+                        Found::Partial { safe } => (safe, None),
+                    };
+                    text.push_str(&rest[..take]);
+                    raw.push_str(&rest[..take]);
+                    *chars += rest[..take].chars().count();
+                    i += take;
+                    if *chars > HEADER_MAX {
+                        self.st = fail(raw, out);
+                        continue;
+                    }
+                    match found {
+                        None => return i,
+                        Some(0) => {
+                            let m = stops.list[0];
+                            raw.push_str(m);
+                            i += m.len();
+                            if *field + 1 < style.fields.len() {
+                                *field += 1;
+                                text.clear();
+                                continue;
+                            }
+                            let (raw, text) = (std::mem::take(raw), std::mem::take(text));
+                            self.st = match self.header(&text) {
+                                Some((id, name)) => State::Open { raw, id, name },
+                                None => fail(&raw, out),
+                            };
+                        }
+                        // Another call marker inside the header.
+                        Some(_) => self.st = fail(raw, out),
+                    }
+                }
+                State::Open { raw, id, name } => {
+                    let ws = ws_len(rest);
+                    raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let after = &rest[ws..];
+                    if after.is_empty() {
+                        return input.len();
+                    }
+                    if after.starts_with('{') {
+                        out.tool_start(id.take(), std::mem::take(name));
+                        self.st = State::Args(JsonScanner::new());
+                        continue;
+                    }
+                    match expect(after, &style.close) {
+                        Expect::Marker {
+                            which: CALL_END,
+                            end,
+                        } => {
+                            // No arguments at all: an empty object.
+                            out.tool_start(id.take(), std::mem::take(name));
+                            out.args("{}");
+                            out.tool_end();
+                            i += end;
+                            self.st = State::Section {
+                                raw: String::new(),
+                                open: false,
+                            };
+                        }
+                        Expect::Wait { .. } => return i,
+                        _ => self.st = fail(raw, out),
+                    }
+                }
+                State::Args(sc) => match sc.feed(rest.as_bytes()) {
+                    Step::Done(n) => {
+                        out.args(&rest[..n]);
+                        out.tool_end();
+                        i += n;
+                        self.st = State::Close {
+                            fence: false,
+                            ws: String::new(),
+                        };
+                    }
+                    Step::NeedMore => {
+                        out.args(rest);
+                        return input.len();
+                    }
+                    Step::Error(n) => {
+                        out.args(&rest[..n]);
+                        out.malformed = true;
+                        i += n;
+                        self.st = State::Fallback;
+                    }
+                },
+                State::Close { fence, ws } => match expect(rest, &style.close) {
+                    Expect::Marker { which, end } => {
+                        i += end;
+                        match which {
+                            CALL_END => {
+                                self.st = State::Section {
+                                    raw: String::new(),
+                                    open: false,
+                                }
+                            }
+                            CALL_START => {
+                                let mut raw = std::mem::take(ws);
+                                raw.push_str(&rest[..end]);
+                                self.st = State::Header {
+                                    raw,
+                                    field: 0,
+                                    text: String::new(),
+                                    chars: 0,
+                                }
+                            }
+                            FENCE if style.fence => {
+                                ws.push_str(&rest[..end]);
+                                if *fence {
+                                    self.st = fail(ws, out); // a second fence
+                                } else {
+                                    *fence = true;
+                                }
+                            }
+                            // The section's end.
+                            _ => self.st = State::Text,
+                        }
+                    }
+                    Expect::Wait { ws: n } => {
+                        ws.push_str(&rest[..n]);
+                        return i + n;
+                    }
+                    Expect::Other { at } => {
+                        ws.push_str(&rest[..at]);
+                        i += at;
+                        self.st = fail(ws, out);
+                    }
+                },
+                // The driver makes the rest content.
+                State::Fallback => return i,
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            State::Text | State::Fallback => out.content(rest),
+            State::Section { raw, open } => {
+                // A section left open after complete calls keeps them; the text ending inside
+                // its start or the next call's start marker is truncation.
+                let next_call = !rest.is_empty() && self.style.between.list[0].starts_with(rest);
+                if *open || next_call {
+                    raw.push_str(rest);
+                    out.truncate(raw);
+                }
+            }
+            State::Header { raw, .. } | State::Open { raw, .. } => {
+                raw.push_str(rest);
+                out.truncate(raw);
+            }
+            State::Args(_) => out.truncate(""),
+            // The call is complete: what is held is (part of) its end marker.
+            State::Close { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::event::{Delta, Extracted};
+    use crate::formats::{Format, Parser};
+
+    fn format(name: &str) -> Format {
+        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
+    }
+
+    fn extract(name: &str, text: &str) -> Extracted {
+        Parser::extract(format(name), &Tools::default(), text)
+    }
+
+    /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed, truncated).
+    type Streamed = (String, Vec<(Option<String>, String, String)>, bool, bool);
+
+    fn stream(name: &str, tools: &Tools, text: &str, cuts: &[usize]) -> Streamed {
+        let mut p = Parser::new(format(name), tools);
+        let mut deltas: Vec<Delta> = Vec::new();
+        let mut prev = 0;
+        for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+            deltas.extend(p.feed_delta(&text[prev..c]));
+            prev = c;
+        }
+        deltas.extend(p.finish_delta());
+        let (mut content, mut calls) = (String::new(), Vec::new());
+        for d in deltas {
+            content.push_str(d.content.as_deref().unwrap_or(""));
+            for c in d.calls {
+                if let Some((id, name)) = c.start {
+                    calls.push((id, name, String::new()));
+                }
+                if let Some(last) = calls.last_mut() {
+                    last.2.push_str(c.args.as_deref().unwrap_or(""));
+                }
+            }
+        }
+        (content, calls, p.malformed(), p.truncated())
+    }
+
+    fn boundaries(s: &str) -> Vec<usize> {
+        (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
+    }
+
+    fn calls(x: &Extracted) -> Vec<(Option<&str>, &str, &str)> {
+        x.calls
+            .iter()
+            .map(|c| (c.id.as_deref(), c.name.as_str(), c.arguments.as_str()))
+            .collect()
+    }
+
+    const V3: &str = "Sure.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n\
+        ```json\n{\"city\": \"東京\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>\
+        get_time\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜> After.";
+    const V31: &str = "Hi<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{\"x\":1}\
+        <｜tool▁call▁end｜><｜tool▁call▁begin｜>bar<｜tool▁sep｜>{\"y\": [2]}<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    const KIMI: &str =
+        "I'll check. <|tool_calls_section_begin|>\n<|tool_call_begin|>functions.get_weather:0 \
+        <|tool_call_argument_begin|>{\"city\": \"Beijing\"} <|tool_call_end|>\n<|tool_call_begin|>\
+        get_news:1<|tool_call_argument_begin|>{}<|tool_call_end|>\n<|tool_calls_section_end|>";
+
+    #[test]
+    fn the_three_formats() {
+        let x = extract("deepseek_v3", V3);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("Sure. After."));
+        assert_eq!(
+            calls(&x),
+            [
+                (None, "get_weather", "{\"city\": \"東京\"}"),
+                (None, "get_time", "{}")
+            ]
+        );
+        let x = extract("deepseek_v31", V31);
+        assert!(!x.malformed);
+        assert_eq!(x.content.as_deref(), Some("Hi"));
+        assert_eq!(
+            calls(&x),
+            [(None, "foo", "{\"x\":1}"), (None, "bar", "{\"y\": [2]}")]
+        );
+        let x = extract("kimi_k2", KIMI);
+        assert!(!x.malformed);
+        assert_eq!(x.content.as_deref(), Some("I'll check. "));
+        assert_eq!(
+            calls(&x),
+            [
+                (
+                    Some("functions.get_weather:0"),
+                    "get_weather",
+                    "{\"city\": \"Beijing\"}"
+                ),
+                (Some("get_news:1"), "get_news", "{}"),
+            ]
+        );
+    }
+
+    #[test]
+    fn kimi_ids() {
+        let s = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>\
+            <|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|tool_call_end|><|tool_calls_section_end|>";
+        let x = extract("kimi_k2", s);
+        assert!(!x.malformed);
+        // a repeated id is not reused; a call with no arguments has `{}`
+        assert_eq!(
+            calls(&x),
+            [(Some("functions.f:0"), "f", "{}"), (None, "f", "{}")]
+        );
+        // a bare counter names the request's only tool
+        let bare = "<|tool_calls_section_begin|><|tool_call_begin|>3<|tool_call_argument_begin|>{\"a\": 1}<|tool_call_end|>";
+        assert!(extract("kimi_k2", bare).malformed);
+        let one = Tools::new(HashMap::from([("only".to_owned(), HashMap::new())]));
+        let s = stream("kimi_k2", &one, bare, &[]);
+        assert!(!s.2);
+        assert_eq!(
+            s.1,
+            [(
+                Some("3".to_owned()),
+                "only".to_owned(),
+                "{\"a\": 1}".to_owned()
+            )]
+        );
+        for bad in [
+            "functions.invalid.0",
+            "functions.f:x",
+            "functions.:0",
+            "f g:0",
+            ":0",
+            "",
+        ] {
+            let t = format!("<|tool_calls_section_begin|><|tool_call_begin|>{bad}<|tool_call_argument_begin|>{{}}<|tool_call_end|>");
+            let x = extract("kimi_k2", &t);
+            assert!(x.malformed && x.calls.is_empty(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn kimi_singular_section_markers() {
+        // Some Kimi K2 checkpoints write `tool_call_section` (vLLM accepted both spellings)
+        let s = "a<|tool_call_section_begin|><|tool_call_begin|>functions.ping:0<|tool_call_argument_begin|>{}\
+            <|tool_call_end|><|tool_call_section_end|>b<|tool_calls_section_begin|><|tool_call_begin|>f:1\
+            <|tool_call_argument_begin|>{}<|tool_call_section_end|>";
+        let x = extract("kimi_k2", s);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("ab"));
+        assert_eq!(
+            calls(&x),
+            [
+                (Some("functions.ping:0"), "ping", "{}"),
+                (Some("f:1"), "f", "{}")
+            ]
+        );
+        let whole = stream("kimi_k2", &Tools::default(), s, &[]);
+        assert_eq!(
+            stream("kimi_k2", &Tools::default(), s, &boundaries(s)),
+            whole
+        );
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        for (fmt, bad) in [
+            ("deepseek_v31", "<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>{\"x\":1}<｜tool▁calls▁end｜>"),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{\"x\":1]<｜tool▁call▁end｜>"),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>x<｜tool▁call▁end｜>"),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁call▁end｜>"),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a b<｜tool▁sep｜>{}<｜tool▁call▁end｜>"),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{} x<｜tool▁call▁end｜>"),
+            ("deepseek_v3", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```\n```<｜tool▁call▁end｜>"),
+        ] {
+            let x = extract(fmt, bad);
+            assert!(x.malformed, "{bad:?}");
+            let s = stream(fmt, &Tools::default(), bad, &boundaries(bad));
+            assert!(s.2, "{bad:?}");
+            assert!(s.0.len() <= bad.len(), "{bad:?}");
+        }
+        let long = format!(
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{}",
+            "a".repeat(HEADER_MAX + 1)
+        );
+        assert!(extract("deepseek_v31", &long).malformed);
+        let at_cap = format!("{}<｜tool▁sep｜>{{}}", &long[..long.len() - 1]);
+        assert!(!extract("deepseek_v31", &at_cap).malformed);
+        for (cut, complete) in [
+            ("Text<｜tool▁calls▁begin｜>", 0),
+            ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>fo", 0),
+            ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{\"x\"", 0),
+            ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁ca", 1),
+            ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁call▁begin｜>g", 1),
+        ] {
+            let x = extract("deepseek_v31", cut);
+            assert!(x.truncated && !x.malformed, "{cut:?}");
+            assert_eq!(x.calls.len(), complete, "{cut:?}");
+        }
+        // a section left open after complete calls: no truncation
+        let x = extract(
+            "deepseek_v31",
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>\n",
+        );
+        assert!(!x.truncated && !x.malformed && x.calls.len() == 1);
+    }
+
+    #[test]
+    fn every_split_agrees() {
+        for (fmt, t) in [
+            ("deepseek_v3", V3),
+            ("deepseek_v31", V31),
+            ("kimi_k2", KIMI),
+            (
+                "deepseek_v31",
+                "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{} x<｜tool▁call▁end｜>",
+            ),
+            ("deepseek_v31", "<｜tool▁calls▁begin｜> x"),
+        ] {
+            let tools = Tools::default();
+            let whole = stream(fmt, &tools, t, &[]);
+            for k in boundaries(t) {
+                assert_eq!(stream(fmt, &tools, t, &[k]), whole, "{t:?} cut at {k}");
+            }
+            assert_eq!(stream(fmt, &tools, t, &boundaries(t)), whole, "{t:?}");
+        }
+    }
+}
