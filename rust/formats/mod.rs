@@ -13,10 +13,10 @@ mod llama3_json;
 mod mistral;
 mod openai;
 mod pythonic;
-mod qwen3_coder;
 #[cfg(test)]
 mod spec_check;
 mod tagged_json;
+mod xml_params;
 
 /// A format state machine. `feed` consumes as much of `input` as can be decided now and returns
 /// how many bytes it consumed; the unconsumed suffix is given again, with the next delta appended,
@@ -428,14 +428,12 @@ mod tests {
         ];
         assert_eq!(openai::MARKERS.list, markers(s, &roles));
         let s = spec("qwen3_coder");
-        assert_eq!(
-            qwen3_coder::TEXT.list,
-            markers(s, &["call_start", "function_start"])
-        );
-        assert_eq!(qwen3_coder::FUNCTION.list, markers(s, &["function_start"]));
+        let st = &QWEN3_CODER_STYLE;
+        assert_eq!(st.text.list, markers(s, &["call_start", "function_start"]));
+        assert_eq!(st.function.list, markers(s, &["function_start"]));
         let body = ["parameter_start", "function_end", "call_end"];
-        assert_eq!(qwen3_coder::BODY.list, markers(s, &body));
-        assert_eq!(qwen3_coder::END.list, markers(s, &["call_end"]));
+        assert_eq!(st.body.list, markers(s, &body));
+        assert_eq!(st.end.list, markers(s, &["call_end"]));
         let [p_end, f_end, p_start] = [
             s.marker("parameter_end"),
             s.marker("function_end"),
@@ -448,7 +446,7 @@ mod tests {
             format!("\n{p_start}"),
             format!("\n{f_end}"),
         ];
-        assert_eq!(qwen3_coder::VALUE.list, value);
+        assert_eq!(st.value.list, value);
         // The configurable machines are built from the spec: check what the generated
         // constructors made.
         for f in Format::all() {
