@@ -462,6 +462,28 @@ mod tests {
                     spec.marker("section_start").unwrap_or_default(),
                     spec.marker("section_end").unwrap_or_default()
                 ),
+                "xml_params" => {
+                    let m = |role: &str| spec.marker(role).unwrap_or_default();
+                    let head = spec
+                        .marker("parameter_string")
+                        .unwrap_or(m("parameter_name_end"));
+                    [
+                        m("call_start"),
+                        m("function_start"),
+                        "f",
+                        m("function_name_end"),
+                        m("parameter_start"),
+                        "a",
+                        head,
+                        m("value_start"),
+                        "1",
+                        m("parameter_end"),
+                        m("function_end"),
+                        m("item_end"),
+                        m("call_end"),
+                    ]
+                    .concat()
+                }
                 _ => continue,
             };
             let x = Parser::extract(f, &Tools::default(), &text);

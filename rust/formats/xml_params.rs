@@ -652,6 +652,74 @@ mod tests {
     }
 
     #[test]
+    fn other_styles() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "seed_oss",
+                "<seed:tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+                r#"{"n": 1}"#,
+            ),
+            (
+                "minimax_m2",
+                "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"s\">a\nb</parameter>\n\
+                 <parameter name=\"n\">2</parameter>\n</invoke>\n<invoke name=\"f\">\n</invoke>\n</minimax:tool_call>",
+                r#"{"s": "a\nb", "n": 2}"#,
+            ),
+            (
+                "glm45",
+                "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value> x </arg_value>\n</tool_call>\n<tool_call>f\n</tool_call>",
+                r#"{"s": " x "}"#,
+            ),
+            (
+                "glm47",
+                "<tool_call>f<arg_key>n</arg_key><arg_value>3</arg_value></tool_call><tool_call>f</tool_call>",
+                r#"{"n": 3}"#,
+            ),
+            (
+                "step3",
+                "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\
+                 <steptml:parameter name=\"b\">True</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
+                 <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"></steptml:invoke>\
+                 <｜tool_call_end｜><｜tool_calls_end｜>",
+                r#"{"b": true}"#,
+            ),
+            (
+                "deepseek_v32",
+                "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" \
+                 string=\"true\">1</｜DSML｜parameter><｜DSML｜parameter name=\"s\" string=\"false\">\
+                 [1]</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\
+                 </｜DSML｜function_calls>",
+                r#"{"n": "1", "s": [1]}"#,
+            ),
+        ];
+        for (name, text, want) in cases {
+            let f = Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"));
+            let x = Parser::extract(f, &tools(), text);
+            assert!(!x.malformed && !x.truncated, "{name}: {x:?}");
+            let mut calls = x.calls.iter().map(|c| c.arguments.as_str());
+            let first = calls.next();
+            assert_eq!(first, Some(*want), "{name}");
+            if *name != "seed_oss" {
+                assert_eq!(calls.next(), Some("{}"), "{name}");
+            }
+            let every: Vec<usize> = (1..text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            let mut p = Parser::new(f, &tools());
+            let mut events = Vec::new();
+            let mut prev = 0;
+            for &c in every.iter().chain(std::iter::once(&text.len())) {
+                events.extend(p.feed(&text[prev..c]));
+                prev = c;
+            }
+            events.extend(p.finish());
+            let y = Extracted::from_events(events, p.malformed(), p.truncated());
+            assert_eq!(y.calls.len(), x.calls.len(), "{name}");
+            assert_eq!(y.calls[0].arguments, *want, "{name}");
+        }
+    }
+
+    #[test]
     fn newlines_stripped_once() {
         let x = extract("<function=f>\n<parameter=s>\n\nv\n\n</parameter>\n</function>");
         assert_eq!(x.calls[0].arguments, r#"{"s": "\nv\n"}"#);
