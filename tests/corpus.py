@@ -875,6 +875,12 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "hermes": ["I use <tool> tags and <tool_call without closing", "a < b > c"],
     "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
     "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
+    "seed_oss": ["<seed:think> is not a call", "<function> and a < b"],
+    "minimax_m2": ["<invoke> and <parameter name> words", "a < b", "<minimax:tool_call>x"],
+    "glm45": ["<tool_call> {json}", "<tool_call>a b", "<arg_key>k</arg_key>"],
+    "glm47": ["<tool_call> {json}", "<tool_call>a b", "<arg_value>v</arg_value>"],
+    "step3": ["<｜tool_call_begin｜> and <steptml:invoke> words"],
+    "deepseek_v32": ["<｜DSML｜> words", "<｜DSML｜invoke name=x>"],
     "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
 }
 
