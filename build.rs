@@ -132,6 +132,9 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let section = marker("call_start");
                 let section_end = marker("call_end");
                 let function = need("function_start")?;
+                // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
+                let mut functions = vec![function];
+                functions.extend(marker("function_start_alt"));
                 let function_end = need("function_end")?;
                 let param = need("parameter_start")?;
                 let param_end = need("parameter_end")?;
@@ -154,7 +157,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     other => return Err(format!("{name}: call.calls_per_section {other:?}")),
                 };
                 let mut text: Vec<&str> = section.into_iter().collect();
-                text.push(function);
+                text.extend(&functions);
                 let mut body = vec![param, function_end];
                 body.extend(section_end);
                 let head = need("parameter_name_end")?;
@@ -179,12 +182,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let mut end: Vec<&str> = section_end.into_iter().collect();
                 end.extend(item_end);
                 if many {
-                    end.push(function);
+                    end.extend(&functions);
                 }
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
-                     text: Markers::new(&{text:?}), wrapped: {}, function: Markers::new(&[{function:?}]), \
+                     text: Markers::new(&{text:?}), wrapped: {}, function: Markers::new(&{functions:?}), \
                      name_end: xml_params::NameEnd::{name_end}, body: Markers::new(&{body:?}), \
                      quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
                      value_start: {}, value: Markers::new(&{value:?}), strip: {strip}, \

@@ -68,6 +68,7 @@
 //! - other text between parameters, or `<`/newline inside a parameter name, after the call
 //!   started is malformed: the rest is content;
 //! - a parameter named twice is written twice (`json.loads` keeps the last value, like vLLM);
+//! - step3's function start may lack `function<｜tool_sep｜>` (the spec's `function_start_alt`);
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
@@ -100,7 +101,8 @@ pub struct Style {
     pub text: Markers,
     /// Whether the format has a section wrapper (`text.list[0]`).
     pub wrapped: bool,
-    /// After the section start: `[function_start]`.
+    /// After the section start: `[function_start, function_start_alt?]` (the spellings of a
+    /// function start).
     pub function: Markers,
     pub name_end: NameEnd,
     /// Between parameters: `[parameter_start, function_end, call_end?]`; also what must follow a
@@ -509,7 +511,7 @@ impl Machine for XmlParams {
                             // step3's item end: the section end or the next call may follow.
                             ws.clear();
                             i += end;
-                        } else if m == style.function.list[0] {
+                        } else if style.function.list.contains(&m) {
                             // The next call: the whitespace before it is content if it is not.
                             let mut raw = std::mem::take(ws);
                             raw.push_str(&rest[..end]);
@@ -562,14 +564,13 @@ impl Machine for XmlParams {
             // Whitespace after the last call, or a truncated section end: markup. The cut-off
             // start of the next function (and of nothing else) is a truncated call.
             State::After { .. } => {
-                let next = self.style.function.list[0];
-                let other = self
-                    .style
-                    .end
-                    .list
-                    .iter()
-                    .any(|m| *m != next && m.starts_with(rest));
-                if !rest.is_empty() && next.starts_with(rest) && !other {
+                let next = self.style.function.list;
+                let ends = self.style.end.list.iter();
+                let other = ends
+                    .filter(|m| !next.contains(m))
+                    .any(|m| m.starts_with(rest));
+                let call = next.iter().any(|m| m.starts_with(rest));
+                if !rest.is_empty() && call && !other {
                     out.truncate(rest);
                 }
             }

@@ -44,7 +44,7 @@ class Style:
 
     text: Markers  # [call_start, function_start] or [function_start]
     wrapped: bool  # text.list[0] is a section start
-    function: Markers  # [function_start]
+    function: Markers  # [function_start, function_start_alt?]: the spellings of a function start
     name_end: str  # GT | QUOTE | LINE
     body: Markers  # [parameter_start, function_end, call_end?]
     quoted: bool  # a parameter name ends at '"'
@@ -62,6 +62,8 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
     """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
     function, function_end = m["function_start"], m["function_end"]
+    # another spelling of the function start (step3 without "function<｜tool_sep｜>")
+    functions = [function] + ([m["function_start_alt"]] if "function_start_alt" in m else [])
     param, param_end = m["parameter_start"], m["parameter_end"]
     name_end = {">": GT, '">': QUOTE, "\n": LINE}[m["function_name_end"]]
     strip = {"strip_one": True, "keep": False}[call["value_newlines"]]
@@ -77,11 +79,11 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
     item_end = m.get("item_end")
     end = [x for x in (section_end, item_end) if x is not None]
     if many:
-        end.append(function)
+        end += functions
     return Style(
-        text=Markers(([section] if section else []) + [function]),
+        text=Markers(([section] if section else []) + functions),
         wrapped=section is not None,
-        function=Markers([function]),
+        function=Markers(functions),
         name_end=name_end,
         body=Markers([param, function_end] + ([section_end] if section_end else [])),
         quoted=head.startswith('"'),
@@ -352,7 +354,7 @@ class XmlParams:
                         # step3's item end: the section end or the next call may follow.
                         self.ws = []
                         i += b
-                    elif m == style.function.list[0]:
+                    elif m in style.function.list:
                         # The next call: the whitespace before it is content if it is not.
                         self.raw = self.ws + [s[i : i + b]]
                         self.ws, self.name_parts = [], []
@@ -392,7 +394,7 @@ class XmlParams:
         elif st == "After":
             # Whitespace after the last call, or a truncated section end: markup. The cut-off
             # start of the next function (and of nothing else) is a truncated call.
-            nxt = self.style.function.list[0]
-            other = any(m != nxt and m.startswith(rest) for m in self.style.end.list)
-            if rest and nxt.startswith(rest) and not other:
+            nxt = self.style.function.list
+            other = any(m not in nxt and m.startswith(rest) for m in self.style.end.list)
+            if rest and any(m.startswith(rest) for m in nxt) and not other:
                 out.truncate(rest)
