@@ -160,7 +160,84 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
             }
-            "llama3_json" | "mistral" | "openai" | "qwen3_coder" => format!("{family}::new(tools)"),
+            "xml_params" => {
+                let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+                let section = marker("call_start");
+                let section_end = marker("call_end");
+                let function = need("function_start")?;
+                // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
+                let mut functions = vec![function];
+                functions.extend(marker("function_start_alt"));
+                let function_end = need("function_end")?;
+                let param = need("parameter_start")?;
+                let param_end = need("parameter_end")?;
+                let name_end = match need("function_name_end")? {
+                    ">" => "Gt",
+                    "\">" => "Quote",
+                    "\n" => "Line",
+                    other => return Err(format!("{name}: function_name_end {other:?}")),
+                };
+                let call = e.get("call").and_then(Value::as_object);
+                let switch = |key: &str| call.and_then(|c| c.get(key)).and_then(Value::as_str);
+                let strip = match switch("value_newlines") {
+                    Some("strip_one") => true,
+                    Some("keep") => false,
+                    other => return Err(format!("{name}: call.value_newlines {other:?}")),
+                };
+                let many = match switch("calls_per_section") {
+                    Some("many") => true,
+                    Some("one") => false,
+                    other => return Err(format!("{name}: call.calls_per_section {other:?}")),
+                };
+                let mut text: Vec<&str> = section.into_iter().collect();
+                text.extend(&functions);
+                let mut body = vec![param, function_end];
+                body.extend(section_end);
+                let head = need("parameter_name_end")?;
+                let string_attr = marker("parameter_string").is_some();
+                let mut heads = Vec::new();
+                if string_attr {
+                    heads.push(need("parameter_string")?);
+                    heads.push(need("parameter_json")?);
+                }
+                heads.push(head);
+                let value: Vec<String> = if strip {
+                    vec![
+                        param_end.to_owned(),
+                        format!("\n{param_end}"),
+                        format!("\n{param}"),
+                        format!("\n{function_end}"),
+                    ]
+                } else {
+                    vec![param_end.to_owned()]
+                };
+                let item_end = marker("item_end");
+                let mut end: Vec<&str> = section_end.into_iter().collect();
+                end.extend(item_end);
+                if many {
+                    end.extend(&functions);
+                }
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
+                     text: Markers::new(&{text:?}), wrapped: {}, function: Markers::new(&{functions:?}), \
+                     name_end: xml_params::NameEnd::{name_end}, body: Markers::new(&{body:?}), \
+                     quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
+                     value_start: {}, value: Markers::new(&{value:?}), strip: {strip}, \
+                     after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
+                     item_end: {item_end:?} }};",
+                    section.is_some(),
+                    head.starts_with('"'),
+                    match marker("value_start") {
+                        Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
+                        None => "None".to_owned(),
+                    },
+                    section_end.unwrap_or(function_end),
+                )
+                .map_err(|e| e.to_string())?;
+                format!("xml_params::new(&{upper}_STYLE, tools)")
+            }
+            "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
             other => return Err(format!("{name}: unknown family {other:?}")),
         };
         writeln!(

@@ -153,7 +153,8 @@ RENDER: Dict[str, Renderer] = {
     "xlam": lambda n, a: _j([{"name": n, "arguments": a}]),
     "phi4_mini_json": lambda n, a: f"functools{_j([{'name': n, 'arguments': a}])}",
     "step3": lambda n, a: (
-        f'<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name="{n}">'
+        "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        f'<steptml:invoke name="{n}">'
         + "".join(f'<steptml:parameter name="{k}">{v}</steptml:parameter>' for k, v in a.items())
         + "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
     ),

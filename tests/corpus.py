@@ -568,26 +568,35 @@ class Llama4Pythonic(Pythonic):
 
 
 def xml_value(v: Any) -> str:
-    """A parameter value as qwen3_coder writes it: strings raw, anything else as JSON."""
+    """A parameter value as the XML-parameter formats write it: strings raw, anything else as
+    JSON."""
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-class Qwen3Coder(Renderer):
-    """``<tool_call>\\n<function=N>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>``;
-    values typed by the tool schema; the ``<tool_call>`` wrapper may be missing."""
+class XmlParams(Renderer):
+    """The XML-parameter family (``rust/formats/xml_params.rs``), configured from the format's
+    spec entry: qwen3_coder / seed_oss
+    ``<tool_call>\\n<function=N>\\n<parameter=K>\\nV\\n</parameter>\\n</function>\\n</tool_call>``,
+    minimax_m2 ``<invoke name="N">``,
+    glm ``<tool_call>N<arg_key>K</arg_key><arg_value>V</arg_value>``,
+    step3 ``<steptml:invoke name="N">``, deepseek_v32 DSML with ``string="true|false"``; values
+    typed by the tool schema (DSML: by the ``string`` attribute). The section wrapper may be
+    missing ("bare" form)."""
 
-    name = "qwen3_coder"
-    forms = ("wrapped", "bare")
     json_native = False
     typed = True
-    markers = (
-        "<tool_call>",
-        "</tool_call>",
-        "<function=",
-        "</function>",
-        "<parameter=",
-        "</parameter>",
-    )
+
+    def __init__(self, name: str) -> None:
+        spec = toolparse.spec.get_spec(name)
+        self.name = name
+        self.m = dict(spec.markers)
+        call = spec.raw["call"]
+        self.strip = call["value_newlines"] == "strip_one"
+        self.many = call["calls_per_section"] == "many"
+        self.forms = ("wrapped", "bare") if "call_start" in self.m else ("plain",)
+        self.markers = tuple(v for v in self.m.values() if len(v) > 2)
+        # qwen3_coder's layout: a newline around every value and after every tag
+        self.lines = self.m["function_name_end"] == ">"
 
     def name_ok(self, name: str) -> bool:
         return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
@@ -596,23 +605,52 @@ class Qwen3Coder(Renderer):
 
     def value_ok(self, value: Any) -> bool:
         if isinstance(value, str):
+            if self.strip and not self.lines and (value.startswith("\n") or value.endswith("\n")):
+                return False  # written inline, a leading/trailing newline would be stripped
             # "null" (any case) is null in every typed parameter, as in vLLM.
             return not any(m in value for m in self.markers) and value.lower() != "null"
         return _finite(value) and not any(
             m in json.dumps(value, ensure_ascii=False) for m in self.markers
         )
 
+    def param(self, k: str, v: Any) -> str:
+        m = self.m
+        if "value_start" in m:  # glm
+            sep = "\n" if self.name == "glm45" else ""
+            return (
+                f"{m['parameter_start']}{k}{m['parameter_name_end']}{sep}"
+                f"{m['value_start']}{xml_value(v)}{m['parameter_end']}{sep}"
+            )
+        if "parameter_string" in m:  # DSML
+            head = m["parameter_string"] if isinstance(v, str) else m["parameter_json"]
+            return f"{m['parameter_start']}{k}{head}{xml_value(v)}{m['parameter_end']}\n"
+        value = f"\n{xml_value(v)}\n" if self.lines else xml_value(v)
+        return f"{m['parameter_start']}{k}{m['parameter_name_end']}{value}{m['parameter_end']}\n"
+
+    def function(self, name: str, args: Dict[str, Any]) -> str:
+        m = self.m
+        params = "".join(self.param(k, v) for k, v in args.items())
+        if "value_start" in m:  # glm
+            sep = "\n" if self.name == "glm45" else ""
+            return f"{m['function_start']}{name}{sep}{params}{m['function_end']}"
+        fn = f"{m['function_start']}{name}{m['function_name_end']}\n{params}{m['function_end']}"
+        return fn + m.get("item_end", "")
+
     def _body(self, calls, before, after, form, style, reasoning):
-        blocks = []
+        m = self.m
+        fns = []
         for name, args in calls:
             assert not isinstance(args, RawJSON)
-            params = "".join(
-                f"<parameter={k}>\n{xml_value(v)}\n</parameter>\n" for k, v in args.items()
-            )
-            fn = f"<function={name}>\n{params}</function>"
-            blocks.append(f"<tool_call>\n{fn}\n</tool_call>" if form == "wrapped" else fn)
+            fns.append(self.function(name, args))
+        sep = "" if self.name == "glm47" else "\n"
+        if form != "wrapped":
+            text = sep.join(fns)
+        elif self.many:
+            text = f"{m['call_start']}\n" + "\n".join(fns) + f"\n{m['call_end']}"
+        else:
+            text = "\n".join(f"{m['call_start']}\n{fn}\n{m['call_end']}" for fn in fns)
         expected = [(n, converted(a)) for n, a in calls]
-        return before + "\n".join(blocks) + after, expected
+        return before + text + after, expected
 
 
 # ----- harmony -----
@@ -740,6 +778,8 @@ class NamedJson(Renderer):
         return before + self.m["section_start"] + nl + body + end + after, expected
 
 
+XML_FORMATS = ("qwen3_coder", "seed_oss", "minimax_m2", "glm45", "glm47", "step3", "deepseek_v32")
+
 RENDERERS: Dict[str, Renderer] = {
     r.name: r
     for r in (
@@ -748,7 +788,7 @@ RENDERERS: Dict[str, Renderer] = {
         Llama3Json(),
         Pythonic(),
         Llama4Pythonic(),
-        Qwen3Coder(),
+        *(XmlParams(n) for n in XML_FORMATS),
         OpenAIHarmony(),
         NamedJson("deepseek_v3"),
         NamedJson("deepseek_v31"),
@@ -881,6 +921,12 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "hermes": ["I use <tool> tags and <tool_call without closing", "a < b > c"],
     "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
     "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
+    "seed_oss": ["<seed:think> is not a call", "<function> and a < b"],
+    "minimax_m2": ["<invoke> and <parameter name> words", "a < b", "<minimax:tool_call>x"],
+    "glm45": ["<tool_call> {json}", "<tool_call>a b", "<arg_key>k</arg_key>"],
+    "glm47": ["<tool_call> {json}", "<tool_call>a b", "<arg_value>v</arg_value>"],
+    "step3": ["<｜tool_call_begin｜> and <steptml:invoke> words"],
+    "deepseek_v32": ["<｜DSML｜> words", "<｜DSML｜invoke name=x>"],
     "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
     "deepseek_v3": ['```json\n{"a": 1}\n```', "<｜tool▁sep｜> and <｜tool▁call▁begin｜>f"],
     "deepseek_v31": ["<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}", "<｜tool▁calls▁end｜>"],
@@ -930,6 +976,32 @@ MALFORMED: Dict[str, List[str]] = {
     "qwen3_coder": [
         "<function=get_weather>\nstray text\n</function>",
         "<tool_call>\n<function=get_weather>\njunk\n</function>\n</tool_call>",
+    ],
+    "seed_oss": [
+        "<seed:tool_call>\n<function=get_weather>\njunk\n</function>\n</seed:tool_call>",
+        "<function=get_weather>\n<parameter=a\nb>\n1\n</parameter>\n</function>",
+    ],
+    "minimax_m2": [
+        '<minimax:tool_call>\n<invoke name="f">\njunk\n</invoke>\n</minimax:tool_call>',
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a\nb">1</parameter></invoke>',
+        '<minimax:tool_call><invoke name="f"><parameter name="a"b>1</parameter></invoke>',
+    ],
+    "glm45": [
+        "<tool_call>get_weather\njunk\n</tool_call>",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\nTokyo\n</tool_call>",
+    ],
+    "glm47": [
+        "<tool_call>get_weather<arg_key>city</arg_key>Tokyo</tool_call>",
+        "<tool_call>f<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+    ],
+    "step3": [
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+        "junk</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    ],
+    "deepseek_v32": [
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\njunk\n</｜DSML｜invoke>',
+        '<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" '
+        'strng="x">1</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>',
     ],
     "openai": [
         '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": }<|call|>',
@@ -1015,6 +1087,67 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
             1,
         ),
         ("<tool_call>\n<function=get_time>\n</function>\n</tool_call>\n<tool_call>\n<func", 1),
+    ],
+    "seed_oss": [
+        ("<seed:tool_call>\n<function=get_weath", 0),
+        ("<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nTok", 0),
+        ("Hello <seed:tool_call>", 0),
+        (
+            "<seed:tool_call>\n<function=get_time>\n</function>\n</seed:tool_call>\n"
+            "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nPa",
+            1,
+        ),
+    ],
+    "minimax_m2": [
+        ('<minimax:tool_call>\n<invoke name="get_weath', 0),
+        ('<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Tok', 0),
+        ('Hi <minimax:tool_call>\n<invoke name="get_weather"', 0),
+        (
+            '<minimax:tool_call>\n<invoke name="get_time">\n</invoke>\n'
+            '<invoke name="get_weather">\n<parameter name="ci',
+            1,
+        ),
+        ('<minimax:tool_call>\n<invoke name="get_time">\n</invoke>\n<invoke name="g', 1),
+    ],
+    "glm45": [
+        ("<tool_call>get_weath", 0),
+        ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Tok", 0),
+        ("Hi <tool_call>get_weather\n<arg_key>ci", 0),
+        ("<tool_call>get_time\n</tool_call>\n<tool_call>get_weather\n<arg_key>city</arg_key>", 1),
+        ("<tool_call>get_time\n</tool_call>\n<tool_call>get_wea", 1),
+    ],
+    "glm47": [
+        ("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Tok", 0),
+        ("Hi <tool_call>", 0),
+        ("<tool_call>get_time</tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_v", 1),
+    ],
+    "step3": [
+        ("<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:inv", 0),
+        (
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+            '<steptml:invoke name="f">\n<steptml:parameter name="city">Tok',
+            0,
+        ),
+        (
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+            '<steptml:invoke name="f"></steptml:invoke><｜tool_call_end｜>'
+            "<｜tool_call_begin｜>function<｜tool_sep｜>",
+            1,
+        ),
+    ],
+    "deepseek_v32": [
+        ('<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_wea', 0),
+        (
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="city" '
+            'string="true">Tok',
+            0,
+        ),
+        ('Hi <｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="ci', 0),
+        (
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n'
+            '<｜DSML｜invoke name="g">\n<｜DSML｜parameter name="a" string="fal',
+            1,
+        ),
     ],
     "openai": [
         ('<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1', 0),

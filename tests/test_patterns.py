@@ -197,7 +197,14 @@ def test_id_style(fmt: str, backend: str) -> None:
     assert reference.id_style(fmt) in ID_PATTERNS
     if fmt == "mistral":
         assert reference.id_style(fmt) == "mistral"
-    elif fmt in ("hermes", "llama3_json", "pythonic", "llama4_pythonic", "qwen3_coder", "openai"):
+    elif fmt in (
+        "hermes",
+        "llama3_json",
+        "pythonic",
+        "llama4_pythonic",
+        "openai",
+        *corpus.XML_FORMATS,
+    ):
         assert reference.id_style(fmt) == "chatcmpl"
     elif fmt == "kimi_k2":
         assert reference.id_style(fmt) == "model"

@@ -1,6 +1,6 @@
 """The ``qwen3_coder`` format: both backends, streaming and not.
 
-Decisions this file pins down (see ``rust/formats/qwen3_coder.rs`` and ``rust/params.rs``):
+Decisions this file pins down (see ``rust/formats/xml_params.rs`` and ``rust/params.rs``):
 
 * values are typed by the tool schema; string values (and parameters the schema does not know)
   stream character by character, typed values are sent when their parameter closes;

@@ -63,6 +63,12 @@ PEER_ALIASES = {
     "deepseek_v3": {"deepseekv3"},
     "deepseek_v31": {"deepseekv31"},
     "kimi_k2": set(),
+    "seed_oss": set(),
+    "minimax_m2": {"minimax-m2"},
+    "glm45": {"glm"},
+    "glm47": set(),
+    "step3": set(),
+    "deepseek_v32": {"deepseekv32"},
 }
 
 
@@ -124,7 +130,7 @@ def test_the_shipped_spec_is_valid() -> None:
 def test_reference_markers_are_the_spec_markers() -> None:
     """The twin's machines that keep their markers in code use exactly the spec's (the Rust
     machines are checked by `cargo test machines_use_the_spec_markers`)."""
-    from toolparse.reference import llama3_json, mistral, openai, qwen3_coder
+    from toolparse.reference import llama3_json, mistral, openai, xml_params
 
     def m(fmt: str, *roles: str) -> tuple:
         return tuple(spec.get_spec(fmt).markers[r] for r in roles)
@@ -135,9 +141,11 @@ def test_reference_markers_are_the_spec_markers() -> None:
     assert mistral.AFTER_NAME.list == m("mistral", "args_start", "call_id")
     roles = ("start", "channel", "message", "end", "call", "return", "constrain")
     assert openai.MARKERS.list == m("openai", *roles)
-    assert qwen3_coder.TEXT.list == m("qwen3_coder", "call_start", "function_start")
-    assert qwen3_coder.BODY.list == m("qwen3_coder", "parameter_start", "function_end", "call_end")
-    assert qwen3_coder.END.list == m("qwen3_coder", "call_end")
+    q = spec.get_spec("qwen3_coder")
+    style = xml_params.style_of(q.markers, q.raw["call"])
+    assert style.text.list == m("qwen3_coder", "call_start", "function_start")
+    assert style.body.list == m("qwen3_coder", "parameter_start", "function_end", "call_end")
+    assert style.end.list == m("qwen3_coder", "call_end")
 
 
 def test_id_styles_come_from_the_spec(fmt: str, backend: str) -> None:
@@ -257,6 +265,15 @@ MODELS = [
     ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2"),
     ("moonshotai/Kimi-K2-Thinking", "kimi_k2"),
     ("moonshotai/Kimi-K2.5", "kimi_k2"),
+    ("ByteDance-Seed/Seed-OSS-36B-Instruct", "seed_oss"),
+    ("MiniMaxAI/MiniMax-M2", "minimax_m2"),
+    ("MiniMaxAI/MiniMax-M2.1", "minimax_m2"),
+    ("zai-org/GLM-4.5", "glm45"),
+    ("zai-org/GLM-4.5-Air", "glm45"),
+    ("zai-org/GLM-4.6", "glm45"),
+    ("zai-org/GLM-4.7", "glm47"),
+    ("stepfun-ai/step3", "step3"),
+    ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32"),
 ]
 
 

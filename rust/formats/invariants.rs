@@ -34,6 +34,24 @@ const PIECES: &[&str] = &[
     "</parameter>",
     "<function=",
     "<parameter=",
+    "<seed:tool_call>",
+    "<minimax:tool_call>",
+    "<invoke name=\"f\">",
+    "</invoke>",
+    "<parameter name=\"a\">",
+    "<arg_key>a</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "<steptml:invoke name=\"f\">",
+    "<steptml:parameter name=\"a\">",
+    "</steptml:parameter>",
+    "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>",
+    "<｜tool_call_end｜>",
+    "<｜DSML｜function_calls>",
+    "<｜DSML｜invoke name=\"f\">",
+    "<｜DSML｜parameter name=\"a\" string=\"false\">",
+    "</｜DSML｜parameter>",
+    "</｜DSML｜invoke>",
     "{",
     "}",
     "[",
@@ -106,6 +124,23 @@ fn valid_text(f: Format, rng: &mut Rng) -> String {
         "qwen3_coder" => {
             format!("<tool_call>\n<function={name}>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>")
         }
+        "seed_oss" => format!(
+            "<seed:tool_call>\n<function={name}>\n<parameter=a>\nx\n</parameter>\n</function>\n</seed:tool_call>"
+        ),
+        "minimax_m2" => format!(
+            "<minimax:tool_call>\n<invoke name=\"{name}\">\n<parameter name=\"a\">x</parameter>\n</invoke>\n</minimax:tool_call>"
+        ),
+        "glm45" | "glm47" => {
+            format!("<tool_call>{name}\n<arg_key>a</arg_key>\n<arg_value>x</arg_value>\n</tool_call>")
+        }
+        "step3" => format!(
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"{name}\">\
+             <steptml:parameter name=\"a\">x</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+        ),
+        "deepseek_v32" => format!(
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"{name}\"><｜DSML｜parameter name=\"a\" string=\"false\">\
+             {args}</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>"
+        ),
         "openai" => format!(
             "<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{args}<|call|>"
         ),

@@ -14,10 +14,10 @@ mod mistral;
 mod named_json;
 mod openai;
 mod pythonic;
-mod qwen3_coder;
 #[cfg(test)]
 mod spec_check;
 mod tagged_json;
+mod xml_params;
 
 /// A format state machine. `feed` consumes as much of `input` as can be decided now and returns
 /// how many bytes it consumed; the unconsumed suffix is given again, with the next delta appended,
@@ -434,14 +434,12 @@ mod tests {
         ];
         assert_eq!(openai::MARKERS.list, markers(s, &roles));
         let s = spec("qwen3_coder");
-        assert_eq!(
-            qwen3_coder::TEXT.list,
-            markers(s, &["call_start", "function_start"])
-        );
-        assert_eq!(qwen3_coder::FUNCTION.list, markers(s, &["function_start"]));
+        let st = &QWEN3_CODER_STYLE;
+        assert_eq!(st.text.list, markers(s, &["call_start", "function_start"]));
+        assert_eq!(st.function.list, markers(s, &["function_start"]));
         let body = ["parameter_start", "function_end", "call_end"];
-        assert_eq!(qwen3_coder::BODY.list, markers(s, &body));
-        assert_eq!(qwen3_coder::END.list, markers(s, &["call_end"]));
+        assert_eq!(st.body.list, markers(s, &body));
+        assert_eq!(st.end.list, markers(s, &["call_end"]));
         let [p_end, f_end, p_start] = [
             s.marker("parameter_end"),
             s.marker("function_end"),
@@ -454,7 +452,7 @@ mod tests {
             format!("\n{p_start}"),
             format!("\n{f_end}"),
         ];
-        assert_eq!(qwen3_coder::VALUE.list, value);
+        assert_eq!(st.value.list, value);
         // The configurable machines are built from the spec: check what the generated
         // constructors made.
         for f in Format::all() {
@@ -486,6 +484,28 @@ mod tests {
                         m("call_end"),
                         m("section_end")
                     )
+                }
+                "xml_params" => {
+                    let m = |role: &str| spec.marker(role).unwrap_or_default();
+                    let head = spec
+                        .marker("parameter_string")
+                        .unwrap_or(m("parameter_name_end"));
+                    [
+                        m("call_start"),
+                        m("function_start"),
+                        "f",
+                        m("function_name_end"),
+                        m("parameter_start"),
+                        "a",
+                        head,
+                        m("value_start"),
+                        "1",
+                        m("parameter_end"),
+                        m("function_end"),
+                        m("item_end"),
+                        m("call_end"),
+                    ]
+                    .concat()
                 }
                 _ => continue,
             };

@@ -48,6 +48,8 @@ SGLANG_PEERS: Dict[str, str] = {
     "llama3_json": "llama3",
     "qwen3_coder": "qwen3_coder",
     "openai": "gpt-oss",
+    "minimax_m2": "minimax-m2",
+    "deepseek_v32": "deepseekv32",
 }
 
 # fmt -> backend -> detector class (made once per process)

@@ -24,7 +24,7 @@ class Machine(Protocol):
 
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
-    from . import llama3_json, mistral, named_json, openai, pythonic, qwen3_coder, tagged_json
+    from . import llama3_json, mistral, named_json, openai, pythonic, tagged_json, xml_params
 
     m = spec.markers
     if spec.family == "tagged_json":
@@ -51,11 +51,13 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             id=spec.id_style == "model",
         )
         return lambda tools: named_json.NamedJson(named, tools)
+    if spec.family == "xml_params":
+        xml_style = xml_params.style_of(m, spec.raw.get("call", {}))
+        return lambda tools: xml_params.XmlParams(xml_style, tools)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,
         "openai": openai,
-        "qwen3_coder": qwen3_coder,
     }
     if spec.family not in modules:
         raise ValueError(f"format spec: {spec.name}: unknown family {spec.family!r}")

@@ -1,4 +1,6 @@
-//! Qwen3-Coder XML tool calls:
+//! XML-parameter tool calls: one machine for the formats that write a call as a function tag
+//! holding one tag per parameter, configured by a [`Style`] that `build.rs` generates from the
+//! format's spec entry (`python/toolparse/formats.json`). Qwen3-Coder is the model:
 //!
 //! ```text
 //! <tool_call>
@@ -10,21 +12,38 @@
 //! </tool_call>
 //! ```
 //!
-//! repeated for parallel calls; the `<tool_call>` wrapper may be missing (a bare `<function=NAME>`
-//! starts a call too). Arguments are written like `json.dumps(obj, ensure_ascii=False)`, keys in
-//! the order they appear, values typed by the tool's schema ([`crate::params`]).
+//! and the others differ only in their markers and in a few switches of the style:
+//! - seed_oss: `<seed:tool_call>` / `</seed:tool_call>` around the same function;
+//! - minimax_m2: `<minimax:tool_call>` around several `<invoke name="N">` ... `</invoke>`, each
+//!   holding `<parameter name="K">V</parameter>`;
+//! - glm45 / glm47: `<tool_call>N` (the name ends at a newline or at the first `<`), then
+//!   `<arg_key>K</arg_key>` (whitespace) `<arg_value>V</arg_value>`, then `</tool_call>`;
+//! - step3: `<｜tool_calls_begin｜>` around several
+//!   `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="N">` ... `</steptml:invoke>`
+//!   each followed by `<｜tool_call_end｜>`, parameters `<steptml:parameter name="K">V</steptml:parameter>`;
+//! - deepseek_v32 (DSML): `<｜DSML｜function_calls>` around several `<｜DSML｜invoke name="N">` ...
+//!   `</｜DSML｜invoke>`, parameters `<｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter>`:
+//!   `string="true"` makes V a string, `string="false"` (or no attribute) JSON (text that is not
+//!   JSON stays a string); the tool schema is not consulted (as in vLLM).
 //!
-//! Streaming: the call starts at the `>` of `<function=NAME>` and `{` is sent with it; a
+//! A bare function (without the section wrapper) starts a call too. Arguments are written like
+//! `json.dumps(obj, ensure_ascii=False)`, keys in the order they appear, values typed by the
+//! tool's schema ([`crate::params`]).
+//!
+//! Streaming: the call starts at the end of the function name and `{` is sent with it; a
 //! string-typed value is sent character by character as it arrives (only a possible end marker,
 //! which includes the stripped trailing newline, and what must follow it, is held back); a typed
-//! value is kept in the state and sent once its parameter closes; `}` is sent at `</function>`.
+//! value is kept in the state and sent once its parameter closes; `}` is sent at the function end.
 //! A parameter whose schema admits a string and another type (`["string", "null"]`, `anyOf
 //! [integer, string]`) cannot be typed before its value is complete, so it is kept whole until
 //! its parameter closes, like a typed value: that hold is not bounded (the value's length), which
 //! we accept only because the peers do the same; a value of a single string type streams.
 //!
-//! Decisions on the loose points of the format (following vLLM's parser where it is well-defined):
-//! - one leading and one trailing newline of a value are stripped (only one each);
+//! Decisions on the loose points of the format (following vLLM's Qwen3 parser where it is
+//! well-defined), written for qwen3_coder's markers (each format has its own):
+//! - styles that strip newlines (`value_newlines: "strip_one"`: qwen3_coder, seed_oss,
+//!   minimax_m2, step3) strip one leading and one trailing newline of a value (only one each);
+//!   the others (glm, DSML) keep a value verbatim, as vLLM does;
 //! - a value may contain its own closing tag (a file being written that holds `</parameter>`):
 //!   a `</parameter>` closes the value only when what follows it, after at most [`WS_CAP`] bytes
 //!   of whitespace, is `<parameter=`, `</function>`, `</tool_call>` (a missing `</function>`, as
@@ -35,21 +54,23 @@
 //!   whitespace makes the tag part of the value. At the end of the output a held tag closes the
 //!   value, also when the start of the markup after it was cut off (and the call is then cut off
 //!   if `</function>` never came), so what was streamed stays a prefix of the likely whole;
-//! - a missing `</parameter>` is tolerated when the next `\n<parameter=` or `\n</function>` arrives
-//!   (at the start of a line, as vLLM requires of an implicit end); `\n<parameter=` always ends a
-//!   value, so a value cannot contain it literally;
+//! - (newline-stripping styles) a missing `</parameter>` is tolerated when the next
+//!   `\n<parameter=` or `\n</function>` arrives (at the start of a line, as vLLM requires of an
+//!   implicit end); `\n<parameter=` always ends a value, so a value cannot contain it literally;
 //! - a missing `</function>` is tolerated when `</tool_call>` arrives; a missing `</tool_call>` is
 //!   tolerated (the call is complete at `</function>`);
 //! - end of text inside a function (between parameters, in a parameter name or value) is
-//!   truncation: the call is malformed. vLLM would accept the call with the parameters (and
-//!   partial value) read so far; we do not report a cut-off call as complete, so the arguments
-//!   streamed for a truncated text are always a prefix of those of the whole text;
+//!   truncation: the call is cut off (never reported complete), so the arguments streamed for a
+//!   truncated text are always a prefix of those of the whole text;
 //! - `<tool_call>` not followed by `<function=`, and `<function=` whose name is empty or holds
 //!   whitespace, quotes, `<`, `{` or `}` (vLLM's name rule), are not calls: their text is content;
-//!   end of text inside them is truncated markup (malformed, the text goes to content);
+//!   end of text inside them is truncated markup;
 //! - other text between parameters, or `<`/newline inside a parameter name, after the call
 //!   started is malformed: the rest is content;
-//! - a parameter named twice is written twice (`json.loads` keeps the last value, like vLLM).
+//! - a parameter named twice is written twice (`json.loads` keeps the last value, like vLLM);
+//! - step3's function start may lack `function<｜tool_sep｜>` (the spec's `function_start_alt`);
+//! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
+//!   other) accept the next function start after a function end (whitespace between is markup).
 
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -61,29 +82,59 @@ use crate::scan::{expect, Expect, Found, Markers};
 /// it; a longer run makes the tag part of the value (bounds what is held back).
 pub const WS_CAP: usize = 64;
 
-/// Plain text: where a call starts.
-pub(super) const TEXT: Markers = Markers::new(&["<tool_call>", "<function="]);
-/// After `<tool_call>`.
-pub(super) const FUNCTION: Markers = Markers::new(&["<function="]);
-/// Between parameters.
-pub(super) const BODY: Markers = Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
-/// Inside a value: its ends. A newline right before an end marker is the stripped trailing one.
-pub(super) const VALUE: Markers = Markers::new(&[
-    "</parameter>",
-    "\n</parameter>",
-    "\n<parameter=",
-    "\n</function>",
-]);
-/// What must follow a `</parameter>` (after whitespace) for it to close the value.
-pub(super) const AFTER_PARAM: Markers =
-    Markers::new(&["<parameter=", "</function>", "</tool_call>"]);
-/// What must follow a `\n</function>` inside a value for it to close the value and the call.
-pub(super) const AFTER_FUNCTION: Markers = Markers::new(&["</tool_call>"]);
-/// After `</function>`.
-pub(super) const END: Markers = Markers::new(&["</tool_call>"]);
+/// How a function name ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameEnd {
+    /// At `>` (`<function=N>`).
+    Gt,
+    /// At `">` (`<invoke name="N">`).
+    Quote,
+    /// At a newline (consumed) or the `<` of the next markup (glm's `<tool_call>N\n`).
+    Line,
+}
 
-pub fn new(tools: &Tools) -> Box<dyn Machine> {
-    Box::new(Qwen3Coder {
+/// A format's markers and switches (generated by `build.rs` from the spec entry).
+#[derive(Debug)]
+pub struct Style {
+    /// Plain text: where a call starts (`[call_start, function_start]`, or `[function_start]`
+    /// when the format has no section wrapper).
+    pub text: Markers,
+    /// Whether the format has a section wrapper (`text.list[0]`).
+    pub wrapped: bool,
+    /// After the section start: `[function_start, function_start_alt?]` (the spellings of a
+    /// function start).
+    pub function: Markers,
+    pub name_end: NameEnd,
+    /// Between parameters: `[parameter_start, function_end, call_end?]`; also what must follow a
+    /// parameter's closing tag for it to close the value.
+    pub body: Markers,
+    /// Whether a parameter name ends at a `"` (`<parameter name="K">`).
+    pub quoted: bool,
+    /// What ends a parameter name (`>`, `">`, `</arg_key>`; DSML: `" string="true">`,
+    /// `" string="false">`, `">`).
+    pub heads: Markers,
+    /// DSML: the head decides the value's kind (the first: a string; the others: JSON).
+    pub string_attr: bool,
+    /// What opens a value after its head, after whitespace (glm's `<arg_value>`).
+    pub value_start: Option<Markers>,
+    /// Inside a value: its ends. Newline-stripping styles: `[parameter_end, \n parameter_end,
+    /// \n parameter_start, \n function_end]` (a newline right before an end marker is the
+    /// stripped trailing one); others: `[parameter_end]`.
+    pub value: Markers,
+    /// One leading and one trailing newline of a value are stripped.
+    pub strip: bool,
+    /// What must follow a `\n function_end` inside a value for it to close the value and the call.
+    pub after_function: Markers,
+    /// After the function end: `[call_end?, item_end?, function_start?]` (function_start for the
+    /// formats whose calls follow each other); if empty, plain text follows.
+    pub end: Markers,
+    /// step3's `<｜tool_call_end｜>` after each function, if any.
+    pub item_end: Option<&'static str>,
+}
+
+pub fn new(style: &'static Style, tools: &Tools) -> Box<dyn Machine> {
+    Box::new(XmlParams {
+        style,
         tools: tools.clone(),
         st: State::Text,
         func: String::new(),
@@ -100,7 +151,7 @@ enum Lead {
     /// The value starts with a candidate end marker, kept whole: if that marker turns out to be
     /// value text, a newline it starts with is the leading newline and is stripped.
     Kept,
-    /// Past the start of the value.
+    /// Past the start of the value (or the style keeps values verbatim).
     Body,
 }
 
@@ -133,10 +184,10 @@ fn closes(after: &str, follow: &Markers, eof: bool) -> Close {
 
 #[derive(Debug)]
 enum State {
-    /// Plain text, looking for `<tool_call>` or `<function=`.
+    /// Plain text, looking for a section start or a function start.
     Text,
-    /// After `<tool_call>`: whitespace, then `<function=`. `raw` is the markup read so far (content
-    /// if no call follows).
+    /// After the section start: whitespace, then the function start. `raw` is the markup read
+    /// so far (content if no call follows).
     Wrapper { raw: String },
     /// Reading the function name; `raw[at..]` is the name so far.
     Name { raw: String, at: usize },
@@ -144,17 +195,20 @@ enum State {
     Body,
     /// Reading a parameter name.
     Param { name: String },
+    /// After a parameter's head: whitespace, then the value start (glm's `<arg_value>`).
+    Open { kind: Kind },
     /// Inside a value. `lead`: where it stands with its optional leading newline. `buf`: the raw
     /// text of a typed value (string values are sent as they come).
     Value { kind: Kind, lead: Lead, buf: String },
-    /// After `</function>`: whitespace, then the optional `</tool_call>`. `ws`: the whitespace
-    /// read, content if other text follows.
+    /// After the function end: whitespace, then the optional section end (or the next function,
+    /// or step3's item end). `ws`: the whitespace read, content if other text follows.
     After { ws: String },
     /// After malformed markup: everything is content.
     Fallback,
 }
 
-pub struct Qwen3Coder {
+pub struct XmlParams {
+    style: &'static Style,
     tools: Tools,
     st: State,
     /// The current call's function name.
@@ -165,11 +219,20 @@ pub struct Qwen3Coder {
     eof: bool,
 }
 
-impl Qwen3Coder {
+impl XmlParams {
     /// Closes the current call's arguments and the call.
     fn close(out: &mut Emitter) {
         out.args("}");
         out.tool_end();
+    }
+
+    /// The state after the function end.
+    fn after(&self) -> State {
+        if self.style.end.list.is_empty() {
+            State::Text
+        } else {
+            State::After { ws: String::new() }
+        }
     }
 }
 
@@ -185,18 +248,23 @@ fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
     }
 }
 
-impl Machine for Qwen3Coder {
+/// Characters that end a function name (the name end completes it; the others make it not a
+/// call).
+const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
+
+impl Machine for XmlParams {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
         let mut i = 0;
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match TEXT.find(rest) {
+                State::Text => match style.text.find(rest) {
                     Found::Marker { at, which } => {
                         out.content(&rest[..at]);
-                        let m = TEXT.list[which];
+                        let m = style.text.list[which];
                         i += at + m.len();
-                        self.st = if which == 0 {
+                        self.st = if which == 0 && style.wrapped {
                             State::Wrapper { raw: m.to_owned() }
                         } else {
                             State::Name {
@@ -210,7 +278,7 @@ impl Machine for Qwen3Coder {
                         return i + safe;
                     }
                 },
-                State::Wrapper { raw } => match expect(rest, &FUNCTION) {
+                State::Wrapper { raw } => match expect(rest, &style.function) {
                     Expect::Marker { end, .. } => {
                         raw.push_str(&rest[..end]);
                         let raw = std::mem::take(raw);
@@ -231,27 +299,46 @@ impl Machine for Qwen3Coder {
                     }
                 },
                 State::Name { raw, at } => {
-                    let stop = rest.find(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r']);
-                    let Some(p) = stop else {
+                    let Some(p) = rest.find(NAME_STOPS) else {
                         raw.push_str(rest);
                         return input.len();
                     };
                     raw.push_str(&rest[..p]);
-                    if rest.as_bytes()[p] == b'>' && !is_blank(&raw[*at..]) {
-                        self.func = raw[*at..].to_owned();
-                        self.params = 0;
-                        i += p + 1;
-                        out.tool_start(None, self.func.clone());
-                        out.args("{");
-                        self.st = State::Body;
-                    } else {
-                        // Not a call: the markup was content; text goes on at the stop character.
-                        out.content(raw);
-                        i += p;
-                        self.st = State::Text;
+                    let tail = &rest[p..];
+                    let end = match style.name_end {
+                        NameEnd::Gt => tail.starts_with('>').then_some(1),
+                        NameEnd::Quote => {
+                            if tail == "\"" {
+                                // `"` at the end of the input: `">` may follow.
+                                return i + p;
+                            }
+                            tail.starts_with("\">").then_some(2)
+                        }
+                        NameEnd::Line => match tail.as_bytes()[0] {
+                            b'\n' => Some(1),
+                            b'<' => Some(0),
+                            _ => None,
+                        },
+                    };
+                    match end {
+                        Some(n) if !is_blank(&raw[*at..]) => {
+                            self.func = raw[*at..].to_owned();
+                            self.params = 0;
+                            i += p + n;
+                            out.tool_start(None, self.func.clone());
+                            out.args("{");
+                            self.st = State::Body;
+                        }
+                        _ => {
+                            // Not a call: the markup was content; text goes on at the stop
+                            // character.
+                            out.content(raw);
+                            i += p;
+                            self.st = State::Text;
+                        }
                     }
                 }
-                State::Body => match expect(rest, &BODY) {
+                State::Body => match expect(rest, &style.body) {
                     Expect::Marker { which: 0, end } => {
                         i += end;
                         self.st = State::Param {
@@ -259,11 +346,11 @@ impl Machine for Qwen3Coder {
                         };
                     }
                     Expect::Marker { which, end } => {
-                        // `</function>`, or `</tool_call>` with `</function>` missing.
+                        // The function end, or the section end with the function end missing.
                         i += end;
                         Self::close(out);
                         self.st = if which == 1 {
-                            State::After { ws: String::new() }
+                            self.after()
                         } else {
                             State::Text
                         };
@@ -276,20 +363,37 @@ impl Machine for Qwen3Coder {
                     }
                 },
                 State::Param { name } => {
-                    let Some(p) = rest.find(['>', '<', '\n']) else {
+                    let stops: &[char] = if style.quoted {
+                        &['>', '<', '\n', '"']
+                    } else {
+                        &['>', '<', '\n']
+                    };
+                    let Some(p) = rest.find(stops) else {
                         name.push_str(rest);
                         return input.len();
                     };
                     name.push_str(&rest[..p]);
-                    if rest.as_bytes()[p] != b'>' {
+                    let tail = &rest[p..];
+                    let Some(head) = style.heads.starts(tail) else {
+                        if style.heads.could_start(tail) {
+                            return i + p;
+                        }
                         i += p;
                         out.malformed = true;
                         self.st = State::Fallback;
                         continue;
-                    }
-                    i += p + 1;
+                    };
+                    i += p + style.heads.list[head].len();
                     let name = std::mem::take(name);
-                    let kind = params::param_kind(&self.tools, &self.func, &name);
+                    let kind = if style.string_attr {
+                        if head == 0 {
+                            Kind::Str
+                        } else {
+                            Kind::Json
+                        }
+                    } else {
+                        params::param_kind(&self.tools, &self.func, &name)
+                    };
                     let mut s = String::with_capacity(name.len() + 8);
                     if self.params > 0 {
                         s.push_str(", ");
@@ -301,20 +405,45 @@ impl Machine for Qwen3Coder {
                     }
                     out.args(&s);
                     self.params += 1;
-                    self.st = State::Value {
-                        kind,
-                        lead: Lead::Start,
-                        buf: String::new(),
+                    self.st = if style.value_start.is_some() {
+                        State::Open { kind }
+                    } else {
+                        State::Value {
+                            kind,
+                            lead: if style.strip { Lead::Start } else { Lead::Body },
+                            buf: String::new(),
+                        }
                     };
+                }
+                State::Open { kind } => {
+                    let Some(open) = &style.value_start else {
+                        return i;
+                    };
+                    match expect(rest, open) {
+                        Expect::Marker { end, .. } => {
+                            i += end;
+                            self.st = State::Value {
+                                kind: *kind,
+                                lead: if style.strip { Lead::Start } else { Lead::Body },
+                                buf: String::new(),
+                            };
+                        }
+                        Expect::Wait { ws } => return i + ws,
+                        Expect::Other { at } => {
+                            i += at;
+                            out.malformed = true;
+                            self.st = State::Fallback;
+                        }
+                    }
                 }
                 State::Value { kind, lead, buf } => {
                     if *lead == Lead::Start {
                         // One leading newline is stripped, unless it begins an end marker.
-                        if VALUE.starts(rest).is_some() {
+                        if style.value.starts(rest).is_some() {
                             *lead = Lead::Kept;
                             continue;
                         }
-                        if VALUE.could_start(rest) {
+                        if style.value.could_start(rest) {
                             return i;
                         }
                         if rest.starts_with('\n') {
@@ -323,17 +452,17 @@ impl Machine for Qwen3Coder {
                         *lead = Lead::Body;
                         continue;
                     }
-                    match VALUE.find(rest) {
+                    match style.value.find(rest) {
                         Found::Marker { at, which } => {
                             let kind = *kind;
                             value_text(kind, buf, &rest[..at], out);
                             if at > 0 {
                                 *lead = Lead::Body;
                             }
-                            let m = VALUE.list[which];
+                            let m = style.value.list[which];
                             let close = match which {
-                                0 | 1 => closes(&rest[at + m.len()..], &AFTER_PARAM, self.eof),
-                                3 => closes(&rest[at + m.len()..], &AFTER_FUNCTION, self.eof),
+                                0 | 1 => closes(&rest[at + m.len()..], &style.body, self.eof),
+                                3 => closes(&rest[at + m.len()..], &style.after_function, self.eof),
                                 _ => Close::Yes,
                             };
                             if close == Close::Wait {
@@ -357,7 +486,7 @@ impl Machine for Qwen3Coder {
                                 params::convert(kind, buf, &mut s);
                                 out.args(&s);
                             }
-                            i += at + VALUE.list[which].len();
+                            i += at + m.len();
                             self.st = match which {
                                 0 | 1 => State::Body,
                                 2 => State::Param {
@@ -365,7 +494,7 @@ impl Machine for Qwen3Coder {
                                 },
                                 _ => {
                                     Self::close(out);
-                                    State::After { ws: String::new() }
+                                    self.after()
                                 }
                             };
                         }
@@ -375,17 +504,31 @@ impl Machine for Qwen3Coder {
                         }
                     }
                 }
-                State::After { ws } => match expect(rest, &END) {
-                    Expect::Marker { end, .. } => {
-                        i += end;
-                        self.st = State::Text;
+                State::After { ws } => match expect(rest, &style.end) {
+                    Expect::Marker { which, end } => {
+                        let m = style.end.list[which];
+                        if style.item_end == Some(m) {
+                            // step3's item end: the section end or the next call may follow.
+                            ws.clear();
+                            i += end;
+                        } else if style.function.list.contains(&m) {
+                            // The next call: the whitespace before it is content if it is not.
+                            let mut raw = std::mem::take(ws);
+                            raw.push_str(&rest[..end]);
+                            let at = raw.len();
+                            i += end;
+                            self.st = State::Name { raw, at };
+                        } else {
+                            i += end;
+                            self.st = State::Text;
+                        }
                     }
                     Expect::Wait { ws: n } => {
                         ws.push_str(&rest[..n]);
                         return i + n;
                     }
                     Expect::Other { at } => {
-                        // No `</tool_call>` (a bare call): the whitespace starts the text.
+                        // No section end (a bare call): the whitespace starts the text.
                         ws.push_str(&rest[..at]);
                         out.content(ws);
                         i += at;
@@ -414,10 +557,23 @@ impl Machine for Qwen3Coder {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
-            // Cut off inside the function (`</function>` never came): the call is unfinished.
-            State::Body | State::Param { .. } | State::Value { .. } => out.truncate(""),
-            // Whitespace after the last call, or a truncated `</tool_call>`: markup.
-            State::After { .. } => {}
+            // Cut off inside the function (its end never came): the call is unfinished.
+            State::Body | State::Param { .. } | State::Open { .. } | State::Value { .. } => {
+                out.truncate("")
+            }
+            // Whitespace after the last call, or a truncated section end: markup. The cut-off
+            // start of the next function (and of nothing else) is a truncated call.
+            State::After { .. } => {
+                let next = self.style.function.list;
+                let ends = self.style.end.list.iter();
+                let other = ends
+                    .filter(|m| !next.contains(m))
+                    .any(|m| m.starts_with(rest));
+                let call = next.iter().any(|m| m.starts_with(rest));
+                if !rest.is_empty() && call && !other {
+                    out.truncate(rest);
+                }
+            }
         }
     }
 }
@@ -494,6 +650,74 @@ mod tests {
         assert!(!malformed);
         assert_eq!(content, "Hi\n");
         assert_eq!(calls[0].1, x.calls[0].arguments);
+    }
+
+    #[test]
+    fn other_styles() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "seed_oss",
+                "<seed:tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+                r#"{"n": 1}"#,
+            ),
+            (
+                "minimax_m2",
+                "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"s\">a\nb</parameter>\n\
+                 <parameter name=\"n\">2</parameter>\n</invoke>\n<invoke name=\"f\">\n</invoke>\n</minimax:tool_call>",
+                r#"{"s": "a\nb", "n": 2}"#,
+            ),
+            (
+                "glm45",
+                "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value> x </arg_value>\n</tool_call>\n<tool_call>f\n</tool_call>",
+                r#"{"s": " x "}"#,
+            ),
+            (
+                "glm47",
+                "<tool_call>f<arg_key>n</arg_key><arg_value>3</arg_value></tool_call><tool_call>f</tool_call>",
+                r#"{"n": 3}"#,
+            ),
+            (
+                "step3",
+                "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\
+                 <steptml:parameter name=\"b\">True</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
+                 <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"></steptml:invoke>\
+                 <｜tool_call_end｜><｜tool_calls_end｜>",
+                r#"{"b": true}"#,
+            ),
+            (
+                "deepseek_v32",
+                "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" \
+                 string=\"true\">1</｜DSML｜parameter><｜DSML｜parameter name=\"s\" string=\"false\">\
+                 [1]</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\
+                 </｜DSML｜function_calls>",
+                r#"{"n": "1", "s": [1]}"#,
+            ),
+        ];
+        for (name, text, want) in cases {
+            let f = Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"));
+            let x = Parser::extract(f, &tools(), text);
+            assert!(!x.malformed && !x.truncated, "{name}: {x:?}");
+            let mut calls = x.calls.iter().map(|c| c.arguments.as_str());
+            let first = calls.next();
+            assert_eq!(first, Some(*want), "{name}");
+            if *name != "seed_oss" {
+                assert_eq!(calls.next(), Some("{}"), "{name}");
+            }
+            let every: Vec<usize> = (1..text.len())
+                .filter(|&i| text.is_char_boundary(i))
+                .collect();
+            let mut p = Parser::new(f, &tools());
+            let mut events = Vec::new();
+            let mut prev = 0;
+            for &c in every.iter().chain(std::iter::once(&text.len())) {
+                events.extend(p.feed(&text[prev..c]));
+                prev = c;
+            }
+            events.extend(p.finish());
+            let y = Extracted::from_events(events, p.malformed(), p.truncated());
+            assert_eq!(y.calls.len(), x.calls.len(), "{name}");
+            assert_eq!(y.calls[0].arguments, *want, "{name}");
+        }
     }
 
     #[test]

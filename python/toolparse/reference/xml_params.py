@@ -1,0 +1,400 @@
+"""XML-parameter tool calls (twin of ``rust/formats/xml_params.rs``; the formats, the style's
+switches and the decisions on the loose points are listed there). Qwen3-Coder is the model::
+
+    <tool_call>
+    <function=NAME>
+    <parameter=KEY>
+    VALUE
+    </parameter>
+    </function>
+    </tool_call>
+
+and seed_oss, minimax_m2, glm45 / glm47, step3 and deepseek_v32 (DSML) differ in their markers
+and a few switches, given by a :class:`Style` built from the spec entry. The section wrapper may
+be missing. String values stream as they arrive; typed values (and values of a union that admits
+a string and another type) are sent when their parameter closes; ``{`` goes with the call start
+and ``}`` with the function end. A parameter's closing tag (or the implicit end
+``\n</function>``) closes a value only when the right markup or the end of the output follows it
+after at most ``WS_CAP`` bytes of whitespace; otherwise it is value text. Value text is kept in
+lists and joined once (linear).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Mapping, Optional
+
+from . import ToolTypes, params
+from .event import Emitter
+from .json import is_blank
+from .scan import Markers, expect
+
+# The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
+WS_CAP = 64
+
+# How a function name ends: at ">" (<function=N>), at '">' (<invoke name="N">), or at a newline
+# (consumed) or the "<" of the next markup (glm's <tool_call>N).
+GT, QUOTE, LINE = "Gt", "Quote", "Line"
+
+
+@dataclass
+class Style:
+    """A format's markers and switches (built from the spec entry, as ``build.rs`` does)."""
+
+    text: Markers  # [call_start, function_start] or [function_start]
+    wrapped: bool  # text.list[0] is a section start
+    function: Markers  # [function_start, function_start_alt?]: the spellings of a function start
+    name_end: str  # GT | QUOTE | LINE
+    body: Markers  # [parameter_start, function_end, call_end?]
+    quoted: bool  # a parameter name ends at '"'
+    heads: Markers  # what ends a parameter name
+    string_attr: bool  # DSML: head 0 makes a string, the others JSON
+    value_start: Optional[Markers]  # glm's <arg_value>
+    value: Markers  # a value's ends
+    strip: bool  # one leading and one trailing newline of a value are stripped
+    after_function: Markers  # what must follow "\n" + function_end in a value to close it
+    end: Markers  # after the function end: [call_end?, item_end?, function_start?]
+    item_end: Optional[str]  # step3's <｜tool_call_end｜>
+
+
+def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
+    """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
+    section, section_end = m.get("call_start"), m.get("call_end")
+    function, function_end = m["function_start"], m["function_end"]
+    # another spelling of the function start (step3 without "function<｜tool_sep｜>")
+    functions = [function] + ([m["function_start_alt"]] if "function_start_alt" in m else [])
+    param, param_end = m["parameter_start"], m["parameter_end"]
+    name_end = {">": GT, '">': QUOTE, "\n": LINE}[m["function_name_end"]]
+    strip = {"strip_one": True, "keep": False}[call["value_newlines"]]
+    many = {"many": True, "one": False}[call["calls_per_section"]]
+    head = m["parameter_name_end"]
+    string_attr = "parameter_string" in m
+    heads = [m["parameter_string"], m["parameter_json"]] if string_attr else []
+    heads.append(head)
+    if strip:
+        value = [param_end, "\n" + param_end, "\n" + param, "\n" + function_end]
+    else:
+        value = [param_end]
+    item_end = m.get("item_end")
+    end = [x for x in (section_end, item_end) if x is not None]
+    if many:
+        end += functions
+    return Style(
+        text=Markers(([section] if section else []) + functions),
+        wrapped=section is not None,
+        function=Markers(functions),
+        name_end=name_end,
+        body=Markers([param, function_end] + ([section_end] if section_end else [])),
+        quoted=head.startswith('"'),
+        heads=Markers(heads),
+        string_attr=string_attr,
+        value_start=Markers([m["value_start"]]) if "value_start" in m else None,
+        value=Markers(value),
+        strip=strip,
+        after_function=Markers([section_end or function_end]),
+        end=Markers(end),
+        item_end=item_end,
+    )
+
+
+# Characters that end a function name (the name end completes it; the others make it not a call)
+# and a parameter name (its head must follow; anything else is malformed).
+_NAME_STOP = re.compile(r"[><{}\"' \t\n\r]")
+_PARAM_STOP = re.compile(r"[><\n]")
+_PARAM_STOP_QUOTED = re.compile(r"[><\n\"]")
+
+
+def _find_any(s: str, stops: re.Pattern, start: int) -> int:
+    """Offset (relative to ``start``) of the first stop character in ``s[start:]``, or -1."""
+    m = stops.search(s, start)
+    return -1 if m is None else m.start() - start
+
+
+# closes() results
+YES, NO, WAIT = "yes", "no", "wait"
+
+
+def closes(s: str, at: int, follow: Markers, eof: bool) -> str:
+    """Whether a closing tag followed by ``s[at:]`` closes the value: whitespace (at most WS_CAP)
+    and then one of ``follow``, or (at the end of the output) whitespace and perhaps the cut-off
+    start of one of ``follow``."""
+    kind, a, b = expect(s, follow, at)
+    if kind == "marker":
+        return YES if b - len(follow.list[a]) <= WS_CAP else NO
+    if kind == "wait" and a <= WS_CAP:
+        return YES if eof else WAIT
+    return NO
+
+
+class XmlParams:
+    def __init__(self, style: Style, tools: ToolTypes) -> None:
+        self.style = style
+        self.value_longest = max(len(m) for m in style.value.list)
+        self.head_longest = max(len(m) for m in style.heads.list)
+        self.tools = tools
+        # Text | Wrapper | Name | Body | Param | Open | Value | After | Fallback
+        self.st = "Text"
+        self.raw: List[str] = []  # Wrapper, Name: the markup read so far
+        self.name_parts: List[str] = []  # Name: the function name so far
+        self.name: List[str] = []  # Param: the parameter name so far
+        self.kind: params.Kind = params.STR  # Open, Value
+        # Value: where it stands with its optional leading newline: Start (not dealt with), Kept
+        # (it starts with a candidate end marker, kept whole: if that turns out to be value text,
+        # a newline it starts with is the leading newline and is stripped), Body (past it, or
+        # the style keeps values verbatim)
+        self.lead = "Start"
+        self.buf: List[str] = []  # Value: the raw text of a typed value
+        self.ws: List[str] = []  # After: the whitespace read, content if other text follows
+        self.func = ""  # the current call's function name
+        self.params = 0  # parameters written in the current call
+        self.eof = False  # the end of the output was reached: a held closing tag is decided
+
+    @staticmethod
+    def _close(out: Emitter) -> None:
+        out.args("}")
+        out.tool_end()
+
+    def _after(self) -> str:
+        """The state after the function end."""
+        self.ws = []
+        return "After" if self.style.end.list else "Text"
+
+    def _value_text(self, s: str, out: Emitter) -> None:
+        if not s:
+            return
+        if self.kind == params.STR:
+            out.args(params.json_str_body(s))
+        else:
+            self.buf.append(s)
+
+    def _start_value(self) -> None:
+        self.st, self.buf = "Value", []
+        self.lead = "Start" if self.style.strip else "Body"
+
+    def feed(self, s: str, out: Emitter) -> int:
+        style = self.style
+        i = 0
+        n = len(s)
+        while i < n:
+            st = self.st
+            if st == "Text":
+                kind, at, which = style.text.find(s, i)
+                out.content(s[i : i + at])
+                if kind != "marker":
+                    return i + at
+                m = style.text.list[which]
+                i += at + len(m)
+                self.raw = [m]
+                if which == 0 and style.wrapped:
+                    self.st = "Wrapper"
+                else:
+                    self.st, self.name_parts = "Name", []
+            elif st == "Wrapper":
+                kind, a, b = expect(s, style.function, i)
+                if kind == "marker":
+                    self.raw.append(s[i : i + b])
+                    i += b
+                    self.st, self.name_parts = "Name", []
+                elif kind == "wait":
+                    self.raw.append(s[i : i + a])
+                    return i + a
+                else:
+                    # Not a call: the wrapper was content.
+                    self.raw.append(s[i : i + a])
+                    out.content("".join(self.raw))
+                    self.raw = []
+                    i += a
+                    self.st = "Text"
+            elif st == "Name":
+                p = _find_any(s, _NAME_STOP, i)
+                if p == -1:
+                    self.name_parts.append(s[i:])
+                    return n
+                self.name_parts.append(s[i : i + p])
+                t = i + p
+                end = -1
+                if style.name_end == GT:
+                    end = 1 if s[t] == ">" else -1
+                elif style.name_end == QUOTE:
+                    if t == n - 1 and s[t] == '"':
+                        # '"' at the end of the input: '">' may follow.
+                        return t
+                    end = 2 if s.startswith('">', t) else -1
+                else:
+                    end = {"\n": 1, "<": 0}.get(s[t], -1)
+                name = "".join(self.name_parts)
+                if end != -1 and not is_blank(name):
+                    self.func = name
+                    self.raw, self.name_parts = [], []
+                    self.params = 0
+                    i = t + end
+                    out.tool_start(None, self.func)
+                    out.args("{")
+                    self.st = "Body"
+                else:
+                    # Not a call: the markup was content; text goes on at the stop character.
+                    out.content("".join(self.raw) + name)
+                    self.raw, self.name_parts = [], []
+                    i = t
+                    self.st = "Text"
+            elif st == "Body":
+                kind, a, b = expect(s, style.body, i)
+                if kind == "marker" and a == 0:
+                    i += b
+                    self.st, self.name = "Param", []
+                elif kind == "marker":
+                    # The function end, or the section end with the function end missing.
+                    i += b
+                    self._close(out)
+                    self.st = self._after() if a == 1 else "Text"
+                elif kind == "wait":
+                    return i + a
+                else:
+                    i += a
+                    out.malformed = True
+                    self.st = "Fallback"
+            elif st == "Param":
+                p = _find_any(s, _PARAM_STOP_QUOTED if style.quoted else _PARAM_STOP, i)
+                if p == -1:
+                    self.name.append(s[i:])
+                    return n
+                self.name.append(s[i : i + p])
+                t = i + p
+                head = style.heads.starts(s, t)
+                if head == -1:
+                    if style.heads.could_start(s[t : t + self.head_longest]):
+                        return t
+                    i = t
+                    out.malformed = True
+                    self.st = "Fallback"
+                    continue
+                i = t + len(style.heads.list[head])
+                name = "".join(self.name)
+                self.name = []
+                if style.string_attr:
+                    self.kind = params.STR if head == 0 else params.JSON
+                else:
+                    self.kind = params.param_kind(self.tools, self.func, name)
+                frag = (", " if self.params > 0 else "") + params.json_str(name) + ": "
+                if self.kind == params.STR:
+                    frag += '"'
+                out.args(frag)
+                self.params += 1
+                if style.value_start is not None:
+                    self.st = "Open"
+                else:
+                    self._start_value()
+            elif st == "Open":
+                assert style.value_start is not None
+                kind, a, b = expect(s, style.value_start, i)
+                if kind == "marker":
+                    i += b
+                    self._start_value()
+                elif kind == "wait":
+                    return i + a
+                else:
+                    i += a
+                    out.malformed = True
+                    self.st = "Fallback"
+            elif st == "Value":
+                if self.lead == "Start":
+                    # One leading newline is stripped, unless it begins an end marker.
+                    if style.value.starts(s, i) != -1:
+                        self.lead = "Kept"
+                        continue
+                    if style.value.could_start(s[i : i + self.value_longest]):
+                        return i
+                    if s[i] == "\n":
+                        i += 1
+                    self.lead = "Body"
+                    continue
+                kind, at, which = style.value.find(s, i)
+                self._value_text(s[i : i + at], out)
+                if kind != "marker":
+                    return i + at
+                if at > 0:
+                    self.lead = "Body"
+                m = style.value.list[which]
+                after = i + at + len(m)
+                if which in (0, 1):
+                    close = closes(s, after, style.body, self.eof)
+                elif which == 3:
+                    close = closes(s, after, style.after_function, self.eof)
+                else:
+                    close = YES
+                if close == WAIT:
+                    return i + at
+                if close == NO:
+                    # The tag is value text (less the leading newline, if it is one).
+                    if self.lead == "Kept" and m.startswith("\n"):
+                        m = m[1:]
+                    self._value_text(m, out)
+                    self.lead = "Body"
+                    i = after
+                    continue
+                if self.kind == params.STR:
+                    out.args('"')
+                else:
+                    out.args(params.convert(self.kind, "".join(self.buf)))
+                self.buf = []
+                i = after
+                if which in (0, 1):
+                    self.st = "Body"
+                elif which == 2:
+                    self.st, self.name = "Param", []
+                else:
+                    self._close(out)
+                    self.st = self._after()
+            elif st == "After":
+                kind, a, b = expect(s, style.end, i)
+                if kind == "marker":
+                    m = style.end.list[a]
+                    if m == style.item_end:
+                        # step3's item end: the section end or the next call may follow.
+                        self.ws = []
+                        i += b
+                    elif m in style.function.list:
+                        # The next call: the whitespace before it is content if it is not.
+                        self.raw = self.ws + [s[i : i + b]]
+                        self.ws, self.name_parts = [], []
+                        i += b
+                        self.st = "Name"
+                    else:
+                        i += b
+                        self.st, self.ws = "Text", []
+                elif kind == "wait":
+                    self.ws.append(s[i : i + a])
+                    return i + a
+                else:
+                    # No section end (a bare call): the whitespace starts the text.
+                    out.content("".join(self.ws) + s[i : i + a])
+                    i += a
+                    self.st, self.ws = "Text", []
+            else:  # Fallback: the driver makes the rest content
+                return i
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        # The end of the output decides a closing tag held inside a value: feed it once more.
+        self.eof = True
+        if self.st == "Value" and rest:
+            k = self.feed(rest, out)
+            rest = rest[k:]
+        st = self.st
+        if st in ("Text", "Fallback"):
+            out.content(rest)
+        elif st in ("Wrapper", "Name"):
+            # Cut off before the call started: its markup so far.
+            out.truncate("".join(self.raw) + "".join(self.name_parts) + rest)
+            self.raw, self.name_parts = [], []
+        elif st in ("Body", "Param", "Open", "Value"):
+            # Cut off inside the function (its end never came): the call is unfinished.
+            out.truncate("")
+        elif st == "After":
+            # Whitespace after the last call, or a truncated section end: markup. The cut-off
+            # start of the next function (and of nothing else) is a truncated call.
+            nxt = self.style.function.list
+            other = any(m not in nxt and m.startswith(rest) for m in self.style.end.list)
+            if rest and any(m.startswith(rest) for m in nxt) and not other:
+                out.truncate(rest)
