@@ -86,18 +86,35 @@ fn generate(formats: &[Value]) -> Result<String, String> {
         writeln!(registry, "    ({name:?}, {ctor}),").map_err(|e| e.to_string())?;
         let body = match family {
             "tagged_json" => {
-                let start = marker("call_start").ok_or_else(|| format!("{name}: no call_start"))?;
-                let mut list = vec![start];
+                // The start markers (`call_start`, `call_start_2`, ...), then the end marker.
+                let mut starts: Vec<(&str, &str)> = markers
+                    .iter()
+                    .filter(|(r, _)| *r == "call_start" || r.starts_with("call_start_"))
+                    .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+                    .collect();
+                if starts.is_empty() {
+                    return Err(format!("{name}: no call_start"));
+                }
+                starts.sort_unstable();
+                let mut list: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
                 list.extend(marker("call_end"));
-                let shape = e
-                    .get("call")
-                    .and_then(|c| c.get("shape"))
-                    .and_then(Value::as_str);
+                let call = e.get("call").and_then(Value::as_object);
+                let shape = call.and_then(|c| c.get("shape")).and_then(Value::as_str);
+                let keys = |key: &str| -> Result<Vec<&str>, String> {
+                    call.map(|c| strings(c, key, name))
+                        .unwrap_or_else(|| Err(format!("{name}: no \"call\" object")))
+                };
+                let strings_ok = e.get("arguments").and_then(Value::as_str)
+                    == Some("json_object_or_json_string");
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
-                     markers: Markers::new(&{list:?}), array: {} }};",
-                    shape == Some("array")
+                     markers: Markers::new(&{list:?}), starts: {}, array: {}, \
+                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }} }};",
+                    starts.len(),
+                    shape == Some("array"),
+                    keys("name_keys")?,
+                    keys("args_keys")?,
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))")

@@ -450,25 +450,42 @@ mod tests {
         ];
         assert_eq!(qwen3_coder::VALUE.list, value);
         // The configurable machines are built from the spec: check what the generated
-        // constructors made.
+        // constructors made. Each start marker opens calls; of the two body shapes the family
+        // knows, exactly one is the format's.
         for f in Format::all() {
             let spec = f.spec();
-            let text = match spec.family {
-                "tagged_json" => format!(
-                    "a{}{{\"name\": \"f\", \"arguments\": {{}}}}{}b",
-                    markers(spec, &["call_start"])[0],
-                    spec.marker("call_end").unwrap_or_default()
+            let (starts, bodies, end) = match spec.family {
+                "tagged_json" => (
+                    spec.markers
+                        .iter()
+                        .filter(|(r, _)| r.starts_with("call_start"))
+                        .map(|(_, m)| *m)
+                        .collect::<Vec<_>>(),
+                    [
+                        r#"{"name": "f", "arguments": {}}"#,
+                        r#"[{"name": "f", "arguments": {}}]"#,
+                    ],
+                    spec.marker("call_end"),
                 ),
-                "pythonic" => format!(
-                    "{}[f(a=1)]{}",
-                    spec.marker("section_start").unwrap_or_default(),
-                    spec.marker("section_end").unwrap_or_default()
+                "pythonic" => (
+                    vec![spec.marker("section_start").unwrap_or_default()],
+                    ["[f(a=1)]", "f(a=1)"],
+                    spec.marker("section_end"),
                 ),
                 _ => continue,
             };
-            let x = Parser::extract(f, &Tools::default(), &text);
-            assert_eq!(x.calls.len(), 1, "{}: {text}", spec.name);
-            assert!(!x.malformed, "{}: {text}", spec.name);
+            assert!(!starts.is_empty(), "{}", spec.name);
+            for start in starts {
+                let ok = bodies
+                    .iter()
+                    .filter(|body| {
+                        let text = format!("a{start}{body}{}b", end.unwrap_or_default());
+                        let x = Parser::extract(f, &Tools::default(), &text);
+                        x.calls.len() == 1 && !x.malformed
+                    })
+                    .count();
+                assert_eq!(ok, 1, "{}: {start}", spec.name);
+            }
         }
     }
 }

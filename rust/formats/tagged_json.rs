@@ -1,18 +1,35 @@
-//! JSON tool calls between markers: `START {call} END` (hermes and its relatives) or
-//! `START [{call}, ...] END`. Formats that differ only in their markers share this machine.
+//! JSON tool calls after a start marker: `START {call} END` (hermes, granite4, longcat,
+//! internlm, gigachat3) or `START [{call}, ...] END` (jamba, hunyuan_a13b, granite,
+//! phi4_mini_json). Formats that differ only in their markers, their shape and their call keys
+//! share this machine, configured by [`Tags`] from the spec entry:
+//! - `markers`: the start markers (roles `call_start`, `call_start_2`, ... in the spec: a format
+//!   may have several spellings, e.g. granite's `<|tool_call|>` and `<tool_call>`), then the end
+//!   marker (`call_end`) when the format closes its calls. The end marker may be missing; without
+//!   one, text after the body is content.
+//! - `array`: the body is a JSON array of call objects (`call.shape` = "array").
+//! - `keys`: the keys that name the function and hold its arguments (`call.name_keys`,
+//!   `call.args_keys`) and whether the arguments may be a JSON string holding the object
+//!   (`arguments` = "json_object_or_json_string").
+//!
+//! After a body, whitespace and then a start marker begin another body (the previous end marker
+//! missing); whitespace and then the end marker close it; anything else is content.
 
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
-use crate::json::{Calls, CALL_KEYS};
+use crate::json::{CallKeys, Calls};
 use crate::scan::{expect, Expect, Found, Markers};
 
-/// The markers of one tagged-JSON format (built from its spec entry by `build.rs`).
+/// How one tagged-JSON format writes its calls (built from its spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Tags {
-    /// `[start]`, or `[start, end]` when the format closes its calls.
+    /// The start markers, then the end marker when the format closes its calls.
     pub markers: Markers,
+    /// How many of `markers` are start markers.
+    pub starts: usize,
     /// Whether the body is a JSON array of calls rather than one call object.
     pub array: bool,
+    /// The call object's keys.
+    pub keys: CallKeys,
 }
 
 #[derive(Debug)]
@@ -38,16 +55,16 @@ impl TaggedJson {
     pub fn new(tags: &'static Tags) -> Self {
         TaggedJson {
             tags,
-            start: Markers::new(&tags.markers.list[..1]),
+            start: Markers::new(&tags.markers.list[..tags.starts]),
             st: State::Text,
         }
     }
 
     fn body(&self, opener: &str) -> State {
         let calls = if self.tags.array {
-            Calls::array(CALL_KEYS)
+            Calls::array(self.tags.keys)
         } else {
-            Calls::object(CALL_KEYS, false)
+            Calls::object(self.tags.keys, false)
         };
         State::Body(Region::new(calls, opener, false))
     }
@@ -83,9 +100,9 @@ impl Machine for TaggedJson {
                     }
                 },
                 State::After { ws } => match expect(rest, &self.tags.markers) {
-                    Expect::Marker { which: 0, end } => {
+                    Expect::Marker { which, end } if which < self.tags.starts => {
                         // Another call with the previous one's end marker missing.
-                        let m = self.tags.markers.list[0];
+                        let m = self.tags.markers.list[which];
                         i += end;
                         self.st = self.body(m);
                     }

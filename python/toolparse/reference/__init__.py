@@ -25,12 +25,22 @@ class Machine(Protocol):
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
     from . import llama3_json, mistral, openai, pythonic, qwen3_coder, tagged_json
+    from .json import CallKeys
 
     m = spec.markers
     if spec.family == "tagged_json":
+        # The start markers (`call_start`, `call_start_2`, ...), then the end marker.
+        roles = sorted(r for r in m if r == "call_start" or r.startswith("call_start_"))
         ends = [m["call_end"]] if "call_end" in m else []
-        shape = spec.raw.get("call", {}).get("shape")
-        tags = tagged_json.Tags([m["call_start"], *ends], array=shape == "array")
+        call = spec.raw.get("call", {})
+        keys = CallKeys(
+            call["name_keys"],
+            call["args_keys"],
+            strings=spec.raw.get("arguments") == "json_object_or_json_string",
+        )
+        tags = tagged_json.Tags(
+            [m[r] for r in roles] + ends, len(roles), call.get("shape") == "array", keys
+        )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":
         start = m.get("section_start")

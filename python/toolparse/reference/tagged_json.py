@@ -1,5 +1,7 @@
-"""JSON tool calls between markers (twin of ``rust/formats/tagged_json.rs``): ``START {call} END``
-(hermes and its relatives) or ``START [{call}, ...] END``."""
+"""JSON tool calls after a start marker (twin of ``rust/formats/tagged_json.rs``): ``START {call}
+END`` (hermes, granite4, longcat, internlm, gigachat3) or ``START [{call}, ...] END`` (jamba,
+hunyuan_a13b, granite, phi4_mini_json), configured by :class:`Tags` from the spec entry (see the
+Rust module for the rules)."""
 
 from __future__ import annotations
 
@@ -7,28 +9,32 @@ from typing import Sequence
 
 from . import Region
 from .event import Emitter
-from .json import CALL_KEYS, Calls
+from .json import CallKeys, Calls
 from .scan import Markers, expect
 
 
 class Tags:
-    """The markers of one tagged-JSON format: ``[start]`` or ``[start, end]``."""
+    """How one tagged-JSON format writes its calls: the start markers then the end marker (if
+    any), how many are start markers, array or object body, and the call keys."""
 
-    def __init__(self, markers: Sequence[str], array: bool) -> None:
+    def __init__(self, markers: Sequence[str], starts: int, array: bool, keys: CallKeys) -> None:
         self.markers = Markers(markers)
+        self.starts = starts
         self.array = array
+        self.keys = keys
 
 
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
-        self.start = Markers(tags.markers.list[:1])
+        self.start = Markers(tags.markers.list[: tags.starts])
         self.st = "Text"  # Text | Body | After | Fallback
         self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
 
     def _body(self, opener: str) -> None:
-        calls = Calls.array_of(CALL_KEYS) if self.tags.array else Calls.object(CALL_KEYS, False)
+        keys = self.tags.keys
+        calls = Calls.array_of(keys) if self.tags.array else Calls.object(keys, False)
         self.st, self.region = "Body", Region(calls, opener, False)
 
     def feed(self, s: str, out: Emitter) -> int:
@@ -53,10 +59,10 @@ class TaggedJson:
                 self.st, self.ws = ("After", "") if r == "done" else ("Fallback", "")
             elif st == "After":
                 kind, a, b = expect(s, self.tags.markers, i)
-                if kind == "marker" and a == 0:
+                if kind == "marker" and a < self.tags.starts:
                     # Another call with the previous one's end marker missing.
                     i += b
-                    self._body(self.tags.markers.list[0])
+                    self._body(self.tags.markers.list[a])
                 elif kind == "marker":
                     i += b
                     self.st = "Text"
