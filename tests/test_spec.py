@@ -60,6 +60,19 @@ PEER_ALIASES = {
     "mistral": set(),
     "pythonic": set(),
     "llama4_pythonic": set(),
+    # SGLang's `hunyuan` is another wire format (XML-like arguments), not hunyuan_a13b's JSON;
+    # its `interns1` is InternlmDetector (`<|action_start|> <|plugin|>`, one of internlm's starts);
+    # its `lfm2` and `gigachat3` are the vLLM names.
+    "granite4": set(),
+    "longcat": set(),
+    "jamba": set(),
+    "hunyuan_a13b": set(),
+    "internlm": {"interns1"},
+    "phi4_mini_json": set(),
+    "granite": set(),
+    "olmo3": set(),
+    "lfm2": set(),
+    "gigachat3": set(),
 }
 
 
@@ -245,6 +258,18 @@ MODELS = [
     ("fixie-ai/ultravox-v0_4-ToolACE-8B", "pythonic"),
     ("openai/gpt-oss-20b", "openai"),
     ("openai/gpt-oss-120b", "openai"),
+    ("ibm-granite/granite-4.0-h-small", "granite4"),
+    ("ibm-granite/granite-3.1-8b-instruct", "granite"),
+    ("ibm-granite/granite-3.0-8b-instruct", "granite"),
+    ("meituan-longcat/LongCat-Flash-Chat", "longcat"),
+    ("ai21labs/AI21-Jamba-1.5-Mini", "jamba"),
+    ("tencent/Hunyuan-A13B-Instruct", "hunyuan_a13b"),
+    ("internlm/internlm2_5-7b-chat", "internlm"),
+    ("internlm/Intern-S1", "internlm"),
+    ("microsoft/Phi-4-mini-instruct", "phi4_mini_json"),
+    ("allenai/Olmo-3-7B-Instruct", "olmo3"),
+    ("LiquidAI/LFM2-1.2B-Tool", "lfm2"),
+    ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3"),
 ]
 
 
