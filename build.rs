@@ -104,13 +104,15 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     call.map(|c| strings(c, key, name))
                         .unwrap_or_else(|| Err(format!("{name}: no \"call\" object")))
                 };
+                let tentative = call.and_then(|c| c.get("tentative")) == Some(&Value::Bool(true));
                 let strings_ok = e.get("arguments").and_then(Value::as_str)
                     == Some("json_object_or_json_string");
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
                      markers: Markers::new(&{list:?}), starts: {}, array: {}, \
-                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }} }};",
+                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }}, \
+                     tentative: {tentative} }};",
                     starts.len(),
                     shape == Some("array"),
                     keys("name_keys")?,

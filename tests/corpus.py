@@ -1051,8 +1051,6 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
 }
 
 
-
-
 def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
     """Malformed and truncated texts of a tagged-JSON format, from its spec entry."""
     r = RENDERERS[fmt]
@@ -1079,12 +1077,17 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
     opening = "[" if r.array else ""
     truncated = [
         (f'{s}{opening}{{"name": "func", {key}: {{"a": 1}}', 0),
-        (f'{s}{opening}{{"name": "func", "argu', 0),
-        (f"Text {s}", 0),
         (f'Text {s}{opening}{{"name": "f", {key}: {{"a": "unterminated}}}}]{e}', 0),
-        (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", "ar', 1),
-        (f"Hi {s}{ok}{e}\n{s}\n", 1),
+        (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", {key}: {{"a"', 1),
     ]
+    if not toolparse.spec.get_spec(fmt).raw["call"].get("tentative"):
+        # cut before a call started: truncated (with a tentative start marker, text)
+        truncated += [
+            (f'{s}{opening}{{"name": "func", "argu', 0),
+            (f"Text {s}", 0),
+            (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", "ar', 1),
+            (f"Hi {s}{ok}{e}\n{s}\n", 1),
+        ]
     if r.array:
         truncated.append((f'{s}[{{"name": "f", {key}: {{}}}}, {{"name": "g", {key}: {{"a"', 1))
     return malformed, truncated

@@ -10,6 +10,9 @@
 //! - `keys`: the keys that name the function and hold its arguments (`call.name_keys`,
 //!   `call.args_keys`) and whether the arguments may be a JSON string holding the object
 //!   (`arguments` = "json_object_or_json_string").
+//! - `tentative` (`call.tentative`): the start marker is an ordinary word that prose may use
+//!   (phi4_mini_json's `functools`): when what follows it is not a call list, the marker and
+//!   what was read stay text instead of being malformed markup.
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
 //! missing); whitespace and then the end marker close it; anything else is content.
@@ -30,6 +33,8 @@ pub struct Tags {
     pub array: bool,
     /// The call object's keys.
     pub keys: CallKeys,
+    /// Whether a start marker not followed by calls is text (else malformed markup).
+    pub tentative: bool,
 }
 
 #[derive(Debug)]
@@ -66,7 +71,7 @@ impl TaggedJson {
         } else {
             Calls::object(self.tags.keys, false)
         };
-        State::Body(Region::new(calls, opener, false))
+        State::Body(Region::new(calls, opener, self.tags.tentative))
     }
 }
 

@@ -39,7 +39,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             strings=spec.raw.get("arguments") == "json_object_or_json_string",
         )
         tags = tagged_json.Tags(
-            [m[r] for r in roles] + ends, len(roles), call.get("shape") == "array", keys
+            [m[r] for r in roles] + ends,
+            len(roles),
+            call.get("shape") == "array",
+            keys,
+            tentative=call.get("tentative") is True,
         )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":

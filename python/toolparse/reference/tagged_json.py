@@ -17,11 +17,20 @@ class Tags:
     """How one tagged-JSON format writes its calls: the start markers then the end marker (if
     any), how many are start markers, array or object body, and the call keys."""
 
-    def __init__(self, markers: Sequence[str], starts: int, array: bool, keys: CallKeys) -> None:
+    def __init__(
+        self,
+        markers: Sequence[str],
+        starts: int,
+        array: bool,
+        keys: CallKeys,
+        tentative: bool = False,
+    ) -> None:
         self.markers = Markers(markers)
         self.starts = starts
         self.array = array
         self.keys = keys
+        # a start marker not followed by calls is text (else malformed markup)
+        self.tentative = tentative
 
 
 class TaggedJson:
@@ -35,7 +44,7 @@ class TaggedJson:
     def _body(self, opener: str) -> None:
         keys = self.tags.keys
         calls = Calls.array_of(keys) if self.tags.array else Calls.object(keys, False)
-        self.st, self.region = "Body", Region(calls, opener, False)
+        self.st, self.region = "Body", Region(calls, opener, self.tags.tentative)
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
