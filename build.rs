@@ -86,18 +86,22 @@ fn generate(formats: &[Value]) -> Result<String, String> {
         writeln!(registry, "    ({name:?}, {ctor}),").map_err(|e| e.to_string())?;
         let body = match family {
             "tagged_json" => {
-                // The start markers (`call_start`, `call_start_2`, ...), then the end marker.
-                let mut starts: Vec<(&str, &str)> = markers
-                    .iter()
-                    .filter(|(r, _)| *r == "call_start" || r.starts_with("call_start_"))
-                    .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
-                    .collect();
+                // The end markers (`call_end`, `call_end_2`, ...), then the start markers
+                // (`call_start`, `call_start_2`, ...).
+                let roles = |prefix: &str| -> Vec<(&str, &str)> {
+                    let mut v: Vec<(&str, &str)> = markers
+                        .iter()
+                        .filter(|(r, _)| *r == prefix || r.starts_with(&format!("{prefix}_")))
+                        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+                        .collect();
+                    v.sort_unstable();
+                    v
+                };
+                let (ends, starts) = (roles("call_end"), roles("call_start"));
                 if starts.is_empty() {
                     return Err(format!("{name}: no call_start"));
                 }
-                starts.sort_unstable();
-                let mut list: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
-                list.extend(marker("call_end"));
+                let list: Vec<&str> = ends.iter().chain(&starts).map(|(_, v)| *v).collect();
                 let call = e.get("call").and_then(Value::as_object);
                 let shape = call.and_then(|c| c.get("shape")).and_then(Value::as_str);
                 let keys = |key: &str| -> Result<Vec<&str>, String> {
@@ -110,10 +114,10 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
-                     markers: Markers::new(&{list:?}), starts: {}, array: {}, \
+                     markers: Markers::new(&{list:?}), ends: {}, array: {}, \
                      keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }}, \
                      tentative: {tentative} }};",
-                    starts.len(),
+                    ends.len(),
                     shape == Some("array"),
                     keys("name_keys")?,
                     keys("args_keys")?,

@@ -576,10 +576,13 @@ class TaggedJson(Renderer):
         sp = toolparse.spec.get_spec(name)
         m, call = sp.markers, sp.raw["call"]
         self.name = name
-        roles = sorted(r for r in m if r == "call_start" or r.startswith("call_start_"))
-        self.starts = [m[r] for r in roles]
-        self.end = m.get("call_end", "")
+
+        def roles(prefix: str) -> List[str]:
+            return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
+
+        self.starts, self.ends = roles("call_start"), roles("call_end")
         self.array = call["shape"] == "array"
+        self.end = self.end_for(self.starts[0])
         self.args_keys = list(call["args_keys"])
         forms = ["plain", "newlines", "args_first", "per_call"]
         forms += [f"start_{k}" for k in range(2, len(self.starts) + 1)]
@@ -591,7 +594,23 @@ class TaggedJson(Renderer):
             forms.append("no_close")
         self.forms = tuple(forms)
         self.forms_no_after = ("no_close",) if self.end else ()
-        self.markers = tuple(self.starts) + ((self.end,) if self.end else ())
+        self.markers = tuple(self.starts) + tuple(self.ends)
+
+    def end_for(self, start: str) -> str:
+        """The end marker a call opened by ``start`` is written with: the format's one, or of
+        several the one that pairs with ``start`` (```` ``` ```` with fences, ``</x>`` with
+        ``<x>``), or none."""
+        if len(self.ends) == 1:
+            return self.ends[0]
+        for e in self.ends:
+            if start.startswith(e) or e == start[:1] + "/" + start[1:]:
+                return e
+        return ""
+
+    def opener(self, start: str) -> str:
+        """The text ``start`` is written as before the body: nothing where it is the body's own
+        ``[`` (xlam's bare list)."""
+        return "" if self.array and start == "[" else start
 
     def call_object(self, name: str, a: str, form: str, style: str) -> str:
         n = json.dumps(name)
@@ -604,6 +623,8 @@ class TaggedJson(Renderer):
 
     def _body(self, calls, before, after, form, style, reasoning):
         start = self.starts[int(form[6:]) - 1] if form.startswith("start_") else self.starts[0]
+        end = self.end_for(start)
+        start = self.opener(start)
         nl = "\n" if form == "newlines" else ""
         objs = [self.call_object(n, args_text(a, style), form, style) for n, a in calls]
         expected = [(n, args_text(a, style)) for n, a in calls]
@@ -615,10 +636,11 @@ class TaggedJson(Renderer):
         else:
             groups = objs
         # without an end marker, whitespace after the body is the content's
-        tail = nl + self.end if self.end else ""
-        blocks = [f"{start}{nl}{g}{tail}" for g in groups]
+        tail = nl + end if end else ""
+        lead = start + nl if start else ""
+        blocks = [f"{lead}{g}{tail}" for g in groups]
         if form == "no_close":
-            blocks[-1] = blocks[-1][: len(blocks[-1]) - len(self.end)]
+            blocks[-1] = blocks[-1][: len(blocks[-1]) - len(end)]
         return before + "\n".join(blocks) + after, expected
 
 
@@ -631,6 +653,7 @@ TAGGED_JSON = (
     "phi4_mini_json",
     "granite",
     "gigachat3",
+    "xlam",
 )
 
 
@@ -932,6 +955,14 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
     "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
     "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
+    "xlam": [
+        "[1] see the footnote",
+        "See [link](https://x.y) and []",
+        "```python\nprint([1, 2])\n```",
+        '```json\n{"a": [1]}\n```',
+        "[TOOL_CALLS] and <tool_call> words",
+    ],
+    "phi4_mini_json": ["import functools; functools.partial(f)", "functools[] and functools[1]"],
 }
 
 
@@ -1055,7 +1086,7 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
     """Malformed and truncated texts of a tagged-JSON format, from its spec entry."""
     r = RENDERERS[fmt]
     assert isinstance(r, TaggedJson)
-    s, e = r.starts[0], r.end
+    s, e = r.opener(r.starts[0]), r.end
     key = json.dumps(r.args_keys[0])
 
     def wrap(obj: str) -> str:

@@ -73,6 +73,7 @@ PEER_ALIASES = {
     "olmo3": set(),
     "lfm2": set(),
     "gigachat3": set(),
+    "xlam": set(),
 }
 
 
@@ -270,6 +271,8 @@ MODELS = [
     ("allenai/Olmo-3-7B-Instruct", "olmo3"),
     ("LiquidAI/LFM2-1.2B-Tool", "lfm2"),
     ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3"),
+    ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
+    ("Salesforce/xLAM-2-32b-fc-r", "xlam"),
 ]
 
 

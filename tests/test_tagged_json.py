@@ -15,8 +15,13 @@ Decisions this file pins down (see ``rust/formats/tagged_json.rs``):
 * phi4_mini_json's ``functools`` is a word prose may use: not followed by a call list it stays
   text (a tentative start marker, ``call.tentative`` in the spec); once a call started, bad JSON
   is malformed as everywhere;
-* an empty call list (``functools[]``) is markup with no call: no call, the text after it is
-  content;
+* a start marker is tentative where prose may hold it (phi4_mini_json's ``functools``; xlam's
+  bare ``[``, its fences, ``[TOOL_CALLS]`` and ``<tool_call>``): until a call has started, what
+  turns out not to be calls (an empty list included) is text, not malformed markup, and a cut
+  there is text, not a truncated call;
+* xlam (as vLLM's preprocessing): a JSON array of calls, bare, in a ```` ```json ```` or
+  ```` ``` ```` fence, after ``[TOOL_CALLS]`` or between ``<tool_call>`` tags; text around it
+  (a ``<think>`` block included: no reasoning split here) is content;
 * internlm: a call naming a tool the request did not offer is still a call (vLLM's whitelist is a
   server concern); vLLM reads one call only, we read every one;
 * olmo3 and lfm2 need their section markers (a bare call is text); the pythonic rules apply
@@ -527,8 +532,9 @@ def test_phi4_mini_json_malformed_once_a_call_started(backend: str) -> None:
 
 @params
 def test_phi4_mini_json_edge_cases(backend: str) -> None:
-    # an empty call list is markup without a call
-    check("phi4_mini_json", backend, "functools[] This is just text", " This is just text", [])
+    # an empty call list after a tentative marker is text too
+    text = "functools[] This is just text"
+    check("phi4_mini_json", backend, text, text, [])
     # a call without arguments has none (vLLM fails on it)
     check("phi4_mini_json", backend, 'functools[{"name": "func"}]', None, [("func", {})], ["{}"])
     info = extract("phi4_mini_json", backend, 'functools[{"name": "func", "arguments": {')
@@ -797,3 +803,81 @@ def test_lfm2_empty_block_is_no_call(backend: str, body: str) -> None:
 @params
 def test_lfm2_bare_list_is_text(backend: str) -> None:
     check("lfm2", backend, f"[{SIMPLE_PY}]", f"[{SIMPLE_PY}]", [])
+
+
+# ----- xlam (vLLM tests/tool_parsers/test_xlam_tool_parser.py) -----
+
+XL_DALLAS = '{"name": "get_current_weather", "arguments": ' + json.dumps(DALLAS) + "}"
+XL_ORLANDO = '{"name": "get_current_weather", "arguments": ' + json.dumps(ORLANDO) + "}"
+
+
+@params
+@pytest.mark.parametrize(
+    "text,content",
+    [
+        (
+            f"<think>I'll help you with that.</think>[{XL_DALLAS}]",
+            "<think>I'll help you with that.</think>",
+        ),
+        (f"I'll help you with that.\n```json\n[{XL_DALLAS}]\n```", "I'll help you with that.\n"),
+        (f"```json\n[{XL_DALLAS}]\n```", None),
+        (f"```\n[{XL_DALLAS}]\n```", None),
+        (
+            f"I'll check the weather for you.[TOOL_CALLS][{XL_DALLAS}]",
+            "I'll check the weather for you.",
+        ),
+        (
+            f"I'll help you check the weather.<tool_call>[{XL_DALLAS}]</tool_call>",
+            "I'll help you check the weather.",
+        ),
+    ],
+)
+def test_xlam_wrappers(backend: str, text: str, content: Optional[str]) -> None:
+    check("xlam", backend, text, content, [("get_current_weather", DALLAS)])
+
+
+@params
+def test_xlam_bare_list(backend: str) -> None:
+    check(
+        "xlam",
+        backend,
+        f"[{XL_DALLAS}, {XL_ORLANDO}]",
+        None,
+        [("get_current_weather", DALLAS), ("get_current_weather", ORLANDO)],
+    )
+    seattle = {"city": "Seattle", "state": "WA", "unit": "celsius"}
+    text = '[{"name": "get_current_weather", "arguments": ' + json.dumps(seattle) + "}]"
+    check("xlam", backend, text, None, [("get_current_weather", seattle)])
+    # arguments written as a JSON string holding JSON
+    check(
+        "xlam",
+        backend,
+        '[{"name": "f", "arguments": "{\\"a\\": 1}"}]',
+        None,
+        [("f", {"a": 1})],
+        ['{"a": 1}'],
+    )
+
+
+@params
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This is a test",
+        "[1, 2, 3] and [x] and []",
+        '```json\n{"name": "f", "arguments": {}}\n```',  # an object, not a list: text (vLLM too)
+        "<tool_call>not json</tool_call>",
+        "[TOOL_CALLS] later",
+        '[{"a": 1}] is a list of objects',
+    ],
+)
+def test_xlam_not_calls_are_text(backend: str, text: str) -> None:
+    check("xlam", backend, text, text, [])
+
+
+@params
+def test_xlam_malformed_once_a_call_started(backend: str) -> None:
+    check_malformed("xlam", backend, '[{"name": "f", "arguments": {"a": tru}}]')
+    check_malformed(
+        "xlam", backend, f'```json\n[{XL_DALLAS}, {{"name": "g", "arguments": [1]}}]\n```'
+    )

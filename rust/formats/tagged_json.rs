@@ -1,21 +1,24 @@
 //! JSON tool calls after a start marker: `START {call} END` (hermes, granite4, longcat,
 //! internlm, gigachat3) or `START [{call}, ...] END` (jamba, hunyuan_a13b, granite,
-//! phi4_mini_json). Formats that differ only in their markers, their shape and their call keys
-//! share this machine, configured by [`Tags`] from the spec entry:
-//! - `markers`: the start markers (roles `call_start`, `call_start_2`, ... in the spec: a format
-//!   may have several spellings, e.g. granite's `<|tool_call|>` and `<tool_call>`), then the end
-//!   marker (`call_end`) when the format closes its calls. The end marker may be missing; without
-//!   one, text after the body is content.
+//! phi4_mini_json, xlam). Formats that differ only in their markers, their shape and their call
+//! keys share this machine, configured by [`Tags`] from the spec entry:
+//! - `markers`: the end markers (roles `call_end`, `call_end_2`, ... in the spec), then the
+//!   start markers (`call_start`, `call_start_2`, ...): a format may have several spellings,
+//!   e.g. granite's `<|tool_call|>` and `<tool_call>`, xlam's ```` ```json ````, `[TOOL_CALLS]`
+//!   and a bare `[`. An end marker may be missing; without one, text after the body is content.
+//!   Where a string is both (xlam's ```` ``` ````), after a body it is the end marker. A start
+//!   marker that is the body's own opening bracket (xlam's `[`) is left for the body to read.
 //! - `array`: the body is a JSON array of call objects (`call.shape` = "array").
 //! - `keys`: the keys that name the function and hold its arguments (`call.name_keys`,
 //!   `call.args_keys`) and whether the arguments may be a JSON string holding the object
 //!   (`arguments` = "json_object_or_json_string").
-//! - `tentative` (`call.tentative`): the start marker is an ordinary word that prose may use
-//!   (phi4_mini_json's `functools`): when what follows it is not a call list, the marker and
-//!   what was read stay text instead of being malformed markup.
+//! - `tentative` (`call.tentative`): a start marker is something prose may hold
+//!   (phi4_mini_json's `functools`, xlam's `[` and fences): until a call has started, what
+//!   follows it may turn out not to be calls, and then the marker and what was read are text
+//!   (not malformed markup), an empty list included, and scanning goes on after them.
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
-//! missing); whitespace and then the end marker close it; anything else is content.
+//! missing); whitespace and then an end marker close it; anything else is content.
 
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
@@ -25,10 +28,10 @@ use crate::scan::{expect, Expect, Found, Markers};
 /// How one tagged-JSON format writes its calls (built from its spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Tags {
-    /// The start markers, then the end marker when the format closes its calls.
+    /// The end markers, then the start markers.
     pub markers: Markers,
-    /// How many of `markers` are start markers.
-    pub starts: usize,
+    /// How many of `markers` are end markers.
+    pub ends: usize,
     /// Whether the body is a JSON array of calls rather than one call object.
     pub array: bool,
     /// The call object's keys.
@@ -39,12 +42,12 @@ pub struct Tags {
 
 #[derive(Debug)]
 enum State {
-    /// Plain text, looking for the start marker.
+    /// Plain text, looking for a start marker.
     Text,
     /// Inside the start marker's JSON.
     Body(Region),
     /// After a complete body: whitespace (kept: it is content if text follows without an end
-    /// marker), then the end marker (which may be missing).
+    /// marker), then an end marker (which may be missing).
     After { ws: String },
     /// After malformed markup: everything is content.
     Fallback,
@@ -60,8 +63,17 @@ impl TaggedJson {
     pub fn new(tags: &'static Tags) -> Self {
         TaggedJson {
             tags,
-            start: Markers::new(&tags.markers.list[..tags.starts]),
+            start: Markers::new(&tags.markers.list[tags.ends..]),
             st: State::Text,
+        }
+    }
+
+    /// How many bytes of start marker `m` the body does not read itself (its own `[` it does).
+    fn skip(&self, m: &str) -> usize {
+        if self.tags.array && m == "[" {
+            0
+        } else {
+            m.len()
         }
     }
 
@@ -85,8 +97,9 @@ impl Machine for TaggedJson {
                     Found::Marker { at, which } => {
                         out.content(&rest[..at]);
                         let m = self.start.list[which];
-                        i += at + m.len();
-                        self.st = self.body(m);
+                        let k = self.skip(m);
+                        i += at + k;
+                        self.st = self.body(&m[..k]);
                     }
                     Found::Partial { safe } => {
                         out.content(&rest[..safe]);
@@ -97,19 +110,31 @@ impl Machine for TaggedJson {
                     RegionStep::More => return input.len(),
                     RegionStep::Done(n) => {
                         i += n;
-                        self.st = State::After { ws: String::new() };
+                        // A tentative body that held no call went back to content.
+                        self.st = if region.is_call() {
+                            State::After { ws: String::new() }
+                        } else {
+                            State::Text
+                        };
                     }
                     RegionStep::Failed(n) => {
                         i += n;
-                        self.st = State::Fallback;
+                        // A tentative body that failed before a call started is text: scanning
+                        // goes on from the offending character.
+                        self.st = if out.malformed {
+                            State::Fallback
+                        } else {
+                            State::Text
+                        };
                     }
                 },
                 State::After { ws } => match expect(rest, &self.tags.markers) {
-                    Expect::Marker { which, end } if which < self.tags.starts => {
+                    Expect::Marker { which, end } if which >= self.tags.ends => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[which];
-                        i += end;
-                        self.st = self.body(m);
+                        let k = self.skip(m);
+                        i += end - m.len() + k;
+                        self.st = self.body(&m[..k]);
                     }
                     Expect::Marker { end, .. } => {
                         i += end;

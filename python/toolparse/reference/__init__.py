@@ -29,9 +29,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
 
     m = spec.markers
     if spec.family == "tagged_json":
-        # The start markers (`call_start`, `call_start_2`, ...), then the end marker.
-        roles = sorted(r for r in m if r == "call_start" or r.startswith("call_start_"))
-        ends = [m["call_end"]] if "call_end" in m else []
+        # The end markers (`call_end`, `call_end_2`, ...), then the start markers.
+        def roles(prefix: str) -> List[str]:
+            return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
+
+        ends, starts = roles("call_end"), roles("call_start")
         call = spec.raw.get("call", {})
         keys = CallKeys(
             call["name_keys"],
@@ -39,8 +41,8 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             strings=spec.raw.get("arguments") == "json_object_or_json_string",
         )
         tags = tagged_json.Tags(
-            [m[r] for r in roles] + ends,
-            len(roles),
+            ends + starts,
+            len(ends),
             call.get("shape") == "array",
             keys,
             tentative=call.get("tentative") is True,
@@ -219,7 +221,7 @@ class Region:
             self.raw = []
         if r == MORE:
             return ("more", 0)
-        if r == DONE and self.calls.is_call():
+        if r == DONE and self.is_call():
             return ("done", n)
         if r == DONE and self.tentative:
             # Plain JSON in text that is not a call: it was content all along.
@@ -250,7 +252,9 @@ class Region:
             out.truncate(raw)
 
     def is_call(self) -> bool:
-        return self.calls.is_call()
+        """Whether the region held calls. A tentative region that emitted none (an empty list)
+        was not a call: it went back to content."""
+        return self.calls.is_call() and (self.calls.started() or not self.tentative)
 
 
 # Built last: the format modules import Region and ToolTypes from this package.

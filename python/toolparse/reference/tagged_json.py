@@ -14,19 +14,20 @@ from .scan import Markers, expect
 
 
 class Tags:
-    """How one tagged-JSON format writes its calls: the start markers then the end marker (if
-    any), how many are start markers, array or object body, and the call keys."""
+    """How one tagged-JSON format writes its calls: the end markers then the start markers, how
+    many are end markers, array or object body, the call keys, and whether a start marker not
+    followed by calls is text."""
 
     def __init__(
         self,
         markers: Sequence[str],
-        starts: int,
+        ends: int,
         array: bool,
         keys: CallKeys,
         tentative: bool = False,
     ) -> None:
         self.markers = Markers(markers)
-        self.starts = starts
+        self.ends = ends
         self.array = array
         self.keys = keys
         # a start marker not followed by calls is text (else malformed markup)
@@ -36,10 +37,14 @@ class Tags:
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
-        self.start = Markers(tags.markers.list[: tags.starts])
+        self.start = Markers(tags.markers.list[tags.ends :])
         self.st = "Text"  # Text | Body | After | Fallback
         self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
+
+    def _skip(self, m: str) -> int:
+        """How much of start marker ``m`` the body does not read itself (its own ``[`` it does)."""
+        return 0 if self.tags.array and m == "[" else len(m)
 
     def _body(self, opener: str) -> None:
         keys = self.tags.keys
@@ -56,22 +61,33 @@ class TaggedJson:
                 out.content(s[i : i + at])
                 if kind == "marker":
                     m = self.start.list[which]
-                    i += at + len(m)
-                    self._body(m)
+                    k = self._skip(m)
+                    i += at + k
+                    self._body(m[:k])
                 else:
                     return i + at
             elif st == "Body":
-                r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
+                region = self.region
+                r, k = region.feed(s, out, i)  # type: ignore[union-attr]
                 if r == "more":
                     return n
                 i += k
-                self.st, self.ws = ("After", "") if r == "done" else ("Fallback", "")
+                if r == "done":
+                    # A tentative body that held no call went back to content.
+                    self.st = "After" if region.is_call() else "Text"  # type: ignore[union-attr]
+                    self.ws = ""
+                else:
+                    # A tentative body that failed before a call started is text: scanning goes
+                    # on from the offending character.
+                    self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
                 kind, a, b = expect(s, self.tags.markers, i)
-                if kind == "marker" and a < self.tags.starts:
+                if kind == "marker" and a >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
-                    i += b
-                    self._body(self.tags.markers.list[a])
+                    m = self.tags.markers.list[a]
+                    k = self._skip(m)
+                    i += b - len(m) + k
+                    self._body(m[:k])
                 elif kind == "marker":
                     i += b
                     self.st = "Text"
