@@ -881,3 +881,17 @@ def test_xlam_malformed_once_a_call_started(backend: str) -> None:
     check_malformed(
         "xlam", backend, f'```json\n[{XL_DALLAS}, {{"name": "g", "arguments": [1]}}]\n```'
     )
+
+
+@params
+@pytest.mark.parametrize(
+    "fmt,text",
+    [
+        ("jamba", "<tool_calls>[]</tool_calls>"),
+        ("granite", '0 <|tool_call|>[]{"name": "A", "arguments": {}}]'),
+        ("hunyuan_a13b", "Hi <tool_calls>[ ]</tool_calls> there"),
+    ],
+)
+def test_an_empty_list_after_a_start_marker_is_malformed(fmt: str, backend: str, text: str) -> None:
+    """Markup with no call in it: malformed, and its text is not lost."""
+    check_malformed(fmt, backend, text)

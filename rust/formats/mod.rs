@@ -327,10 +327,10 @@ impl Region {
         }
     }
 
-    /// Whether the region held calls. A tentative region that emitted none (an empty list)
-    /// was not a call: it went back to content.
+    /// Whether the region held calls. An empty list holds none: after a start marker it is
+    /// malformed markup (its text is not lost), in a tentative region it was text.
     pub(crate) fn is_call(&self) -> bool {
-        self.calls.is_call() && (self.calls.started() || !self.tentative)
+        self.calls.is_call() && self.calls.started()
     }
 }
 

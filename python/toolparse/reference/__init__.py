@@ -252,9 +252,9 @@ class Region:
             out.truncate(raw)
 
     def is_call(self) -> bool:
-        """Whether the region held calls. A tentative region that emitted none (an empty list)
-        was not a call: it went back to content."""
-        return self.calls.is_call() and (self.calls.started() or not self.tentative)
+        """Whether the region held calls. An empty list holds none: after a start marker it is
+        malformed markup (its text is not lost), in a tentative region it was text."""
+        return self.calls.is_call() and self.calls.started()
 
 
 # Built last: the format modules import Region and ToolTypes from this package.
