@@ -168,3 +168,138 @@ impl Machine for TaggedJson {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Extracted;
+    use crate::formats::{
+        Format, Parser, Tools, GRANITE_TAGS, INTERNLM_TAGS, PHI4_MINI_JSON_TAGS, XLAM_TAGS,
+    };
+
+    /// (content, calls, malformed, truncated), the same whole, split anywhere in two, and one
+    /// char at a time.
+    type Run = (Option<String>, Vec<(String, String)>, bool, bool);
+
+    fn run(name: &str, pieces: &[&str]) -> Run {
+        let f = Format::from_name(name).expect("registered");
+        let x: Extracted = Parser::replay(f, &Tools::default(), pieces);
+        let calls = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+        (x.content, calls, x.malformed, x.truncated)
+    }
+
+    fn check(name: &str, text: &str) -> Run {
+        let whole = run(name, &[text]);
+        let chars: Vec<&str> = text
+            .char_indices()
+            .map(|(i, c)| &text[i..i + c.len_utf8()])
+            .collect();
+        assert_eq!(run(name, &chars), whole, "char by char: {text:?}");
+        for (i, _) in text.char_indices().skip(1) {
+            assert_eq!(
+                run(name, &[&text[..i], &text[i..]]),
+                whole,
+                "at {i}: {text:?}"
+            );
+        }
+        whole
+    }
+
+    fn call(name: &str, args: &str) -> (String, String) {
+        (name.to_owned(), args.to_owned())
+    }
+
+    #[test]
+    fn generated_tags() {
+        assert_eq!(GRANITE_TAGS.markers.list, ["<|tool_call|>", "<tool_call>"]);
+        assert_eq!(GRANITE_TAGS.ends, 0);
+        assert!(GRANITE_TAGS.array && !GRANITE_TAGS.keys.strings);
+        assert_eq!(INTERNLM_TAGS.ends, 1);
+        assert_eq!(INTERNLM_TAGS.keys.args, ["parameters", "arguments"]);
+        assert!(PHI4_MINI_JSON_TAGS.tentative);
+        assert_eq!(
+            XLAM_TAGS.markers.list[..XLAM_TAGS.ends],
+            ["```", "</tool_call>"]
+        );
+    }
+
+    #[test]
+    fn xlam_wrappers_and_text() {
+        let c = r#"[{"name": "f", "arguments": {"a": 1}}]"#;
+        for text in [
+            c.to_owned(),
+            format!("```json\n{c}\n```"),
+            format!("```\n{c}\n```"),
+            format!("[TOOL_CALLS]{c}"),
+            format!("<tool_call>{c}</tool_call>"),
+        ] {
+            let r = check("xlam", &text);
+            assert_eq!(
+                r,
+                (None, vec![call("f", r#"{"a": 1}"#)], false, false),
+                "{text}"
+            );
+        }
+        for text in [
+            "[1] and []",
+            "```python\nx = [1]\n```",
+            r#"[{"a": 1}] x"#,
+            "[TOOL_CALLS]",
+        ] {
+            assert_eq!(
+                check("xlam", text),
+                (Some(text.to_owned()), vec![], false, false)
+            );
+        }
+        let r = check("xlam", r#"Hi [{"name": "f", "arguments": {"a": tru}}]"#);
+        assert!(r.2 && r.1.is_empty());
+    }
+
+    #[test]
+    fn phi4_functools_is_a_word_until_calls_follow() {
+        let text = "import functools; functools[] then functools[{";
+        assert_eq!(
+            check("phi4_mini_json", text),
+            (Some(text.to_owned()), vec![], false, false)
+        );
+        let r = check(
+            "phi4_mini_json",
+            r#"functools[{"name": "f", "arguments": {}}] ok"#,
+        );
+        assert_eq!(
+            r,
+            (Some(" ok".to_owned()), vec![call("f", "{}")], false, false)
+        );
+    }
+
+    #[test]
+    fn empty_list_after_a_marker_is_malformed() {
+        let text = "<tool_calls>[]</tool_calls>";
+        assert_eq!(
+            check("jamba", text),
+            (Some(text.to_owned()), vec![], true, false)
+        );
+    }
+
+    #[test]
+    fn strings_as_the_spec_says() {
+        let obj = r#"{"name": "f", "arguments": "{\"a\": 1}"}"#;
+        let r = check("granite4", &format!("<tool_call>{obj}</tool_call>"));
+        assert_eq!(r.1, vec![call("f", r#"{"a": 1}"#)]);
+        let r = check("jamba", &format!("<tool_calls>[{obj}]</tool_calls>"));
+        assert!(r.2 && r.1.is_empty());
+    }
+
+    #[test]
+    fn several_start_markers() {
+        for start in ["<|action_start|><|plugin|>", "<|action_start|> <|plugin|>"] {
+            let text = format!(r#"{start}{{"name": "f", "parameters": {{"a": 1}}}}<|action_end|>"#);
+            assert_eq!(check("internlm", &text).1, vec![call("f", r#"{"a": 1}"#)]);
+        }
+        let text = "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}</s>";
+        assert_eq!(
+            check("gigachat3", text),
+            (None, vec![call("f", "{}")], false, false)
+        );
+    }
+}
