@@ -171,7 +171,6 @@ impl Machine for TaggedJson {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::event::Extracted;
     use crate::formats::{
         Format, Parser, Tools, GRANITE_TAGS, INTERNLM_TAGS, PHI4_MINI_JSON_TAGS, XLAM_TAGS,
