@@ -89,18 +89,41 @@ fn generate(formats: &[Value]) -> Result<String, String> {
         writeln!(registry, "    ({name:?}, {ctor}),").map_err(|e| e.to_string())?;
         let body = match family {
             "tagged_json" => {
-                let start = marker("call_start").ok_or_else(|| format!("{name}: no call_start"))?;
-                let mut list = vec![start];
-                list.extend(marker("call_end"));
-                let shape = e
-                    .get("call")
-                    .and_then(|c| c.get("shape"))
-                    .and_then(Value::as_str);
+                // The end markers (`call_end`, `call_end_2`, ...), then the start markers
+                // (`call_start`, `call_start_2`, ...).
+                let roles = |prefix: &str| -> Vec<(&str, &str)> {
+                    let mut v: Vec<(&str, &str)> = markers
+                        .iter()
+                        .filter(|(r, _)| *r == prefix || r.starts_with(&format!("{prefix}_")))
+                        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+                        .collect();
+                    v.sort_unstable();
+                    v
+                };
+                let (ends, starts) = (roles("call_end"), roles("call_start"));
+                if starts.is_empty() {
+                    return Err(format!("{name}: no call_start"));
+                }
+                let list: Vec<&str> = ends.iter().chain(&starts).map(|(_, v)| *v).collect();
+                let call = e.get("call").and_then(Value::as_object);
+                let shape = call.and_then(|c| c.get("shape")).and_then(Value::as_str);
+                let keys = |key: &str| -> Result<Vec<&str>, String> {
+                    call.map(|c| strings(c, key, name))
+                        .unwrap_or_else(|| Err(format!("{name}: no \"call\" object")))
+                };
+                let tentative = call.and_then(|c| c.get("tentative")) == Some(&Value::Bool(true));
+                let strings_ok = e.get("arguments").and_then(Value::as_str)
+                    == Some("json_object_or_json_string");
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
-                     markers: Markers::new(&{list:?}), array: {} }};",
-                    shape == Some("array")
+                     markers: Markers::new(&{list:?}), ends: {}, array: {}, \
+                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }}, \
+                     tentative: {tentative} }};",
+                    ends.len(),
+                    shape == Some("array"),
+                    keys("name_keys")?,
+                    keys("args_keys")?,
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))")

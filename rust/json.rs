@@ -479,11 +479,16 @@ pub enum Member {
     Other,
 }
 
-/// Keys that name the function and its arguments.
+/// Keys that name the function and its arguments (a format's spec entry gives them: `call`'s
+/// `name_keys` and `args_keys`, and `arguments`, which says whether the arguments may be a JSON
+/// string holding the object).
 #[derive(Debug, Clone, Copy)]
 pub struct CallKeys {
     pub name: &'static [&'static str],
     pub args: &'static [&'static str],
+    /// Whether the arguments may be a JSON string holding the JSON object
+    /// (`"arguments": "{\"a\": 1}"`); when not, a string there is malformed.
+    pub strings: bool,
 }
 
 impl CallKeys {
@@ -501,6 +506,7 @@ impl CallKeys {
 pub const CALL_KEYS: CallKeys = CallKeys {
     name: &["name"],
     args: &["arguments", "parameters"],
+    strings: true,
 };
 
 #[derive(Debug, Clone)]
@@ -652,7 +658,7 @@ impl CallObject {
                             self.start(out);
                             self.st = CState::ArgsRaw(JsonScanner::new());
                         }
-                        (Member::Args, b'"') => {
+                        (Member::Args, b'"') if self.keys.strings => {
                             self.seen_args = true;
                             self.start(out);
                             self.st = CState::ArgsStr(StrDecoder::new(), JsonScanner::new(), false);

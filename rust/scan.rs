@@ -24,7 +24,8 @@ impl Markers {
         Markers { list }
     }
 
-    /// Finds the earliest marker in `input` (the longest one when several start at the same byte).
+    /// Finds the earliest marker in `input` (the longest one when several start at the same byte;
+    /// while a longer one may still follow, the input from there is held back).
     pub fn find(&self, input: &str) -> Found {
         let bytes = input.as_bytes();
         let mut from = 0;
@@ -44,7 +45,9 @@ impl Markers {
                     partial = true;
                 }
             }
-            if let Some(which) = best {
+            // A marker that a longer one extends (xlam's `[` and `[TOOL_CALLS]`) waits until
+            // the input shows which of them it is.
+            if let (Some(which), false) = (best, partial) {
                 return Found::Marker { at, which };
             }
             if partial {
@@ -124,14 +127,15 @@ pub fn expect(input: &str, markers: &Markers) -> Expect {
     if rest.is_empty() {
         return Expect::Wait { ws };
     }
+    // A longer marker may still follow (xlam's ```` ``` ```` and ```` ```json ````): wait.
+    if markers.could_start(rest) {
+        return Expect::Wait { ws };
+    }
     if let Some(which) = markers.starts(rest) {
         return Expect::Marker {
             which,
             end: ws + markers.list[which].len(),
         };
-    }
-    if markers.could_start(rest) {
-        return Expect::Wait { ws };
     }
     Expect::Other { at: ws }
 }
@@ -150,6 +154,18 @@ mod tests {
         assert_eq!(M.find("a<b <x"), Found::Partial { safe: 6 });
         assert_eq!(M.find("a<b <"), Found::Partial { safe: 4 });
         assert_eq!(M.find(""), Found::Partial { safe: 0 });
+    }
+
+    #[test]
+    fn a_marker_a_longer_one_extends_waits() {
+        let m = Markers::new(&["[", "[TOOL_CALLS]", "```", "```json"]);
+        assert_eq!(m.find("ab["), Found::Partial { safe: 2 });
+        assert_eq!(m.find("ab[TOOL"), Found::Partial { safe: 2 });
+        assert_eq!(m.find("ab[1"), Found::Marker { at: 2, which: 0 });
+        assert_eq!(m.find("ab[TOOL_CALLS]"), Found::Marker { at: 2, which: 1 });
+        assert_eq!(expect(" ```", &m), Expect::Wait { ws: 1 });
+        assert_eq!(expect(" ```\n", &m), Expect::Marker { which: 2, end: 4 });
+        assert_eq!(expect("```json", &m), Expect::Marker { which: 3, end: 7 });
     }
 
     #[test]

@@ -564,6 +564,122 @@ class Llama4Pythonic(Pythonic):
         return before + "<|python_start|>" + lst + "<|python_end|>" + after, expected
 
 
+# ----- JSON between markers (the tagged_json family, configured from the spec) -----
+
+
+class TaggedJson(Renderer):
+    """``START {call} END`` or ``START [{call}, ...] END`` as the format's spec entry says: its
+    start markers (every one gets a form), end marker (may be missing: form ``no_close``), shape,
+    argument keys (the second one gets a form) and whether the arguments may be a JSON string."""
+
+    def __init__(self, name: str) -> None:
+        sp = toolparse.spec.get_spec(name)
+        m, call = sp.markers, sp.raw["call"]
+        self.name = name
+
+        def roles(prefix: str) -> List[str]:
+            return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
+
+        self.starts, self.ends = roles("call_start"), roles("call_end")
+        self.array = call["shape"] == "array"
+        self.end = self.end_for(self.starts[0])
+        self.args_keys = list(call["args_keys"])
+        forms = ["plain", "newlines", "args_first", "per_call"]
+        forms += [f"start_{k}" for k in range(2, len(self.starts) + 1)]
+        if len(self.args_keys) > 1:
+            forms.append("alt_key")
+        if sp.raw["arguments"] == "json_object_or_json_string":
+            forms.append("string_args")
+        if self.end:
+            forms.append("no_close")
+        self.forms = tuple(forms)
+        self.forms_no_after = ("no_close",) if self.end else ()
+        self.markers = tuple(self.starts) + tuple(self.ends)
+
+    def end_for(self, start: str) -> str:
+        """The end marker a call opened by ``start`` is written with: the format's one, or of
+        several the one that pairs with ``start`` (```` ``` ```` with fences, ``</x>`` with
+        ``<x>``), or none."""
+        if len(self.ends) == 1:
+            return self.ends[0]
+        for e in self.ends:
+            if start.startswith(e) or e == start[:1] + "/" + start[1:]:
+                return e
+        return ""
+
+    def opener(self, start: str) -> str:
+        """The text ``start`` is written as before the body: nothing where it is the body's own
+        ``[`` (xlam's bare list)."""
+        return "" if self.array and start == "[" else start
+
+    def call_object(self, name: str, a: str, form: str, style: str) -> str:
+        n = json.dumps(name)
+        key = json.dumps(self.args_keys[1] if form == "alt_key" else self.args_keys[0])
+        if form == "args_first":
+            return _obj([(key, a), ('"name"', n)], style)
+        if form == "string_args":
+            a = json.dumps(a, ensure_ascii=False)
+        return _obj([('"name"', n), (key, a)], style)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        start = self.starts[int(form[6:]) - 1] if form.startswith("start_") else self.starts[0]
+        end = self.end_for(start)
+        start = self.opener(start)
+        nl = "\n" if form == "newlines" else ""
+        objs = [self.call_object(n, args_text(a, style), form, style) for n, a in calls]
+        expected = [(n, args_text(a, style)) for n, a in calls]
+        if self.array and form != "per_call":
+            sep = ",\n" if nl else ", "
+            groups = ["[" + nl + sep.join(objs) + nl + "]"]
+        elif self.array:
+            groups = ["[" + o + "]" for o in objs]
+        else:
+            groups = objs
+        # without an end marker, whitespace after the body is the content's
+        tail = nl + end if end else ""
+        lead = start + nl if start else ""
+        blocks = [f"{lead}{g}{tail}" for g in groups]
+        if form == "no_close":
+            blocks[-1] = blocks[-1][: len(blocks[-1]) - len(end)]
+        return before + "\n".join(blocks) + after, expected
+
+
+TAGGED_JSON = (
+    "granite4",
+    "longcat",
+    "jamba",
+    "hunyuan_a13b",
+    "internlm",
+    "phi4_mini_json",
+    "granite",
+    "gigachat3",
+    "xlam",
+)
+
+
+class PythonicSection(Pythonic):
+    """Python calls between a section's markers (lfm2: a list; olmo3: one call per line), as the
+    format's spec entry says."""
+
+    forms = ("spaced", "compact", "newlines")
+
+    def __init__(self, name: str) -> None:
+        sp = toolparse.spec.get_spec(name)
+        self.name = name
+        self.start, self.end = sp.markers["section_start"], sp.markers["section_end"]
+        self.list = sp.raw["calls"] == "list"
+        self.markers = (self.start, self.end)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        expected = [(n, converted(a)) for n, a in calls]
+        nl = "\n" if form == "newlines" else ""
+        if self.list:
+            inner = self.list_text(calls, "compact" if form == "compact" else "spaced")
+        else:
+            inner = "\n".join(self.list_text([c], form)[1:-1] for c in calls)
+        return before + self.start + nl + inner + nl + self.end + after, expected
+
+
 # ----- XML parameters typed by schema -----
 
 
@@ -793,6 +909,9 @@ RENDERERS: Dict[str, Renderer] = {
         NamedJson("deepseek_v3"),
         NamedJson("deepseek_v31"),
         NamedJson("kimi_k2"),
+        *(TaggedJson(n) for n in TAGGED_JSON),
+        PythonicSection("olmo3"),
+        PythonicSection("lfm2"),
     )
 }
 
@@ -931,6 +1050,14 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
     "deepseek_v3": ['```json\n{"a": 1}\n```', "<｜tool▁sep｜> and <｜tool▁call▁begin｜>f"],
     "deepseek_v31": ["<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}", "<｜tool▁calls▁end｜>"],
     "kimi_k2": ["functions.f:0 {}", "<|tool_call_begin|>functions.f:0", "<|tool_calls_section"],
+    "xlam": [
+        "[1] see the footnote",
+        "See [link](https://x.y) and []",
+        "```python\nprint([1, 2])\n```",
+        '```json\n{"a": [1]}\n```',
+        "[TOOL_CALLS] and <tool_call> words",
+    ],
+    "phi4_mini_json": ["import functools; functools.partial(f)", "functools[] and functools[1]"],
 }
 
 
@@ -1191,6 +1318,78 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
         ),
     ],
 }
+
+
+def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
+    """Malformed and truncated texts of a tagged-JSON format, from its spec entry."""
+    r = RENDERERS[fmt]
+    assert isinstance(r, TaggedJson)
+    s, e = r.opener(r.starts[0]), r.end
+    key = json.dumps(r.args_keys[0])
+
+    def wrap(obj: str) -> str:
+        return f"[{obj}]" if r.array else obj
+
+    ok = wrap(f'{{"name": "ok", {key}: {{}}}}')
+    malformed = [
+        s + wrap(f'{{"name": "func", {key}: {{"a": 1]}}') + e,
+        s + wrap(f'{{"name": "func", {key}: {{"a": undefined}}}}') + e,
+        s + "not json at all" + e,
+        f"{s}{ok}{e}\n{s}" + wrap(f'{{"name": "bad", {key}: {{"x": tru}}}}') + e,
+        s + wrap(f'{{"name": "f", {key}: [1, 2]}}') + e,
+        s + wrap(f'{{"name": "f", {key}: "not an object"}}') + e,
+        s + wrap(f'{{{key}: {{"a": 1}}}}') + e,
+    ]
+    if "string_args" not in r.forms:
+        # this format's arguments are an object, never a string holding one
+        malformed.append(s + wrap(f'{{"name": "f", {key}: "{{\\"a\\": 1}}"}}') + e)
+    opening = "[" if r.array else ""
+    truncated = [
+        (f'{s}{opening}{{"name": "func", {key}: {{"a": 1}}', 0),
+        (f'Text {s}{opening}{{"name": "f", {key}: {{"a": "unterminated}}}}]{e}', 0),
+        (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", {key}: {{"a"', 1),
+    ]
+    if not toolparse.spec.get_spec(fmt).raw["call"].get("tentative"):
+        # cut before a call started: truncated (with a tentative start marker, text)
+        truncated += [
+            (f'{s}{opening}{{"name": "func", "argu', 0),
+            (f"Text {s}", 0),
+            (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", "ar', 1),
+            (f"Hi {s}{ok}{e}\n{s}\n", 1),
+        ]
+    if r.array:
+        truncated.append((f'{s}[{{"name": "f", {key}: {{}}}}, {{"name": "g", {key}: {{"a"', 1))
+    return malformed, truncated
+
+
+for _fmt in TAGGED_JSON:
+    MALFORMED[_fmt], TRUNCATED[_fmt] = _tagged_json_cases(_fmt)
+
+MALFORMED["olmo3"] = [
+    "<function_calls>func(arg='val'</function_calls>",
+    "<function_calls>func(arg=undefined)</function_calls>",
+    "<function_calls>f(a=1) g()</function_calls>",
+    "<function_calls>[f()]</function_calls>",
+    "<function_calls>f(a=1)\nnot a call</function_calls>",
+]
+TRUNCATED["olmo3"] = [
+    ("<function_calls>func(arg='val'", 0),
+    ("<function_calls>func(arg=", 0),
+    ("Hi <function_calls>", 0),
+    ("<function_calls>f(a=1)\ng(b=", 1),
+]
+MALFORMED["lfm2"] = [
+    "<|tool_call_start|>[func(arg='val']<|tool_call_end|>",
+    "<|tool_call_start|>[func(arg=undefined)]<|tool_call_end|>",
+    "<|tool_call_start|>func(a=1)<|tool_call_end|>",
+    "<|tool_call_start|>[f(a=1), g(b=[1, 2)]<|tool_call_end|>",
+]
+TRUNCATED["lfm2"] = [
+    ("<|tool_call_start|>[func(arg='val')", 1),
+    ("<|tool_call_start|>", 0),
+    ("Hi <|tool_call_start|>[f(), g(a='x", 1),
+    ("<|tool_call_start|>[func(arg=", 0),
+]
 
 
 def truncated_texts(fmt: str) -> List[Tuple[str, int]]:

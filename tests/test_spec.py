@@ -69,6 +69,20 @@ PEER_ALIASES = {
     "glm47": set(),
     "step3": set(),
     "deepseek_v32": {"deepseekv32"},
+    # SGLang's `hunyuan` is another wire format (XML-like arguments), not hunyuan_a13b's JSON;
+    # its `interns1` is InternlmDetector (`<|action_start|> <|plugin|>`, one of internlm's starts);
+    # its `lfm2` and `gigachat3` are the vLLM names.
+    "granite4": set(),
+    "longcat": set(),
+    "jamba": set(),
+    "hunyuan_a13b": set(),
+    "internlm": {"interns1"},
+    "phi4_mini_json": set(),
+    "granite": set(),
+    "olmo3": set(),
+    "lfm2": set(),
+    "gigachat3": set(),
+    "xlam": set(),
 }
 
 
@@ -274,6 +288,20 @@ MODELS = [
     ("zai-org/GLM-4.7", "glm47"),
     ("stepfun-ai/step3", "step3"),
     ("deepseek-ai/DeepSeek-V3.2", "deepseek_v32"),
+    ("ibm-granite/granite-4.0-h-small", "granite4"),
+    ("ibm-granite/granite-3.1-8b-instruct", "granite"),
+    ("ibm-granite/granite-3.0-8b-instruct", "granite"),
+    ("meituan-longcat/LongCat-Flash-Chat", "longcat"),
+    ("ai21labs/AI21-Jamba-1.5-Mini", "jamba"),
+    ("tencent/Hunyuan-A13B-Instruct", "hunyuan_a13b"),
+    ("internlm/internlm2_5-7b-chat", "internlm"),
+    ("internlm/Intern-S1", "internlm"),
+    ("microsoft/Phi-4-mini-instruct", "phi4_mini_json"),
+    ("allenai/Olmo-3-7B-Instruct", "olmo3"),
+    ("LiquidAI/LFM2-1.2B-Tool", "lfm2"),
+    ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3"),
+    ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
+    ("Salesforce/xLAM-2-32b-fc-r", "xlam"),
 ]
 
 

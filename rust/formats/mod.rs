@@ -297,7 +297,7 @@ impl Region {
         }
         match r {
             Step::NeedMore => RegionStep::More,
-            Step::Done(n) if self.calls.is_call() => RegionStep::Done(n),
+            Step::Done(n) if self.is_call() => RegionStep::Done(n),
             Step::Done(n) if self.tentative => {
                 // Plain JSON in text that is not a call: it was content all along.
                 out.content(&std::mem::take(&mut self.raw));
@@ -333,8 +333,10 @@ impl Region {
         }
     }
 
+    /// Whether the region held calls. An empty list holds none: after a start marker it is
+    /// malformed markup (its text is not lost), in a tentative region it was text.
     pub(crate) fn is_call(&self) -> bool {
-        self.calls.is_call()
+        self.calls.is_call() && self.calls.started()
     }
 }
 
@@ -454,20 +456,11 @@ mod tests {
         ];
         assert_eq!(st.value.list, value);
         // The configurable machines are built from the spec: check what the generated
-        // constructors made.
+        // constructors made. Each start marker opens calls; of the two body shapes the family
+        // knows, exactly one is the format's.
         for f in Format::all() {
             let spec = f.spec();
-            let text = match spec.family {
-                "tagged_json" => format!(
-                    "a{}{{\"name\": \"f\", \"arguments\": {{}}}}{}b",
-                    markers(spec, &["call_start"])[0],
-                    spec.marker("call_end").unwrap_or_default()
-                ),
-                "pythonic" => format!(
-                    "{}[f(a=1)]{}",
-                    spec.marker("section_start").unwrap_or_default(),
-                    spec.marker("section_end").unwrap_or_default()
-                ),
+            let whole = match spec.family {
                 "named_json" => {
                     let m = |r: &str| spec.marker(r).unwrap_or_default();
                     let head = match spec.marker("name_start") {
@@ -475,7 +468,7 @@ mod tests {
                         None if spec.id_style == "model" => "functions.f:0".to_owned(),
                         None => "f".to_owned(),
                     };
-                    format!(
+                    Some(format!(
                         "a{}{}{head}{}{{}}{}{}{}b",
                         m("section_start"),
                         m("call_start"),
@@ -483,35 +476,74 @@ mod tests {
                         m("args_end"),
                         m("call_end"),
                         m("section_end")
-                    )
+                    ))
                 }
                 "xml_params" => {
                     let m = |role: &str| spec.marker(role).unwrap_or_default();
                     let head = spec
                         .marker("parameter_string")
                         .unwrap_or(m("parameter_name_end"));
-                    [
-                        m("call_start"),
-                        m("function_start"),
-                        "f",
-                        m("function_name_end"),
-                        m("parameter_start"),
-                        "a",
-                        head,
-                        m("value_start"),
-                        "1",
-                        m("parameter_end"),
-                        m("function_end"),
-                        m("item_end"),
-                        m("call_end"),
-                    ]
-                    .concat()
+                    Some(
+                        [
+                            m("call_start"),
+                            m("function_start"),
+                            "f",
+                            m("function_name_end"),
+                            m("parameter_start"),
+                            "a",
+                            head,
+                            m("value_start"),
+                            "1",
+                            m("parameter_end"),
+                            m("function_end"),
+                            m("item_end"),
+                            m("call_end"),
+                        ]
+                        .concat(),
+                    )
                 }
+                _ => None,
+            };
+            if let Some(text) = whole {
+                let x = Parser::extract(f, &Tools::default(), &text);
+                assert_eq!(x.calls.len(), 1, "{}: {text}", spec.name);
+                assert!(!x.malformed, "{}: {text}", spec.name);
+                continue;
+            }
+            let (starts, bodies, end) = match spec.family {
+                "tagged_json" => (
+                    spec.markers
+                        .iter()
+                        .filter(|(r, _)| r.starts_with("call_start"))
+                        .map(|(_, m)| *m)
+                        // xlam's bare `[`: the body's own bracket
+                        .map(|m| if m == "[" { "" } else { m })
+                        .collect::<Vec<_>>(),
+                    [
+                        r#"{"name": "f", "arguments": {}}"#,
+                        r#"[{"name": "f", "arguments": {}}]"#,
+                    ],
+                    spec.marker("call_end"),
+                ),
+                "pythonic" => (
+                    vec![spec.marker("section_start").unwrap_or_default()],
+                    ["[f(a=1)]", "f(a=1)"],
+                    spec.marker("section_end"),
+                ),
                 _ => continue,
             };
-            let x = Parser::extract(f, &Tools::default(), &text);
-            assert_eq!(x.calls.len(), 1, "{}: {text}", spec.name);
-            assert!(!x.malformed, "{}: {text}", spec.name);
+            assert!(!starts.is_empty(), "{}", spec.name);
+            for start in starts {
+                let ok = bodies
+                    .iter()
+                    .filter(|body| {
+                        let text = format!("a{start}{body}{}b", end.unwrap_or_default());
+                        let x = Parser::extract(f, &Tools::default(), &text);
+                        x.calls.len() == 1 && !x.malformed
+                    })
+                    .count();
+                assert_eq!(ok, 1, "{}: {start}", spec.name);
+            }
         }
     }
 }

@@ -454,22 +454,11 @@ impl Machine for Pythonic {
 mod tests {
     use super::*;
     use crate::event::{Event, Extracted};
-    use crate::formats::{LLAMA4_PYTHONIC_STYLE as LLAMA4, PYTHONIC_STYLE as PYTHONIC};
-
-    /// lfm2: a list between required markers.
-    const LFM2: Style = Style {
-        triggers: Markers::new(&["<|tool_call_start|>"]),
-        start: Some("<|tool_call_start|>"),
-        end: Some(Markers::new(&["<|tool_call_end|>"])),
-        list: true,
-    };
-
-    /// olmo3: newline-separated calls between required markers.
-    const OLMO3: Style = Style {
-        triggers: Markers::new(&["<function_calls>"]),
-        start: Some("<function_calls>"),
-        end: Some(Markers::new(&["</function_calls>"])),
-        list: false,
+    // The styles generated from the spec (lfm2: a list between markers; olmo3: newline-separated
+    // calls between markers).
+    use crate::formats::{
+        LFM2_STYLE as LFM2, LLAMA4_PYTHONIC_STYLE as LLAMA4, OLMO3_STYLE as OLMO3,
+        PYTHONIC_STYLE as PYTHONIC,
     };
 
     #[derive(Debug, PartialEq)]

@@ -25,12 +25,28 @@ class Machine(Protocol):
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
     from . import llama3_json, mistral, named_json, openai, pythonic, tagged_json, xml_params
+    from .json import CallKeys
 
     m = spec.markers
     if spec.family == "tagged_json":
-        ends = [m["call_end"]] if "call_end" in m else []
-        shape = spec.raw.get("call", {}).get("shape")
-        tags = tagged_json.Tags([m["call_start"], *ends], array=shape == "array")
+        # The end markers (`call_end`, `call_end_2`, ...), then the start markers.
+        def roles(prefix: str) -> List[str]:
+            return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
+
+        ends, starts = roles("call_end"), roles("call_start")
+        call = spec.raw.get("call", {})
+        keys = CallKeys(
+            call["name_keys"],
+            call["args_keys"],
+            strings=spec.raw.get("arguments") == "json_object_or_json_string",
+        )
+        tags = tagged_json.Tags(
+            ends + starts,
+            len(ends),
+            call.get("shape") == "array",
+            keys,
+            tentative=call.get("tentative") is True,
+        )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":
         start = m.get("section_start")
@@ -223,7 +239,7 @@ class Region:
             self.raw = []
         if r == MORE:
             return ("more", 0)
-        if r == DONE and self.calls.is_call():
+        if r == DONE and self.is_call():
             return ("done", n)
         if r == DONE and self.tentative:
             # Plain JSON in text that is not a call: it was content all along.
@@ -254,7 +270,9 @@ class Region:
             out.truncate(raw)
 
     def is_call(self) -> bool:
-        return self.calls.is_call()
+        """Whether the region held calls. An empty list holds none: after a start marker it is
+        malformed markup (its text is not lost), in a tentative region it was text."""
+        return self.calls.is_call() and self.calls.started()
 
 
 # Built last: the format modules import Region and ToolTypes from this package.

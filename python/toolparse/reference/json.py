@@ -282,11 +282,14 @@ _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r"
 
 
 class CallKeys:
-    """Keys that name the function and its arguments."""
+    """Keys that name the function and its arguments (a format's spec entry gives them: ``call``'s
+    ``name_keys`` and ``args_keys``, and ``arguments``, which says whether the arguments may be a
+    JSON string holding the object; when not, a string there is malformed)."""
 
-    def __init__(self, name: Sequence[str], args: Sequence[str]) -> None:
+    def __init__(self, name: Sequence[str], args: Sequence[str], strings: bool = True) -> None:
         self.name = tuple(name)
         self.args = tuple(args)
+        self.strings = strings
 
     def member(self, key: str) -> str:
         if key in self.name:
@@ -398,7 +401,7 @@ class CallObject:
                     self.seen_args = True
                     self._start(out)
                     self.st, self.sc = "ArgsRaw", JsonScanner()
-                elif m == "Args" and c == '"':
+                elif m == "Args" and c == '"' and self.keys.strings:
                     self.seen_args = True
                     self._start(out)
                     self.st, self.dec, self.sc, self.opened = (

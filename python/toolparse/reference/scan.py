@@ -49,11 +49,12 @@ class Markers:
             if at == -1:
                 return ("partial", len(s) - start, -1)
             which = self.starts(s, at)
-            if which != -1:
-                return ("marker", at - start, which)
             left = len(s) - at
+            # a marker that a longer one extends waits until the input shows which it is
             if any(left < len(m) and m.startswith(s[at:]) for m in self.list):
                 return ("partial", at - start, -1)
+            if which != -1:
+                return ("marker", at - start, which)
             pos = at + 1
 
     def could_start(self, s: str) -> bool:
@@ -76,9 +77,10 @@ def expect(s: str, markers: Markers, start: int = 0) -> Expect:
     at = start + ws
     if at == len(s):
         return ("wait", ws, -1)
+    # a longer marker may still follow (xlam's ``` and ```json): wait
+    if len(s) - at < max(len(m) for m in markers.list) and markers.could_start(s[at:]):
+        return ("wait", ws, -1)
     which = markers.starts(s, at)
     if which != -1:
         return ("marker", which, ws + len(markers.list[which]))
-    if len(s) - at < max(len(m) for m in markers.list) and markers.could_start(s[at:]):
-        return ("wait", ws, -1)
     return ("other", ws, -1)

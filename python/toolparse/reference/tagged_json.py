@@ -1,5 +1,7 @@
-"""JSON tool calls between markers (twin of ``rust/formats/tagged_json.rs``): ``START {call} END``
-(hermes and its relatives) or ``START [{call}, ...] END``."""
+"""JSON tool calls after a start marker (twin of ``rust/formats/tagged_json.rs``): ``START {call}
+END`` (hermes, granite4, longcat, internlm, gigachat3) or ``START [{call}, ...] END`` (jamba,
+hunyuan_a13b, granite, phi4_mini_json), configured by :class:`Tags` from the spec entry (see the
+Rust module for the rules)."""
 
 from __future__ import annotations
 
@@ -7,29 +9,47 @@ from typing import Sequence
 
 from . import Region
 from .event import Emitter
-from .json import CALL_KEYS, Calls
+from .json import CallKeys, Calls
 from .scan import Markers, expect
 
 
 class Tags:
-    """The markers of one tagged-JSON format: ``[start]`` or ``[start, end]``."""
+    """How one tagged-JSON format writes its calls: the end markers then the start markers, how
+    many are end markers, array or object body, the call keys, and whether a start marker not
+    followed by calls is text."""
 
-    def __init__(self, markers: Sequence[str], array: bool) -> None:
+    def __init__(
+        self,
+        markers: Sequence[str],
+        ends: int,
+        array: bool,
+        keys: CallKeys,
+        tentative: bool = False,
+    ) -> None:
         self.markers = Markers(markers)
+        self.ends = ends
         self.array = array
+        self.keys = keys
+        # a start marker not followed by calls is text (else malformed markup)
+        self.tentative = tentative
 
 
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
-        self.start = Markers(tags.markers.list[:1])
+        self.start = Markers(tags.markers.list[tags.ends :])
         self.st = "Text"  # Text | Body | After | Fallback
         self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
 
+    def _skip(self, m: str) -> int:
+        """How much of start marker ``m`` the body does not read itself (its own ``[`` it does)."""
+        return 0 if self.tags.array and m == "[" else len(m)
+
     def _body(self, opener: str) -> None:
-        calls = Calls.array_of(CALL_KEYS) if self.tags.array else Calls.object(CALL_KEYS, False)
-        self.st, self.region = "Body", Region(calls, opener, False)
+        keys = self.tags.keys
+        calls = Calls.array_of(keys) if self.tags.array else Calls.object(keys, False)
+        self.st, self.region = "Body", Region(calls, opener, self.tags.tentative)
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
@@ -41,22 +61,33 @@ class TaggedJson:
                 out.content(s[i : i + at])
                 if kind == "marker":
                     m = self.start.list[which]
-                    i += at + len(m)
-                    self._body(m)
+                    k = self._skip(m)
+                    i += at + k
+                    self._body(m[:k])
                 else:
                     return i + at
             elif st == "Body":
-                r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
+                region = self.region
+                r, k = region.feed(s, out, i)  # type: ignore[union-attr]
                 if r == "more":
                     return n
                 i += k
-                self.st, self.ws = ("After", "") if r == "done" else ("Fallback", "")
+                if r == "done":
+                    # A tentative body that held no call went back to content.
+                    self.st = "After" if region.is_call() else "Text"  # type: ignore[union-attr]
+                    self.ws = ""
+                else:
+                    # A tentative body that failed before a call started is text: scanning goes
+                    # on from the offending character.
+                    self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
                 kind, a, b = expect(s, self.tags.markers, i)
-                if kind == "marker" and a == 0:
+                if kind == "marker" and a >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
-                    i += b
-                    self._body(self.tags.markers.list[0])
+                    m = self.tags.markers.list[a]
+                    k = self._skip(m)
+                    i += b - len(m) + k
+                    self._body(m[:k])
                 elif kind == "marker":
                     i += b
                     self.st = "Text"
