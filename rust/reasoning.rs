@@ -136,9 +136,9 @@ impl Front {
     fn lead(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
         let rest = buf.trim_start_matches(is_ws);
         let ws = buf.len() - rest.len();
-        if rest.starts_with(self.start) {
+        if let Some(after) = rest.strip_prefix(self.start) {
             self.state = State::Inside;
-            return self.inside(&rest[self.start.len()..], out);
+            return self.inside(after, out);
         }
         if ws <= LEAD_CAP && self.start.starts_with(rest) {
             // Whitespace, or whitespace and a proper prefix of the start marker: wait.
