@@ -129,7 +129,8 @@ class ToolParser:
         rname = reasoning_canonical(reasoning) if reasoning is not None else None
         if reasoning_started is not None and not isinstance(reasoning_started, bool):
             raise TypeError(
-                f"reasoning_started must be True, False or None, not {type(reasoning_started).__name__}"
+                "reasoning_started must be True, False or None, "
+                f"not {type(reasoning_started).__name__}"
             )
         if name is None and not self.format_name and rname is not None:
             name = REASONING[rname].tool_format

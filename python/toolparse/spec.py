@@ -156,7 +156,8 @@ def load_reasoning(
                 raise ValueError(f"format spec: reasoning {name}: unknown tool_format")
             out[name] = ReasoningSpec(name, aliases, "", "", False, False, (), tool_format)
             continue
-        start, end, started, ends = (e.get(f) for f in ("start", "end", "started", "call_ends_block"))
+        fields = ("start", "end", "started", "call_ends_block")
+        start, end, started, ends = (e.get(f) for f in fields)
         if not (isinstance(start, str) and start and isinstance(end, str) and end):
             raise ValueError(f"format spec: reasoning {name}: 'start' and 'end' must be strings")
         if not isinstance(started, bool) or not isinstance(ends, bool):
