@@ -203,6 +203,8 @@ def reasoning_canonical(name: object) -> str:
             f"{', '.join(list_reasoning_formats(aliases=True))}"
         )
     return found
+
+
 # every name and alias -> canonical name
 _NAMES: Dict[str, str] = {n: s.name for s in SPECS.values() for n in (s.name, *s.aliases)}
 
