@@ -64,8 +64,6 @@ def get_parser(
     (reasoning and content only). ``reasoning_started``: True when the prompt opened the block
     (the output starts inside reasoning), False when thinking is off (the output starts as
     content), None for the reasoning format's default."""
-    if name is None and reasoning is None:
-        raise ValueError("get_parser: give a tool format, a reasoning format, or both")
     return ToolParser(
         name,
         tools=tools,
