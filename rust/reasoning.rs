@@ -278,4 +278,54 @@ mod tests {
             }
         }
     }
+
+    /// The driver with a front: every single cut and one char per delta give the whole text's
+    /// result, which non-streaming gives too.
+    #[test]
+    fn driver_is_split_invariant() {
+        use crate::formats::{Parser, Setup, Tools};
+        let call = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+        let texts = [
+            format!("<think>a</think>\n{call}"),
+            format!(" <think>é<b{call}x"),
+            format!("plan</think>ok{call}</think>"),
+            "<thi".to_owned(),
+            "<think>never closed </th".to_owned(),
+        ];
+        for (fmt, r) in [
+            (Some("hermes"), "qwen3"),
+            (None, "deepseek_r1"),
+            (Some("hermes"), "glm45"),
+        ] {
+            for started in [None, Some(true), Some(false)] {
+                let setup = Setup {
+                    format: fmt.and_then(Format::from_name),
+                    reasoning: Reasoning::lookup(r),
+                    started,
+                };
+                for text in &texts {
+                    let tools = Tools::default();
+                    let whole = Parser::replay_with(setup, &tools, &[text.as_str()]);
+                    let chars: Vec<String> = text.chars().map(String::from).collect();
+                    assert_eq!(
+                        Parser::replay_with(setup, &tools, &chars),
+                        whole,
+                        "{text:?}"
+                    );
+                    for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                        let parts = [&text[..i], &text[i..]];
+                        assert_eq!(
+                            Parser::replay_with(setup, &tools, &parts),
+                            whole,
+                            "{text:?} {i}"
+                        );
+                    }
+                    let x = Parser::extract_with(setup, &tools, text);
+                    if !x.malformed && !x.truncated {
+                        assert_eq!(x, whole, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
 }
