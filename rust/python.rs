@@ -51,6 +51,16 @@ fn setup_of(
             })
         })
         .transpose()?;
+    if let (Some(f), Some(r)) = (format, reasoning) {
+        if r.tool_format().is_some_and(|own| own != f) {
+            return Err(PyValueError::new_err(format!(
+                "toolparse: reasoning format '{}' is parsed by the '{}' tool format, not '{}'",
+                r.name(),
+                r.spec().tool_format.unwrap_or_default(),
+                f.name()
+            )));
+        }
+    }
     if format.is_none() && reasoning.is_none() {
         return Err(PyValueError::new_err(
             "toolparse: neither a tool format nor a reasoning format given",

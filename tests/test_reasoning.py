@@ -163,6 +163,10 @@ def test_gpt_oss_front_is_transparent(backend: str) -> None:
         p = toolparse.get_parser("openai" if r is None else None, backend=backend, reasoning=r)
         info = p.extract_tool_calls(text)
         assert (info.content, info.reasoning) == ("done", "think")
+    with pytest.raises(
+        ValueError, match="'openai_gptoss' is parsed by the 'openai' tool format, not 'hermes'"
+    ):
+        toolparse.get_parser("hermes", backend=backend, reasoning="openai_gptoss")
     plain = toolparse.get_parser("openai", backend=backend).extract_tool_calls(text)
     paired = toolparse.get_parser("openai", backend=backend, reasoning="openai_gptoss")
     assert paired.extract_tool_calls(text) == plain

@@ -115,6 +115,12 @@ class Parser:
             _check_format(format)
         rname = _reasoning_name(reasoning)
         rspec = REASONING[rname] if rname is not None else None
+        if rspec is not None and rspec.tool_format is not None:
+            if format is not None and format != rspec.tool_format:
+                raise ValueError(
+                    f"toolparse: reasoning format {rname!r} is parsed by the "
+                    f"{rspec.tool_format!r} tool format, not {format!r}"
+                )
         if format is None and rspec is not None:
             format = rspec.tool_format
         if format is None and rspec is None:
