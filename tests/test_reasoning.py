@@ -369,3 +369,29 @@ MISTRAL_VLLM = [
 def test_mistral_vllm_cases(case: tuple) -> None:
     output, started, reasoning, content = case
     check(None, "mistral", started, output, (content, reasoning, []))
+
+
+# Other pairs: the reasoning format's markers and the paired format's call, cut anywhere.
+_PAIRS = [
+    ("mistral", "mistral", ["[THINK]", "[/THINK]", "[/TH", MCALL, "[TOOL_CALLS]"]),
+    ("mistral", "deepseek_r1", ["<think>", "</think>", MCALL, "[TOOL"]),
+    ("hermes", "seed_oss", ["<seed:think>", "</seed:think>", "</seed:", CALL]),
+    (None, "kimi", ["◁think▷", "◁/think▷", "◁/"]),
+]
+
+
+@pytest.mark.parametrize("pair", _PAIRS, ids=lambda p: f"{p[0]}+{p[1]}")
+@given(data=st.data())
+def test_property_pairs(pair: Tuple[Optional[str], str, List[str]], data: Any) -> None:
+    fmt, r, markers = pair
+    piece = st.sampled_from([*markers, "a", " ", "\n", "é"])
+    text = "".join(data.draw(st.lists(piece, max_size=10)))
+    started = data.draw(st.sampled_from([None, True, False]))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=6))
+    whole = stream_twins(fmt, r, started, [text])
+    assert stream_twins(fmt, r, started, chunks_at(text, cuts)) == whole
+    assert stream_twins(fmt, r, started, list(text)) == whole
+    for backend in BACKENDS:
+        content, reasoning, calls, malformed, truncated = _extract(backend, fmt, r, started, text)
+        if not malformed and not truncated:
+            assert (content, reasoning, [(n, a) for _, n, a in calls]) == whole
