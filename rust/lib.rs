@@ -10,6 +10,7 @@ pub mod event;
 pub mod formats;
 pub mod json;
 pub mod params;
+pub mod reasoning;
 pub mod scan;
 
 #[cfg(feature = "python")]
@@ -17,6 +18,7 @@ mod python;
 
 pub use event::{Delta, DeltaCall, Emitter, Event, Extracted};
 pub use formats::{Format, Parser, Tools};
+pub use reasoning::Reasoning;
 
 /// Outcome of feeding text to an incremental sub-scanner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

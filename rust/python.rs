@@ -10,7 +10,8 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 use crate::event::{Delta, Extracted};
-use crate::formats::{Format, Parser, Tools};
+use crate::formats::{Format, Parser, Setup, Tools};
+use crate::reasoning::Reasoning;
 
 /// The one place core failures become Python exceptions; messages name the format and offset.
 fn error(format: &str, offset: Option<usize>, msg: &str) -> PyErr {
@@ -31,6 +32,54 @@ fn format_of(name: &str) -> PyResult<Format> {
             ),
         )
     })
+}
+
+/// The setup of a parser: a tool format (or None) and a reasoning format (or None).
+fn setup_of(
+    format: Option<&str>,
+    reasoning: Option<&str>,
+    started: Option<bool>,
+) -> PyResult<Setup> {
+    let format = format.map(format_of).transpose()?;
+    let reasoning = reasoning
+        .map(|r| {
+            Reasoning::lookup(r).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "toolparse: unknown reasoning format {r:?}; known reasoning formats: {}",
+                    Reasoning::names().join(", ")
+                ))
+            })
+        })
+        .transpose()?;
+    if let (Some(f), Some(r)) = (format, reasoning) {
+        if r.tool_format().is_some_and(|own| own != f) {
+            return Err(PyValueError::new_err(format!(
+                "toolparse: reasoning format '{}' is parsed by the '{}' tool format, not '{}'",
+                r.name(),
+                r.spec().tool_format.unwrap_or_default(),
+                f.name()
+            )));
+        }
+    }
+    if format.is_none() && reasoning.is_none() {
+        return Err(PyValueError::new_err(
+            "toolparse: neither a tool format nor a reasoning format given",
+        ));
+    }
+    Ok(Setup {
+        format,
+        reasoning,
+        started,
+    })
+}
+
+/// The name a parser reports: its tool format's, else its reasoning format's.
+fn setup_name(s: &Setup) -> &'static str {
+    match (s.format, s.reasoning) {
+        (Some(f), _) => f.name(),
+        (None, Some(r)) => r.tool_format().map_or(r.name(), Format::name),
+        (None, None) => "",
+    }
 }
 
 /// function name -> parameter name -> the JSON Schema types it admits (a list of str).
@@ -92,19 +141,24 @@ fn delta_to_py(py: Python<'_>, d: Option<Delta>) -> PyResult<Py<PyAny>> {
 #[pyclass(module = "toolparse._core", name = "Parser")]
 struct PyParser {
     inner: Parser,
-    format: Format,
+    format: &'static str,
     fed: usize,
 }
 
 #[pymethods]
 impl PyParser {
     #[new]
-    #[pyo3(signature = (format, tools=None))]
-    fn new(format: &str, tools: Option<ToolTypes>) -> PyResult<Self> {
-        let f = format_of(format)?;
+    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None))]
+    fn new(
+        format: Option<&str>,
+        tools: Option<ToolTypes>,
+        reasoning: Option<&str>,
+        reasoning_started: Option<bool>,
+    ) -> PyResult<Self> {
+        let setup = setup_of(format, reasoning, reasoning_started)?;
         Ok(PyParser {
-            inner: Parser::new(f, &tools_of(tools)),
-            format: f,
+            inner: Parser::with(setup, &tools_of(tools)),
+            format: setup_name(&setup),
             fed: 0,
         })
     }
@@ -112,11 +166,7 @@ impl PyParser {
     fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
         let text = text_of(text);
         if self.inner.is_finished() {
-            return Err(error(
-                self.format.name(),
-                Some(self.fed),
-                "feed() after finish()",
-            ));
+            return Err(error(self.format, Some(self.fed), "feed() after finish()"));
         }
         self.fed += text.len();
         let d = self.inner.feed_delta(&text);
@@ -154,30 +204,33 @@ impl PyParser {
 
     #[getter]
     fn format(&self) -> &'static str {
-        self.format.name()
+        self.format
     }
 }
 
 /// Non-streaming: `(content, reasoning, [(id, name, arguments), ...], malformed, truncated)`.
 #[pyfunction]
-#[pyo3(signature = (format, text, tools=None))]
+#[pyo3(signature = (format, text, tools=None, reasoning=None, reasoning_started=None))]
 fn extract(
     py: Python<'_>,
-    format: &str,
+    format: Option<&str>,
     text: &Bound<'_, PyString>,
     tools: Option<ToolTypes>,
+    reasoning: Option<&str>,
+    reasoning_started: Option<bool>,
 ) -> PyResult<Py<PyAny>> {
-    extract_in(py, format_of(format)?, &tools_of(tools), text)
+    let setup = setup_of(format, reasoning, reasoning_started)?;
+    extract_in(py, setup, &tools_of(tools), text)
 }
 
 fn extract_in(
     py: Python<'_>,
-    f: Format,
+    setup: Setup,
     tools: &Tools,
     text: &Bound<'_, PyString>,
 ) -> PyResult<Py<PyAny>> {
     let text = text_of(text);
-    let x: Extracted = py.detach(|| Parser::extract(f, tools, &text));
+    let x: Extracted = py.detach(|| Parser::extract_with(setup, tools, &text));
     extracted_to_py(py, x)
 }
 
@@ -185,17 +238,22 @@ fn extract_in(
 /// non-streaming call of that parser reuses it instead of converting the tools again.
 #[pyclass(module = "toolparse._core", name = "Format", frozen)]
 struct PyFormat {
-    format: Format,
+    setup: Setup,
     tools: Tools,
 }
 
 #[pymethods]
 impl PyFormat {
     #[new]
-    #[pyo3(signature = (format, tools=None))]
-    fn new(format: &str, tools: Option<ToolTypes>) -> PyResult<Self> {
+    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None))]
+    fn new(
+        format: Option<&str>,
+        tools: Option<ToolTypes>,
+        reasoning: Option<&str>,
+        reasoning_started: Option<bool>,
+    ) -> PyResult<Self> {
         Ok(PyFormat {
-            format: format_of(format)?,
+            setup: setup_of(format, reasoning, reasoning_started)?,
             tools: tools_of(tools),
         })
     }
@@ -203,20 +261,20 @@ impl PyFormat {
     /// A new streaming parser for one response.
     fn parser(&self) -> PyParser {
         PyParser {
-            inner: Parser::new(self.format, &self.tools),
-            format: self.format,
+            inner: Parser::with(self.setup, &self.tools),
+            format: setup_name(&self.setup),
             fed: 0,
         }
     }
 
     /// Non-streaming, as `extract`.
     fn extract(&self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        extract_in(py, self.format, &self.tools, text)
+        extract_in(py, self.setup, &self.tools, text)
     }
 
     #[getter]
-    fn name(&self) -> &'static str {
-        self.format.name()
+    fn name(&self) -> Option<&'static str> {
+        self.setup.format.map(Format::name)
     }
 }
 
@@ -240,20 +298,23 @@ fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<Py<PyAny>> {
 /// reconstructed, in the shape of `extract`: the core's per-delta work without Python objects
 /// per delta (for replaying recorded streams and for measuring the core alone).
 #[pyfunction]
-#[pyo3(signature = (format, chunks, tools=None))]
+#[pyo3(signature = (format, chunks, tools=None, reasoning=None, reasoning_started=None))]
 fn replay(
     py: Python<'_>,
-    format: &str,
+    format: Option<&str>,
     chunks: &Bound<'_, PyList>,
     tools: Option<ToolTypes>,
+    reasoning: Option<&str>,
+    reasoning_started: Option<bool>,
 ) -> PyResult<Py<PyAny>> {
-    let f = format_of(format)?;
-    let mut p = Parser::new(f, &tools_of(tools));
+    let setup = setup_of(format, reasoning, reasoning_started)?;
+    let name = setup_name(&setup);
+    let mut p = Parser::with(setup, &tools_of(tools));
     // One pass over the list: each chunk is read where it lies and fed at once.
     for (k, item) in chunks.iter().enumerate() {
         let text = item
             .cast::<PyString>()
-            .map_err(|_| error(f.name(), None, &format!("chunk {k} is not a str")))?;
+            .map_err(|_| error(name, None, &format!("chunk {k} is not a str")))?;
         p.push(&text_of(text));
     }
     extracted_to_py(py, p.into_extracted())
@@ -262,6 +323,11 @@ fn replay(
 #[pyfunction]
 fn list_formats() -> Vec<&'static str> {
     Format::names()
+}
+
+#[pyfunction]
+fn list_reasoning_formats() -> Vec<&'static str> {
+    Reasoning::names()
 }
 
 /// Whether `text` is exactly one JSON value (the core's validating scanner).
@@ -277,6 +343,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(list_reasoning_formats, m)?)?;
     m.add_function(wrap_pyfunction!(is_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -46,17 +46,39 @@ def list_formats(aliases: bool = False) -> List[str]:
 
 
 def get_parser(
-    name: str,
+    name: Optional[str],
     tools: Optional[Sequence[Any]] = None,
     backend: str = "rust",
     ids: Optional[IdSource] = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
 ) -> ToolParser:
     """A parser for format ``name`` (a canonical name or an alias; ``parser.name`` is the
     canonical one). ``tools``: a list of ``Tool`` models or OpenAI tool dicts, validated and
     converted once here. ``backend`` is "rust" or "python" (the reference twin); ``ids`` an
     :class:`IdSource` for the ids of calls that carry none. Unknown names raise ValueError
-    listing the known names; arguments of the wrong type raise TypeError naming the argument."""
-    return ToolParser(name, tools=tools, backend=backend, ids=ids)
+    listing the known names; arguments of the wrong type raise TypeError naming the argument.
+
+    ``reasoning``: a reasoning format (:func:`list_reasoning_formats`; SGLang's names too)
+    separated in the same pass: the think block goes to ``reasoning``. ``name`` may then be None
+    (reasoning and content only). ``reasoning_started``: True when the prompt opened the block
+    (the output starts inside reasoning), False when thinking is off (the output starts as
+    content), None for the reasoning format's default."""
+    return ToolParser(
+        name,
+        tools=tools,
+        backend=backend,
+        ids=ids,
+        reasoning=reasoning,
+        reasoning_started=reasoning_started,
+    )
+
+
+def list_reasoning_formats(aliases: bool = False) -> List[str]:
+    """The reasoning format names (vLLM's ``--reasoning-parser`` names, SGLang's for the
+    SGLang-only ones), in the spec's order; with ``aliases=True`` followed by SGLang's other
+    names."""
+    return _spec.list_reasoning_formats(aliases=aliases)
 
 
 def format_for_model(model_id: str) -> Optional[str]:
@@ -94,4 +116,5 @@ __all__ = [
     "format_for_model",
     "get_parser",
     "list_formats",
+    "list_reasoning_formats",
 ]

@@ -3,7 +3,16 @@
 from typing import Dict, List, Optional, Tuple, final
 
 __version__: str
-__all__ = ["Format", "Parser", "extract", "is_json", "list_formats", "replay", "__version__"]
+__all__ = [
+    "Format",
+    "Parser",
+    "extract",
+    "is_json",
+    "list_formats",
+    "list_reasoning_formats",
+    "replay",
+    "__version__",
+]
 
 # (index, id, name, arguments): name (and id, when the format carries one) on a call's first
 # fragment only
@@ -19,7 +28,13 @@ _ToolTypes = Dict[str, Dict[str, List[str]]]
 class Parser:
     """A streaming parser for one response."""
 
-    def __new__(cls, format: str, tools: Optional[_ToolTypes] = None) -> Parser: ...
+    def __new__(
+        cls,
+        format: Optional[str],
+        tools: Optional[_ToolTypes] = None,
+        reasoning: Optional[str] = None,
+        reasoning_started: Optional[bool] = None,
+    ) -> Parser: ...
     def feed(self, text: str) -> Optional[_Delta]:
         """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
     def feed_many(self, texts: List[str]) -> List[Optional[_Delta]]:
@@ -42,20 +57,39 @@ class Parser:
 class Format:
     """A format with a request's tools, converted once; every stream reuses it."""
 
-    def __new__(cls, format: str, tools: Optional[_ToolTypes] = None) -> Format: ...
+    def __new__(
+        cls,
+        format: Optional[str],
+        tools: Optional[_ToolTypes] = None,
+        reasoning: Optional[str] = None,
+        reasoning_started: Optional[bool] = None,
+    ) -> Format: ...
     def parser(self) -> Parser:
         """A new streaming parser for one response."""
     def extract(self, text: str) -> _Extracted:
         """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
     @property
-    def name(self) -> str: ...
+    def name(self) -> Optional[str]: ...
 
-def extract(format: str, text: str, tools: Optional[_ToolTypes] = None) -> _Extracted:
+def extract(
+    format: Optional[str],
+    text: str,
+    tools: Optional[_ToolTypes] = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> _Extracted:
     """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
 
-def replay(format: str, chunks: List[str], tools: Optional[_ToolTypes] = None) -> _Extracted:
+def replay(
+    format: Optional[str],
+    chunks: List[str],
+    tools: Optional[_ToolTypes] = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> _Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""
 
 def list_formats() -> List[str]: ...
+def list_reasoning_formats() -> List[str]: ...
 def is_json(text: str) -> bool: ...

@@ -17,7 +17,7 @@ from .models import (
     Tool,
     ToolCall,
 )
-from .spec import canonical, get_spec
+from .spec import REASONING, canonical, get_spec, reasoning_canonical
 
 try:
     from . import _core
@@ -119,10 +119,24 @@ class ToolParser:
         tools: ToolsArg = None,
         backend: str = "rust",
         ids: Optional[IdSource] = None,
+        *,
+        reasoning: Optional[str] = None,
+        reasoning_started: Optional[bool] = None,
     ) -> None:
         # Every argument is validated here, once, the same way on both backends; a name may be
-        # an alias (the parser's ``name`` is the canonical one).
-        name = canonical(name if name is not None else (self.format_name or None))
+        # an alias (the parser's ``name`` is the canonical one). With a reasoning format, None
+        # as the name parses reasoning and content only (or harmony, for openai_gptoss).
+        rname = reasoning_canonical(reasoning) if reasoning is not None else None
+        if reasoning_started is not None and not isinstance(reasoning_started, bool):
+            raise TypeError(
+                "reasoning_started must be True, False or None, "
+                f"not {type(reasoning_started).__name__}"
+            )
+        if name is None and not self.format_name and rname is not None:
+            name = REASONING[rname].tool_format
+            fmt: Optional[str] = canonical(name) if name is not None else None
+        else:
+            fmt = canonical(name if name is not None else (self.format_name or None))
         if not isinstance(backend, str):
             raise TypeError(
                 f"backend must be a str ('rust' or 'python'), not {type(backend).__name__}"
@@ -133,19 +147,24 @@ class ToolParser:
             raise TypeError(f"ids must be a toolparse.IdSource or None, not {type(ids).__name__}")
         if backend == "rust" and _core is None:
             raise ImportError("toolparse._core is not built; use backend='python' or install it")
-        self.name = name
+        self.name = fmt
+        self.reasoning = rname
+        self.reasoning_started = reasoning_started
         self.backend = backend
         self.tools = _tool_models(tools)
         self._types = _schema_types(self.tools)
         self._ids = ids if ids is not None else IdSource()
-        self._id_style = get_spec(name).id_style
+        self._id_style = get_spec(fmt).id_style if fmt is not None else "chatcmpl"
         # The format with its tools, converted once; every stream and extract reuses it.
         if backend == "rust":
-            self._format: Any = _core.Format(name, self._types)
+            if rname is None:
+                self._format: Any = _core.Format(fmt, self._types)
+            else:
+                self._format = _core.Format(fmt, self._types, rname, reasoning_started)
         else:
             from . import reference  # the twin: never imported on the Rust path
 
-            self._format = reference.Format(name, self._types)
+            self._format = reference.Format(fmt, self._types, rname, reasoning_started)
 
     def _new_parser(self) -> Any:
         return self._format.parser()
@@ -164,8 +183,13 @@ class ToolParser:
             raise TypeError(f"model_output must be a str, not {type(model_output).__name__}")
         content, reasoning, calls, malformed, truncated = self._format.extract(model_output)
         if malformed or (truncated and not calls):
+            # With reasoning separated, the core gives the text after the think block instead.
             return ExtractedToolCallInformation(
-                tools_called=False, tool_calls=[], content=model_output, truncated=truncated
+                tools_called=False,
+                tool_calls=[],
+                content=model_output if reasoning is None else content,
+                reasoning=reasoning,
+                truncated=truncated,
             )
         tool_calls = [
             _tool_call_fast(id or self.new_id(), _function_call_fast(name, args))

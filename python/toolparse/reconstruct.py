@@ -69,13 +69,15 @@ class StreamingToolReconstructor:
         return "".join(self._reasoning)
 
     def to_extracted(self) -> ExtractedToolCallInformation:
-        """The accumulated result in the non-streaming shape (``content=None`` when empty)."""
+        """The accumulated result in the non-streaming shape (``content=None`` and
+        ``reasoning=None`` when empty)."""
         calls = self.tool_calls
         return ExtractedToolCallInformation.model_validate(
             {
                 "tools_called": bool(calls),
                 "tool_calls": calls,
                 "content": self.other_content or None,
+                "reasoning": self.reasoning or None,
             }
         )
 

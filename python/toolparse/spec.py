@@ -12,13 +12,18 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 __all__ = [
+    "REASONING",
     "SPECS",
     "FormatSpec",
+    "ReasoningSpec",
     "canonical",
     "format_for_model",
     "get_spec",
     "list_formats",
+    "list_reasoning_formats",
     "load",
+    "load_reasoning",
+    "reasoning_canonical",
 ]
 
 ID_STYLES = ("chatcmpl", "mistral", "model")
@@ -97,12 +102,109 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
     return out
 
 
-def _read() -> Dict[str, FormatSpec]:
+@dataclass(frozen=True)
+class ReasoningSpec:
+    """One reasoning format's entry in the spec (its "reasoning" list; see the spec's "about")."""
+
+    name: str
+    aliases: Tuple[str, ...]
+    start: str
+    end: str
+    started: bool
+    call_ends_block: bool
+    call_starts: Tuple[str, ...]
+    tool_format: Optional[str]
+
+    def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
+        """What the front scans for inside a block when paired with ``format`` (None: no tool
+        format): ``(end, start, call starts...)``, as ``build.rs`` generates it."""
+        calls: List[str] = []
+        if self.call_ends_block:
+            if format is None:
+                calls = list(self.call_starts)
+            else:
+                calls = [m for r in ("call_start", "section_start") if (m := format.marker(r))]
+        out = [self.end, self.start]
+        for c in calls:
+            if c and c not in out:
+                out.append(c)
+        return tuple(out)
+
+
+def load_reasoning(
+    data: Mapping[str, Any], formats: Mapping[str, FormatSpec]
+) -> Dict[str, ReasoningSpec]:
+    """Validates the spec's "reasoning" list (as ``build.rs`` does) and returns its entries by
+    name, in order."""
+    entries = data.get("reasoning")
+    if not isinstance(entries, list):
+        raise ValueError("format spec: no 'reasoning' list")
+    out: Dict[str, ReasoningSpec] = {}
+    seen: Dict[str, str] = {}
+    for k, e in enumerate(entries):
+        name = e.get("name") if isinstance(e, dict) else None
+        if not isinstance(e, dict) or not isinstance(name, str) or not name:
+            raise ValueError(f"format spec: reasoning entry {k}: 'name' must be a non-empty string")
+        aliases = _strings(e, "aliases", name)
+        for n in (name, *aliases):
+            if n in seen:
+                raise ValueError(f"format spec: reasoning {name}: {n!r} is given twice")
+            seen[n] = name
+        tool_format = e.get("tool_format")
+        if tool_format is not None:
+            if tool_format not in formats:
+                raise ValueError(f"format spec: reasoning {name}: unknown tool_format")
+            out[name] = ReasoningSpec(name, aliases, "", "", False, False, (), tool_format)
+            continue
+        fields = ("start", "end", "started", "call_ends_block")
+        start, end, started, ends = (e.get(f) for f in fields)
+        if not (isinstance(start, str) and start and isinstance(end, str) and end):
+            raise ValueError(f"format spec: reasoning {name}: 'start' and 'end' must be strings")
+        if not isinstance(started, bool) or not isinstance(ends, bool):
+            raise ValueError(f"format spec: reasoning {name}: 'started', 'call_ends_block': bools")
+        if e.get("unclosed") != "reasoning":
+            raise ValueError(f"format spec: reasoning {name}: 'unclosed' must be 'reasoning'")
+        calls = _strings(e, "call_starts", name)
+        out[name] = ReasoningSpec(name, aliases, start, end, started, ends, calls, None)
+    return out
+
+
+def _read() -> Tuple[Dict[str, FormatSpec], Dict[str, ReasoningSpec]]:
     with _PATH.open(encoding="utf-8") as f:
-        return load(json.load(f))
+        data = json.load(f)
+    specs = load(data)
+    return specs, load_reasoning(data, specs)
 
 
-SPECS: Dict[str, FormatSpec] = _read()
+SPECS, REASONING = _read()
+_REASONING_NAMES: Dict[str, str] = {
+    n: s.name for s in REASONING.values() for n in (s.name, *s.aliases)
+}
+
+
+def list_reasoning_formats(aliases: bool = False) -> List[str]:
+    """The reasoning format names (vLLM's --reasoning-parser names, SGLang's for SGLang-only
+    ones), in spec order; with ``aliases=True`` followed by SGLang's other names."""
+    names = list(REASONING)
+    if aliases:
+        names.extend(a for s in REASONING.values() for a in s.aliases)
+    return names
+
+
+def reasoning_canonical(name: object) -> str:
+    """The canonical name of a reasoning format or alias. TypeError for a non-str, ValueError
+    listing the known names for an unknown one."""
+    if not isinstance(name, str):
+        raise TypeError(f"reasoning must be a str or None, not {type(name).__name__}")
+    found = _REASONING_NAMES.get(name)
+    if found is None:
+        raise ValueError(
+            f"unknown reasoning format {name!r}; known reasoning formats: "
+            f"{', '.join(list_reasoning_formats(aliases=True))}"
+        )
+    return found
+
+
 # every name and alias -> canonical name
 _NAMES: Dict[str, str] = {n: s.name for s in SPECS.values() for n in (s.name, *s.aliases)}
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
 use crate::params::{kind_of_types, Kind};
+use crate::reasoning::{Front, Reasoning};
 use crate::scan::Markers;
 use crate::Step;
 
@@ -124,8 +125,52 @@ impl Format {
         REGISTRY.iter().map(|(n, _)| *n).collect()
     }
 
+    /// Its position in the registry (and in the spec's "formats" list).
+    pub fn index(self) -> usize {
+        self.0
+    }
+
     fn machine(self, tools: &Tools) -> Box<dyn Machine> {
         (REGISTRY[self.0].1)(tools)
+    }
+}
+
+/// The machine used when no tool format is given (reasoning and content only): all content.
+struct Plain;
+
+impl Machine for Plain {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        out.content(input);
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        out.content(rest);
+    }
+}
+
+/// What a parser is configured with: a tool format (or none), its tools, and a reasoning format
+/// (or none) with whether the prompt opened the think block (None: the format's default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Setup {
+    pub format: Option<Format>,
+    pub reasoning: Option<Reasoning>,
+    pub started: Option<bool>,
+}
+
+impl Setup {
+    /// A tool format alone.
+    pub fn of(format: Format) -> Setup {
+        Setup {
+            format: Some(format),
+            ..Setup::default()
+        }
+    }
+
+    /// The tool format that parses: the given one, else the reasoning format's own (harmony).
+    fn tool_format(&self) -> Option<Format> {
+        self.format
+            .or_else(|| self.reasoning.and_then(Reasoning::tool_format))
     }
 }
 
@@ -135,15 +180,45 @@ pub struct Parser {
     held: String,
     out: Emitter,
     finished: bool,
+    /// The think-block front while it has the text (None without a reasoning format, and
+    /// once the block is over: then the hot path is the machine alone).
+    front: Option<Box<Front>>,
+    /// Bytes the front consumed before it handed the rest to the machine.
+    front_used: usize,
+    /// Where the machine's text starts in the output (known once the front handed over).
+    machine_from: Option<usize>,
 }
 
 impl Parser {
     pub fn new(format: Format, tools: &Tools) -> Parser {
+        Parser::with(
+            Setup {
+                format: Some(format),
+                ..Setup::default()
+            },
+            tools,
+        )
+    }
+
+    /// A parser for a tool format and/or a reasoning format.
+    pub fn with(setup: Setup, tools: &Tools) -> Parser {
+        let format = setup.tool_format();
+        let front = setup
+            .reasoning
+            .and_then(|r| r.front(format, setup.started))
+            .map(Box::new);
+        let machine: Box<dyn Machine> = match format {
+            Some(f) => f.machine(tools),
+            None => Box::new(Plain),
+        };
         Parser {
-            machine: format.machine(tools),
+            machine,
             held: String::new(),
             out: Emitter::new(),
             finished: false,
+            machine_from: if front.is_some() { None } else { Some(0) },
+            front,
+            front_used: 0,
         }
     }
 
@@ -160,6 +235,21 @@ impl Parser {
         if self.finished {
             return;
         }
+        if let Some(front) = self.front.as_mut() {
+            match front.feed(text, &mut self.out) {
+                None => self.front_used += text.len(),
+                Some(rest) => {
+                    self.front = None;
+                    self.machine_from = Some(self.front_used + text.len() - rest.len());
+                    self.push_machine(&rest);
+                }
+            }
+            return;
+        }
+        self.push_machine(text);
+    }
+
+    fn push_machine(&mut self, text: &str) {
         if self.out.malformed {
             self.out.content(text);
         } else if self.held.is_empty() {
@@ -189,6 +279,11 @@ impl Parser {
     }
 
     fn end(&mut self) {
+        if let Some(mut front) = self.front.take() {
+            let rest = front.finish(&mut self.out);
+            self.machine_from = Some(self.front_used - rest.len());
+            self.push_machine(&rest);
+        }
         if !self.finished {
             self.finished = true;
             let held = std::mem::take(&mut self.held);
@@ -228,10 +323,21 @@ impl Parser {
         self.finished
     }
 
+    /// Where the tool machine's text starts in the output (after the think block; 0 without a
+    /// reasoning format); known once the front handed over, at the latest after finish.
+    pub fn machine_from(&self) -> Option<usize> {
+        self.machine_from
+    }
+
     /// Streams `chunks` one delta at a time and returns what a client would have reconstructed
     /// (the per-delta work of a server, without making delta objects).
     pub fn replay<S: AsRef<str>>(format: Format, tools: &Tools, chunks: &[S]) -> Extracted {
-        let mut p = Parser::new(format, tools);
+        Parser::replay_with(Setup::of(format), tools, chunks)
+    }
+
+    /// As [`Parser::replay`], for any setup.
+    pub fn replay_with<S: AsRef<str>>(setup: Setup, tools: &Tools, chunks: &[S]) -> Extracted {
+        let mut p = Parser::with(setup, tools);
         for c in chunks {
             p.push(c.as_ref());
         }
@@ -247,10 +353,23 @@ impl Parser {
 
     /// Non-streaming: the same machine fed the whole text at once.
     pub fn extract(format: Format, tools: &Tools, text: &str) -> Extracted {
-        let mut p = Parser::new(format, tools);
+        Parser::extract_with(Setup::of(format), tools, text)
+    }
+
+    /// Non-streaming for any setup. With a reasoning format, the fallback content of malformed
+    /// or truncated markup (the caller's original text without one) is the text after the think
+    /// block, and the reasoning is kept.
+    pub fn extract_with(setup: Setup, tools: &Tools, text: &str) -> Extracted {
+        let mut p = Parser::with(setup, tools);
         let mut events = p.feed(text);
         events.extend(p.finish());
-        Extracted::from_events(events, p.malformed(), p.truncated())
+        let mut x = Extracted::from_events(events, p.malformed(), p.truncated());
+        if x.reasoning.is_some() && (x.malformed || (x.truncated && x.calls.is_empty())) {
+            let from = p.machine_from.unwrap_or(0).min(text.len());
+            let rest = text.get(from..).unwrap_or_default();
+            x.content = (!rest.is_empty()).then(|| rest.to_owned());
+        }
+        x
     }
 }
 

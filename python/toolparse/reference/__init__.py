@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
-from ..spec import SPECS, FormatSpec
+from ..spec import REASONING, SPECS, FormatSpec
 from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
 from .json import DONE, MORE, Calls
 
@@ -95,17 +95,73 @@ def id_style(format: str) -> str:
     return REGISTRY[format][1]
 
 
-class Parser:
-    """One response's parser (same interface as ``toolparse._core.Parser``)."""
+class Plain:
+    """The machine used when no tool format is given (reasoning and content only)."""
 
-    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None:
-        entry = REGISTRY.get(format)
-        if entry is None:
-            raise ValueError(
-                f"toolparse[{format}]: unknown format; known formats: {', '.join(REGISTRY)}"
-            )
+    def feed(self, s: str, out: Emitter) -> int:
+        out.content(s)
+        return len(s)
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        out.content(rest)
+
+
+def _check_format(format: str) -> None:
+    if format not in REGISTRY:
+        raise ValueError(
+            f"toolparse[{format}]: unknown format; known formats: {', '.join(REGISTRY)}"
+        )
+
+
+def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
+    """The canonical reasoning name (as the binding's lookup: a name, else an alias)."""
+    if reasoning is None:
+        return None
+    if reasoning in REASONING:
+        return reasoning
+    for s in REASONING.values():
+        if reasoning in s.aliases:
+            return s.name
+    raise ValueError(
+        f"toolparse: unknown reasoning format {reasoning!r}; known reasoning formats: "
+        f"{', '.join(REASONING)}"
+    )
+
+
+class Parser:
+    """One response's parser (same interface as ``toolparse._core.Parser``). ``format`` None:
+    no tool format (reasoning and content only, or the reasoning format's own tool format)."""
+
+    def __init__(
+        self,
+        format: Optional[str],
+        tools: Optional[ToolTypes] = None,
+        reasoning: Optional[str] = None,
+        reasoning_started: Optional[bool] = None,
+    ) -> None:
+        from . import reasoning as _reasoning
+
+        if format is not None:
+            _check_format(format)
+        rname = _reasoning_name(reasoning)
+        rspec = REASONING[rname] if rname is not None else None
+        if rspec is not None and rspec.tool_format is not None:
+            if format is not None and format != rspec.tool_format:
+                raise ValueError(
+                    f"toolparse: reasoning format {rname!r} is parsed by the "
+                    f"{rspec.tool_format!r} tool format, not {format!r}"
+                )
+        if format is None and rspec is not None:
+            format = rspec.tool_format
+        if format is None and rspec is None:
+            raise ValueError("toolparse: neither a tool format nor a reasoning format given")
         self.format = format
-        self._machine = entry[0](tools or {})
+        self._machine: Machine = REGISTRY[format][0](tools or {}) if format else Plain()
+        self._front = (
+            _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
+        )
+        self._front_used = 0
+        self.machine_from: Optional[int] = None if self._front is not None else 0
         self._held = ""
         self._out = Emitter()
         self._finished = False
@@ -128,6 +184,19 @@ class Parser:
         except UnicodeEncodeError:
             text = lossy(text)
             self._fed += len(text.encode("utf-8"))
+        front = self._front
+        if front is not None:
+            rest = front.feed(text, self._out)
+            if rest is None:
+                self._front_used += len(text)
+            else:
+                self._front = None
+                self.machine_from = self._front_used + len(text) - len(rest)
+                self._push_machine(rest)
+            return
+        self._push_machine(text)
+
+    def _push_machine(self, text: str) -> None:
         out = self._out
         if out.malformed:
             # After malformed markup everything is content: the machine is not fed again.
@@ -150,6 +219,11 @@ class Parser:
         return delta_from_events(self._out.take())
 
     def _end(self) -> None:
+        front, self._front = self._front, None
+        if front is not None:
+            rest = front.finish(self._out)
+            self.machine_from = self._front_used - len(rest)
+            self._push_machine(rest)
         if not self._finished:
             self._finished = True
             held, self._held = self._held, ""
@@ -175,19 +249,25 @@ class Parser:
 class Format:
     """A format with a request's tools, kept once (twin of ``toolparse._core.Format``)."""
 
-    def __init__(self, format: str, tools: Optional[ToolTypes] = None) -> None:
-        if format not in REGISTRY:
-            raise ValueError(
-                f"toolparse[{format}]: unknown format; known formats: {', '.join(REGISTRY)}"
-            )
+    def __init__(
+        self,
+        format: Optional[str],
+        tools: Optional[ToolTypes] = None,
+        reasoning: Optional[str] = None,
+        reasoning_started: Optional[bool] = None,
+    ) -> None:
+        # Checked here, once: the same errors as the binding.
+        Parser(format, tools, reasoning, reasoning_started)
         self.name = format
         self._tools = tools or {}
+        self._reasoning = reasoning
+        self._started = reasoning_started
 
     def parser(self) -> Parser:
-        return Parser(self.name, self._tools)
+        return Parser(self.name, self._tools, self._reasoning, self._started)
 
     def extract(self, text: str) -> Extracted:
-        return extract(self.name, text, self._tools)
+        return extract(self.name, text, self._tools, self._reasoning, self._started)
 
 
 def lossy(text: str) -> str:
@@ -195,24 +275,43 @@ def lossy(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def extract(format: str, text: str, tools: Optional[ToolTypes] = None) -> Extracted:
-    """Non-streaming: the same machine fed the whole text at once."""
+def extract(
+    format: Optional[str],
+    text: str,
+    tools: Optional[ToolTypes] = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> Extracted:
+    """Non-streaming: the same machine fed the whole text at once. With a reasoning format, the
+    fallback content of malformed or truncated markup is the text after the think block, and the
+    reasoning is kept (as ``Parser::extract_with``)."""
     if not isinstance(text, str):
         raise TypeError(f"argument 'text': expected str, not {type(text).__name__}")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = lossy(text)
-    p = Parser(format, tools)
+    p = Parser(format, tools, reasoning, reasoning_started)
     p._push(text)
     p._end()
-    return extracted_from_events(p._out.take(), p.malformed, p.truncated)
+    x = extracted_from_events(p._out.take(), p.malformed, p.truncated)
+    content, reasoning_text, calls, malformed, truncated = x
+    if reasoning_text is not None and (malformed or (truncated and not calls)):
+        rest = text[min(p.machine_from or 0, len(text)) :]
+        return (rest or None, reasoning_text, calls, malformed, truncated)
+    return x
 
 
-def replay(format: str, chunks: List[str], tools: Optional[ToolTypes] = None) -> Extracted:
+def replay(
+    format: Optional[str],
+    chunks: List[str],
+    tools: Optional[ToolTypes] = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> Extracted:
     """Streams ``chunks`` one delta at a time and returns what a client would have
     reconstructed, in the shape of :func:`extract`."""
-    p = Parser(format, tools)
+    p = Parser(format, tools, reasoning, reasoning_started)
     for c in chunks:
         p._push(c)
     p._end()

@@ -1,0 +1,331 @@
+//! The think-block front every format machine shares: one state machine run by the driver
+//! (`formats::Parser`) in the same pass as the tool machine. While a block is open it emits
+//! reasoning and looks for the block's end marker and for the paired tool format's call-start
+//! markers; once the block is over, the rest of the text goes to the tool machine unchanged.
+//!
+//! Rules (the twin `python/toolparse/reference/reasoning.py` has the same):
+//! - Not started (`started = false`): optional whitespace and the start marker at the beginning
+//!   open a block (that whitespace and the marker are markup); anything else ends the front and
+//!   the whole text goes to the tool machine (a stray end marker is then content). Whitespace
+//!   before the marker is held up to [`LEAD_CAP`] bytes, past which the output is content.
+//! - Started (the prompt opened the block): the output starts inside the block.
+//! - Inside: the end marker ends the block (markup); a start marker is markup (repeated or
+//!   nested openings, as vLLM absorbs them); a call-start marker ends the block and the text from
+//!   the marker on goes to the tool machine, so the call is parsed, not swallowed. Held back: only
+//!   a suffix that could still become one of those markers.
+//! - The end of the text inside a block: the block is reasoning (what was held back too).
+
+use crate::event::{is_ws, Emitter};
+use crate::formats::Format;
+use crate::scan::{Found, Markers};
+
+/// The most whitespace held before a start marker at the beginning of the output.
+pub const LEAD_CAP: usize = 64;
+
+/// A reasoning format's spec entry (the spec's `"reasoning"` list, read by `build.rs`).
+#[derive(Debug)]
+pub struct ReasoningSpec {
+    /// vLLM's `--reasoning-parser` name (SGLang's for SGLang-only formats).
+    pub name: &'static str,
+    /// SGLang's other names for the same markers.
+    pub aliases: &'static [&'static str],
+    pub start: &'static str,
+    pub end: &'static str,
+    /// Whether the prompt opens the block by default.
+    pub started: bool,
+    /// Call-start markers that end an open block when no tool format is paired.
+    pub call_starts: &'static [&'static str],
+    /// A tool format whose machine separates the reasoning itself (the front is transparent).
+    pub tool_format: Option<&'static str>,
+    /// Per tool format (its registry index + 1; 0 = none): what the front scans for inside a
+    /// block: `[end, start, call starts...]`.
+    pub scan: &'static [&'static [&'static str]],
+}
+
+// REASONING, generated from the spec by build.rs.
+include!(concat!(env!("OUT_DIR"), "/reasoning.rs"));
+
+/// A known reasoning format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reasoning(usize);
+
+impl Reasoning {
+    /// A reasoning format by its name or one of its aliases.
+    pub fn lookup(name: &str) -> Option<Reasoning> {
+        REASONING
+            .iter()
+            .position(|s| s.name == name)
+            .or_else(|| REASONING.iter().position(|s| s.aliases.contains(&name)))
+            .map(Reasoning)
+    }
+
+    pub fn spec(self) -> &'static ReasoningSpec {
+        &REASONING[self.0]
+    }
+
+    pub fn name(self) -> &'static str {
+        REASONING[self.0].name
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        REASONING.iter().map(|s| s.name).collect()
+    }
+
+    /// The tool format that parses when none is given (harmony's), if any.
+    pub fn tool_format(self) -> Option<Format> {
+        self.spec().tool_format.and_then(Format::from_name)
+    }
+
+    /// The front for this reasoning format paired with `format`; None when the front is
+    /// transparent (the tool machine separates the reasoning itself).
+    pub fn front(self, format: Option<Format>, started: Option<bool>) -> Option<Front> {
+        let spec = self.spec();
+        if spec.tool_format.is_some() || spec.start.is_empty() || spec.end.is_empty() {
+            return None;
+        }
+        let k = format.map_or(0, |f| f.index() + 1);
+        let list = spec.scan.get(k).copied().unwrap_or(&[]);
+        let started = started.unwrap_or(spec.started);
+        Some(Front {
+            markers: Markers::new(list),
+            start: spec.start,
+            state: if started { State::Inside } else { State::Lead },
+            held: String::new(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// At the beginning of an output whose block the prompt did not open.
+    Lead,
+    /// Inside the think block.
+    Inside,
+}
+
+/// The front's state for one response.
+#[derive(Debug)]
+pub struct Front {
+    markers: Markers,
+    start: &'static str,
+    state: State,
+    held: String,
+}
+
+impl Front {
+    /// Feeds one delta. Returns None while the front keeps the text (reasoning emitted, a bounded
+    /// suffix held back); `Some(rest)` once the block is over (or never opened): `rest` and
+    /// everything after it goes to the tool machine.
+    pub fn feed(&mut self, text: &str, out: &mut Emitter) -> Option<String> {
+        if self.held.is_empty() {
+            self.step(text, out)
+        } else {
+            let mut buf = std::mem::take(&mut self.held);
+            buf.push_str(text);
+            self.step(&buf, out)
+        }
+    }
+
+    fn step(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
+        match self.state {
+            State::Lead => self.lead(buf, out),
+            State::Inside => self.inside(buf, out),
+        }
+    }
+
+    fn lead(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
+        let rest = buf.trim_start_matches(is_ws);
+        let ws = buf.len() - rest.len();
+        if let Some(after) = rest.strip_prefix(self.start) {
+            self.state = State::Inside;
+            return self.inside(after, out);
+        }
+        if ws <= LEAD_CAP && self.start.starts_with(rest) {
+            // Whitespace, or whitespace and a proper prefix of the start marker: wait.
+            self.held.push_str(buf);
+            return None;
+        }
+        Some(buf.to_owned())
+    }
+
+    fn inside(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
+        let mut pos = 0;
+        loop {
+            match self.markers.find(&buf[pos..]) {
+                Found::Marker { at, which } => {
+                    out.reasoning(&buf[pos..pos + at]);
+                    let len = self.markers.list[which].len();
+                    match which {
+                        0 => return Some(buf[pos + at + len..].to_owned()),
+                        1 => pos += at + len,
+                        _ => return Some(buf[pos + at..].to_owned()),
+                    }
+                }
+                Found::Partial { safe } => {
+                    out.reasoning(&buf[pos..pos + safe]);
+                    self.held.push_str(&buf[pos + safe..]);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// End of text: returns what the tool machine still gets (the held text when no block
+    /// opened); a block left open is reasoning, what was held back too.
+    pub fn finish(&mut self, out: &mut Emitter) -> String {
+        let held = std::mem::take(&mut self.held);
+        match self.state {
+            State::Lead => held,
+            State::Inside => {
+                out.reasoning(&held);
+                String::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+
+    fn run(r: &str, f: Option<&str>, started: Option<bool>, chunks: &[&str]) -> (String, String) {
+        let r = Reasoning::lookup(r).unwrap_or_else(|| panic!("{r}"));
+        let f = f.map(|n| Format::from_name(n).unwrap_or_else(|| panic!("{n}")));
+        let mut front = r.front(f, started).unwrap_or_else(|| panic!("front"));
+        let mut out = Emitter::new();
+        let mut machine = String::new();
+        let mut done = false;
+        for c in chunks {
+            if done {
+                machine.push_str(c);
+            } else if let Some(rest) = front.feed(c, &mut out) {
+                machine.push_str(&rest);
+                done = true;
+            }
+        }
+        if !done {
+            machine.push_str(&front.finish(&mut out));
+        }
+        let reasoning: String = out
+            .take()
+            .into_iter()
+            .map(|e| match e {
+                Event::Reasoning(s) => s,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        (reasoning, machine)
+    }
+
+    #[test]
+    fn block_then_text_under_every_split() {
+        let text = "\n<think>a<b</think>\nc";
+        for i in 0..=text.len() {
+            if !text.is_char_boundary(i) {
+                continue;
+            }
+            let parts = [&text[..i], &text[i..]];
+            let (r, m) = run("qwen3", Some("hermes"), Some(false), &parts);
+            assert_eq!((r.as_str(), m.as_str()), ("a<b", "\nc"), "split at {i}");
+            let (r, m) = run("qwen3", Some("hermes"), Some(true), &parts);
+            assert_eq!((r.as_str(), m.as_str()), ("\na<b", "\nc"), "split at {i}");
+        }
+    }
+
+    #[test]
+    fn call_start_ends_the_block() {
+        let (r, m) = run(
+            "qwen3",
+            Some("hermes"),
+            None,
+            &["x<tool", "_call>{}</think>"],
+        );
+        assert_eq!((r.as_str(), m.as_str()), ("x", "<tool_call>{}</think>"));
+        let (r, m) = run("qwen3", None, None, &["x<tool_call>y"]);
+        assert_eq!((r.as_str(), m.as_str()), ("x", "<tool_call>y"));
+    }
+
+    #[test]
+    fn no_block_and_unclosed_block() {
+        let (r, m) = run("qwen3", Some("hermes"), Some(false), &["  hi</think>"]);
+        assert_eq!((r.as_str(), m.as_str()), ("", "  hi</think>"));
+        let (r, m) = run("deepseek_r1", None, None, &["<think>a<think>b</thi"]);
+        assert_eq!((r.as_str(), m.as_str()), ("ab</thi", ""));
+        let ws = " ".repeat(LEAD_CAP + 1);
+        let (r, m) = run("mistral", None, None, &[&ws, "[THINK]"]);
+        assert_eq!((r.as_str(), m), ("", format!("{ws}[THINK]")));
+    }
+
+    #[test]
+    fn names_and_transparent_harmony() {
+        assert_eq!(
+            Reasoning::lookup("deepseek-r1").map(Reasoning::name),
+            Some("deepseek_r1")
+        );
+        let gptoss = Reasoning::lookup("gpt-oss");
+        assert_eq!(gptoss.map(Reasoning::name), Some("openai_gptoss"));
+        assert!(gptoss.and_then(|r| r.front(None, None)).is_none());
+        assert_eq!(
+            gptoss.and_then(Reasoning::tool_format).map(Format::name),
+            Some("openai")
+        );
+        assert!(Reasoning::lookup("nope").is_none());
+        for s in REASONING {
+            assert_eq!(Reasoning::lookup(s.name).map(Reasoning::name), Some(s.name));
+            if s.tool_format.is_none() {
+                assert_eq!(s.scan.len(), Format::names().len() + 1, "{}", s.name);
+            }
+        }
+    }
+
+    /// The driver with a front: every single cut and one char per delta give the whole text's
+    /// result, which non-streaming gives too.
+    #[test]
+    fn driver_is_split_invariant() {
+        use crate::formats::{Parser, Setup, Tools};
+        let call = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+        let texts = [
+            format!("<think>a</think>\n{call}"),
+            format!(" <think>é<b{call}x"),
+            format!("plan</think>ok{call}</think>"),
+            "<thi".to_owned(),
+            "<think>never closed </th".to_owned(),
+        ];
+        for (fmt, r) in [
+            (Some("hermes"), "qwen3"),
+            (None, "deepseek_r1"),
+            (Some("hermes"), "glm45"),
+        ] {
+            for started in [None, Some(true), Some(false)] {
+                let setup = Setup {
+                    format: fmt.and_then(Format::from_name),
+                    reasoning: Reasoning::lookup(r),
+                    started,
+                };
+                for text in &texts {
+                    let tools = Tools::default();
+                    let whole = Parser::replay_with(setup, &tools, &[text.as_str()]);
+                    let chars: Vec<String> = text.chars().map(String::from).collect();
+                    assert_eq!(
+                        Parser::replay_with(setup, &tools, &chars),
+                        whole,
+                        "{text:?}"
+                    );
+                    for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                        let parts = [&text[..i], &text[i..]];
+                        assert_eq!(
+                            Parser::replay_with(setup, &tools, &parts),
+                            whole,
+                            "{text:?} {i}"
+                        );
+                    }
+                    let x = Parser::extract_with(setup, &tools, text);
+                    if !x.malformed && !x.truncated {
+                        assert_eq!(x, whole, "{text:?}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,397 @@
+"""Reasoning in the same pass as tool calls: the think-block front (rust/reasoning.rs and its
+twin reference/reasoning.py) under every reasoning format, paired with tool formats.
+
+Every case runs on both backends' cores fed in lockstep (identical per feed), under every
+single cut, one character per delta and random multi-way splits, and non-streaming."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, List, Optional, Sequence, Tuple
+
+import pytest
+import toolparse
+from corpus import accumulate, chunks_at, split_plans
+from hypothesis import given
+from hypothesis import strategies as st
+from toolparse import _core, reference
+
+BACKENDS = ("rust", "python")
+CALL = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+QCALL = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+MCALL = '[TOOL_CALLS]f[ARGS]{"a": 1}'
+THINKS = [r for r in toolparse.list_reasoning_formats() if r != "openai_gptoss"]
+
+Result = Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]
+
+
+def _parser(backend: str, fmt: Optional[str], r: str, started: Optional[bool]) -> Any:
+    mod: Any = _core if backend == "rust" else reference
+    return mod.Parser(fmt, {}, r, started)
+
+
+def _extract(backend: str, fmt: Optional[str], r: str, started: Optional[bool], text: str) -> Any:
+    mod: Any = _core if backend == "rust" else reference
+    return mod.extract(fmt, text, {}, r, started)
+
+
+def stream_twins(
+    fmt: Optional[str], r: str, started: Optional[bool], chunks: Sequence[str]
+) -> Result:
+    """Both cores fed the same deltas; identical per feed; the accumulated result."""
+    a, b = _parser("rust", fmt, r, started), _parser("python", fmt, r, started)
+    deltas = []
+    for c in list(chunks) + [None]:
+        da = a.feed(c) if c is not None else a.finish()
+        db = b.feed(c) if c is not None else b.finish()
+        assert da == db, (fmt, r, list(chunks), da, db)
+        deltas.append(da)
+    s = accumulate(deltas)
+    return s.result()
+
+
+def check(fmt: Optional[str], r: str, started: Optional[bool], text: str, expected: Result) -> None:
+    """Every single cut, one character per delta, random splits; and non-streaming."""
+    rng = random.Random(text)
+    plans = [chunks_at(text, [i]) for i in range(len(text) + 1)]
+    plans += split_plans(text, rng, n_random=10)
+    for chunks in plans:
+        assert stream_twins(fmt, r, started, chunks) == expected, (fmt, r, chunks)
+    for backend in BACKENDS:
+        content, reasoning, calls, malformed, _ = _extract(backend, fmt, r, started, text)
+        assert not malformed
+        assert (content, reasoning, [(n, a) for _, n, a in calls]) == expected, (backend, text)
+
+
+# --- the peers' cases (the shapes of vLLM's tests/reasoning/ for think-tag parsers) ---------
+
+
+def _peer_cases(start: str, end: str, started: bool) -> List[Tuple[str, Result]]:
+    cases = [
+        (
+            f"{start}This is a reasoning section{end}This is the rest",
+            (("This is the rest", "This is a reasoning section", [])),
+        ),
+        (f"{start}This is a reasoning section{end}", (None, "This is a reasoning section", [])),
+        (f"{start}This is a reasoning section", (None, "This is a reasoning section", [])),
+        (f"{start}{end}This is the rest", ("This is the rest", None, [])),
+        (
+            f"{start}This is a reasoning section\n{end}\nThis is the rest",
+            ("\nThis is the rest", "This is a reasoning section\n", []),
+        ),
+        (f"{start}Reasoning with {start} inside{end}x", ("x", "Reasoning with  inside", [])),
+    ]
+    if started:
+        # the prompt opened the block: the output need not repeat the start marker
+        cases += [
+            (
+                f"This is a reasoning section{end}This is the rest",
+                ("This is the rest", "This is a reasoning section", []),
+            ),
+            ("This is a reasoning section", (None, "This is a reasoning section", [])),
+        ]
+    else:
+        cases += [
+            ("This is the rest", ("This is the rest", None, [])),
+            (f"no block{end}rest", (f"no block{end}rest", None, [])),
+        ]
+    return cases
+
+
+@pytest.mark.parametrize("r", THINKS)
+def test_peer_cases(r: str) -> None:
+    spec = toolparse.spec.REASONING[r]
+    for text, expected in _peer_cases(spec.start, spec.end, spec.started):
+        check(None, r, None, text, expected)
+
+
+@pytest.mark.parametrize("r", THINKS)
+def test_started_overrides_the_default(r: str) -> None:
+    spec = toolparse.spec.REASONING[r]
+    check(None, r, True, f"abc{spec.end}rest", ("rest", "abc", []))
+    check(None, r, False, f"abc{spec.end}rest", (f"abc{spec.end}rest", None, []))
+    check(None, r, False, f"  {spec.start}abc{spec.end}rest", ("rest", "abc", []))
+
+
+# --- the seams ---------------------------------------------------------------------------------
+
+
+def test_qwen3_hermes_seams() -> None:
+    call = ("f", '{"a": 1}')
+    # end marker and the call in one delta, and split at every point
+    check("hermes", "qwen3", None, f"<think>plan</think>{CALL}", (None, "plan", [call]))
+    check("hermes", "qwen3", None, f"<think>plan</think>\n\nok {CALL}", ("\n\nok ", "plan", [call]))
+    # a call inside an open block ends the reasoning; the call is parsed, not swallowed
+    check("hermes", "qwen3", None, f"<think>plan{CALL}", (None, "plan", [call]))
+    check("hermes", "qwen3", False, f"<think>plan\n{CALL}</think>", ("</think>", "plan\n", [call]))
+    # no think block at all (thinking off)
+    check("hermes", "qwen3", False, f"hi {CALL}", ("hi ", None, [call]))
+    # a stray end marker with no start (thinking off): content, nothing lost
+    check("hermes", "qwen3", False, f"x</think>{CALL}", ("x</think>", None, [call]))
+    # repeated blocks: the second is content
+    check(
+        "hermes", "qwen3", None, "<think>a</think>b<think>c</think>", ("b<think>c</think>", "a", [])
+    )
+
+
+def test_qwen3_qwen3_coder_seams() -> None:
+    call = ("f", '{"a": "1"}')  # no tool schema: the value is a string
+    check("qwen3_coder", "qwen3", None, f"<think>x</think>\n{QCALL}", (None, "x", [call]))
+    check("qwen3_coder", "qwen3", None, f"<think>x\n{QCALL}", (None, "x\n", [call]))
+
+
+def test_deepseek_r1_mistral_like_seams() -> None:
+    call = ("f", '{"a": 1}')
+    check("mistral", "deepseek_r1", None, f"plan</think>{MCALL}", (None, "plan", [call]))
+    check("mistral", "deepseek_r1", None, f"plan{MCALL}", (None, "plan", [call]))
+    check("mistral", "mistral", None, f"[THINK]plan[/THINK]{MCALL}", (None, "plan", [call]))
+    check("mistral", "mistral", None, f"[THINK]plan{MCALL}", (None, "plan", [call]))
+
+
+def test_no_tool_format_call_start_is_content() -> None:
+    # without a paired tool format, the reasoning format's own call starts end the block
+    check(None, "qwen3", None, f"<think>x{CALL}", (CALL, "x", []))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gpt_oss_front_is_transparent(backend: str) -> None:
+    text = (
+        "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final"
+        "<|message|>done<|return|>"
+    )
+    for r in (None, "openai_gptoss", "gpt-oss"):
+        p = toolparse.get_parser("openai" if r is None else None, backend=backend, reasoning=r)
+        info = p.extract_tool_calls(text)
+        assert (info.content, info.reasoning) == ("done", "think")
+    with pytest.raises(
+        ValueError, match="'openai_gptoss' is parsed by the 'openai' tool format, not 'hermes'"
+    ):
+        toolparse.get_parser("hermes", backend=backend, reasoning="openai_gptoss")
+    plain = toolparse.get_parser("openai", backend=backend).extract_tool_calls(text)
+    paired = toolparse.get_parser("openai", backend=backend, reasoning="openai_gptoss")
+    assert paired.extract_tool_calls(text) == plain
+
+
+def test_truncated_and_malformed_after_reasoning() -> None:
+    for backend in BACKENDS:
+        p = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3")
+        info = p.extract_tool_calls('<think>r</think>a<tool_call>{"name": "f", "argu')
+        assert info.truncated and not info.tools_called
+        assert (info.content, info.reasoning) == ('a<tool_call>{"name": "f", "argu', "r")
+        info = p.extract_tool_calls("<think>r</think>a<tool_call>[1]</tool_call>")
+        assert not info.tools_called
+        assert (info.content, info.reasoning) == ("a<tool_call>[1]</tool_call>", "r")
+
+
+# --- the API ---------------------------------------------------------------------------------
+
+
+def test_list_and_unknown_names() -> None:
+    names = toolparse.list_reasoning_formats()
+    assert names == _core.list_reasoning_formats()
+    for n in ("deepseek_r1", "qwen3", "mistral", "openai_gptoss", "seed_oss", "kimi_k2"):
+        assert n in names
+    assert "deepseek-r1" in toolparse.list_reasoning_formats(aliases=True)
+    for backend in BACKENDS:
+        with pytest.raises(ValueError, match="known reasoning formats: .*qwen3"):
+            toolparse.get_parser("hermes", backend=backend, reasoning="nope")
+        with pytest.raises(TypeError, match="format name must be a str"):
+            toolparse.get_parser(None, backend=backend)
+        with pytest.raises(TypeError):
+            toolparse.get_parser("hermes", backend=backend, reasoning="qwen3", reasoning_started=1)
+        p = toolparse.get_parser(None, backend=backend, reasoning="deepseek-r1")
+        assert p.reasoning == "deepseek_r1" and p.name is None
+    with pytest.raises(ValueError, match="unknown reasoning"):
+        _core.Format("hermes", {}, "nope")
+    with pytest.raises(ValueError, match="unknown reasoning"):
+        reference.Format("hermes", {}, "nope")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stream_and_reconstructor_keep_reasoning(backend: str) -> None:
+    p = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3")
+    text = f"<think>let me see</think>Sure. {CALL}"
+    rec = toolparse.StreamingToolReconstructor()
+    stream = p.stream()
+    for i in range(0, len(text), 5):
+        d = stream.feed(text[i : i + 5])
+        if d is not None:
+            rec.append_delta(d)
+    d = stream.finish()
+    if d is not None:
+        rec.append_delta(d)
+    x = rec.to_extracted()
+    assert x.reasoning == "let me see" and x.content == "Sure. "
+    assert [c.function.arguments for c in x.tool_calls] == ['{"a": 1}']
+    y = p.extract_tool_calls(text)
+    assert (y.reasoning, y.content) == (x.reasoning, x.content)
+
+
+def test_bounded_hold_back() -> None:
+    # a long block holds back at most a marker prefix
+    for backend in BACKENDS:
+        p = _parser(backend, "hermes", "qwen3", None)
+        got = ""
+        for _ in range(200):
+            d = p.feed("abc <")
+            got += (d[1] or "") if d else ""
+        assert len("abc <" * 200) - len(got) <= len("<tool_call>")
+
+
+# --- property: random splits of reasoning + call outputs ---------------------------------------
+
+_piece = st.sampled_from(["<think>", "</think>", "<tool", "_call>", CALL, "a", " ", "\n", "<", "é"])
+
+
+@given(
+    pieces=st.lists(_piece, max_size=12),
+    cuts=st.lists(st.integers(0, 400), max_size=6),
+    started=st.sampled_from([None, True, False]),
+    fmt=st.sampled_from(["hermes", "qwen3_coder", None]),
+)
+def test_property_random_splits(
+    pieces: List[str], cuts: List[int], started: Optional[bool], fmt: Optional[str]
+) -> None:
+    text = "".join(pieces)
+    cuts = [c for c in cuts if c <= len(text)]
+    whole = stream_twins(fmt, "qwen3", started, [text])
+    assert stream_twins(fmt, "qwen3", started, chunks_at(text, cuts)) == whole
+    assert stream_twins(fmt, "qwen3", started, list(text)) == whole
+    # nothing lost: every character is content, reasoning or inside a call (markers are markup)
+    content, reasoning, calls = whole
+    kept = len(content or "") + len(reasoning or "") + sum(len(a) for _, a in calls)
+    assert kept <= len(text)
+    if "<" not in text:
+        assert (content or "") + (reasoning or "") == text
+
+
+# vLLM tests/reasoning/test_qwen3_reasoning_parser.py: (output, reasoning, content); thinking on
+# (the default: the prompt opened the block) and off.
+_TOOL = (
+    "<tool_call>\n<function=bash>\n<parameter=command>\ncat /etc/hosts\n</parameter>\n"
+    "</function>\n</tool_call>"
+)
+QWEN3_VLLM = [
+    (
+        "This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("This is a reasoning section</think>", "This is a reasoning section", None),
+    (
+        "<think>This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("This is the rest", "This is the rest", None),
+    ("<think>This is a reasoning section</think>", "This is a reasoning section", None),
+    (
+        "<think>This is a reasoning\nsection</think>This is the rest\nThat",
+        "This is a reasoning\nsection",
+        "This is the rest\nThat",
+    ),
+    ("<think>This is a reasoning section", "This is a reasoning section", None),
+    ("I need to read the file.\n\n" + _TOOL, "I need to read the file.\n\n", _TOOL),
+    ("<think>I need to read the file.\n\n" + _TOOL, "I need to read the file.\n\n", _TOOL),
+]
+QWEN3_VLLM_OFF = [
+    ("This is plain content", None, "This is plain content"),
+    ("I need to read the file.\n\n" + _TOOL, None, "I need to read the file.\n\n" + _TOOL),
+]
+
+
+@pytest.mark.parametrize("case", QWEN3_VLLM + [(*c, False) for c in QWEN3_VLLM_OFF])
+def test_qwen3_vllm_cases(case: tuple) -> None:
+    output, reasoning, content = case[:3]
+    started = case[3] if len(case) > 3 else None
+    # reasoning and content only (vLLM's reasoning parser alone): the call stays content
+    check(None, "qwen3", started, output, (content, reasoning, []))
+
+
+def test_qwen3_vllm_cases_with_the_tool_parser() -> None:
+    # the same outputs with qwen3_coder paired: the call is parsed, whitespace around it dropped
+    call = ("bash", '{"command": "cat /etc/hosts"}')
+    check(
+        "qwen3_coder",
+        "qwen3",
+        None,
+        "<think>I need to read the file.\n\n" + _TOOL,
+        (None, "I need to read the file.\n\n", [call]),
+    )
+    check(
+        "qwen3_coder",
+        "qwen3",
+        False,
+        "I need to read the file.\n\n" + _TOOL,
+        ("I need to read the file.\n\n", None, [call]),
+    )
+
+
+# vLLM tests/reasoning/test_mistral_reasoning_parser.py: (output, reasoning, content). vLLM 0.33
+# starts Mistral output as content (its parser's initial state), so the cases that assume the
+# prompt opened the block run with reasoning_started=True.
+MISTRAL_VLLM = [
+    (
+        "[THINK]This is a reasoning section[/THINK]This is the rest",
+        None,
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("[THINK]This is a reasoning section[/THINK]", None, "This is a reasoning section", None),
+    (
+        "[THINK]This\nThat[/THINK]This is the rest\nThat",
+        None,
+        "This\nThat",
+        "This is the rest\nThat",
+    ),
+    ("[THINK]This is a reasoning section", None, "This is a reasoning section", None),
+    (
+        "\n[THINK]This is a reasoning section[/THINK]\nThis is the rest",
+        None,
+        "This is a reasoning section",
+        "\nThis is the rest",
+    ),
+    ("", None, None, None),
+    (
+        "This is a reasoning section[/THINK]This is the rest",
+        True,
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("This is a reasoning section[/THINK]", True, "This is a reasoning section", None),
+    ("This is content", True, "This is content", None),
+    ("This\nThat[/THINK]This is the rest\nThat", True, "This\nThat", "This is the rest\nThat"),
+    ("[/THINK]This is the rest", True, None, "This is the rest"),
+]
+
+
+@pytest.mark.parametrize("case", MISTRAL_VLLM)
+def test_mistral_vllm_cases(case: tuple) -> None:
+    output, started, reasoning, content = case
+    check(None, "mistral", started, output, (content, reasoning, []))
+
+
+# Other pairs: the reasoning format's markers and the paired format's call, cut anywhere.
+_PAIRS = [
+    ("mistral", "mistral", ["[THINK]", "[/THINK]", "[/TH", MCALL, "[TOOL_CALLS]"]),
+    ("mistral", "deepseek_r1", ["<think>", "</think>", MCALL, "[TOOL"]),
+    ("hermes", "seed_oss", ["<seed:think>", "</seed:think>", "</seed:", CALL]),
+    (None, "kimi", ["◁think▷", "◁/think▷", "◁/"]),
+]
+
+
+@pytest.mark.parametrize("pair", _PAIRS, ids=lambda p: f"{p[0]}+{p[1]}")
+@given(data=st.data())
+def test_property_pairs(pair: Tuple[Optional[str], str, List[str]], data: Any) -> None:
+    fmt, r, markers = pair
+    piece = st.sampled_from([*markers, "a", " ", "\n", "é"])
+    text = "".join(data.draw(st.lists(piece, max_size=10)))
+    started = data.draw(st.sampled_from([None, True, False]))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=6))
+    whole = stream_twins(fmt, r, started, [text])
+    assert stream_twins(fmt, r, started, chunks_at(text, cuts)) == whole
+    assert stream_twins(fmt, r, started, list(text)) == whole
+    for backend in BACKENDS:
+        content, reasoning, calls, malformed, truncated = _extract(backend, fmt, r, started, text)
+        if not malformed and not truncated:
+            assert (content, reasoning, [(n, a) for _, n, a in calls]) == whole
