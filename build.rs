@@ -160,6 +160,21 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
             }
+            "functiongemma" => {
+                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
+                     start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
+                     end: Markers::new(&[{:?}]) }};",
+                    need("call_start")?,
+                    need("name_start")?,
+                    need("string")?,
+                    need("call_end")?
+                )
+                .map_err(|e| e.to_string())?;
+                format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE))")
+            }
             "llama3_json" | "mistral" | "openai" | "qwen3_coder" => format!("{family}::new(tools)"),
             other => return Err(format!("{name}: unknown family {other:?}")),
         };

@@ -9,6 +9,7 @@ use crate::params::{kind_of_types, Kind};
 use crate::scan::Markers;
 use crate::Step;
 
+mod functiongemma;
 mod llama3_json;
 mod mistral;
 mod named_json;
@@ -485,6 +486,17 @@ mod tests {
                         m("args_end"),
                         m("call_end"),
                         m("section_end")
+                    )
+                }
+                "functiongemma" => {
+                    let m = |r: &str| spec.marker(r).unwrap_or_default();
+                    format!(
+                        "a{}{}f{{a:{}x{}}}{}b",
+                        m("call_start"),
+                        m("name_start"),
+                        m("string"),
+                        m("string"),
+                        m("call_end")
                     )
                 }
                 _ => continue,
