@@ -63,6 +63,7 @@ PEER_ALIASES = {
     "deepseek_v3": {"deepseekv3"},
     "deepseek_v31": {"deepseekv31"},
     "kimi_k2": set(),
+    "functiongemma": set(),  # SGLang has no FunctionGemma detector (its gemma4 is another format)
 }
 
 
@@ -257,6 +258,7 @@ MODELS = [
     ("moonshotai/Kimi-K2-Instruct-0905", "kimi_k2"),
     ("moonshotai/Kimi-K2-Thinking", "kimi_k2"),
     ("moonshotai/Kimi-K2.5", "kimi_k2"),
+    ("google/functiongemma-270m-it", "functiongemma"),
 ]
 
 
