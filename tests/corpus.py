@@ -1015,7 +1015,8 @@ MALFORMED: Dict[str, List[str]] = {
         '{"a": 1]<|tool_call_end|><|tool_calls_section_end|>',
         "<|tool_calls_section_begin|> spurious noise <|tool_call_begin|>functions.f:0"
         "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
-    ],    "functiongemma": [
+    ],
+    "functiongemma": [
         "<start_function_call>call:f{a:}<end_function_call>",
         "<start_function_call>call:f{a:1]}<end_function_call>",
         "<start_function_call>get_weather{a:1}<end_function_call>",
@@ -1120,7 +1121,8 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
             "{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{",
             1,
         ),
-    ],    "functiongemma": [
+    ],
+    "functiongemma": [
         ("<start_function_call>call:get_weather{location:<escape>Lon", 0),
         ("Let me check. <start_function_call>call:get_wea", 0),
         ("<start_function_call>", 0),

@@ -25,7 +25,6 @@ class Machine(Protocol):
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
     from . import llama3_json, mistral, named_json, openai, pythonic, qwen3_coder, tagged_json
-    from . import functiongemma
 
     m = spec.markers
     if spec.family == "tagged_json":
@@ -53,6 +52,8 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         )
         return lambda tools: named_json.NamedJson(named, tools)
     if spec.family == "functiongemma":
+        from . import functiongemma
+
         fg = functiongemma.Style(m["call_start"], m["name_start"], m["string"], m["call_end"])
         return lambda _tools: functiongemma.FunctionGemma(fg)
     modules = {

@@ -149,13 +149,13 @@ class FunctionGemma:
                 self.stack = [[True, 0]]
                 self.st = ["key", ""]
             elif kind == "key":
-                m = _KEY_STOP.search(s, i)
-                if m is None:
+                ks = _KEY_STOP.search(s, i)
+                if ks is None:
                     st[1] += s[i:]
                     if len(st[1]) > NAME_CAP:
                         self._fail(out)
                     return n
-                p = m.start() - i
+                p = ks.start() - i
                 st[1] += s[i : i + p]
                 c = s[i + p]
                 key = st[1]
@@ -229,11 +229,11 @@ class FunctionGemma:
                         self._scalar_text(st, s[i : i + f[1]], out)
                         return i + f[1]
                 else:
-                    m = _BARE_STOP.search(s, i)
-                    if m is None:
+                    bs = _BARE_STOP.search(s, i)
+                    if bs is None:
                         self._scalar_text(st, s[i:], out)
                         return n
-                    p = m.start() - i
+                    p = bs.start() - i
                     self._scalar_text(st, s[i : i + p], out)
                     self._scalar_end(st, out)
                     i += p
