@@ -468,6 +468,39 @@ impl Machine for FunctionGemma {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formats::{Format, Parser, Tools};
+
+    fn extract(text: &str) -> (Option<String>, Vec<(String, String)>, bool) {
+        let f = Format::from_name("functiongemma").expect("registered");
+        let x = Parser::extract(f, &Tools::default(), text);
+        let calls = x
+            .calls
+            .iter()
+            .map(|c| (c.name.clone(), c.arguments.clone()));
+        (x.content.clone(), calls.collect(), x.malformed)
+    }
+
+    #[test]
+    fn converts_values() {
+        let text = "Hi <start_function_call>call:f{s:<escape>a\"b<escape>,n:<escape>42<escape>,\
+                    o:{k:[1,true,null,<escape>x<escape>]},e:[],w:word}<end_function_call>";
+        let (content, calls, malformed) = extract(text);
+        assert_eq!(content.as_deref(), Some("Hi "));
+        assert!(!malformed);
+        let want =
+            r#"{"s": "a\"b", "n": 42, "o": {"k": [1, true, null, "x"]}, "e": [], "w": "word"}"#;
+        assert_eq!(calls, vec![("f".to_owned(), want.to_owned())]);
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        let (_, calls, malformed) = extract("<start_function_call>call:f{a:}<end_function_call>");
+        assert!(calls.is_empty() && malformed);
+        let text = "<start_function_call>call:f{}<start_function_call>call:g{a:[1";
+        let (_, calls, malformed) = extract(text);
+        assert_eq!(calls, vec![("f".to_owned(), "{}".to_owned())]);
+        assert!(!malformed);
+    }
 
     #[test]
     fn scalar_prefixes() {
