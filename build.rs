@@ -173,7 +173,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     need("call_end")?
                 )
                 .map_err(|e| e.to_string())?;
-                format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE))")
+                format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))")
             }
             "llama3_json" | "mistral" | "openai" | "qwen3_coder" => format!("{family}::new(tools)"),
             other => return Err(format!("{name}: unknown family {other:?}")),

@@ -8,6 +8,8 @@ peer:
   that JSON value (vLLM's tests: ``count:<escape>42<escape>`` is ``42``); anything else escaped is
   a string, including ``{...}`` and ``[...]`` (vLLM would ``json.loads`` those too; the
   FunctionGemma template writes objects and arrays bare, which we parse);
+* a top-level parameter the request's tool schema types as a string only is always a string
+  (``zip:<escape>10001<escape>`` stays ``"10001"``; vLLM ignores the schema);
 * bare values (llama.cpp: ``value:25``) are converted the same way; a bare word that is no JSON
   scalar is a string (vLLM drops bare values altogether);
 * nested ``{k:v}`` objects and ``[...]`` arrays are nested JSON (vLLM flattens the escaped pairs it
@@ -265,3 +267,42 @@ def test_spec_and_model(backend: str) -> None:
     spec = toolparse.spec.get_spec(FMT)
     assert spec.markers["call_start"] == S and spec.markers["string"] == ESC
     assert spec.aliases == ()
+
+
+def _tool(props: dict) -> list:
+    return [{"type": "function", "function": {"name": "f", "parameters": {"properties": props}}}]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_typed_parameters_stay_strings(backend: str) -> None:
+    """A top-level parameter typed as a string only keeps its escaped (or bare) text as a string;
+    other parameters, nested members and a request without tools convert scalars."""
+    text = call("f", f"zip:{esc('10001')},n:{esc('42')},b:true,o:{{zip:{esc('7')}}},w:12")
+    tools = _tool(
+        {
+            "zip": {"type": "string"},
+            "n": {"type": "integer"},
+            "o": {"type": "object"},
+            "w": {"type": "string"},
+        }
+    )
+    typed = '{"zip": "10001", "n": 42, "b": true, "o": {"zip": 7}, "w": "12"}'
+    untyped = '{"zip": 10001, "n": 42, "b": true, "o": {"zip": 7}, "w": 12}'
+    for t, want in ((tools, typed), (None, untyped)):
+        p = toolparse.get_parser(FMT, tools=t, backend=backend)
+        info = p.extract_tool_calls(text)
+        assert [c.function.arguments for c in info.tool_calls] == [want]
+        for chunks in ([text], list(text)):
+            s = p.stream()
+            rec = toolparse.StreamingToolReconstructor()
+            for d in [s.feed(c) for c in chunks] + [s.finish()]:
+                if d is not None:
+                    rec.append_delta(d)
+            assert [c.function.arguments for c in rec.tool_calls] == [want]
+    types = {"f": {"zip": ["string"], "w": ["string"]}}
+    for k in range(len(text) + 1):
+        outs = []
+        for b in BACKENDS:
+            p = corpus.core_parser(b, FMT, types)
+            outs.append([p.feed(text[:k]), p.feed(text[k:]), p.finish()])
+        assert outs[0] == outs[1], k

@@ -32,13 +32,15 @@
 //!   FunctionGemma template writes objects and arrays bare, and deciding it would hold the whole
 //!   value back. A string streams character by character: a value is held only while it can
 //!   still be such a scalar (at most [`SCALAR_CAP`] characters; a longer one is a string).
+//!   A top-level parameter the request's tool schema types as a string only (`"type": "string"`)
+//!   is always a string (`zip:<escape>10001<escape>` stays `"10001"`), streamed from its start.
 //! * Malformed markup inside a call (an empty value, a stray character between members, an
 //!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
 //!   ending inside a call is truncation: the call is unfinished.
 
-use super::Machine;
+use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
-use crate::params::{normalize_json, push_json_str, push_json_str_body};
+use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
 use crate::scan::{expect, Expect, Found, Markers};
 
 /// The longest function name or key accepted, in characters.
@@ -95,17 +97,38 @@ enum State {
 
 pub struct FunctionGemma {
     style: &'static Style,
+    tools: Tools,
     st: State,
     stack: Vec<Frame>,
+    /// The current call's function name.
+    func: String,
+    /// The value being read belongs to a parameter the tool's schema types as a string only.
+    string_param: bool,
 }
 
 impl FunctionGemma {
-    pub fn new(style: &'static Style) -> FunctionGemma {
+    pub fn new(style: &'static Style, tools: &Tools) -> FunctionGemma {
         FunctionGemma {
             style,
+            tools: tools.clone(),
             st: State::Text,
             stack: Vec::new(),
+            func: String::new(),
+            string_param: false,
         }
+    }
+
+    /// A scalar value starts: a string at once when its parameter is typed as a string.
+    fn scalar(&mut self, escaped: bool, out: &mut Emitter) {
+        let streaming = std::mem::take(&mut self.string_param);
+        if streaming {
+            out.args("\"");
+        }
+        self.st = State::Scalar {
+            raw: String::new(),
+            streaming,
+            escaped,
+        };
     }
 
     /// Opens a value in the current container: in an array, its separator and count.
@@ -265,6 +288,7 @@ impl Machine for FunctionGemma {
                     };
                     let name = body[np..].to_owned();
                     i += take + 1;
+                    self.func.clone_from(&name);
                     out.tool_start(None, name);
                     out.args("{");
                     self.stack.clear();
@@ -316,6 +340,11 @@ impl Machine for FunctionGemma {
                     push_json_str(&mut s, k);
                     s.push_str(": ");
                     out.args(&s);
+                    self.string_param = self.stack.len() == 1
+                        && matches!(
+                            self.tools.functions.get(&self.func).and_then(|p| p.get(k)),
+                            Some(Kind::Str)
+                        );
                     self.st = State::Value;
                 }
                 State::Value => {
@@ -331,11 +360,7 @@ impl Machine for FunctionGemma {
                             if style.escape.starts(rest).is_some() {
                                 i += style.escape.list[0].len();
                                 self.begin_value(out);
-                                self.st = State::Scalar {
-                                    raw: String::new(),
-                                    streaming: false,
-                                    escaped: true,
-                                };
+                                self.scalar(true, out);
                             } else if style.escape.could_start(rest) {
                                 return i;
                             } else {
@@ -344,6 +369,7 @@ impl Machine for FunctionGemma {
                         }
                         '{' | '[' => {
                             i += 1;
+                            self.string_param = false;
                             self.begin_value(out);
                             let obj = c == '{';
                             out.args(if obj { "{" } else { "[" });
@@ -361,11 +387,7 @@ impl Machine for FunctionGemma {
                         ',' | '}' | ']' | ':' => self.fail(out),
                         _ => {
                             self.begin_value(out);
-                            self.st = State::Scalar {
-                                raw: String::new(),
-                                streaming: false,
-                                escaped: false,
-                            };
+                            self.scalar(false, out);
                         }
                     }
                 }

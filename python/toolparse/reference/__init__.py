@@ -55,7 +55,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         from . import functiongemma
 
         fg = functiongemma.Style(m["call_start"], m["name_start"], m["string"], m["call_end"])
-        return lambda _tools: functiongemma.FunctionGemma(fg)
+        return lambda tools: functiongemma.FunctionGemma(fg, tools)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
-from . import params
+from . import ToolTypes, params
 from .event import Emitter
 from .scan import WS, Markers, expect
 
@@ -53,11 +53,23 @@ def scalar_prefix(s: str) -> bool:
 
 
 class FunctionGemma:
-    def __init__(self, style: Style) -> None:
+    def __init__(self, style: Style, tools: ToolTypes) -> None:
         self.style = style
+        self.tools = tools
         self.st: list = ["text"]
         # open objects (True) and arrays (False): [obj, members written]
         self.stack: List[list] = []
+        # the current call's function name
+        self.func = ""
+        # the value being read belongs to a parameter the tool's schema types as a string only
+        self.string_param = False
+
+    def _scalar(self, escaped: bool, out: Emitter) -> None:
+        """A scalar value starts: a string at once when its parameter is typed as a string."""
+        streaming, self.string_param = self.string_param, False
+        if streaming:
+            out.args('"')
+        self.st = ["scalar", "", streaming, escaped]
 
     def _begin_value(self, out: Emitter) -> None:
         if self.stack:
@@ -144,7 +156,8 @@ class FunctionGemma:
                 if brace == -1:
                     return n
                 i += take + 1
-                out.tool_start(None, body[np_:])
+                self.func = body[np_:]
+                out.tool_start(None, self.func)
                 out.args("{")
                 self.stack = [[True, 0]]
                 self.st = ["key", ""]
@@ -184,6 +197,12 @@ class FunctionGemma:
                         sep = ", "
                     top[1] += 1
                 out.args(sep + params.json_str(key) + ": ")
+                types = self.tools.get(self.func, {}).get(key)
+                self.string_param = (
+                    len(self.stack) == 1
+                    and types is not None
+                    and params.kind_of_types(types) == params.STR
+                )
                 self.st = ["value"]
             elif kind == "value":
                 c = s[i]
@@ -194,7 +213,7 @@ class FunctionGemma:
                     if style.escape.starts(s, i) != -1:
                         i += len(style.escape.list[0])
                         self._begin_value(out)
-                        self.st = ["scalar", "", False, True]
+                        self._scalar(True, out)
                     elif style.escape.could_start(s[i:]):
                         return i
                     else:
@@ -202,6 +221,7 @@ class FunctionGemma:
                         return i
                 elif c in "{[":
                     i += 1
+                    self.string_param = False
                     self._begin_value(out)
                     obj = c == "{"
                     out.args("{" if obj else "[")
@@ -215,7 +235,7 @@ class FunctionGemma:
                     return i
                 else:
                     self._begin_value(out)
-                    self.st = ["scalar", "", False, False]
+                    self._scalar(False, out)
             elif kind == "scalar":
                 if st[3]:
                     f = style.escape.find(s, i)
