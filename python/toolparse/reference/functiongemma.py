@@ -214,7 +214,7 @@ class FunctionGemma:
                         i += len(style.escape.list[0])
                         self._begin_value(out)
                         self._scalar(True, out)
-                    elif style.escape.could_start(s[i:]):
+                    elif style.escape.could_start(s[i : i + len(style.escape.list[0])]):
                         return i
                     else:
                         self._fail(out)
