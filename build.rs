@@ -367,6 +367,21 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 format!("xml_params::new(&{upper}_STYLE, tools)")
             }
             "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
+            "functiongemma" => {
+                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
+                     start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
+                     end: Markers::new(&[{:?}]) }};",
+                    need("call_start")?,
+                    need("name_start")?,
+                    need("string")?,
+                    need("call_end")?
+                )
+                .map_err(|e| e.to_string())?;
+                format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))")
+            }
             other => return Err(format!("{name}: unknown family {other:?}")),
         };
         writeln!(

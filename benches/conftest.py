@@ -159,6 +159,11 @@ RENDER: Dict[str, Renderer] = {
         + "</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
     ),
     "gigachat3": lambda n, a: f"function call<|role_sep|>\n{_j({'name': n, 'arguments': a})}",
+    "functiongemma": lambda n, a: (
+        f"<start_function_call>call:{n}{{"
+        + ",".join(f"{k}:<escape>{v}<escape>" for k, v in a.items())
+        + "}<end_function_call>"
+    ),
 }
 
 

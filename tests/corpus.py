@@ -895,6 +895,59 @@ class NamedJson(Renderer):
 
 
 XML_FORMATS = ("qwen3_coder", "seed_oss", "minimax_m2", "glm45", "glm47", "step3", "deepseek_v32")
+class FunctionGemma(Renderer):
+    """``<start_function_call>call:N{k:<escape>s<escape>,n:1,o:{k:v},l:[v]}<end_function_call>``:
+    strings between escape markers, other values bare (nested objects and arrays in the same
+    syntax). Configured from the format's spec entry."""
+
+    forms = ("plain", "newlines", "spaced", "no_end")
+    json_native = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        m = toolparse.spec.get_spec(name).markers
+        self.m = m
+        self.markers = (m["call_start"], m["call_end"], m["string"])
+        self.extra_tokens = (m["name_start"], "get_weather", "call:f{", "a:", "1", "[", "]")
+
+    def key_ok(self, key: str) -> bool:
+        return bool(re.fullmatch(r"[^\s:,{}\[\]<\"]{1,256}", key))
+
+    def value_ok(self, value: Any) -> bool:
+        if isinstance(value, str):
+            if self.m["string"] in value:
+                return False
+            try:
+                # a string that reads as a JSON number or literal is that value (as in vLLM)
+                return isinstance(json.loads(value), (str, dict, list))
+            except ValueError:
+                return True
+        if isinstance(value, list):
+            return all(self.value_ok(v) for v in value)
+        if isinstance(value, dict):
+            return all(self.key_ok(k) and self.value_ok(v) for k, v in value.items())
+        return _finite(value)
+
+    def value(self, v: Any, form: str) -> str:
+        sep, colon = (", ", ": ") if form == "spaced" else (",", ":")
+        if isinstance(v, str):
+            return f"{self.m['string']}{v}{self.m['string']}"
+        if isinstance(v, dict):
+            return "{" + sep.join(f"{k}{colon}{self.value(x, form)}" for k, x in v.items()) + "}"
+        if isinstance(v, list):
+            return "[" + sep.join(self.value(x, form) for x in v) + "]"
+        return json.dumps(v)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        m = self.m
+        end = "" if form == "no_end" else m["call_end"]
+        blocks = []
+        for name, args in calls:
+            assert not isinstance(args, RawJSON)
+            blocks.append(f"{m['call_start']}{m['name_start']}{name}{self.value(args, form)}{end}")
+        nl = "\n" if form == "newlines" else ""
+        return before + nl.join(blocks) + after, [(n, converted(a)) for n, a in calls]
+
 
 RENDERERS: Dict[str, Renderer] = {
     r.name: r
@@ -912,6 +965,7 @@ RENDERERS: Dict[str, Renderer] = {
         *(TaggedJson(n) for n in TAGGED_JSON),
         PythonicSection("olmo3"),
         PythonicSection("lfm2"),
+        FunctionGemma("functiongemma"),
     )
 }
 
@@ -1058,6 +1112,7 @@ NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
         "[TOOL_CALLS] and <tool_call> words",
     ],
     "phi4_mini_json": ["import functools; functools.partial(f)", "functools[] and functools[1]"],
+    "functiongemma": ["call:f{a:1}", "<escape>x<escape>", "<end_function_call> and {a:1}"],
 }
 
 
@@ -1158,6 +1213,15 @@ MALFORMED: Dict[str, List[str]] = {
         '{"a": 1]<|tool_call_end|><|tool_calls_section_end|>',
         "<|tool_calls_section_begin|> spurious noise <|tool_call_begin|>functions.f:0"
         "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+    ],
+    "functiongemma": [
+        "<start_function_call>call:f{a:}<end_function_call>",
+        "<start_function_call>call:f{a:1]}<end_function_call>",
+        "<start_function_call>get_weather{a:1}<end_function_call>",
+        "<start_function_call>call:get weather{}<end_function_call>",
+        "<start_function_call>call:f{a:<oops>}<end_function_call>",
+        "<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>"
+        "<start_function_call>call:g{b:1 2}<end_function_call>",
     ],
 }
 
@@ -1316,6 +1380,14 @@ TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
             "{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{",
             1,
         ),
+    ],
+    "functiongemma": [
+        ("<start_function_call>call:get_weather{location:<escape>Lon", 0),
+        ("Let me check. <start_function_call>call:get_wea", 0),
+        ("<start_function_call>", 0),
+        ("<start_function_call>call:f{a:12", 0),
+        ("<start_function_call>call:f{a:1}<end_function_call><start_function_call>call:g{b:[1,", 1),
+        ("<start_function_call>call:f{}<end_function_call>\n<start_function_call>call:g", 1),
     ],
 }
 

@@ -83,6 +83,7 @@ PEER_ALIASES = {
     "lfm2": set(),
     "gigachat3": set(),
     "xlam": set(),
+    "functiongemma": set(),  # SGLang has no FunctionGemma detector (its gemma4 is another format)
 }
 
 
@@ -302,6 +303,7 @@ MODELS = [
     ("ai-sage/GigaChat3-10B-A1.8B", "gigachat3"),
     ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
     ("Salesforce/xLAM-2-32b-fc-r", "xlam"),
+    ("google/functiongemma-270m-it", "functiongemma"),
 ]
 
 

@@ -94,6 +94,11 @@ const PIECES: &[&str] = &[
     "b",
     "x",
     "\t",
+    "<start_function_call>",
+    "<end_function_call>",
+    "<escape>",
+    "call:",
+    "call:f{",
 ];
 
 struct Rng(u64);
@@ -146,6 +151,9 @@ fn valid_text(f: Format, rng: &mut Rng) -> String {
         ),
         "pythonic" => format!("[{name}(a=1, b='x')]"),
         "llama4_pythonic" => format!("<|python_start|>[{name}(a=1)]<|python_end|>"),
+        "functiongemma" => format!(
+            "<start_function_call>call:{name}{{a:<escape>x\"y é<escape>,n:[1,-2.5e3,{{k:true}}]}}<end_function_call>"
+        ),
         _ => String::new(),
     };
     format!("Hi. {body}")

@@ -10,6 +10,7 @@ use crate::reasoning::{Front, Reasoning};
 use crate::scan::Markers;
 use crate::Step;
 
+mod functiongemma;
 mod llama3_json;
 mod mistral;
 mod named_json;
@@ -620,6 +621,17 @@ mod tests {
                         ]
                         .concat(),
                     )
+                }
+                "functiongemma" => {
+                    let m = |r: &str| spec.marker(r).unwrap_or_default();
+                    Some(format!(
+                        "a{}{}f{{a:{}x{}}}{}b",
+                        m("call_start"),
+                        m("name_start"),
+                        m("string"),
+                        m("string"),
+                        m("call_end")
+                    ))
                 }
                 _ => None,
             };

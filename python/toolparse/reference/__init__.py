@@ -70,6 +70,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "xml_params":
         xml_style = xml_params.style_of(m, spec.raw.get("call", {}))
         return lambda tools: xml_params.XmlParams(xml_style, tools)
+    if spec.family == "functiongemma":
+        from . import functiongemma
+
+        fg = functiongemma.Style(m["call_start"], m["name_start"], m["string"], m["call_end"])
+        return lambda tools: functiongemma.FunctionGemma(fg, tools)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,

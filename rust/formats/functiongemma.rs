@@ -1,0 +1,537 @@
+//! FunctionGemma tool calls:
+//!
+//! ```text
+//! <start_function_call>call:NAME{key:<escape>text<escape>,n:42,o:{k:<escape>v<escape>},l:[1,2]}<end_function_call>
+//! ```
+//!
+//! repeated for parallel calls. The arguments are converted to JSON text written like
+//! `json.dumps(obj, ensure_ascii=False)` as they arrive, keys in the order they appear.
+//!
+//! The rules (configured by [`Style`], built from the spec entry by `build.rs`):
+//!
+//! * Text outside calls is content. A call is the start marker, `call:`, the name, then the
+//!   arguments object; its closing `}` completes the call, and the end marker after it (after
+//!   optional whitespace) is optional.
+//! * The name runs to `{`; it must be non-empty, at most [`NAME_CAP`] characters, and hold no
+//!   whitespace, `<`, `>`, `}`, `[`, `]`, `,`, `:` or quotes. Anything else after the start
+//!   marker than `call:NAME{` is malformed markup.
+//! * An object holds `key:value` members; a key is at most [`NAME_CAP`] characters of anything but
+//!   whitespace and `:,{}[]<` (a key written as a JSON string `"k"` loses its quotes). Members are
+//!   separated by `,`; a missing comma is tolerated (vLLM's streaming test writes
+//!   `city:<escape>NYC<escape>unit:<escape>celsius<escape>`), and so is a trailing one.
+//!   Whitespace may stand between members and around values. Nested objects and arrays (`[v,...]`)
+//!   are followed on an explicit stack (no recursion on model data).
+//! * A value is a string between escape markers (`<escape>...<escape>`), a nested object or array,
+//!   or a bare word (what llama.cpp parses as a raw JSON value): a run of characters up to
+//!   whitespace or one of `,}]<`.
+//! * Escaped and bare values alike: a value that is a JSON number, `true`, `false` or `null` is
+//!   written as that JSON value (normalised as `json.dumps(json.loads(v))` writes it); anything
+//!   else is a string. vLLM's own tests pin this for escaped values (`count:<escape>42<escape>` is
+//!   `42`, `enabled:<escape>true<escape>` is `true`), and llama.cpp's for bare ones (`value:25`).
+//!   vLLM also parses an escaped `{...}` or `[...]` as JSON; we do not (it stays a string): the
+//!   FunctionGemma template writes objects and arrays bare, and deciding it would hold the whole
+//!   value back. A string streams character by character: a value is held only while it can
+//!   still be such a scalar (at most [`SCALAR_CAP`] characters; a longer one is a string).
+//!   A top-level parameter the request's tool schema types as a string only (`"type": "string"`)
+//!   is always a string (`zip:<escape>10001<escape>` stays `"10001"`), streamed from its start.
+//! * Malformed markup inside a call (an empty value, a stray character between members, an
+//!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
+//!   ending inside a call is truncation: the call is unfinished.
+
+use super::{Machine, Tools};
+use crate::event::{is_ws, Emitter};
+use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
+use crate::scan::{expect, Expect, Found, Markers};
+
+/// The longest function name or key accepted, in characters.
+pub const NAME_CAP: usize = 256;
+/// The longest value held back while it may still be a JSON number or literal.
+pub const SCALAR_CAP: usize = 64;
+
+/// The markers of one format of the family (built from its spec entry by `build.rs`).
+#[derive(Debug)]
+pub struct Style {
+    /// `[call_start]`.
+    pub start: Markers,
+    /// What follows the start marker before the name (`call:`).
+    pub prefix: &'static str,
+    /// `[string delimiter]` (`<escape>`).
+    pub escape: Markers,
+    /// `[call_end]`.
+    pub end: Markers,
+}
+
+/// An open object (`obj`) or array, with the members written so far.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    obj: bool,
+    n: usize,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for the start marker.
+    Text,
+    /// After the start marker: the prefix and the name. `raw` is the markup read so far.
+    Head { raw: String },
+    /// In an object, reading a key (leading whitespace skipped); `}` may close the object.
+    Key { key: String },
+    /// A value is expected (an array's first value may be `]`).
+    Value,
+    /// In a scalar value (`escaped`: between escape markers, else a bare word). `raw`: the text
+    /// held while it may be a JSON number or literal; `streaming`: it is a string, sent as it
+    /// comes (its opening quote was sent).
+    Scalar {
+        raw: String,
+        streaming: bool,
+        escaped: bool,
+    },
+    /// After a value: `,`, the close of the open object or array, or (in an object) a key.
+    Next,
+    /// After the call's closing `}`: whitespace, then the optional end marker. `ws`: the
+    /// whitespace read, content if other text follows.
+    After { ws: String },
+    /// After malformed markup: everything is content.
+    Fallback,
+}
+
+pub struct FunctionGemma {
+    style: &'static Style,
+    tools: Tools,
+    st: State,
+    stack: Vec<Frame>,
+    /// The current call's function name.
+    func: String,
+    /// The value being read belongs to a parameter the tool's schema types as a string only.
+    string_param: bool,
+}
+
+impl FunctionGemma {
+    pub fn new(style: &'static Style, tools: &Tools) -> FunctionGemma {
+        FunctionGemma {
+            style,
+            tools: tools.clone(),
+            st: State::Text,
+            stack: Vec::new(),
+            func: String::new(),
+            string_param: false,
+        }
+    }
+
+    /// A scalar value starts: a string at once when its parameter is typed as a string.
+    fn scalar(&mut self, escaped: bool, out: &mut Emitter) {
+        let streaming = std::mem::take(&mut self.string_param);
+        if streaming {
+            out.args("\"");
+        }
+        self.st = State::Scalar {
+            raw: String::new(),
+            streaming,
+            escaped,
+        };
+    }
+
+    /// Opens a value in the current container: in an array, its separator and count.
+    fn begin_value(&mut self, out: &mut Emitter) {
+        if let Some(top) = self.stack.last_mut() {
+            if !top.obj {
+                if top.n > 0 {
+                    out.args(", ");
+                }
+                top.n += 1;
+            }
+        }
+    }
+
+    /// Closes the innermost object or array; the call when it was the arguments object.
+    fn close(&mut self, out: &mut Emitter) {
+        if let Some(top) = self.stack.pop() {
+            out.args(if top.obj { "}" } else { "]" });
+        }
+        if self.stack.is_empty() {
+            out.tool_end();
+            self.st = State::After { ws: String::new() };
+        } else {
+            self.st = State::Next;
+        }
+    }
+
+    fn fail(&mut self, out: &mut Emitter) {
+        out.malformed = true;
+        self.st = State::Fallback;
+    }
+}
+
+/// Whether `s` may still grow into a JSON number, `true`, `false` or `null` (a left-to-right
+/// check that, once failed, fails for every longer text).
+pub fn scalar_prefix(s: &str) -> bool {
+    if ["true", "false", "null"].iter().any(|l| l.starts_with(s)) {
+        return true;
+    }
+    let b = s.as_bytes();
+    let digits = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        None => return true,
+        Some(b'0') => i += 1,
+        Some(c) if c.is_ascii_digit() => i = digits(i),
+        Some(_) => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i = digits(i + 1);
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(i);
+    }
+    i == b.len()
+}
+
+/// Characters that end a name or a key (`{` ends a name, `:` a key; the others are malformed).
+fn name_stop(c: char) -> bool {
+    is_ws(c)
+        || matches!(
+            c,
+            '<' | '>' | '{' | '}' | '[' | ']' | ',' | ':' | '"' | '\''
+        )
+}
+
+fn key_stop(c: char) -> bool {
+    is_ws(c) || matches!(c, ':' | ',' | '{' | '}' | '[' | ']' | '<')
+}
+
+fn bare_stop(c: char) -> bool {
+    is_ws(c) || matches!(c, ',' | '}' | ']' | '<')
+}
+
+/// Scalar text: held while it may be a JSON scalar, else sent as string text.
+fn scalar_text(raw: &mut String, streaming: &mut bool, s: &str, out: &mut Emitter) {
+    if s.is_empty() {
+        return;
+    }
+    if *streaming {
+        out.args_with(|f| push_json_str_body(f, s));
+        return;
+    }
+    raw.push_str(s);
+    if !scalar_prefix(raw) || raw.len() > SCALAR_CAP {
+        *streaming = true;
+        let held = std::mem::take(raw);
+        out.args_with(|f| {
+            f.push('"');
+            push_json_str_body(f, &held);
+        });
+    }
+}
+
+/// The end of a scalar value.
+fn scalar_end(raw: &str, streaming: bool, out: &mut Emitter) {
+    if streaming {
+        out.args("\"");
+    } else if let Some(j) = normalize_json(raw) {
+        out.args(&j);
+    } else {
+        out.args_with(|f| push_json_str(f, raw));
+    }
+}
+
+impl Machine for FunctionGemma {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Text => match style.start.find(rest) {
+                    Found::Marker { at, which } => {
+                        out.content(&rest[..at]);
+                        let m = style.start.list[which];
+                        i += at + m.len();
+                        self.st = State::Head { raw: m.to_owned() };
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Head { raw } => {
+                    let brace = rest.find('{');
+                    let take = brace.unwrap_or(rest.len());
+                    raw.push_str(&rest[..take]);
+                    let body = &raw[style.start.list[0].len()..];
+                    let np = style.prefix.len();
+                    let ok = match body.strip_prefix(style.prefix) {
+                        Some(name) => {
+                            !name.contains(name_stop)
+                                && name.chars().count() <= NAME_CAP
+                                && (brace.is_none() || !name.is_empty())
+                        }
+                        None => {
+                            body.len() < np && style.prefix.starts_with(body) && brace.is_none()
+                        }
+                    };
+                    if !ok {
+                        out.content(raw);
+                        i += take;
+                        self.fail(out);
+                        return i;
+                    }
+                    let Some(_) = brace else {
+                        return input.len();
+                    };
+                    let name = body[np..].to_owned();
+                    i += take + 1;
+                    self.func.clone_from(&name);
+                    out.tool_start(None, name);
+                    out.args("{");
+                    self.stack.clear();
+                    self.stack.push(Frame { obj: true, n: 0 });
+                    self.st = State::Key { key: String::new() };
+                }
+                State::Key { key } => {
+                    let Some(p) = rest.find(key_stop) else {
+                        key.push_str(rest);
+                        if key.chars().count() > NAME_CAP {
+                            self.fail(out);
+                        }
+                        return input.len();
+                    };
+                    key.push_str(&rest[..p]);
+                    let c = rest.as_bytes()[p];
+                    if key.chars().count() > NAME_CAP {
+                        i += p;
+                        self.fail(out);
+                        continue;
+                    }
+                    if key.is_empty() && is_ws(c as char) {
+                        i += p + 1;
+                        continue;
+                    }
+                    if key.is_empty() && c == b'}' {
+                        i += p + 1;
+                        self.close(out);
+                        continue;
+                    }
+                    if key.is_empty() || c != b':' {
+                        i += p;
+                        self.fail(out);
+                        continue;
+                    }
+                    i += p + 1;
+                    let k = std::mem::take(key);
+                    let k = match k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
+                        Some(inner) => inner,
+                        None => &k,
+                    };
+                    let mut s = String::with_capacity(k.len() + 6);
+                    if let Some(top) = self.stack.last_mut() {
+                        if top.n > 0 {
+                            s.push_str(", ");
+                        }
+                        top.n += 1;
+                    }
+                    push_json_str(&mut s, k);
+                    s.push_str(": ");
+                    out.args(&s);
+                    self.string_param = self.stack.len() == 1
+                        && matches!(
+                            self.tools.functions.get(&self.func).and_then(|p| p.get(k)),
+                            Some(Kind::Str)
+                        );
+                    self.st = State::Value;
+                }
+                State::Value => {
+                    let Some(c) = rest.chars().next() else {
+                        return i;
+                    };
+                    if is_ws(c) {
+                        i += 1;
+                        continue;
+                    }
+                    match c {
+                        '<' => {
+                            if style.escape.starts(rest).is_some() {
+                                i += style.escape.list[0].len();
+                                self.begin_value(out);
+                                self.scalar(true, out);
+                            } else if style.escape.could_start(rest) {
+                                return i;
+                            } else {
+                                self.fail(out);
+                            }
+                        }
+                        '{' | '[' => {
+                            i += 1;
+                            self.string_param = false;
+                            self.begin_value(out);
+                            let obj = c == '{';
+                            out.args(if obj { "{" } else { "[" });
+                            self.stack.push(Frame { obj, n: 0 });
+                            self.st = if obj {
+                                State::Key { key: String::new() }
+                            } else {
+                                State::Value
+                            };
+                        }
+                        ']' if self.stack.last().is_some_and(|t| !t.obj && t.n == 0) => {
+                            i += 1;
+                            self.close(out);
+                        }
+                        ',' | '}' | ']' | ':' => self.fail(out),
+                        _ => {
+                            self.begin_value(out);
+                            self.scalar(false, out);
+                        }
+                    }
+                }
+                State::Scalar {
+                    raw,
+                    streaming,
+                    escaped,
+                } => {
+                    if *escaped {
+                        match style.escape.find(rest) {
+                            Found::Marker { at, which } => {
+                                scalar_text(raw, streaming, &rest[..at], out);
+                                scalar_end(raw, *streaming, out);
+                                i += at + style.escape.list[which].len();
+                                self.st = State::Next;
+                            }
+                            Found::Partial { safe } => {
+                                scalar_text(raw, streaming, &rest[..safe], out);
+                                return i + safe;
+                            }
+                        }
+                    } else {
+                        let Some(p) = rest.find(bare_stop) else {
+                            scalar_text(raw, streaming, rest, out);
+                            return input.len();
+                        };
+                        scalar_text(raw, streaming, &rest[..p], out);
+                        scalar_end(raw, *streaming, out);
+                        i += p;
+                        self.st = State::Next;
+                    }
+                }
+                State::Next => {
+                    let Some(c) = rest.chars().next() else {
+                        return i;
+                    };
+                    let obj = self.stack.last().is_some_and(|t| t.obj);
+                    if is_ws(c) {
+                        i += 1;
+                    } else if c == ',' {
+                        i += 1;
+                        self.st = if obj {
+                            State::Key { key: String::new() }
+                        } else {
+                            State::Value
+                        };
+                    } else if (obj && c == '}') || (!obj && c == ']') {
+                        i += 1;
+                        self.close(out);
+                    } else if obj && !key_stop(c) {
+                        // A missing comma: the next key.
+                        self.st = State::Key { key: String::new() };
+                    } else {
+                        self.fail(out);
+                    }
+                }
+                State::After { ws } => match expect(rest, &style.end) {
+                    Expect::Marker { end, .. } => {
+                        i += end;
+                        self.st = State::Text;
+                    }
+                    Expect::Wait { ws: n } => {
+                        ws.push_str(&rest[..n]);
+                        return i + n;
+                    }
+                    Expect::Other { at } => {
+                        // No end marker: the whitespace starts the text.
+                        ws.push_str(&rest[..at]);
+                        out.content(ws);
+                        i += at;
+                        self.st = State::Text;
+                    }
+                },
+                // The driver makes the rest content.
+                State::Fallback => return i,
+            }
+            if matches!(self.st, State::Fallback) {
+                return i;
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            State::Text | State::Fallback => out.content(rest),
+            State::Head { raw } => {
+                raw.push_str(rest);
+                out.truncate(raw);
+            }
+            State::After { ws } => {
+                ws.push_str(rest);
+                out.content(ws);
+            }
+            _ => out.truncate(""),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{Format, Parser, Tools};
+
+    fn extract(text: &str) -> (Option<String>, Vec<(String, String)>, bool) {
+        let f = Format::from_name("functiongemma").expect("registered");
+        let x = Parser::extract(f, &Tools::default(), text);
+        let calls = x
+            .calls
+            .iter()
+            .map(|c| (c.name.clone(), c.arguments.clone()));
+        (x.content.clone(), calls.collect(), x.malformed)
+    }
+
+    #[test]
+    fn converts_values() {
+        let text = "Hi <start_function_call>call:f{s:<escape>a\"b<escape>,n:<escape>42<escape>,\
+                    o:{k:[1,true,null,<escape>x<escape>]},e:[],w:word}<end_function_call>";
+        let (content, calls, malformed) = extract(text);
+        assert_eq!(content.as_deref(), Some("Hi "));
+        assert!(!malformed);
+        let want =
+            r#"{"s": "a\"b", "n": 42, "o": {"k": [1, true, null, "x"]}, "e": [], "w": "word"}"#;
+        assert_eq!(calls, vec![("f".to_owned(), want.to_owned())]);
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        let (_, calls, malformed) = extract("<start_function_call>call:f{a:}<end_function_call>");
+        assert!(calls.is_empty() && malformed);
+        let text = "<start_function_call>call:f{}<start_function_call>call:g{a:[1";
+        let (_, calls, malformed) = extract(text);
+        assert_eq!(calls, vec![("f".to_owned(), "{}".to_owned())]);
+        assert!(!malformed);
+    }
+
+    #[test]
+    fn scalar_prefixes() {
+        for s in ["", "-", "0", "-0.5e+", "12", "1.", "1e5", "tr", "null", "f"] {
+            assert!(scalar_prefix(s), "{s}");
+        }
+        for s in ["01", "a", "1x", "truex", "--1", "1.5.", " 1", "1e5e"] {
+            assert!(!scalar_prefix(s), "{s}");
+        }
+    }
+}
