@@ -4,7 +4,7 @@
 //! Nothing here recurses, so nesting depth is bounded by memory, not by the call stack.
 
 use crate::event::{is_ws, Emitter};
-use crate::scan::ws_len;
+use crate::scan::{char_end, ws_len, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// Length of the leading run of `bytes` that JSON needs no escape for (no `"`, `\\` or control
@@ -540,6 +540,28 @@ pub struct CallObject {
     started: bool,
     /// Whether the object turned out to be a call (valid once `Done`).
     pub is_call: bool,
+    /// The length of the whitespace run being read between tokens (capped by `WS_MAX`).
+    ws: usize,
+    /// The characters of the key or name being read, as written (capped by `NAME_MAX`).
+    read: usize,
+}
+
+/// Feeds a key or a name (a JSON string body) to `dec`; `read` counts its characters as written.
+/// Past `NAME_MAX` of them without the closing quote it is an error, right after the first
+/// character over the cap, wherever the text was split.
+fn feed_name(dec: &mut StrDecoder, read: &mut usize, rest: &str, buf: &mut String) -> Step {
+    let end = char_end(rest, NAME_MAX + 1 - *read);
+    match dec.feed(&rest[..end], buf) {
+        Step::NeedMore => {
+            *read += rest[..end].chars().count();
+            if *read > NAME_MAX {
+                Step::Error(end)
+            } else {
+                Step::NeedMore
+            }
+        }
+        r => r,
+    }
 }
 
 impl CallObject {
@@ -553,6 +575,8 @@ impl CallObject {
             held_args: String::new(),
             started: false,
             is_call: false,
+            ws: 0,
+            read: 0,
         }
     }
 
@@ -590,12 +614,18 @@ impl CallObject {
                 CState::Open | CState::KeyOrClose | CState::Key | CState::CommaOrClose => {
                     let b = bytes[i];
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i);
+                        }
                         i += 1;
                         continue;
                     }
+                    self.ws = 0;
                     let next = match (&self.st, b) {
                         (CState::Open, b'{') => CState::KeyOrClose,
                         (CState::KeyOrClose | CState::Key, b'"') => {
+                            self.read = 0;
                             CState::KeyStr(StrDecoder::new(), String::new())
                         }
                         (CState::CommaOrClose, b',') => CState::Key,
@@ -608,7 +638,7 @@ impl CallObject {
                     self.st = next;
                     i += 1;
                 }
-                CState::KeyStr(dec, key) => match dec.feed(rest, key) {
+                CState::KeyStr(dec, key) => match feed_name(dec, &mut self.read, rest, key) {
                     Step::Done(k) => {
                         let m = self.keys.member(key);
                         let dup = match m {
@@ -629,8 +659,16 @@ impl CallObject {
                 CState::Colon(m) => {
                     let m = *m;
                     match bytes[i] {
-                        b' ' | b'\t' | b'\n' | b'\r' => {}
-                        b':' => self.st = CState::Value(m),
+                        b' ' | b'\t' | b'\n' | b'\r' => {
+                            self.ws += 1;
+                            if self.ws > WS_MAX {
+                                return Step::Error(i);
+                            }
+                        }
+                        b':' => {
+                            self.ws = 0;
+                            self.st = CState::Value(m);
+                        }
                         _ => return Step::Error(i),
                     }
                     i += 1;
@@ -639,11 +677,17 @@ impl CallObject {
                     let m = *m;
                     let b = bytes[i];
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i);
+                        }
                         i += 1;
                         continue;
                     }
+                    self.ws = 0;
                     match (m, b) {
                         (Member::Name, b'"') => {
+                            self.read = 0;
                             self.st = CState::Name(StrDecoder::new(), String::new());
                             i += 1;
                         }
@@ -662,7 +706,7 @@ impl CallObject {
                         _ => return Step::Error(i),
                     }
                 }
-                CState::Name(dec, name) => match dec.feed(rest, name) {
+                CState::Name(dec, name) => match feed_name(dec, &mut self.read, rest, name) {
                     Step::Done(k) => {
                         if is_blank(name) {
                             return Step::Error(i + k);
@@ -900,6 +944,8 @@ pub struct Calls {
     keys: CallKeys,
     require_args: bool,
     started: bool,
+    /// The length of the whitespace run being read between calls (capped by `WS_MAX`).
+    ws: usize,
 }
 
 impl Calls {
@@ -911,6 +957,7 @@ impl Calls {
             keys,
             require_args,
             started: false,
+            ws: 0,
         }
     }
 
@@ -922,6 +969,7 @@ impl Calls {
             keys,
             require_args: false,
             started: false,
+            ws: 0,
         }
     }
 
@@ -967,8 +1015,13 @@ impl Calls {
                     let b = bytes[i];
                     i += 1;
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i - 1);
+                        }
                         continue;
                     }
+                    self.ws = 0;
                     match (&*st, b) {
                         (LState::Open, b'[') => LState::ItemOrClose,
                         (LState::ItemOrClose | LState::CommaOrClose, b']') => {

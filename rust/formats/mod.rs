@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
 use crate::params::{kind_of_types, Kind};
-use crate::scan::Markers;
+use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
 
 mod llama3_json;
@@ -256,11 +256,14 @@ impl Parser {
 
 /// A region of tool-call JSON after a start marker. Until the first call has started, the text
 /// read is kept, so a region that turns out malformed (or, when `tentative`, not a call at all)
-/// goes back to content whole.
+/// goes back to content whole. At most [`HOLD_MAX`] characters are kept: a region whose call has
+/// not started by then fails there.
 #[derive(Debug)]
 pub(crate) struct Region {
     calls: Calls,
     raw: String,
+    /// The characters in `raw`.
+    held: usize,
     tentative: bool,
 }
 
@@ -280,22 +283,40 @@ impl Region {
         Region {
             calls,
             raw: opener.to_owned(),
+            held: opener.chars().count(),
             tentative,
         }
     }
 
     pub(crate) fn feed(&mut self, s: &str, out: &mut Emitter) -> RegionStep {
-        let r = self.calls.feed(s, out);
+        // Before the call starts, read no more than one character past the cap.
+        let end = if self.calls.started() {
+            s.len()
+        } else {
+            char_end(s, (HOLD_MAX + 1).saturating_sub(self.held))
+        };
+        let r = self.calls.feed(&s[..end], out);
         let used = match r {
-            Step::NeedMore => s.len(),
+            Step::NeedMore => end,
             Step::Done(n) | Step::Error(n) => n,
         };
         if !self.calls.started() {
             self.raw.push_str(&s[..used]);
+            self.held += s[..used].chars().count();
         } else {
             self.raw.clear();
         }
         match r {
+            Step::NeedMore if !self.calls.started() && self.held > HOLD_MAX => {
+                self.fail(out);
+                RegionStep::Failed(end)
+            }
+            // The call started inside the capped piece: the rest is read uncapped.
+            Step::NeedMore if end < s.len() => match self.feed(&s[end..], out) {
+                RegionStep::More => RegionStep::More,
+                RegionStep::Done(n) => RegionStep::Done(end + n),
+                RegionStep::Failed(n) => RegionStep::Failed(end + n),
+            },
             Step::NeedMore => RegionStep::More,
             Step::Done(n) if self.calls.is_call() => RegionStep::Done(n),
             Step::Done(n) if self.tentative => {
