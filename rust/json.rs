@@ -528,6 +528,11 @@ enum CState {
 /// emits the call: its start once the name is known and the arguments begin, the arguments as
 /// they arrive, its end when the object closes. Arguments seen before the name are held until
 /// the name arrives.
+///
+/// Keys and the name are capped at [`NAME_MAX`] characters as written, a whitespace run between
+/// tokens at [`WS_MAX`]: past a cap the object is an error there (see `scan`). Whitespace inside
+/// the arguments is theirs, streamed as written; what is held before the name is capped by the
+/// region reading the object (`formats::Region`, `HOLD_MAX`).
 #[derive(Debug, Clone)]
 pub struct CallObject {
     st: CState,

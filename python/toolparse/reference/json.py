@@ -322,7 +322,8 @@ class CallObject:
     """Reads one ``{"name": N, "arguments": {...}}`` object (keys in any order, other keys
     skipped) and emits the call: its start once the name is known and the arguments begin, the
     arguments as they arrive, its end when the object closes. Arguments seen before the name are
-    held until the name arrives."""
+    held until the name arrives. Keys and the name are capped at ``NAME_MAX`` characters as
+    written, a whitespace run between tokens at ``WS_MAX`` (see ``rust/json.rs``)."""
 
     def __init__(self, keys: CallKeys, require_args: bool) -> None:
         self.st = "Open"
