@@ -911,6 +911,38 @@ mod tests {
     }
 
     #[test]
+    fn call_object_caps_names_and_whitespace() {
+        // at the cap: a call; one past it: an error at the same byte however the text is split
+        let name = |k: usize| format!(r#"{{"name": "{}", "arguments": {{}}}}"#, "é".repeat(k));
+        let (r, x) = call(&name(NAME_MAX), false);
+        assert!(matches!(r, Step::Done(_)));
+        assert_eq!(x.calls.len(), 1);
+        let ws = |k: usize| format!(r#"{{"name":{}"f", "arguments": {{}}}}"#, " ".repeat(k));
+        assert!(matches!(call(&ws(WS_MAX), false).0, Step::Done(_)));
+        for (text, at) in [
+            (name(NAME_MAX + 1), 10 + 2 * (NAME_MAX + 1)),
+            (ws(WS_MAX + 1), 8 + WS_MAX),
+        ] {
+            assert_eq!(call(&text, false).0, Step::Error(at));
+            for cut in [1, 9, 10, 11, 100, at - 1, at, at + 1] {
+                if !text.is_char_boundary(cut) {
+                    continue;
+                }
+                let mut e = Emitter::new();
+                let mut c = CallObject::new(CALL_KEYS, false);
+                let r = match c.feed(&text[..cut], &mut e) {
+                    Step::NeedMore => match c.feed(&text[cut..], &mut e) {
+                        Step::Error(k) => Step::Error(cut + k),
+                        other => other,
+                    },
+                    other => other,
+                };
+                assert_eq!(r, Step::Error(at), "cut {cut}");
+            }
+        }
+    }
+
+    #[test]
     fn call_object_streams_arguments() {
         let s = r#"{"name": "f", "arguments": {"a": "xyz"}}"#;
         let mut e = Emitter::new();

@@ -29,13 +29,14 @@ Found = Tuple[str, int, int]
 Expect = Tuple[str, int, int]
 
 
+_WS_RUN = re.compile(r"[ \t\n\r]*")
+
+
 def ws_len(s: str, start: int = 0) -> int:
     """Length of the JSON whitespace at ``s[start:]``."""
-    n = len(s)
-    i = start
-    while i < n and s[i] in WS:
-        i += 1
-    return i - start
+    if start >= len(s):
+        return 0
+    return _WS_RUN.match(s, start).end() - start  # type: ignore[union-attr]
 
 
 class Markers:
