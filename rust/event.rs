@@ -28,7 +28,8 @@ pub enum Event {
 /// Collects events for the format machines and applies the rules every format shares:
 /// adjacent fragments are coalesced, call indices are assigned in order, and whitespace that only
 /// separates or surrounds tool calls is not content (a whitespace-only run at the start of a
-/// content segment is held until non-whitespace follows, a call starts, or the text ends).
+/// content segment is held until non-whitespace follows, a call starts, or the text ends; a run
+/// longer than [`WS_MAX`](crate::scan::WS_MAX) is content from then on, so what is held stays bounded).
 #[derive(Debug, Default)]
 pub struct Emitter {
     pub events: Vec<Event>,
@@ -57,6 +58,12 @@ impl Emitter {
             let t = s.trim_start_matches(is_ws);
             if t.is_empty() {
                 self.ws.push_str(s);
+                if self.ws.len() > crate::scan::WS_MAX {
+                    // past the cap the run is content
+                    self.seg_text = true;
+                    let ws = std::mem::take(&mut self.ws);
+                    self.push_content(&ws);
+                }
                 return;
             }
             self.seg_text = true;

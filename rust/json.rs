@@ -4,7 +4,7 @@
 //! Nothing here recurses, so nesting depth is bounded by memory, not by the call stack.
 
 use crate::event::{is_ws, Emitter};
-use crate::scan::ws_len;
+use crate::scan::{char_end, ws_len, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// Length of the leading run of `bytes` that JSON needs no escape for (no `"`, `\\` or control
@@ -534,6 +534,11 @@ enum CState {
 /// emits the call: its start once the name is known and the arguments begin, the arguments as
 /// they arrive, its end when the object closes. Arguments seen before the name are held until
 /// the name arrives.
+///
+/// Keys and the name are capped at [`NAME_MAX`] characters as written, a whitespace run between
+/// tokens at [`WS_MAX`]: past a cap the object is an error there (see `scan`). Whitespace inside
+/// the arguments is theirs, streamed as written; what is held before the name is capped by the
+/// region reading the object (`formats::Region`, `HOLD_MAX`).
 #[derive(Debug, Clone)]
 pub struct CallObject {
     st: CState,
@@ -546,6 +551,28 @@ pub struct CallObject {
     started: bool,
     /// Whether the object turned out to be a call (valid once `Done`).
     pub is_call: bool,
+    /// The length of the whitespace run being read between tokens (capped by `WS_MAX`).
+    ws: usize,
+    /// The characters of the key or name being read, as written (capped by `NAME_MAX`).
+    read: usize,
+}
+
+/// Feeds a key or a name (a JSON string body) to `dec`; `read` counts its characters as written.
+/// Past `NAME_MAX` of them without the closing quote it is an error, right after the first
+/// character over the cap, wherever the text was split.
+fn feed_name(dec: &mut StrDecoder, read: &mut usize, rest: &str, buf: &mut String) -> Step {
+    let end = char_end(rest, NAME_MAX + 1 - *read);
+    match dec.feed(&rest[..end], buf) {
+        Step::NeedMore => {
+            *read += rest[..end].chars().count();
+            if *read > NAME_MAX {
+                Step::Error(end)
+            } else {
+                Step::NeedMore
+            }
+        }
+        r => r,
+    }
 }
 
 impl CallObject {
@@ -559,6 +586,8 @@ impl CallObject {
             held_args: String::new(),
             started: false,
             is_call: false,
+            ws: 0,
+            read: 0,
         }
     }
 
@@ -596,12 +625,18 @@ impl CallObject {
                 CState::Open | CState::KeyOrClose | CState::Key | CState::CommaOrClose => {
                     let b = bytes[i];
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i);
+                        }
                         i += 1;
                         continue;
                     }
+                    self.ws = 0;
                     let next = match (&self.st, b) {
                         (CState::Open, b'{') => CState::KeyOrClose,
                         (CState::KeyOrClose | CState::Key, b'"') => {
+                            self.read = 0;
                             CState::KeyStr(StrDecoder::new(), String::new())
                         }
                         (CState::CommaOrClose, b',') => CState::Key,
@@ -614,7 +649,7 @@ impl CallObject {
                     self.st = next;
                     i += 1;
                 }
-                CState::KeyStr(dec, key) => match dec.feed(rest, key) {
+                CState::KeyStr(dec, key) => match feed_name(dec, &mut self.read, rest, key) {
                     Step::Done(k) => {
                         let m = self.keys.member(key);
                         let dup = match m {
@@ -635,8 +670,16 @@ impl CallObject {
                 CState::Colon(m) => {
                     let m = *m;
                     match bytes[i] {
-                        b' ' | b'\t' | b'\n' | b'\r' => {}
-                        b':' => self.st = CState::Value(m),
+                        b' ' | b'\t' | b'\n' | b'\r' => {
+                            self.ws += 1;
+                            if self.ws > WS_MAX {
+                                return Step::Error(i);
+                            }
+                        }
+                        b':' => {
+                            self.ws = 0;
+                            self.st = CState::Value(m);
+                        }
                         _ => return Step::Error(i),
                     }
                     i += 1;
@@ -645,11 +688,17 @@ impl CallObject {
                     let m = *m;
                     let b = bytes[i];
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i);
+                        }
                         i += 1;
                         continue;
                     }
+                    self.ws = 0;
                     match (m, b) {
                         (Member::Name, b'"') => {
+                            self.read = 0;
                             self.st = CState::Name(StrDecoder::new(), String::new());
                             i += 1;
                         }
@@ -668,7 +717,7 @@ impl CallObject {
                         _ => return Step::Error(i),
                     }
                 }
-                CState::Name(dec, name) => match dec.feed(rest, name) {
+                CState::Name(dec, name) => match feed_name(dec, &mut self.read, rest, name) {
                     Step::Done(k) => {
                         if is_blank(name) {
                             return Step::Error(i + k);
@@ -868,6 +917,38 @@ mod tests {
     }
 
     #[test]
+    fn call_object_caps_names_and_whitespace() {
+        // at the cap: a call; one past it: an error at the same byte however the text is split
+        let name = |k: usize| format!(r#"{{"name": "{}", "arguments": {{}}}}"#, "é".repeat(k));
+        let (r, x) = call(&name(NAME_MAX), false);
+        assert!(matches!(r, Step::Done(_)));
+        assert_eq!(x.calls.len(), 1);
+        let ws = |k: usize| format!(r#"{{"name":{}"f", "arguments": {{}}}}"#, " ".repeat(k));
+        assert!(matches!(call(&ws(WS_MAX), false).0, Step::Done(_)));
+        for (text, at) in [
+            (name(NAME_MAX + 1), 10 + 2 * (NAME_MAX + 1)),
+            (ws(WS_MAX + 1), 8 + WS_MAX),
+        ] {
+            assert_eq!(call(&text, false).0, Step::Error(at));
+            for cut in [1, 9, 10, 11, 100, at - 1, at, at + 1] {
+                if !text.is_char_boundary(cut) {
+                    continue;
+                }
+                let mut e = Emitter::new();
+                let mut c = CallObject::new(CALL_KEYS, false);
+                let r = match c.feed(&text[..cut], &mut e) {
+                    Step::NeedMore => match c.feed(&text[cut..], &mut e) {
+                        Step::Error(k) => Step::Error(cut + k),
+                        other => other,
+                    },
+                    other => other,
+                };
+                assert_eq!(r, Step::Error(at), "cut {cut}");
+            }
+        }
+    }
+
+    #[test]
     fn call_object_streams_arguments() {
         let s = r#"{"name": "f", "arguments": {"a": "xyz"}}"#;
         let mut e = Emitter::new();
@@ -906,6 +987,8 @@ pub struct Calls {
     keys: CallKeys,
     require_args: bool,
     started: bool,
+    /// The length of the whitespace run being read between calls (capped by `WS_MAX`).
+    ws: usize,
 }
 
 impl Calls {
@@ -917,6 +1000,7 @@ impl Calls {
             keys,
             require_args,
             started: false,
+            ws: 0,
         }
     }
 
@@ -928,6 +1012,7 @@ impl Calls {
             keys,
             require_args: false,
             started: false,
+            ws: 0,
         }
     }
 
@@ -973,8 +1058,13 @@ impl Calls {
                     let b = bytes[i];
                     i += 1;
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                        self.ws += 1;
+                        if self.ws > WS_MAX {
+                            return Step::Error(i - 1);
+                        }
                         continue;
                     }
+                    self.ws = 0;
                     match (&*st, b) {
                         (LState::Open, b'[') => LState::ItemOrClose,
                         (LState::ItemOrClose | LState::CommaOrClose, b']') => {

@@ -3,6 +3,31 @@
 //! A format looks for its markers in plain text. Text before a marker is safe to emit; a suffix of
 //! the input that is a proper prefix of some marker is held back (it may still become that marker
 //! when the next delta arrives), so hold-back is bounded by the longest marker.
+//!
+//! Where a machine must see a token whole before it can emit anything (a function name, the
+//! whitespace between markup tokens, a call object's members before its name), the token is
+//! capped: past the cap the markup is malformed and the text is content, as for any other
+//! malformed markup. The caps count characters (Unicode scalar values, so the Python twin counts
+//! the same), at the same place in the text however it was split into deltas:
+//! - [`NAME_MAX`]: a function name, a keyword or a JSON key of a call object, as written;
+//! - [`WS_MAX`]: one run of whitespace between markup tokens (not inside argument values);
+//! - [`HOLD_MAX`]: the text of a JSON call region read before its call starts (members such as
+//!   `"arguments"` may come before `"name"`), its start marker included.
+
+/// The longest function name, keyword or call-object key read, in characters as written (escapes
+/// count as written). OpenAI function names have at most 64.
+pub const NAME_MAX: usize = 256;
+
+/// The longest run of whitespace read between markup tokens, in characters.
+pub const WS_MAX: usize = 4096;
+
+/// The most text of a JSON call region held before its call starts (1 Mi characters).
+pub const HOLD_MAX: usize = 1 << 20;
+
+/// The byte offset of the `n`th character of `s` (`s.len()` when it has fewer).
+pub fn char_end(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(b, _)| b)
+}
 
 /// A set of marker strings looked for together.
 #[derive(Debug, Clone, Copy)]

@@ -895,6 +895,8 @@ class NamedJson(Renderer):
 
 
 XML_FORMATS = ("qwen3_coder", "seed_oss", "minimax_m2", "glm45", "glm47", "step3", "deepseek_v32")
+
+
 class FunctionGemma(Renderer):
     """``<start_function_call>call:N{k:<escape>s<escape>,n:1,o:{k:v},l:[v]}<end_function_call>``:
     strings between escape markers, other values bare (nested objects and arrays in the same

@@ -10,13 +10,17 @@
 //! missing as after a name. An empty id, a longer one, or another character before `[ARGS]`/`{`
 //! is malformed markup: the output falls back to content. An id an earlier call of the output
 //! already has is not reused (ids must tell calls apart): that call gets a generated one.
+//!
+//! Hold-back is bounded (see `scan`): a name longer than [`NAME_MAX`] characters, or a run of more
+//! than [`WS_MAX`] whitespace characters after `[TOOL_CALLS]`, around a name or an id, or after
+//! `[ARGS]`, is malformed markup (the output falls back to content). The JSON form is a `Region`.
 
 use std::collections::HashSet;
 
 use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
 use crate::json::{Calls, JsonScanner, CALL_KEYS};
-use crate::scan::{expect, ws_len, Expect, Found, Markers};
+use crate::scan::{expect, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
 pub(super) const BOT: Markers = Markers::new(&["[TOOL_CALLS]"]);
@@ -32,6 +36,7 @@ pub fn new(_: &Tools) -> Box<dyn Machine> {
     Box::new(Mistral {
         st: State::Text,
         ids: HashSet::new(),
+        ws: 0,
     })
 }
 
@@ -64,6 +69,8 @@ pub struct Mistral {
     st: State,
     /// The ids the model gave earlier calls.
     ids: HashSet<String>,
+    /// Form, Id: the whitespace read so far (capped by `WS_MAX`).
+    ws: usize,
 }
 
 fn is_name_char(c: char) -> bool {
@@ -71,11 +78,20 @@ fn is_name_char(c: char) -> bool {
 }
 
 /// Where the arguments open after a name or an id (`after`: the text that follows it): `None`
-/// to wait for more text, else the bytes up to `{` and whether `{` is there.
+/// to wait for more text, else the bytes up to `{` and whether `{` is there. Whitespace past
+/// `WS_MAX` (before or after `[ARGS]`) is not: it ends right after the first character over the
+/// cap.
 fn args_open(after: &str) -> Option<(usize, bool)> {
+    let w = ws_len(after);
+    if w > WS_MAX {
+        return Some((WS_MAX + 1, false));
+    }
     match expect(after, &ARGS) {
         Expect::Marker { end, .. } => {
             let w = ws_len(&after[end..]);
+            if w > WS_MAX {
+                return Some((end + WS_MAX + 1, false));
+            }
             if end + w == after.len() {
                 return None; // hold `[ARGS]` and what follows until `{` is seen
             }
@@ -96,6 +112,7 @@ impl Machine for Mistral {
                     Found::Marker { at, .. } => {
                         out.content(&rest[..at]);
                         i += at + BOT.list[0].len();
+                        self.ws = 0;
                         self.st = State::Form {
                             raw: BOT.list[0].to_owned(),
                         };
@@ -106,11 +123,15 @@ impl Machine for Mistral {
                     }
                 },
                 State::Form { raw } => {
-                    let ws = ws_len(rest);
+                    // (At most one character past the cap is read: then it is malformed.)
+                    let ws = ws_len(rest).min(WS_MAX + 1 - self.ws);
                     raw.push_str(&rest[..ws]);
                     i += ws;
-                    let Some(c) = rest[ws..].chars().next() else {
-                        return input.len();
+                    self.ws += ws;
+                    let c = match rest[ws..].chars().next() {
+                        _ if self.ws > WS_MAX => ' ',
+                        Some(c) => c,
+                        None => return input.len(),
                     };
                     let raw = std::mem::take(raw);
                     self.st = match c {
@@ -141,23 +162,33 @@ impl Machine for Mistral {
                     }
                 },
                 State::Name { raw, name } => {
+                    // (At most one character past the cap is read: then it is malformed.)
                     let n = rest.len() - rest.trim_start_matches(is_name_char).len();
+                    let n = n.min(NAME_MAX + 1 - name.len());
                     name.push_str(&rest[..n]);
                     raw.push_str(&rest[..n]);
                     i += n;
                     let after = &rest[n..];
+                    if name.len() > NAME_MAX {
+                        out.malformed = true;
+                        out.content(raw);
+                        self.st = State::Fallback;
+                        continue;
+                    }
                     if after.is_empty() {
                         return input.len();
                     }
                     // Between the name and the arguments: whitespace and an optional `[ARGS]`,
-                    // or `[CALL_ID]` and the id.
+                    // or `[CALL_ID]` and the id (whitespace past the cap: see `args_open`).
                     match expect(after, &AFTER_NAME) {
+                        _ if ws_len(after) > WS_MAX => {}
                         Expect::Marker {
                             which: CALL_ID,
                             end,
                         } if !name.is_empty() => {
                             raw.push_str(&after[..end]);
                             i += end;
+                            self.ws = 0;
                             self.st = State::Id {
                                 raw: std::mem::take(raw),
                                 name: std::mem::take(name),
@@ -186,10 +217,17 @@ impl Machine for Mistral {
                 State::Id { raw, name, id } => {
                     let mut rest = rest;
                     if id.is_empty() {
-                        let w = ws_len(rest);
+                        let w = ws_len(rest).min(WS_MAX + 1 - self.ws);
                         raw.push_str(&rest[..w]);
                         i += w;
+                        self.ws += w;
                         rest = &rest[w..];
+                        if self.ws > WS_MAX {
+                            out.malformed = true;
+                            out.content(raw);
+                            self.st = State::Fallback;
+                            continue;
+                        }
                     }
                     // (At most one character past the cap is read: then it is malformed.)
                     let n = rest.len()

@@ -7,7 +7,7 @@ use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
 use crate::params::{kind_of_types, Kind};
 use crate::reasoning::{Front, Reasoning};
-use crate::scan::Markers;
+use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
 
 mod functiongemma;
@@ -374,13 +374,19 @@ impl Parser {
     }
 }
 
+/// First window of text (bytes) a region reads before its call starts; it doubles while none starts.
+const WINDOW: usize = 256;
+
 /// A region of tool-call JSON after a start marker. Until the first call has started, the text
 /// read is kept, so a region that turns out malformed (or, when `tentative`, not a call at all)
-/// goes back to content whole.
+/// goes back to content whole. At most [`HOLD_MAX`] characters are kept: a region whose call has
+/// not started by then fails there.
 #[derive(Debug)]
 pub(crate) struct Region {
     calls: Calls,
     raw: String,
+    /// The characters in `raw`.
+    held: usize,
     tentative: bool,
 }
 
@@ -400,31 +406,66 @@ impl Region {
         Region {
             calls,
             raw: opener.to_owned(),
+            held: opener.chars().count(),
             tentative,
         }
     }
 
     pub(crate) fn feed(&mut self, s: &str, out: &mut Emitter) -> RegionStep {
-        let r = self.calls.feed(s, out);
-        let used = match r {
-            Step::NeedMore => s.len(),
-            Step::Done(n) | Step::Error(n) => n,
-        };
-        if !self.calls.started() {
-            self.raw.push_str(&s[..used]);
-        } else {
-            self.raw.clear();
+        let mut i = 0;
+        // Before the call starts, read no more than one character past the cap, in doubling
+        // windows of the text (so a long text with many calls is not counted whole for each).
+        let mut w = WINDOW;
+        while !self.calls.started() {
+            let rest = &s[i..];
+            let mut end = w.min(rest.len());
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            let end = char_end(&rest[..end], (HOLD_MAX + 1).saturating_sub(self.held));
+            let piece = &rest[..end];
+            let r = self.calls.feed(piece, out);
+            let used = match r {
+                Step::NeedMore => end,
+                Step::Done(n) | Step::Error(n) => n,
+            };
+            if !self.calls.started() {
+                self.raw.push_str(&piece[..used]);
+                self.held += piece[..used].chars().count();
+            } else {
+                self.raw.clear();
+            }
+            if let Step::Done(n) | Step::Error(n) = r {
+                return self.end(r, i + n, out);
+            }
+            i += end;
+            if !self.calls.started() && self.held > HOLD_MAX {
+                self.fail(out);
+                return RegionStep::Failed(i);
+            }
+            if i == s.len() {
+                return RegionStep::More;
+            }
+            w = w.saturating_mul(2);
         }
-        match r {
+        // The call started: the rest is read uncapped.
+        match self.calls.feed(&s[i..], out) {
             Step::NeedMore => RegionStep::More,
-            Step::Done(n) if self.is_call() => RegionStep::Done(n),
-            Step::Done(n) if self.tentative => {
+            r @ (Step::Done(n) | Step::Error(n)) => self.end(r, i + n, out),
+        }
+    }
+
+    /// The calls ended (`r`: done or error) after `n` bytes of this input.
+    fn end(&mut self, r: Step, n: usize, out: &mut Emitter) -> RegionStep {
+        match r {
+            Step::Done(_) if self.is_call() => RegionStep::Done(n),
+            Step::Done(_) if self.tentative => {
                 // Plain JSON in text that is not a call: it was content all along.
                 out.content(&std::mem::take(&mut self.raw));
                 RegionStep::Done(n)
             }
             // JSON after a start marker that is not a call: malformed markup.
-            Step::Done(n) | Step::Error(n) => {
+            _ => {
                 self.fail(out);
                 RegionStep::Failed(n)
             }

@@ -30,6 +30,11 @@
 //!   content, a list after the start marker is malformed. After a call started: malformed, and
 //!   everything from the offending character on is content (Fallback).
 //!
+//! - Hold-back is bounded (see `scan`): a name or keyword longer than [`NAME_MAX`] characters,
+//!   or a run of more than [`WS_MAX`] whitespace characters between tokens (outside values), is
+//!   malformed markup at the first character over the cap (a bare list before its first call
+//!   goes back to content, as above). Past the cap after a list, the whitespace is text.
+//!
 //! Linear: each byte is handled once (names, keywords and whitespace in runs, values by the
 //! converter); the only text held between feeds is a possible prefix of a marker.
 
@@ -39,7 +44,7 @@ use std::mem;
 use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
-use crate::scan::{ws_len, Found, Markers};
+use crate::scan::{ws_len, Found, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// How one format writes its calls (built from its spec entry by `build.rs`).
@@ -99,6 +104,8 @@ pub struct Pythonic {
     keys: HashSet<String>,
     /// The converter's output of one feed.
     scratch: String,
+    /// The length of the whitespace run being read between tokens (capped by `WS_MAX`).
+    ws: usize,
 }
 
 fn is_ident(b: u8) -> bool {
@@ -124,7 +131,21 @@ impl Pythonic {
             marked: false,
             keys: HashSet::new(),
             scratch: String::new(),
+            ws: 0,
         }
+    }
+
+    /// The whitespace at the start of `rest`, a run between tokens: `Ok(its length)`, or
+    /// `Err(k)` when the run passes `WS_MAX` at byte `k` of `rest`.
+    fn space(&mut self, rest: &str) -> Result<usize, usize> {
+        let w = ws_len(rest);
+        let room = WS_MAX - self.ws;
+        if w > room {
+            return Err(room);
+        }
+        // the run ends here when something else follows
+        self.ws = if w < rest.len() { 0 } else { self.ws + w };
+        Ok(w)
     }
 
     /// Text read before the first call of the list started is kept.
@@ -139,6 +160,7 @@ impl Pythonic {
         self.raw.clear();
         self.raw.push_str(opener);
         self.started = false;
+        self.ws = 0;
         self.marked = Some(opener) == self.style.start;
         self.st = if self.marked && self.style.list {
             State::Open
@@ -234,7 +256,14 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Open => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            self.keep(&rest[..k]);
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     self.keep(&rest[..ws]);
                     i += ws;
                     match bytes.get(ws) {
@@ -248,7 +277,14 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Call { first } => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            self.keep(&rest[..k]);
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     self.keep(&rest[..ws]);
                     i += ws;
                     match bytes.get(ws) {
@@ -263,11 +299,13 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Name(mut name) => {
-                    let k = ident_len(rest);
+                    // (At most one character past the cap is read: then it is malformed.)
+                    let k = ident_len(rest).min(NAME_MAX + 1 - name.len());
                     name.push_str(&rest[..k]);
                     self.keep(&rest[..k]);
                     i += k;
                     match bytes.get(k) {
+                        _ if name.len() > NAME_MAX => i = self.fail(i, out),
                         None => self.st = State::Name(name),
                         Some(b'(') => {
                             i += 1;
@@ -278,7 +316,14 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Paren(name) => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            self.keep(&rest[..k]);
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     self.keep(&rest[..ws]);
                     i += ws;
                     match bytes.get(ws) {
@@ -291,7 +336,13 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Key => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Key,
@@ -304,10 +355,11 @@ impl Machine for Pythonic {
                     }
                 }
                 State::KeyName(mut key) => {
-                    let k = ident_len(rest);
+                    let k = ident_len(rest).min(NAME_MAX + 1 - key.len());
                     key.push_str(&rest[..k]);
                     i += k;
                     match bytes.get(k) {
+                        _ if key.len() > NAME_MAX => i = self.fail(i, out),
                         None => self.st = State::KeyName(key),
                         Some(b'=') => {
                             if !self.key(key, out) {
@@ -321,7 +373,13 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Eq(key) => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Eq(key),
@@ -360,7 +418,13 @@ impl Machine for Pythonic {
                     }
                 }
                 State::AfterCall { mut newline } => {
-                    let ws = ws_len(rest);
+                    let ws = match self.space(rest) {
+                        Ok(ws) => ws,
+                        Err(k) => {
+                            i = self.fail(i + k, out);
+                            continue;
+                        }
+                    };
                     newline |= rest[..ws].contains(['\n', '\r']);
                     i += ws;
                     let next = &rest[ws..];
@@ -397,14 +461,21 @@ impl Machine for Pythonic {
                     }
                 }
                 State::AfterList(mut ws) => {
-                    let w = ws_len(rest);
+                    let (w, over) = match self.space(rest) {
+                        Ok(w) => (w, false),
+                        Err(k) => (k, true),
+                    };
                     ws.push_str(&rest[..w]);
                     i += w;
                     let next = &rest[w..];
-                    let Some(end) = &style.end else {
-                        out.content(&ws);
-                        self.st = State::Text;
-                        continue;
+                    let end = match &style.end {
+                        Some(end) if !over => end,
+                        // no end marker, or whitespace past the cap: the whitespace is text
+                        _ => {
+                            out.content(&ws);
+                            self.st = State::Text;
+                            continue;
+                        }
                     };
                     if next.is_empty() {
                         self.st = State::AfterList(ws);

@@ -23,7 +23,7 @@
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls};
-use crate::scan::{expect, Expect, Found, Markers};
+use crate::scan::{expect, Expect, Found, Markers, WS_MAX};
 
 /// How one tagged-JSON format writes its calls (built from its spec entry by `build.rs`).
 #[derive(Debug)]
@@ -129,6 +129,22 @@ impl Machine for TaggedJson {
                     }
                 },
                 State::After { ws } => match expect(rest, &self.tags.markers) {
+                    // Whitespace past the cap after a call: it is text, and so is what follows.
+                    Expect::Marker { which, end }
+                        if ws.len() + end - self.tags.markers.list[which].len() > WS_MAX =>
+                    {
+                        let n = end - self.tags.markers.list[which].len();
+                        ws.push_str(&rest[..n]);
+                        out.content(ws);
+                        i += n;
+                        self.st = State::Text;
+                    }
+                    Expect::Wait { ws: n } if ws.len() + n > WS_MAX => {
+                        ws.push_str(&rest[..n]);
+                        out.content(ws);
+                        i += n;
+                        self.st = State::Text;
+                    }
                     Expect::Marker { which, end } if which >= self.tags.ends => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[which];

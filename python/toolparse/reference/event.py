@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
-from .scan import WS
+from .scan import WS, WS_MAX
 
 Event = Tuple[Any, ...]
 # (index, id, name, arguments) with name set only on a call's first fragment
@@ -22,7 +22,9 @@ Extracted = Tuple[Optional[str], Optional[str], List[Call], bool, bool]
 class Emitter:
     """Collects events and applies the rules every format shares: adjacent fragments coalesce,
     call indices are assigned in order, and whitespace that only separates or surrounds tool calls
-    is not content."""
+    is not content (a whitespace-only run at the start of a content segment is held until
+    non-whitespace follows, a call starts, or the text ends; a run longer than ``WS_MAX`` is
+    content from then on, so what is held stays bounded)."""
 
     def __init__(self) -> None:
         self.events: List[list] = []
@@ -39,6 +41,11 @@ class Emitter:
         if not self._seg_text:
             if not s.lstrip(WS):
                 self._ws += s
+                if len(self._ws) > WS_MAX:
+                    # past the cap the run is content
+                    self._seg_text = True
+                    ws, self._ws = self._ws, ""
+                    self._push_content(ws)
                 return
             self._seg_text = True
             if self._ws:

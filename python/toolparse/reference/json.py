@@ -11,7 +11,7 @@ import re
 from typing import List, Optional, Sequence, Tuple
 
 from .event import Emitter
-from .scan import WS, ws_len
+from .scan import NAME_MAX, WS, WS_MAX, ws_len
 
 MORE, DONE, ERROR = "more", "done", "error"
 Step = Tuple[str, int]
@@ -219,13 +219,13 @@ class StrDecoder:
             self.high = None
             out.append("\ufffd")
 
-    def feed(self, s: str, out: List[str], start: int = 0) -> Step:
-        """Decodes ``s[start:]``; offsets in the result are relative to ``start``."""
-        n = len(s)
+    def feed(self, s: str, out: List[str], start: int = 0, end: Optional[int] = None) -> Step:
+        """Decodes ``s[start:end]``; offsets in the result are relative to ``start``."""
+        n = len(s) if end is None else end
         i = start
         while i < n:
             if self.st == "Chars":
-                j = _PLAIN.match(s, i).end()  # type: ignore[union-attr]
+                j = _PLAIN.match(s, i, n).end()  # type: ignore[union-attr]
                 if j > i:
                     self._flush_high(out)
                     out.append(s[i:j])
@@ -308,11 +308,25 @@ def is_blank(name: str) -> bool:
 CALL_KEYS = CallKeys(["name"], ["arguments", "parameters"])
 
 
+def _feed_name(obj: CallObject, s: str, i: int) -> Step:
+    """Feeds a key or a name (a JSON string body) from ``s[i:]``; ``obj.read`` counts its
+    characters as written. Past ``NAME_MAX`` of them without the closing quote it is an error,
+    right after the first character over the cap, wherever the text was split."""
+    end = min(len(s), i + NAME_MAX + 1 - obj.read)
+    r, k = obj.dec.feed(s, obj.buf, i, end)  # type: ignore[union-attr]
+    if r == MORE:
+        obj.read += end - i
+        if obj.read > NAME_MAX:
+            return (ERROR, end - i)
+    return (r, k)
+
+
 class CallObject:
     """Reads one ``{"name": N, "arguments": {...}}`` object (keys in any order, other keys
     skipped) and emits the call: its start once the name is known and the arguments begin, the
     arguments as they arrive, its end when the object closes. Arguments seen before the name are
-    held until the name arrives."""
+    held until the name arrives. Keys and the name are capped at ``NAME_MAX`` characters as
+    written, a whitespace run between tokens at ``WS_MAX`` (see ``rust/json.rs``)."""
 
     def __init__(self, keys: CallKeys, require_args: bool) -> None:
         self.st = "Open"
@@ -329,6 +343,8 @@ class CallObject:
         self.buf: List[str] = []  # KeyStr / Name: decoded so far
         self.sc: Optional[JsonScanner] = None  # ArgsRaw / ArgsStr / Skip
         self.opened = False  # ArgsStr: has the decoded object begun?
+        self.ws = 0  # the whitespace run being read between tokens (capped by WS_MAX)
+        self.read = 0  # KeyStr / Name: characters read as written (capped by NAME_MAX)
 
     def started(self) -> bool:
         return self._started
@@ -355,12 +371,16 @@ class CallObject:
             if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
                 c = s[i]
                 if c in WS:
+                    self.ws += 1
+                    if self.ws > WS_MAX:
+                        return (ERROR, i - start)
                     i += 1
                     continue
+                self.ws = 0
                 if st == "Open" and c == "{":
                     self.st = "KeyOrClose"
                 elif st in ("KeyOrClose", "Key") and c == '"':
-                    self.st, self.dec, self.buf = "KeyStr", StrDecoder(), []
+                    self.st, self.dec, self.buf, self.read = "KeyStr", StrDecoder(), [], 0
                 elif st == "CommaOrClose" and c == ",":
                     self.st = "Key"
                 elif st in ("KeyOrClose", "CommaOrClose") and c == "}":
@@ -369,7 +389,7 @@ class CallObject:
                     return (ERROR, i - start)
                 i += 1
             elif st == "KeyStr":
-                r, k = self.dec.feed(s, self.buf, i)  # type: ignore[union-attr]
+                r, k = _feed_name(self, s, i)
                 if r == DONE:
                     m = self.keys.member("".join(self.buf))
                     if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
@@ -384,18 +404,27 @@ class CallObject:
             elif st == "Colon":
                 c = s[i]
                 if c == ":":
+                    self.ws = 0
                     self.st = "Value"
-                elif c not in WS:
+                elif c in WS:
+                    self.ws += 1
+                    if self.ws > WS_MAX:
+                        return (ERROR, i - start)
+                else:
                     return (ERROR, i - start)
                 i += 1
             elif st == "Value":
                 c = s[i]
                 if c in WS:
+                    self.ws += 1
+                    if self.ws > WS_MAX:
+                        return (ERROR, i - start)
                     i += 1
                     continue
+                self.ws = 0
                 m = self.member
                 if m == "Name" and c == '"':
-                    self.st, self.dec, self.buf = "Name", StrDecoder(), []
+                    self.st, self.dec, self.buf, self.read = "Name", StrDecoder(), [], 0
                     i += 1
                 elif m == "Args" and c == "{":
                     self.seen_args = True
@@ -416,7 +445,7 @@ class CallObject:
                 else:
                     return (ERROR, i - start)
             elif st == "Name":
-                r, k = self.dec.feed(s, self.buf, i)  # type: ignore[union-attr]
+                r, k = _feed_name(self, s, i)
                 if r == DONE:
                     name = "".join(self.buf)
                     if is_blank(name):
@@ -531,6 +560,7 @@ class Calls:
         self.keys = keys
         self.require_args = require_args
         self._started = False
+        self.ws = 0  # the whitespace run being read between calls (capped by WS_MAX)
         self.item: Optional[CallObject] = None
         if array:
             self.st = "Open"
@@ -580,7 +610,11 @@ class Calls:
             c = s[i]
             i += 1
             if c in WS:
+                self.ws += 1
+                if self.ws > WS_MAX:
+                    return (ERROR, i - 1 - start)
                 continue
+            self.ws = 0
             if st == "Open" and c == "[":
                 self.st = "ItemOrClose"
             elif st in ("ItemOrClose", "CommaOrClose") and c == "]":

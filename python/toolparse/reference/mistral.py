@@ -10,6 +10,10 @@ taken here); whitespace may surround it as it may the name, and ``[ARGS]`` after
 as after a name. An empty id, a longer one, or another character before ``[ARGS]``/``{`` is
 malformed markup: the output falls back to content. An id an earlier call of the output already
 has is not reused (ids must tell calls apart): that call gets a generated one.
+
+Hold-back is bounded (see ``scan``): a name longer than ``NAME_MAX`` characters, or a run of more
+than ``WS_MAX`` whitespace characters after ``[TOOL_CALLS]``, around a name or an id, or after
+``[ARGS]``, is malformed markup (the output falls back to content). The JSON form is a ``Region``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Optional, Set, Tuple
 from . import Region, ToolTypes
 from .event import Emitter
 from .json import CALL_KEYS, DONE, MORE, Calls, JsonScanner
-from .scan import Markers, expect, ws_len
+from .scan import NAME_MAX, WS_MAX, Markers, expect, ws_len
 
 BOT = Markers(["[TOOL_CALLS]"])
 ARGS = Markers(["[ARGS]"])
@@ -41,10 +45,16 @@ def is_name_char(c: str) -> bool:
 
 def args_open(s: str, at: int) -> Optional[Tuple[int, bool]]:
     """Where the arguments open after a name or an id (``s[at:]``: the text that follows it):
-    None to wait for more text, else the characters up to ``{`` and whether ``{`` is there."""
+    None to wait for more text, else the characters up to ``{`` and whether ``{`` is there.
+    Whitespace past ``WS_MAX`` (before or after ``[ARGS]``) is not: it ends right after the first
+    character over the cap."""
+    if ws_len(s, at) > WS_MAX:
+        return WS_MAX + 1, False
     kind, a, b = expect(s, ARGS, at)
     if kind == "marker":
         w = ws_len(s, at + b)
+        if w > WS_MAX:
+            return b + WS_MAX + 1, False
         if at + b + w == len(s):
             return None  # hold `[ARGS]` and what follows until `{` is seen
         return b + w, s.startswith("{", at + b + w)
@@ -67,6 +77,7 @@ class Mistral:
         self.ids: Set[str] = set()  # the ids the model gave earlier calls
         self.region: Optional[Region] = None  # Json
         self.sc: Optional[JsonScanner] = None  # Args
+        self.ws = 0  # Form, Id: the whitespace read so far (capped by WS_MAX)
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
@@ -78,16 +89,21 @@ class Mistral:
                 out.content(s[i : i + at])
                 if kind == "marker":
                     i += at + len(BOT.list[0])
-                    self.st, self.raw = "Form", BOT.list[0]
+                    self.st, self.raw, self.ws = "Form", BOT.list[0], 0
                 else:
                     return i + at
             elif st == "Form":
-                ws = ws_len(s, i)
+                # (At most one character past the cap is read: then it is malformed.)
+                ws = min(ws_len(s, i), WS_MAX + 1 - self.ws)
                 self.raw += s[i : i + ws]
                 i += ws
-                if i == n:
+                self.ws += ws
+                if self.ws > WS_MAX:
+                    c = " "
+                elif i == n:
                     return n
-                c = s[i]
+                else:
+                    c = s[i]
                 raw, self.raw = self.raw, ""
                 if c == "[":
                     self.st, self.region = "Json", Region(Calls.array_of(CALL_KEYS), raw, False)
@@ -109,22 +125,30 @@ class Mistral:
                 i += k
                 self.st = "Text" if r == "done" else "Fallback"
             elif st == "Name":
+                # (At most one character past the cap is read: then it is malformed.)
                 k = _NAME.match(s, i).end() - i  # type: ignore[union-attr]
+                k = min(k, NAME_MAX + 1 - len(self.name))
                 self.name += s[i : i + k]
                 self.raw += s[i : i + k]
                 i += k
+                if len(self.name) > NAME_MAX:
+                    out.malformed = True
+                    out.content(self.raw)
+                    self.st = "Fallback"
+                    continue
                 if i == n:
                     return n
                 # Between the name and the arguments: whitespace and an optional `[ARGS]`,
-                # or `[CALL_ID]` and the id.
-                kind, a, b = expect(s, AFTER_NAME, i)
-                if kind == "marker" and a == CALL_ID and self.name:
-                    self.raw += s[i : i + b]
-                    i += b
-                    self.st, self.id = "Id", ""
-                    continue
-                if kind == "wait":
-                    return i
+                # or `[CALL_ID]` and the id (whitespace past the cap: see `args_open`).
+                if ws_len(s, i) <= WS_MAX:
+                    kind, a, b = expect(s, AFTER_NAME, i)
+                    if kind == "marker" and a == CALL_ID and self.name:
+                        self.raw += s[i : i + b]
+                        i += b
+                        self.st, self.id, self.ws = "Id", "", 0
+                        continue
+                    if kind == "wait":
+                        return i
                 o = args_open(s, i)
                 if o is None:
                     return i
@@ -142,9 +166,15 @@ class Mistral:
                 self.st, self.sc = "Args", JsonScanner()
             elif st == "Id":
                 if not self.id:
-                    w = ws_len(s, i)
+                    w = min(ws_len(s, i), WS_MAX + 1 - self.ws)
                     self.raw += s[i : i + w]
                     i += w
+                    self.ws += w
+                    if self.ws > WS_MAX:
+                        out.malformed = True
+                        out.content(self.raw)
+                        self.st = "Fallback"
+                        continue
                 # (At most one character past the cap is read: then it is malformed.)
                 k = min(_ID.match(s, i).end() - i, ID_MAX + 1 - len(self.id))  # type: ignore[union-attr]
                 self.id += s[i : i + k]

@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE
-from .scan import Markers, ws_len
+from .scan import NAME_MAX, WS_MAX, Markers, ws_len
 
 _IDENT = re.compile(r"[A-Za-z0-9_]*")
 _IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -53,6 +53,7 @@ class Pythonic:
         self.first = False  # Call: before the first call of the list
         # Name, Paren: the name; KeyName, Eq: the keyword; AfterList: whitespace (a list of parts)
         self.buf: List[str] = []
+        self.buflen = 0  # Name, KeyName: the characters in buf
         self.lit: Optional[PyLiteral] = None  # Value
         self.newline = False  # AfterCall: a newline was read
         # the text of the current list read before its first call started (opener included)
@@ -60,6 +61,18 @@ class Pythonic:
         self.started = False  # a call of the current list has started
         self.marked = False  # the current list began with the start marker
         self.keys: Set[str] = set()  # keywords of the open call
+        self.ws = 0  # the whitespace run being read between tokens (capped by WS_MAX)
+
+    def _space(self, s: str, i: int) -> Tuple[int, bool]:
+        """The whitespace at ``s[i:]``, a run between tokens: (its length, False), or (k, True)
+        when the run passes ``WS_MAX`` at ``s[i + k]``."""
+        w = ws_len(s, i)
+        room = WS_MAX - self.ws
+        if w > room:
+            return room, True
+        # the run ends here when something else follows
+        self.ws = 0 if i + w < len(s) else self.ws + w
+        return w, False
 
     def _keep(self, s: str) -> None:
         if not self.started and s:
@@ -68,6 +81,7 @@ class Pythonic:
     def _open(self, opener: str) -> None:
         self.raw = [opener]
         self.started = False
+        self.ws = 0
         self.marked = opener == self.style.start
         if self.marked and self.style.list:
             self.st = "Open"
@@ -160,8 +174,11 @@ class Pythonic:
                 i = at + len(m)
                 self._open(m)
             elif st == "Open":
-                ws = ws_len(s, i)
+                ws, over = self._space(s, i)
                 self._keep(s[i : i + ws])
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
                 i += ws
                 if i == n:
                     break
@@ -172,14 +189,17 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Call":
-                ws = ws_len(s, i)
+                ws, over = self._space(s, i)
                 self._keep(s[i : i + ws])
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
                 i += ws
                 if i == n:
                     break
                 c = s[i]
                 if c in _IDENT_START:
-                    self.st, self.buf = "Name", []
+                    self.st, self.buf, self.buflen = "Name", [], 0
                 elif c == "]" and not self.first and style.list:
                     # "[f(),]"
                     i += 1
@@ -187,10 +207,16 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Name":
+                # (At most one character past the cap is read: then it is malformed.)
                 k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
+                k = min(k, i + NAME_MAX + 1 - self.buflen)
                 self.buf.append(s[i:k])
+                self.buflen += k - i
                 self._keep(s[i:k])
                 i = k
+                if self.buflen > NAME_MAX:
+                    i = self._fail(i, out)
+                    continue
                 if i == n:
                     break
                 c = s[i]
@@ -202,8 +228,11 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Paren":
-                ws = ws_len(s, i)
+                ws, over = self._space(s, i)
                 self._keep(s[i : i + ws])
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
                 i += ws
                 if i == n:
                     break
@@ -213,12 +242,16 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Key":
-                i += ws_len(s, i)
+                ws, over = self._space(s, i)
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
+                i += ws
                 if i == n:
                     break
                 c = s[i]
                 if c in _IDENT_START:
-                    self.st, self.buf = "KeyName", []
+                    self.st, self.buf, self.buflen = "KeyName", [], 0
                 elif c == ")":
                     i += 1
                     self._close_call(out)
@@ -226,8 +259,13 @@ class Pythonic:
                     i = self._fail(i, out)
             elif st == "KeyName":
                 k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
+                k = min(k, i + NAME_MAX + 1 - self.buflen)
                 self.buf.append(s[i:k])
+                self.buflen += k - i
                 i = k
+                if self.buflen > NAME_MAX:
+                    i = self._fail(i, out)
+                    continue
                 if i == n:
                     break
                 c = s[i]
@@ -241,7 +279,11 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Eq":
-                i += ws_len(s, i)
+                ws, over = self._space(s, i)
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
+                i += ws
                 if i == n:
                     break
                 if s[i] == "=":
@@ -269,7 +311,10 @@ class Pythonic:
                 else:
                     i = self._fail(k, out)
             elif st == "AfterCall":
-                ws = ws_len(s, i)
+                ws, over = self._space(s, i)
+                if over:
+                    i = self._fail(i + ws, out)
+                    continue
                 if "\n" in s[i : i + ws] or "\r" in s[i : i + ws]:
                     self.newline = True
                 i += ws
@@ -297,15 +342,20 @@ class Pythonic:
                     if end.could_start(s[i : i + len(end.list[0])]):
                         return i
                 if self.newline and c in _IDENT_START:
-                    self.st, self.buf = "Name", []
+                    self.st, self.buf, self.buflen = "Name", [], 0
                 else:
                     i = self._fail(i, out)
             elif st == "AfterList":
-                ws = ws_len(s, i)
+                ws, over = self._space(s, i)
                 self.buf.append(s[i : i + ws])
                 i += ws
                 end = style.end
                 assert end is not None
+                if over:
+                    # whitespace past the cap: it is text
+                    out.content("".join(self.buf))
+                    self.st = "Text"
+                    continue
                 if i == n:
                     break
                 which = end.starts(s, i)

@@ -2,6 +2,11 @@
 
 Text before a marker is safe to emit; a suffix that is a proper prefix of some marker is held back,
 so hold-back is bounded by the longest marker.
+
+Where a machine must see a token whole before it can emit anything, the token is capped (the
+constants below, the same as in ``rust/scan.rs``, which documents them): past the cap the markup is
+malformed and the text is content. The caps count characters, at the same place in the text however
+it was split into deltas.
 """
 
 from __future__ import annotations
@@ -11,19 +16,27 @@ from typing import Sequence, Tuple
 
 WS = " \t\n\r"
 
+# The longest function name, keyword or call-object key read, in characters as written.
+NAME_MAX = 256
+# The longest run of whitespace read between markup tokens, in characters.
+WS_MAX = 4096
+# The most text of a JSON call region held before its call starts (1 Mi characters).
+HOLD_MAX = 1 << 20
+
 # find() results: ("marker", at, which) or ("partial", safe, -1)
 Found = Tuple[str, int, int]
 # expect() results: ("marker", which, end), ("wait", ws, -1) or ("other", at, -1)
 Expect = Tuple[str, int, int]
 
 
+_WS_RUN = re.compile(r"[ \t\n\r]*")
+
+
 def ws_len(s: str, start: int = 0) -> int:
     """Length of the JSON whitespace at ``s[start:]``."""
-    n = len(s)
-    i = start
-    while i < n and s[i] in WS:
-        i += 1
-    return i - start
+    if start >= len(s):
+        return 0
+    return _WS_RUN.match(s, start).end() - start  # type: ignore[union-attr]
 
 
 class Markers:

@@ -10,7 +10,7 @@ from typing import Sequence
 from . import Region
 from .event import Emitter
 from .json import CallKeys, Calls
-from .scan import Markers, expect
+from .scan import WS_MAX, Markers, expect
 
 
 class Tags:
@@ -82,7 +82,14 @@ class TaggedJson:
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
                 kind, a, b = expect(s, self.tags.markers, i)
-                if kind == "marker" and a >= self.tags.ends:
+                n_ws = b - len(self.tags.markers.list[a]) if kind == "marker" else a
+                if kind != "other" and len(self.ws) + n_ws > WS_MAX:
+                    # Whitespace past the cap after a call: it is text, and so is what follows.
+                    out.content(self.ws + s[i : i + n_ws])
+                    self.ws = ""
+                    i += n_ws
+                    self.st = "Text"
+                elif kind == "marker" and a >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
                     m = self.tags.markers.list[a]
                     k = self._skip(m)

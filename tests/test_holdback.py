@@ -1,0 +1,333 @@
+"""Bounded hold-back after start markers (DESIGN invariant 1; issue 10, defect 3d).
+
+Where a machine must see a token whole before it can emit anything, the token is capped (the
+constants of ``rust/scan.rs``, twinned in ``toolparse.reference.scan``):
+
+* ``NAME_MAX`` characters for a function name, a pythonic keyword or a call-object key, as written;
+* ``WS_MAX`` characters for one run of whitespace between markup tokens;
+* ``HOLD_MAX`` characters for the text of a JSON call region read before its call starts (the
+  start marker included; ``"arguments"`` may come before ``"name"``).
+
+Past the cap the markup is malformed (a tentative call in text: not a call) and the text is
+content, at the same place however the text was split, on both backends. At the cap the markup
+still parses as a call.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import List, NamedTuple
+
+import corpus
+import pytest
+import toolparse
+from toolparse.reference.scan import HOLD_MAX, NAME_MAX, WS_MAX
+
+BACKENDS = ("rust", "python")
+ARGS = '{"a": 1}'
+
+
+class Probe(NamedTuple):
+    """``before + filler * k + after``: a call at ``k == cap``, malformed markup past it."""
+
+    fmt: str
+    before: str
+    filler: str
+    cap: int
+    after: str
+    # the call has started before the filler (past the cap: malformed, its start already sent)
+    started: bool = False
+    # the call is tentative (a call found in plain text): past the cap it is content, not
+    # malformed markup
+    tentative: bool = False
+    name: str = "f"
+    args: str = ARGS
+
+    def text(self, k: int) -> str:
+        return self.before + self.filler * k + self.after
+
+    def __repr__(self) -> str:
+        return f"{self.fmt}:{self.before!r}+{self.filler!r}*{self.cap}+{self.after[:12]!r}"
+
+
+def _probes() -> List[Probe]:
+    long_name = "a" * NAME_MAX
+    return [
+        # mistral: after [TOOL_CALLS], around a name or an id, after [ARGS]
+        Probe("mistral", "[TOOL_CALLS]", " ", WS_MAX, "f" + ARGS),
+        Probe("mistral", "[TOOL_CALLS]", "a", NAME_MAX, ARGS, name=long_name),
+        Probe("mistral", "[TOOL_CALLS]f", " ", WS_MAX, ARGS),
+        Probe("mistral", "[TOOL_CALLS]f", " ", WS_MAX, "[ARGS]" + ARGS),
+        Probe("mistral", "[TOOL_CALLS]f[ARGS]", " ", WS_MAX, ARGS),
+        Probe("mistral", "[TOOL_CALLS]f[CALL_ID]", " ", WS_MAX, "abc123XYZ[ARGS]" + ARGS),
+        Probe("mistral", "[TOOL_CALLS]f[CALL_ID]abc123XYZ", " ", WS_MAX, "[ARGS]" + ARGS),
+        # mistral's JSON form: a Region over an array of call objects
+        Probe("mistral", "[TOOL_CALLS]", " ", WS_MAX, '[{"name": "f", "arguments": ' + ARGS + "}]"),
+        Probe("mistral", "[TOOL_CALLS][", " ", WS_MAX, '{"name": "f", "arguments": ' + ARGS + "}]"),
+        Probe(
+            "mistral",
+            '[TOOL_CALLS][{"name": "',
+            "a",
+            NAME_MAX,
+            '", "arguments": ' + ARGS + "}]",
+            name=long_name,
+        ),
+        # llama3_json
+        Probe(
+            "llama3_json",
+            "<|python_tag|>",
+            " ",
+            WS_MAX,
+            '{"name": "f", "parameters": ' + ARGS + "}",
+        ),
+        Probe(
+            "llama3_json",
+            '{"name": "',
+            "a",
+            NAME_MAX,
+            '", "parameters": ' + ARGS + "}",
+            tentative=True,
+            name=long_name,
+        ),
+        Probe(
+            "llama3_json",
+            '<|python_tag|>{"',
+            "k",
+            NAME_MAX,
+            '": 1, "name": "f", "parameters": ' + ARGS + "}",
+        ),
+        Probe(
+            "llama3_json",
+            '<|python_tag|>{"name"',
+            " ",
+            WS_MAX,
+            ': "f", "parameters": ' + ARGS + "}",
+        ),
+        Probe(
+            "llama3_json", '<|python_tag|>{"name":', " ", WS_MAX, '"f", "parameters": ' + ARGS + "}"
+        ),
+        # pythonic: a bare list is tentative until its first call starts
+        Probe("pythonic", "[", " ", WS_MAX, "f(a=1)]", tentative=True),
+        Probe("pythonic", "[", "a", NAME_MAX, "(a=1)]", tentative=True, name=long_name),
+        Probe("pythonic", "[f", " ", WS_MAX, "(a=1)]", tentative=True),
+        Probe("pythonic", "[f(", " ", WS_MAX, "a=1)]", started=True),
+        Probe(
+            "pythonic",
+            "[f(",
+            "k",
+            NAME_MAX,
+            "=1)]",
+            started=True,
+            args='{"' + "k" * NAME_MAX + '": 1}',
+        ),
+        Probe("pythonic", "[f(a", " ", WS_MAX, "=1)]", started=True),
+        Probe("pythonic", "[f(a=1)", " ", WS_MAX, "]", started=True),
+        Probe("llama4_pythonic", "<|python_start|>", " ", WS_MAX, "[f(a=1)]<|python_end|>"),
+        # hermes: the JSON call object in a Region
+        Probe(
+            "hermes",
+            "<tool_call>",
+            " ",
+            WS_MAX,
+            '{"name": "f", "arguments": ' + ARGS + "}</tool_call>",
+        ),
+        Probe(
+            "hermes",
+            '<tool_call>{"name": "',
+            "a",
+            NAME_MAX,
+            '", "arguments": ' + ARGS + "}</tool_call>",
+            name=long_name,
+        ),
+        # characters, not bytes: the same cap on both backends
+        Probe(
+            "hermes",
+            '<tool_call>{"name": "',
+            "é",
+            NAME_MAX,
+            '", "arguments": ' + ARGS + "}</tool_call>",
+            name="é" * NAME_MAX,
+        ),
+        Probe(
+            "hermes",
+            "<tool_call>{",
+            " ",
+            WS_MAX,
+            '"name": "f", "arguments": ' + ARGS + "}</tool_call>",
+        ),
+        Probe(
+            "hermes",
+            '<tool_call>{"name": "f",',
+            "\n",
+            WS_MAX,
+            '"arguments": ' + ARGS + "}</tool_call>",
+        ),
+    ]
+
+
+PROBES = _probes()
+ARGS_FIRST = '<tool_call>{"arguments": {"a": "'
+ARGS_FIRST_END = '"}, "name": "f"'
+# Arguments before the name: the call starts at the name's closing quote, which must be within
+# HOLD_MAX + 1 characters of the region (its start marker included).
+HOLD = Probe(
+    "hermes",
+    ARGS_FIRST,
+    "x",
+    HOLD_MAX + 1 - len(ARGS_FIRST) - len(ARGS_FIRST_END),
+    ARGS_FIRST_END + "}</tool_call>",
+)
+
+
+def plans(text: str, short: bool) -> List[List[str]]:
+    """Whole, 1000-character deltas, 7-character deltas, a random split; one character at a
+    time when the text is short."""
+    out = [[text], [text[i : i + 1000] for i in range(0, len(text), 1000)]]
+    out.append([text[i : i + 7] for i in range(0, len(text), 7)])
+    out.append(corpus.random_chunks(text, random.Random(len(text)), 12))
+    if short:
+        out.append(list(text))
+    return out
+
+
+def extract(backend: str, fmt: str, text: str):
+    """Non-streaming through the public API: (content, calls, malformed, truncated)."""
+    info = toolparse.get_parser(fmt, backend=backend).extract_tool_calls(text)
+    malformed = corpus.core_extract(backend, fmt, text)[3]
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    return info.content, calls, malformed, info.truncated
+
+
+def stream(backend: str, fmt: str, chunks: List[str]) -> corpus.Streamed:
+    p = corpus.core_parser(backend, fmt)
+    s = corpus.accumulate(corpus.core_feed_all(p, chunks))
+    s.malformed, s.truncated = p.malformed, p.truncated
+    return s
+
+
+def fed_content(backend: str, fmt: str, chunks: List[str]) -> str:
+    """The content the feeds emitted, before finish."""
+    p = corpus.core_parser(backend, fmt)
+    got = []
+    for c in chunks:
+        d = p.feed(c)
+        if d is not None and d[0]:
+            got.append(d[0])
+    return "".join(got)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("probe", PROBES, ids=repr)
+def test_at_the_cap_is_a_call(backend: str, probe: Probe) -> None:
+    text = probe.text(probe.cap)
+    content, calls, malformed, truncated = extract(backend, probe.fmt, text)
+    assert calls == [(probe.name, probe.args)] and not malformed and not truncated, (content, calls)
+    for chunks in plans(text, probe.cap == NAME_MAX):
+        s = stream(backend, probe.fmt, chunks)
+        assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls), chunks[:3]
+        assert not s.malformed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("probe", PROBES, ids=repr)
+def test_past_the_cap_is_content(backend: str, probe: Probe) -> None:
+    text = probe.text(probe.cap + 1)
+    content, calls, malformed, truncated = extract(backend, probe.fmt, text)
+    assert (content, calls) == (text, [])
+    assert malformed is not probe.tentative
+    # (a call whose start was sent and that never ended is reported truncated as well)
+    assert truncated is (probe.started and ")" not in probe.before)
+    for chunks in plans(text, probe.cap == NAME_MAX):
+        s = stream(backend, probe.fmt, chunks)
+        assert (s.malformed, s.truncated) == (malformed, truncated)
+        if probe.started:
+            # the call's start was sent before the filler; what follows the cap is content
+            # (a name's first character over the cap was read as part of it; whitespace over
+            # the cap is content from its first character)
+            assert [n for _, n, _ in s.calls] == ["f"]
+            over = 0 if probe.filler.isspace() else 1
+            assert s.content == text[len(probe.before) + probe.cap + over :]
+        else:
+            assert (s.content, s.calls) == (text, []), chunks[:3]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("probe", [p for p in PROBES if not p.started], ids=repr)
+def test_past_the_cap_the_feeds_emit_it(backend: str, probe: Probe) -> None:
+    """Nothing waits for the end of the text: long filler is emitted while it streams."""
+    text = probe.before + probe.filler * 200_000
+    for chunks in ([text], [text[i : i + 1000] for i in range(0, len(text), 1000)]):
+        assert fed_content(backend, probe.fmt, chunks) == text
+        content, calls, _, _ = extract(backend, probe.fmt, text)
+        assert (content, calls) == (text, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_past_the_cap_inside_a_call_ends_it(backend: str) -> None:
+    """After a call started, whitespace past the cap is malformed; the call's start was sent
+    and what follows is content (the probes of the brief: ``[f(`` + spaces)."""
+    text = "[f(" + " " * 200_000
+    chunks = [text[i : i + 1000] for i in range(0, len(text), 1000)]
+    fed = fed_content(backend, "pythonic", chunks)
+    assert fed == " " * (200_000 - WS_MAX)
+    assert extract(backend, "pythonic", text) == (text, [], True, True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whitespace_after_a_list_past_the_cap_is_text(backend: str) -> None:
+    """After a complete list, whitespace before the optional end marker past the cap is text:
+    the call stays, the end marker that follows is content."""
+    before = "<|python_start|>[f(a=1)]"
+    for k, content in [(WS_MAX, None), (WS_MAX + 1, " " * (WS_MAX + 1) + "<|python_end|>")]:
+        text = before + " " * k + "<|python_end|>"
+        want = (content, [("f", ARGS)], False, False)
+        assert extract(backend, "llama4_pythonic", text) == want
+        for chunks in plans(text, False):
+            s = stream(backend, "llama4_pythonic", chunks)
+            assert (s.content or None, [(n, a) for _, n, a in s.calls]) == want[:2]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", ["hermes", "longcat"])
+def test_whitespace_after_a_tagged_call_past_the_cap_is_text(backend: str, fmt: str) -> None:
+    """After a complete call body, whitespace before its end marker past the cap is text: the
+    call stays, the end marker that follows is content."""
+    start = toolparse.spec.get_spec(fmt).markers["call_start"]
+    end = toolparse.spec.get_spec(fmt).markers["call_end"]
+    before = start + '{"name": "f", "arguments": {"a": 1}}'
+    for k, content in [(WS_MAX, None), (WS_MAX + 1, " " * (WS_MAX + 1) + end)]:
+        text = before + " " * k + end
+        want = (content, [("f", ARGS)], False, False)
+        assert extract(backend, fmt, text) == want
+        for chunks in plans(text, False):
+            s = stream(backend, fmt, chunks)
+            assert (s.content or None, [(n, a) for _, n, a in s.calls]) == want[:2]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_call_region_holds_at_most_hold_max(backend: str) -> None:
+    """Arguments before the name are held until the name arrives, up to ``HOLD_MAX``."""
+    for k, ok in [(HOLD.cap, True), (HOLD.cap + 1, False)]:
+        text = HOLD.text(k)
+        content, calls, malformed, _ = extract(backend, "hermes", text)
+        if ok:
+            assert [n for n, _ in calls] == ["f"] and not malformed
+        else:
+            assert (content, calls, malformed) == (text, [], True)
+        chunks = [text[i : i + 65536] for i in range(0, len(text), 65536)]
+        s = stream(backend, "hermes", chunks)
+        assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls)
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=repr)
+def test_twins_agree_at_the_cap(probe: Probe) -> None:
+    for k in (probe.cap, probe.cap + 1):
+        text = probe.text(k)
+        corpus.twin_extract(probe.fmt, text)
+        for chunks in plans(text, False)[1:]:
+            corpus.twin_stream(probe.fmt, chunks)
+
+
+def test_the_caps() -> None:
+    """The documented values (README "Guarantees"); the Rust side agrees by the tests above."""
+    assert (NAME_MAX, WS_MAX, HOLD_MAX) == (256, 4096, 1 << 20)
