@@ -304,6 +304,57 @@ def test_whitespace_after_a_tagged_call_past_the_cap_is_text(backend: str, fmt: 
             assert (s.content or None, [(n, a) for _, n, a in s.calls]) == want[:2]
 
 
+XML_CALL = "<function=f>\n<parameter=a>\nx\n</parameter>\n</function>\n</tool_call>"
+DS_CALL = "<｜tool▁call▁begin｜>f<｜tool▁sep｜>" + ARGS + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fmt,before,filler,cap,after,past",
+    [
+        # whitespace after the wrapper past the cap: the wrapper is text, the bare function
+        # after it is still a call (the wrapper may be missing)
+        ("qwen3_coder", "<tool_call>", " ", WS_MAX, XML_CALL, "wrapper"),
+        # a function name past the cap: not a call, the markup is text
+        ("qwen3_coder", "<tool_call>\n<function=", "a", NAME_MAX, XML_CALL[11:], "text"),
+        # whitespace in a section past the cap: malformed markup
+        ("deepseek_v31", "<｜tool▁calls▁begin｜>", " ", WS_MAX, DS_CALL, "malformed"),
+        (
+            "kimi_k2",
+            "<|tool_calls_section_begin|>",
+            "\n",
+            WS_MAX,
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+            + ARGS
+            + "<|tool_call_end|><|tool_calls_section_end|>",
+            "malformed",
+        ),
+    ],
+)
+def test_section_and_wrapper_caps(
+    backend: str, fmt: str, before: str, filler: str, cap: int, after: str, past: str
+) -> None:
+    """The XML and name-separator families: what a start marker is followed by is capped too."""
+    for k in (cap, cap + 1):
+        text = before + filler * k + after
+        content, calls, malformed, truncated = extract(backend, fmt, text)
+        if k == cap:
+            assert len(calls) == 1 and not malformed and not truncated, (content, calls)
+        elif past == "wrapper":
+            assert content == before + filler * k and len(calls) == 1 and not malformed
+        else:
+            assert (content, calls, malformed) == (text, [], past == "malformed")
+        for chunks in plans(text, cap == NAME_MAX):
+            s = stream(backend, fmt, chunks)
+            if not malformed:
+                assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls)
+            assert s.malformed == malformed
+        # nothing waits for the end of the text
+        long = before + filler * 200_000
+        chunks = [long[i : i + 1000] for i in range(0, len(long), 1000)]
+        assert fed_content(backend, fmt, chunks) == long
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_call_region_holds_at_most_hold_max(backend: str) -> None:
     """Arguments before the name are held until the name arrives, up to ``HOLD_MAX``."""

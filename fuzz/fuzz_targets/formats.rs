@@ -1,11 +1,15 @@
 //! Every format on arbitrary text: no panic, and the streamed result is the same for the whole
-//! text, one char per delta, and splits chosen by the input; stream == non-stream when well formed.
+//! text, one char per delta, and splits chosen by the input; stream == non-stream when well formed;
+//! truncated output keeps exactly the streamed calls that ended.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use toolparse::{Event, Format, Parser, Tools};
 
-fn run(f: Format, text: &str, cuts: &[usize]) -> (String, String, Vec<(String, String)>, bool) {
+/// (content, reasoning, [(name, arguments, ended)], malformed, truncated)
+type Run = (String, String, Vec<(String, String, bool)>, bool, bool);
+
+fn run(f: Format, text: &str, cuts: &[usize]) -> Run {
     let mut p = Parser::new(f, &Tools::default());
     let mut events = Vec::new();
     let mut prev = 0;
@@ -17,14 +21,15 @@ fn run(f: Format, text: &str, cuts: &[usize]) -> (String, String, Vec<(String, S
     let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
     for ev in events {
         match ev {
-            Event::Content(t) => content.push_str(&t),
+            // The markup of a call the text ended inside: a stream sends it as content.
+            Event::Content(t) | Event::Unfinished(t) => content.push_str(&t),
             Event::Reasoning(t) => reasoning.push_str(&t),
-            Event::ToolStart { name, .. } => calls.push((name, String::new())),
+            Event::ToolStart { name, .. } => calls.push((name, String::new(), false)),
             Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
-            Event::ToolEnd { .. } => {}
+            Event::ToolEnd { index } => calls[index].2 = true,
         }
     }
-    (content, reasoning, calls, p.malformed())
+    (content, reasoning, calls, p.malformed(), p.truncated())
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -40,9 +45,15 @@ fuzz_target!(|data: &[u8]| {
     let some: Vec<usize> = bounds.iter().copied().step_by(step).collect();
     assert_eq!(run(f, &text, &some), whole, "every {step} chars");
     let x = Parser::extract(f, &Tools::default(), &text);
-    if !x.malformed {
+    assert_eq!(x.truncated, whole.4);
+    let calls: Vec<(String, String)> = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+    let ended: Vec<(String, String)> =
+        whole.2.iter().filter(|c| c.2).map(|c| (c.0.clone(), c.1.clone())).collect();
+    if !x.malformed && !x.truncated {
         assert_eq!(x.content.unwrap_or_default(), whole.0);
-        let calls: Vec<(String, String)> = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
-        assert_eq!(calls, whole.2);
+        assert_eq!(calls, ended);
+    } else if !x.malformed {
+        // truncated: the complete calls are the streamed calls that ended
+        assert_eq!(calls, ended);
     }
 });

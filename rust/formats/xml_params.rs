@@ -76,7 +76,7 @@ use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
 use crate::params::{self, Kind};
-use crate::scan::{expect, Expect, Found, Markers};
+use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
 
 /// The longest run of whitespace allowed between a closing tag inside a value and what confirms
 /// it; a longer run makes the tag part of the value (bounds what is held back).
@@ -252,6 +252,12 @@ fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
 /// call).
 const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
 
+/// The whitespace at the end of `s` (what the wrapper has read since its marker), in bytes
+/// (whitespace is ASCII: bytes are characters).
+fn trailing_ws(s: &str) -> usize {
+    s.len() - s.trim_end_matches(crate::event::is_ws).len()
+}
+
 impl Machine for XmlParams {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let style = self.style;
@@ -279,6 +285,23 @@ impl Machine for XmlParams {
                     }
                 },
                 State::Wrapper { raw } => match expect(rest, &style.function) {
+                    // Whitespace after the wrapper past the cap: not a call, the wrapper was
+                    // content.
+                    Expect::Marker { which, end }
+                        if trailing_ws(raw) + end - style.function.list[which].len() > WS_MAX =>
+                    {
+                        let n = end - style.function.list[which].len();
+                        raw.push_str(&rest[..n]);
+                        out.content(raw);
+                        i += n;
+                        self.st = State::Text;
+                    }
+                    Expect::Wait { ws } if trailing_ws(raw) + ws > WS_MAX => {
+                        raw.push_str(&rest[..ws]);
+                        out.content(raw);
+                        i += ws;
+                        self.st = State::Text;
+                    }
                     Expect::Marker { end, .. } => {
                         raw.push_str(&rest[..end]);
                         let raw = std::mem::take(raw);
@@ -301,9 +324,20 @@ impl Machine for XmlParams {
                 State::Name { raw, at } => {
                     let Some(p) = rest.find(NAME_STOPS) else {
                         raw.push_str(rest);
+                        if raw[*at..].chars().count() > NAME_MAX {
+                            // A name past the cap: not a call, the markup was content.
+                            out.content(raw);
+                            self.st = State::Text;
+                        }
                         return input.len();
                     };
                     raw.push_str(&rest[..p]);
+                    if raw[*at..].chars().count() > NAME_MAX {
+                        out.content(raw);
+                        i += p;
+                        self.st = State::Text;
+                        continue;
+                    }
                     let tail = &rest[p..];
                     let end = match style.name_end {
                         NameEnd::Gt => tail.starts_with('>').then_some(1),

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import WS, Markers, expect, ws_len
+from .scan import WS, WS_MAX, Markers, expect, ws_len
 
 # The longest call header accepted, in characters.
 HEADER_MAX = 256
@@ -124,7 +124,14 @@ class NamedJson:
                     return i + at
             elif st == "Section":
                 kind, a, b = expect(s, style.between, i)
-                if kind == "marker" and a == 0:
+                n_ws = b - len(style.between.list[a]) if kind == "marker" else a
+                trailing = len(self.raw) - len(self.raw.rstrip(WS))
+                if kind != "other" and trailing + n_ws > WS_MAX:
+                    # Whitespace in a section past the cap: malformed markup.
+                    self.raw += s[i : i + n_ws]
+                    i += n_ws
+                    self._fail(self.raw, out)
+                elif kind == "marker" and a == 0:
                     self._header(self.raw + s[i : i + b])
                     i += b
                 elif kind == "marker":

@@ -28,7 +28,7 @@ from typing import List, Mapping, Optional
 from . import ToolTypes, params
 from .event import Emitter
 from .json import is_blank
-from .scan import Markers, expect
+from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -192,7 +192,16 @@ class XmlParams:
                     self.st, self.name_parts = "Name", []
             elif st == "Wrapper":
                 kind, a, b = expect(s, style.function, i)
-                if kind == "marker":
+                n_ws = b - len(style.function.list[a]) if kind == "marker" else a
+                raw = "".join(self.raw)
+                if kind != "other" and len(raw) - len(raw.rstrip(WS)) + n_ws > WS_MAX:
+                    # Whitespace after the wrapper past the cap: not a call, the wrapper was
+                    # content.
+                    out.content(raw + s[i : i + n_ws])
+                    self.raw = []
+                    i += n_ws
+                    self.st = "Text"
+                elif kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
                     self.st, self.name_parts = "Name", []
@@ -210,9 +219,20 @@ class XmlParams:
                 p = _find_any(s, _NAME_STOP, i)
                 if p == -1:
                     self.name_parts.append(s[i:])
+                    if sum(map(len, self.name_parts)) > NAME_MAX:
+                        # A name past the cap: not a call, the markup was content.
+                        out.content("".join(self.raw) + "".join(self.name_parts))
+                        self.raw, self.name_parts = [], []
+                        self.st = "Text"
                     return n
                 self.name_parts.append(s[i : i + p])
                 t = i + p
+                if sum(map(len, self.name_parts)) > NAME_MAX:
+                    out.content("".join(self.raw) + "".join(self.name_parts))
+                    self.raw, self.name_parts = [], []
+                    i = t
+                    self.st = "Text"
+                    continue
                 end = -1
                 if style.name_end == GT:
                     end = 1 if s[t] == ">" else -1
