@@ -4,7 +4,11 @@ fresh interpreter. The count that matters is the peak resident-set growth over t
 (it was 42-91x before the XML family's values were linear); it must stay a small constant, the same
 at 2 MB and 8 MB. Not timed.
 
-    python benches/bench_memory.py --report      # both backends, 2 and 10 MB
+    python benches/bench_memory.py --report      # both backends, 2 and 10 MB; the twin's growth
+
+The report also gives the growth of the twin's time on an object value (defect 3b: the twin was
+quadratic in qwen3_coder array and object values): a 4x longer value in 3-character deltas should
+take about 4x as long (16x if quadratic). Reported, never asserted.
 """
 
 from __future__ import annotations
@@ -70,6 +74,30 @@ def test_peak_memory_is_a_small_constant_of_the_text(mode: str) -> None:
     assert ratios[1] <= ratios[0] * 1.5 + 1, ratios
 
 
+def twin_growth() -> float:
+    """Time of the twin on a 320k-character object value over an 80k one, 3-character deltas."""
+    import time
+
+    from toolparse import reference
+
+    types = {"f": {"o": ["object"]}}
+
+    def run(n: int) -> float:
+        text = '<tool_call>\n<function=f>\n<parameter=o>\n{"k": "' + "x" * n + '"}\n'
+        text += "</parameter>\n</function>\n</tool_call>"
+        chunks = [text[i : i + 3] for i in range(0, len(text), 3)]
+        t = time.perf_counter()
+        p = reference.Parser("qwen3_coder", types)
+        for c in chunks:
+            p.feed(c)
+        p.finish()
+        return time.perf_counter() - t
+
+    small = min(run(80_000) for _ in range(3))
+    large = min(run(320_000) for _ in range(3))
+    return large / small
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--report", action="store_true", required=True)
@@ -83,6 +111,7 @@ def main() -> None:
                     f"{backend:6} {mode:7} {size / 1e6:5.1f} MB text: peak RSS +{mb:6.1f} MB"
                     f" ({growth / size:.1f}x)"
                 )
+    print(f"twin time, object value 320k / 80k characters: {twin_growth():.1f}x (linear: ~4)")
 
 
 if __name__ == "__main__":

@@ -471,24 +471,3 @@ def test_twins_agree_on_random_texts(fmt: str) -> None:
             chunks = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
             got = _feeds(lambda: _core.Parser(fmt, TYPES), chunks)
             assert got == _feeds(lambda: reference.Parser(fmt, TYPES), chunks), (text, cuts)
-
-
-def test_twin_values_are_linear() -> None:
-    """A long value in many small deltas: the twin keeps its pieces in lists (issue 10); the
-    per-delta cost must not grow with what was read (a 4x longer text takes about 4x as long)."""
-    import time
-
-    def run(n: int) -> float:
-        text = r.function("typed", {"o": {"k": "x" * n}})
-        chunks = [text[i : i + 3] for i in range(0, len(text), 3)]
-        t = time.perf_counter()
-        p = reference.Parser("minimax_m2", TYPES)
-        for c in chunks:
-            p.feed(c)
-        p.finish()
-        return time.perf_counter() - t
-
-    r = corpus.renderer("minimax_m2")
-    small = min(run(20_000) for _ in range(3))
-    large = min(run(80_000) for _ in range(3))
-    assert large < small * 8, (small, large)
