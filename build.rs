@@ -99,7 +99,9 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
         for f in formats {
             let mut calls = Vec::new();
             if call_ends {
-                for role in ["call_start", "section_start"] {
+                // What a call of the format may begin with (an XML function may stand without
+                // its wrapper; glm's calls have no other start).
+                for role in ["call_start", "section_start", "function_start"] {
                     if let Some(m) = f
                         .get("markers")
                         .and_then(|m| m.get(role))

@@ -395,3 +395,35 @@ def test_property_pairs(pair: Tuple[Optional[str], str, List[str]], data: Any) -
         content, reasoning, calls, malformed, truncated = _extract(backend, fmt, r, started, text)
         if not malformed and not truncated:
             assert (content, reasoning, [(n, a) for _, n, a in calls]) == whole
+
+
+# --- the pairs deployments run, with the tool formats of the families (issue 11, item 3) -------
+
+PAIRED = [
+    ("deepseek_v3", "deepseek_r1"),
+    ("deepseek_v3", "deepseek_v3"),
+    ("deepseek_v31", "deepseek_v3"),
+    ("glm45", "glm45"),
+    ("glm47", "glm45"),
+    ("kimi_k2", "kimi_k2"),
+    ("minimax_m2", "minimax_m2"),
+    ("seed_oss", "seed_oss"),
+    ("step3", "step3"),
+]
+
+
+@pytest.mark.parametrize("fmt,r", PAIRED, ids=lambda p: str(p))
+def test_paired_seams(fmt: str, r: str) -> None:
+    """A think block then a call of the paired tool format: the end marker and the call in one
+    delta or split anywhere; a call inside a block never closed ends the reasoning and is parsed;
+    the block opened by the prompt."""
+    import corpus
+
+    case = corpus.renderer(fmt).render([("f", {"a": "x"})])
+    call = case.text.strip()
+    calls = [(n, a) for n, a in case.calls]
+    start, end = ("<seed:think>", "</seed:think>") if r == "seed_oss" else ("<think>", "</think>")
+    check(fmt, r, None, f"{start}plan{end}{call}", (None, "plan", calls))
+    check(fmt, r, None, f"{start}plan{end}\n\n{call}", (None, "plan", calls))
+    check(fmt, r, None, f"{start}plan{call}", (None, "plan", calls))
+    check(fmt, r, True, f"plan{end}{call}", (None, "plan", calls))

@@ -123,7 +123,8 @@ class ReasoningSpec:
             if format is None:
                 calls = list(self.call_starts)
             else:
-                calls = [m for r in ("call_start", "section_start") if (m := format.marker(r))]
+                roles = ("call_start", "section_start", "function_start")
+                calls = [m for r in roles if (m := format.marker(r))]
         out = [self.end, self.start]
         for c in calls:
             if c and c not in out:
