@@ -1,0 +1,320 @@
+use super::*;
+use crate::event::{Delta, Extracted};
+use crate::formats::{Format, Parser};
+
+fn extract(text: &str) -> Extracted {
+    let f = Format::from_name("openai").unwrap_or_else(|| panic!("openai not registered"));
+    Parser::extract(f, &Tools::default(), text)
+}
+
+/// Streams `text` cut at `cuts`; returns (content, reasoning, [(name, args)], malformed).
+fn stream(text: &str, cuts: &[usize]) -> (String, String, Vec<(String, String)>, bool) {
+    let f = Format::from_name("openai").unwrap_or_else(|| panic!("openai not registered"));
+    let mut p = Parser::new(f, &Tools::default());
+    let mut deltas: Vec<Delta> = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        deltas.extend(p.feed_delta(&text[prev..c]));
+        prev = c;
+    }
+    deltas.extend(p.finish_delta());
+    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
+    for d in deltas {
+        content.push_str(d.content.as_deref().unwrap_or(""));
+        reasoning.push_str(d.reasoning.as_deref().unwrap_or(""));
+        for c in d.calls {
+            if let Some((_, name)) = c.start {
+                calls.push((name, String::new()));
+            }
+            if let Some(last) = calls.last_mut() {
+                last.1.push_str(c.args.as_deref().unwrap_or(""));
+            }
+        }
+    }
+    (content, reasoning, calls, p.malformed())
+}
+
+fn boundaries(s: &str) -> Vec<usize> {
+    (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
+}
+
+const TWO_CALLS: &str = "<|channel|>analysis<|message|>Need weather.<|end|>\
+    <|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json\
+    <|message|>{\"city\": \"東京\", \"n\": [1, 2.5, null]}<|call|>\
+    <|start|>assistant to=functions.get_time<|channel|>commentary json<|message|>{}<|call|>";
+
+#[test]
+fn routes_channels_and_calls() {
+    let x = extract(TWO_CALLS);
+    assert!(!x.malformed);
+    assert_eq!(x.reasoning.as_deref(), Some("Need weather."));
+    assert_eq!(x.content, None);
+    assert_eq!(x.calls.len(), 2);
+    assert_eq!(x.calls[0].name, "get_weather");
+    assert_eq!(
+        x.calls[0].arguments,
+        "{\"city\": \"東京\", \"n\": [1, 2.5, null]}"
+    );
+    assert_eq!(x.calls[1].name, "get_time");
+    assert_eq!(x.calls[1].arguments, "{}");
+}
+
+#[test]
+fn every_split_agrees() {
+    let texts = [
+        TWO_CALLS,
+        "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>final<|message|>Hi <b>!<|return|>",
+        " to=functions.f<|channel|>commentary<|message|>{\"a\": 1}",
+        "plain <|text",
+        "<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|call|>\"}<|call|>",
+        "<|channel|>commentary to=functions.f<|message|>{\"a\": <|call|>",
+        "<|channel|>analysis<|message|>hello<|end|><|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>",
+        "<|channel|>analysis<|message|>a <|call|> b <|channel|>final x y z<|end|>\
+         <|start|>assistant<|channel|>final<|message|>c <|start|>user d",
+    ];
+    for t in texts {
+        let whole = stream(t, &[]);
+        for k in boundaries(t) {
+            assert_eq!(stream(t, &[k]), whole, "{t:?} cut at {k}");
+        }
+        let all: Vec<usize> = boundaries(t);
+        assert_eq!(stream(t, &all), whole, "{t:?} one char at a time");
+    }
+}
+
+#[test]
+fn random_texts_are_split_invariant() {
+    const PIECES: &[&str] = &[
+        "<|start|>",
+        "<|channel|>",
+        "<|message|>",
+        "<|end|>",
+        "<|call|>",
+        "<|return|>",
+        "<|constrain|>",
+        "<|",
+        "<|chan",
+        "assistant",
+        "analysis",
+        "final",
+        "commentary",
+        " to=functions.f",
+        "to=functions.g",
+        " to=browser.search",
+        " to=python",
+        "user",
+        "<|start|>assistant",
+        " json",
+        "to=",
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"a\"",
+        ": ",
+        ", ",
+        "1",
+        "true",
+        "\"x\\\"é🎉\"",
+        " ",
+        "\n",
+        "t",
+        "x",
+        "é",
+    ];
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..4000 {
+        let mut t = if rnd(2) == 0 {
+            TWO_CALLS.to_owned()
+        } else {
+            String::new()
+        };
+        for _ in 0..rnd(14) {
+            let mut at = rnd(t.len() + 1);
+            while !t.is_char_boundary(at) {
+                at -= 1;
+            }
+            t.insert_str(at, PIECES[rnd(PIECES.len())]);
+        }
+        let whole = stream(&t, &[]);
+        assert_eq!(stream(&t, &boundaries(&t)), whole, "{t:?}");
+        let b = boundaries(&t);
+        let cuts = [b[rnd(b.len())], b[rnd(b.len())]];
+        let cuts = [cuts[0].min(cuts[1]), cuts[0].max(cuts[1])];
+        assert_eq!(stream(&t, &cuts), whole, "{t:?} {cuts:?}");
+        let x = extract(&t);
+        // (truncated texts: rust/formats/invariants.rs)
+        if !x.malformed && !x.truncated {
+            assert_eq!(x.content.unwrap_or_default(), whole.0, "{t:?}");
+            assert_eq!(x.reasoning.unwrap_or_default(), whole.1, "{t:?}");
+            let calls: Vec<(String, String)> =
+                x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+            assert_eq!(calls, whole.2, "{t:?}");
+            for (_, a) in &calls {
+                assert!(crate::json::is_json(a) && a.starts_with('{'), "{t:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn header_parse() {
+    assert_eq!(parse("<|channel|>final", false), Some(Route::Content));
+    assert_eq!(parse("<|channel|>analysis", false), Some(Route::Reasoning));
+    let builtin = "assistant<|channel|>analysis to=browser.search";
+    assert_eq!(parse(builtin, true), Some(Route::Reasoning));
+    let call = "assistant to=functions.a.b<|channel|>commentary<|constrain|>json";
+    assert_eq!(parse(call, true), Some(Route::Tool("a.b".into())));
+    assert_eq!(
+        parse(" to=functions.f json", false),
+        Some(Route::Tool("f".into()))
+    );
+    assert_eq!(parse("assistant", true), Some(Route::Content));
+    for bad in [
+        "<|channel|>",
+        "<|channel|>other",
+        "<|channel|>commentaryto=functions.f",
+        "<|channel|>commentary to=functions.",
+        "<|channel|>commentary to=",
+        "to=functions.a<|channel|>commentary to=functions.b",
+        "<|channel|>final<|channel|>final",
+        "<|channel|>commentary o=functions.f <|constrain|>json",
+    ] {
+        assert_eq!(parse(bad, false), None, "{bad:?}");
+    }
+    for bad in [
+        "user<|channel|>final",
+        "assistantto=functions.f<|channel|>commentary",
+        "",
+    ] {
+        assert_eq!(parse(bad, true), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn missing_end_marker_and_truncation() {
+    let x = extract("<|channel|>commentary to=functions.f<|message|>{\"a\": 1} \n");
+    assert!(!x.malformed);
+    assert_eq!(x.calls[0].arguments, "{\"a\": 1}");
+    for cut in [
+        "<|channel|>commentary to=functions.f<|message|>{\"a\": 1",
+        "<|channel|>commentary to=functions.f<|message|>",
+        "<|channel|>commentary to=functions.f",
+    ] {
+        let x = extract(cut);
+        assert!(x.truncated && !x.malformed && x.calls.is_empty(), "{cut:?}");
+    }
+    // After a complete call, the unfinished one's header is not content.
+    let x = extract(
+        "<|channel|>commentary to=functions.f<|message|>{}<|call|>\
+         <|start|>assistant<|channel|>commentary to=functions.g <|constrain|>js",
+    );
+    assert!(x.truncated && !x.malformed, "{x:?}");
+    assert_eq!((x.calls.len(), x.content), (1, None));
+    assert!(extract("<|channel|>commentary to=functions.f<|message|>hi<|call|>").malformed);
+    let x = extract("<|channel|>final<|message|>Hello");
+    assert_eq!(x.content.as_deref(), Some("Hello"));
+    let x = extract("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|chan");
+    assert!(!x.malformed);
+    assert_eq!(x.content.as_deref(), Some("<|start|>assistant<|chan"));
+}
+
+#[test]
+fn builtin_recipient_is_reasoning_after_a_newline() {
+    let text = "<|channel|>analysis<|message|>The user wants hello<|end|>\
+        <|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>";
+    let x = extract(text);
+    assert!(!x.malformed);
+    assert!(x.calls.is_empty());
+    assert_eq!(x.content, None);
+    assert_eq!(
+        x.reasoning.as_deref(),
+        Some("The user wants hello\nprint(\"hello\")")
+    );
+    // an empty reasoning message adds no separator
+    let x = extract(
+        "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>analysis<|message|>b",
+    );
+    assert_eq!(x.reasoning.as_deref(), Some("b"));
+}
+
+#[test]
+fn quoted_markers_are_body_text() {
+    let text = "<|channel|>analysis<|message|>The tag <|call|> ends a call; \
+        <|channel|>final starts the answer, <|start|>user a user.<|end|>\
+        <|start|>assistant<|channel|>final<|message|>Hi <|message|> there<|return|>";
+    let x = extract(text);
+    assert!(!x.malformed);
+    assert_eq!(
+        x.reasoning.as_deref(),
+        Some(
+            "The tag <|call|> ends a call; <|channel|>final starts the answer, \
+             <|start|>user a user."
+        )
+    );
+    assert_eq!(x.content.as_deref(), Some("Hi <|message|> there"));
+}
+
+/// The checks on a quoted header reject only headers `parse` rejects.
+#[test]
+fn quote_checks_reject_only_what_parse_rejects() {
+    const PIECES: &[&str] = &[
+        "<|channel|>",
+        "<|constrain|>",
+        "assistant",
+        "assistan",
+        "analysis",
+        "commentary",
+        "final",
+        "fin",
+        "to=functions.f",
+        "to=python",
+        "to=",
+        "json",
+        "user",
+        " ",
+        "\t",
+        "<",
+        "x",
+    ];
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rnd = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut valid = 0;
+    for _ in 0..20_000 {
+        let role = rnd(2) == 0;
+        let mut h = String::new();
+        let mut c = Checks::default();
+        let mut ok = true;
+        if !role {
+            h.push_str(MARKERS.list[CHANNEL]);
+            ok = c.marker(CHANNEL);
+        }
+        for _ in 0..rnd(7) {
+            let p = PIECES[rnd(PIECES.len())];
+            h.push_str(p);
+            ok = ok
+                && match MARKERS.starts(p) {
+                    Some(w) => c.marker(w),
+                    None => c.text(p, role),
+                };
+        }
+        let parsed = parse(&h, role);
+        if !ok {
+            assert_eq!(parsed, None, "{h:?} role={role}");
+        } else if parsed.is_some() {
+            valid += 1;
+        }
+    }
+    assert!(valid > 100, "{valid}");
+}

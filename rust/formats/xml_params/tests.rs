@@ -1,0 +1,389 @@
+use super::*;
+use crate::event::Extracted;
+use crate::formats::{Format, Parser};
+
+fn tools() -> Tools {
+    let params = [
+        ("s", &["string"][..]),
+        ("n", &["integer"]),
+        ("x", &["number"]),
+        ("b", &["boolean"]),
+        ("o", &["object"]),
+        ("a", &["array"]),
+        ("u", &["integer", "null"]),
+        ("v", &["string", "integer"]),
+    ];
+    Tools::new(
+        [(
+            "f".to_owned(),
+            params
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.iter().map(|t| t.to_string()).collect()))
+                .collect(),
+        )]
+        .into_iter()
+        .collect(),
+    )
+}
+
+fn extract(text: &str) -> Extracted {
+    let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+    Parser::extract(f, &tools(), text)
+}
+
+/// Streams `text` one character at a time; returns (content, [(name, args)], malformed or
+/// truncated).
+fn stream_chars(text: &str) -> (String, Vec<(String, String)>, bool) {
+    let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+    let mut p = Parser::new(f, &tools());
+    let mut events = Vec::new();
+    let mut buf = [0u8; 4];
+    for c in text.chars() {
+        events.extend(p.feed(c.encode_utf8(&mut buf)));
+    }
+    events.extend(p.finish());
+    let x = Extracted::from_events(events, p.malformed(), p.truncated());
+    (
+        x.content.unwrap_or_default(),
+        x.calls.into_iter().map(|c| (c.name, c.arguments)).collect(),
+        x.malformed || x.truncated,
+    )
+}
+
+#[test]
+fn typed_call() {
+    let text = "Hi\n<tool_call>\n<function=f>\n<parameter=s>\nline1\nline2\n</parameter>\n\
+                <parameter=n>\n-07\n</parameter>\n<parameter=x>\n1e5\n</parameter>\n\
+                <parameter=b>\nTrue\n</parameter>\n<parameter=o>\n{\"k\":[1,2]}\n</parameter>\n\
+                <parameter=z>\n\"q\"\n</parameter>\n</function>\n</tool_call>";
+    let x = extract(text);
+    assert!(!x.malformed);
+    assert_eq!(x.content.as_deref(), Some("Hi\n"));
+    assert_eq!(x.calls.len(), 1);
+    assert_eq!(
+        x.calls[0].arguments,
+        r#"{"s": "line1\nline2", "n": -7, "x": 100000.0, "b": true, "o": {"k": [1, 2]}, "z": "\"q\""}"#
+    );
+    let (content, calls, malformed) = stream_chars(text);
+    assert!(!malformed);
+    assert_eq!(content, "Hi\n");
+    assert_eq!(calls[0].1, x.calls[0].arguments);
+}
+
+#[test]
+fn other_styles() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "seed_oss",
+            "<seed:tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</function>\n</seed:tool_call>",
+            r#"{"n": 1}"#,
+        ),
+        (
+            "minimax_m2",
+            "<minimax:tool_call>\n<invoke name=\"f\">\n<parameter name=\"s\">a\nb</parameter>\n\
+             <parameter name=\"n\">2</parameter>\n</invoke>\n<invoke name=\"f\">\n</invoke>\n</minimax:tool_call>",
+            r#"{"s": "a\nb", "n": 2}"#,
+        ),
+        (
+            "glm45",
+            "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value> x </arg_value>\n</tool_call>\n<tool_call>f\n</tool_call>",
+            r#"{"s": " x "}"#,
+        ),
+        (
+            "glm47",
+            "<tool_call>f<arg_key>n</arg_key><arg_value>3</arg_value></tool_call><tool_call>f</tool_call>",
+            r#"{"n": 3}"#,
+        ),
+        (
+            "step3",
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\">\
+             <steptml:parameter name=\"b\">True</steptml:parameter></steptml:invoke><｜tool_call_end｜>\
+             <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"f\"></steptml:invoke>\
+             <｜tool_call_end｜><｜tool_calls_end｜>",
+            r#"{"b": true}"#,
+        ),
+        (
+            "deepseek_v32",
+            "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"n\" \
+             string=\"true\">1</｜DSML｜parameter><｜DSML｜parameter name=\"s\" string=\"false\">\
+             [1]</｜DSML｜parameter></｜DSML｜invoke><｜DSML｜invoke name=\"f\"></｜DSML｜invoke>\
+             </｜DSML｜function_calls>",
+            r#"{"n": "1", "s": [1]}"#,
+        ),
+    ];
+    for (name, text, want) in cases {
+        let f = Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"));
+        let x = Parser::extract(f, &tools(), text);
+        assert!(!x.malformed && !x.truncated, "{name}: {x:?}");
+        let mut calls = x.calls.iter().map(|c| c.arguments.as_str());
+        let first = calls.next();
+        assert_eq!(first, Some(*want), "{name}");
+        if *name != "seed_oss" {
+            assert_eq!(calls.next(), Some("{}"), "{name}");
+        }
+        let every: Vec<usize> = (1..text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        let mut p = Parser::new(f, &tools());
+        let mut events = Vec::new();
+        let mut prev = 0;
+        for &c in every.iter().chain(std::iter::once(&text.len())) {
+            events.extend(p.feed(&text[prev..c]));
+            prev = c;
+        }
+        events.extend(p.finish());
+        let y = Extracted::from_events(events, p.malformed(), p.truncated());
+        assert_eq!(y.calls.len(), x.calls.len(), "{name}");
+        assert_eq!(y.calls[0].arguments, *want, "{name}");
+    }
+}
+
+#[test]
+fn newlines_stripped_once() {
+    let x = extract("<function=f>\n<parameter=s>\n\nv\n\n</parameter>\n</function>");
+    assert_eq!(x.calls[0].arguments, r#"{"s": "\nv\n"}"#);
+    let x = extract(
+        "<function=f>\n<parameter=s>\n</parameter>\n<parameter=t>\n\n</parameter>\n</function>",
+    );
+    assert_eq!(x.calls[0].arguments, r#"{"s": "", "t": ""}"#);
+    let x = extract("<function=f>\n<parameter=s>\na\n<parameter=n>\n1\n</function>");
+    assert_eq!(x.calls[0].arguments, r#"{"s": "a", "n": 1}"#);
+    assert!(!x.malformed);
+}
+
+#[test]
+fn malformed_and_truncated() {
+    for text in [
+        "<tool_call>\n<function=f>\n<parameter=s>\nabc",
+        "<tool_call>\n<function=f>\n<parameter=s",
+        "a <tool_call>\n<function=f",
+        "<function=f>\n<parameter=n>\n1\n</parameter>\n",
+    ] {
+        let x = extract(text);
+        assert!(
+            x.truncated && !x.malformed && x.calls.is_empty(),
+            "{text:?} {x:?}"
+        );
+        assert!(stream_chars(text).2, "{text:?}");
+    }
+    let x = extract("<tool_call>\n<function=f>\njunk\n</function>");
+    assert!(x.malformed);
+    let two = "a <tool_call>\n<function=f>\n</function>\n</tool_call>\n<tool_call>\n<function=g";
+    let x = extract(two);
+    assert!(x.truncated && !x.malformed, "{x:?}");
+    assert_eq!(x.content.as_deref(), Some("a "));
+    assert_eq!(x.calls.len(), 1);
+    let x = extract("x <tool_call>{\"name\": 1}</tool_call> <function=a b>");
+    assert!(!x.malformed);
+    assert_eq!(
+        x.content.as_deref(),
+        Some("x <tool_call>{\"name\": 1}</tool_call> <function=a b>")
+    );
+    let x = extract("<tool_call>\n<function=f>\n<parameter=n>\n1\n</parameter>\n</tool_call>");
+    assert!(!x.malformed);
+    assert_eq!(x.calls[0].arguments, r#"{"n": 1}"#);
+}
+#[test]
+fn closing_tag_inside_a_value() {
+    let head = "<function=f>\n<parameter=s>\n";
+    let spaces = " ".repeat(WS_CAP);
+    let long = format!(r#"{{"s": "a</parameter> {spaces}</function>"}}"#);
+    let cases: &[(String, &str)] = &[
+        // not followed by markup: the tag is value text
+        (
+            format!("{head}a</parameter>b\n</parameter>\n</function>"),
+            r#"{"s": "a</parameter>b"}"#,
+        ),
+        (
+            format!("{head}x\n</parameter>\ny\n</parameter>\n</function>"),
+            r#"{"s": "x\n</parameter>\ny"}"#,
+        ),
+        // the leading newline of a value that starts with a tag that is text is stripped
+        (
+            format!("{head}</parameter>x\n</parameter>\n</function>"),
+            r#"{"s": "</parameter>x"}"#,
+        ),
+        (
+            format!("{head}f {{\n</function>\n}}\n</parameter>\n</function>"),
+            r#"{"s": "f {\n</function>\n}"}"#,
+        ),
+        // followed by markup (after at most WS_CAP bytes of whitespace): it closes
+        (
+            format!("{head}a</parameter><parameter=n>1</parameter></function>"),
+            r#"{"s": "a", "n": 1}"#,
+        ),
+        (
+            format!("{head}a</parameter>{spaces}</function>"),
+            r#"{"s": "a"}"#,
+        ),
+        (
+            format!("{head}a</parameter> {spaces}</function>\n</parameter>\n</function>"),
+            &long,
+        ),
+        // the implicit end `\n</function>` before `</tool_call>` or the end of the output
+        (
+            format!("<tool_call>{head}abc\n</function>\n</tool_call>"),
+            r#"{"s": "abc"}"#,
+        ),
+        (format!("{head}abc\n</function>\n"), r#"{"s": "abc"}"#),
+        // unions are typed at close
+        (
+            "<function=f>\n<parameter=u>\n42\n</parameter>\n<parameter=v>\n5\n</parameter>\n\
+             <parameter=v>\nx5\n</parameter>\n<parameter=u>\nNone\n</parameter>\n</function>"
+                .to_owned(),
+            r#"{"u": 42, "v": 5, "v": "x5", "u": null}"#,
+        ),
+    ];
+    for (text, want) in cases {
+        let x = extract(text);
+        assert!(!x.malformed, "{text:?}");
+        assert_eq!(x.calls.len(), 1, "{text:?}");
+        assert_eq!(x.calls[0].arguments, *want, "{text:?}");
+        let (content, calls, malformed) = stream_chars(text);
+        assert!(!malformed && content.is_empty(), "{text:?}");
+        assert_eq!(calls[0].1, *want, "{text:?}");
+    }
+    // At the end of the output a held tag closes the value; the call is cut off.
+    let text = format!("{head}V</parameter>\n");
+    let x = extract(&text);
+    assert!(x.truncated && !x.malformed && x.calls.is_empty());
+    let every: Vec<usize> = (1..text.len()).collect();
+    let (_, calls, cut) = stream_cuts(&text, &every);
+    assert!(cut);
+    assert_eq!(calls[0].1, r#"{"s": "V""#);
+}
+
+/// Streams `text` cut at `cuts`; returns (content, [(name, args)], malformed or truncated).
+fn stream_cuts(text: &str, cuts: &[usize]) -> (String, Vec<(String, String)>, bool) {
+    let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
+    let mut p = Parser::new(f, &tools());
+    let mut events = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        events.extend(p.feed(&text[prev..c]));
+        prev = c;
+    }
+    events.extend(p.finish());
+    let mut content = String::new();
+    let mut calls: Vec<(String, String)> = Vec::new();
+    for ev in events {
+        match ev {
+            crate::event::Event::Content(t) => content.push_str(&t),
+            crate::event::Event::ToolStart { index, name, .. } => {
+                assert_eq!(index, calls.len());
+                calls.push((name, String::new()));
+            }
+            crate::event::Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
+            _ => {}
+        }
+    }
+    (content, calls, p.malformed() || p.truncated())
+}
+
+#[test]
+fn random_texts_are_split_invariant() {
+    const PIECES: &[&str] = &[
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_call>\n<function=f>\n",
+        "<function=f>",
+        "<function=",
+        "</function>",
+        "\n</function>",
+        "<parameter=s>",
+        "<parameter=n>",
+        "<parameter=x>",
+        "<parameter=b>",
+        "<parameter=o>",
+        "<parameter=u>",
+        "<parameter=v>",
+        "<parameter=",
+        "</parameter>x",
+        "</parameter> \n",
+        "\n</function>x",
+        "</parameter>",
+        "\n</parameter>\n",
+        "\n<parameter=a>\n",
+        "\n",
+        "\n\n",
+        " ",
+        "a",
+        "é",
+        "🎉",
+        "\"",
+        "\\",
+        "<",
+        ">",
+        "/",
+        "=",
+        "{\"k\": [1, 2.5e3]}",
+        "[]",
+        "1",
+        "-0",
+        "1.50",
+        "True",
+        "null",
+        "x",
+        "\t",
+        "\u{1}",
+    ];
+    let valid = "Hi <tool_call>\n<function=f>\n<parameter=s>\nv\"\\\n</parameter>\n\
+                 <parameter=n>\n12\n</parameter>\n<parameter=o>\n{\"a\": []}\n</parameter>\n\
+                 </function>\n</tool_call>\n<function=g>\n</function> bye";
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for round in 0..3000 {
+        let mut s = if round % 2 == 0 {
+            valid.to_owned()
+        } else {
+            String::new()
+        };
+        for _ in 0..next(14) {
+            let mut at = next(s.len() + 1);
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            if next(4) == 0 && at < s.len() {
+                let mut end = at + 1;
+                while !s.is_char_boundary(end) {
+                    end += 1;
+                }
+                s.replace_range(at..end, "");
+            } else {
+                s.insert_str(at, PIECES[next(PIECES.len())]);
+            }
+        }
+        let whole = stream_cuts(&s, &[]);
+        let every: Vec<usize> = (1..s.len()).filter(|&i| s.is_char_boundary(i)).collect();
+        assert_eq!(stream_cuts(&s, &every), whole, "{s:?}");
+        if !every.is_empty() {
+            let cuts: Vec<usize> = {
+                let mut c: Vec<usize> = (0..5).map(|_| every[next(every.len())]).collect();
+                c.sort_unstable();
+                c.dedup();
+                c
+            };
+            assert_eq!(stream_cuts(&s, &cuts), whole, "{s:?} {cuts:?}");
+        }
+        let x = extract(&s);
+        assert_eq!(x.malformed || x.truncated, whole.2, "{s:?}");
+        // (truncated texts: rust/formats/invariants.rs)
+        if !whole.2 {
+            assert_eq!(x.content.unwrap_or_default(), whole.0, "{s:?}");
+            let calls: Vec<(String, String)> =
+                x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+            assert_eq!(calls, whole.1, "{s:?}");
+            for (_, args) in &calls {
+                assert!(
+                    crate::json::is_json(args),
+                    "bad arguments {args:?} in {s:?}"
+                );
+            }
+        }
+    }
+}
