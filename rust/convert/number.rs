@@ -1,0 +1,109 @@
+//! Python number literals as JSON text: the grammar states of a literal being read and the
+//! conversion of a complete one (decimal, hex/octal/binary, float), within Python's own limits.
+
+/// Python refuses to convert ints with more decimal digits than this (`sys.int_info`
+/// `default_max_str_digits`): a longer decimal literal is a SyntaxError and `json.dumps` of a
+/// larger hex/octal/binary value raises ValueError. Following it also bounds the quadratic
+/// base conversion.
+const MAX_INT_DIGITS: usize = 4300;
+/// `10**4300 < 2**14285`, so an int of at least 14285 bits has more than 4300 decimal digits.
+const MAX_INT_BITS: usize = 14285;
+
+/// Where a number literal is, in Python's grammar for numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Num {
+    /// decimal digits (the last character read is a digit)
+    Int,
+    /// `_` after decimal digits: a digit must follow
+    IntUnder,
+    /// `0x` / `0o` / `0b`: `_` or a digit must follow
+    Radix,
+    /// digits of a hex/octal/binary int
+    RadixDigits,
+    /// `_` inside a hex/octal/binary int
+    RadixUnder,
+    /// `1.`: complete, may go on with digits or an exponent
+    Dot,
+    /// `.` with no digit before it: a digit must follow
+    LeadDot,
+    /// digits after the `.`
+    Frac,
+    /// `_` after fraction digits
+    FracUnder,
+    /// `e`: sign or digit must follow
+    Exp,
+    /// `e+` / `e-`: a digit must follow
+    ExpSign,
+    /// exponent digits
+    ExpDigits,
+    /// `_` after exponent digits
+    ExpUnder,
+}
+
+/// Decimal text of the hex/octal/binary `digits`, or None when it has more than
+/// `MAX_INT_DIGITS` digits.
+pub(super) fn radix_to_decimal(digits: &str, radix: u32) -> Option<String> {
+    const BASE: u64 = 1_000_000_000;
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        return Some("0".to_string());
+    }
+    let bits = match radix {
+        16 => 4,
+        8 => 3,
+        _ => 1,
+    };
+    if (digits.len() - 1) * bits >= MAX_INT_BITS {
+        return None;
+    }
+    let mut limbs: Vec<u32> = Vec::new(); // base 10**9, least significant first
+    for c in digits.chars() {
+        let mut carry = u64::from(c.to_digit(radix)?);
+        for limb in limbs.iter_mut() {
+            let v = u64::from(*limb) * u64::from(radix) + carry;
+            *limb = (v % BASE) as u32;
+            carry = v / BASE;
+        }
+        if carry > 0 {
+            limbs.push(carry as u32);
+        }
+    }
+    let mut s = String::with_capacity(limbs.len() * 9);
+    let mut iter = limbs.iter().rev();
+    if let Some(top) = iter.next() {
+        s.push_str(&top.to_string());
+    }
+    for limb in iter {
+        s.push_str(&format!("{limb:09}"));
+    }
+    (s.len() <= MAX_INT_DIGITS).then_some(s)
+}
+
+/// JSON text of a complete number literal, or None when Python would refuse it (or it is not
+/// finite: `1e400` is `inf`, which has no JSON form).
+pub(super) fn number_text(part: Num, buf: &str, radix: u32, neg: bool) -> Option<String> {
+    let digits = match part {
+        Num::Int => {
+            if buf.bytes().all(|b| b == b'0') {
+                "0".to_string()
+            } else if buf.starts_with('0') || buf.len() > MAX_INT_DIGITS {
+                return None; // `0123` is a SyntaxError; so are over-long ints
+            } else {
+                buf.to_string()
+            }
+        }
+        Num::RadixDigits => radix_to_decimal(buf, radix)?,
+        _ => {
+            let x: f64 = buf.parse().ok()?;
+            if !x.is_finite() {
+                return None;
+            }
+            return Some(crate::params::float_repr(if neg { -x } else { x }));
+        }
+    };
+    if neg && digits != "0" {
+        Some(format!("-{digits}"))
+    } else {
+        Some(digits)
+    }
+}
