@@ -287,6 +287,7 @@ impl Extracted {
                     ended.push(false);
                 }
                 Event::ToolArgs { index, fragment } => match x.calls.get_mut(index) {
+                    Some(c) if c.arguments.is_empty() => c.arguments = fragment,
                     Some(c) => c.arguments.push_str(&fragment),
                     None => x.malformed = true,
                 },

@@ -126,6 +126,8 @@ pub fn param_kind(tools: &Tools, func: &str, param: &str) -> Kind {
 /// ensure_ascii=False)` escapes it: `"` `\` and control characters; everything else raw.
 pub fn push_json_str_body(out: &mut String, s: &str) {
     let bytes = s.as_bytes();
+    // one allocation for the common case (a few escapes); escapes beyond it grow as usual
+    out.reserve(s.len() + s.len() / 8);
     let mut start = 0;
     let mut i = 0;
     loop {

@@ -54,8 +54,10 @@ def _tool_models(tools: ToolsArg) -> List[Tool]:
         try:
             tool = t if isinstance(t, Tool) else Tool.model_validate(t)
             # Everything the core is handed must be UTF-8: a lone surrogate is refused here, the
-            # same on both backends, not at the first call.
-            json.dumps(tool.model_dump(), ensure_ascii=False, default=str).encode("utf-8")
+            # same on both backends, not at the first call. A dict holds every string its model
+            # does, and dumping it is cheaper than dumping the model (this runs per request).
+            raw = tool.model_dump() if t is tool else t
+            json.dumps(raw, ensure_ascii=False, default=str, skipkeys=True).encode("utf-8")
         except UnicodeEncodeError:
             raise ValueError(
                 f"tools[{i}] ({_tool_name(t)!r}) holds a lone surrogate, which UTF-8 cannot carry"
@@ -89,6 +91,10 @@ def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, List[str]]]:
 def _prop_types(prop: Any) -> List[str]:
     """The types one property schema admits (see ``_schema_types``); no recursion, so a deeply
     nested schema cannot hit the recursion limit."""
+    if not isinstance(prop, dict):
+        t = getattr(prop, "type", None)
+        if isinstance(t, str) and not getattr(prop, "model_extra", None):
+            return [t]  # the common case, one type and no union (this runs per request)
     types: List[str] = []
     nodes: List[Any] = [prop]
     while nodes:
