@@ -39,6 +39,43 @@ def test_list_formats_is_the_spec_and_the_rust_registry() -> None:
     assert _core.list_formats() == names
 
 
+def test_every_spec_entry_has_both_backends_tests_and_a_benchmark() -> None:
+    """A format is its spec entry plus its tests: each entry must build on the Rust core and on the
+    twin, have a case renderer (the cross-format pattern and property suites), malformed and
+    truncated cases, a format-specific test module naming it, and a benchmark renderer."""
+    from pathlib import Path
+
+    from toolparse import reference
+
+    root = Path(__file__).resolve().parent
+    import importlib.util
+
+    mspec = importlib.util.spec_from_file_location(
+        "toolparse_spec_bench_conftest", root.parent / "benches" / "conftest.py"
+    )
+    assert mspec is not None and mspec.loader is not None
+    bench = importlib.util.module_from_spec(mspec)
+    mspec.loader.exec_module(bench)
+    # the suites parametrised over every format do not count as a format's own tests
+    texts = (p.read_text(encoding="utf-8") for p in root.glob("test_*.py"))
+    named = [t for t in texts if "\nCROSS_FORMAT = True" not in t]
+    missing = []
+    for fmt in toolparse.list_formats():
+        _core.Parser(fmt).finish()
+        reference.Parser(fmt).finish()
+        if fmt not in corpus.RENDERERS:
+            missing.append(f"{fmt}: no case renderer")
+        if not corpus.malformed_texts(fmt):
+            missing.append(f"{fmt}: no malformed cases")
+        if not corpus.truncated_texts(fmt):
+            missing.append(f"{fmt}: no truncated cases")
+        if not any(f'"{fmt}"' in text for text in named):
+            missing.append(f"{fmt}: no format-specific test module names it")
+        if fmt not in bench.bench_formats():
+            missing.append(f"{fmt}: no benchmark renderer")
+    assert not missing, missing
+
+
 def test_list_formats_with_aliases() -> None:
     names = toolparse.list_formats()
     with_aliases = toolparse.list_formats(aliases=True)
