@@ -320,6 +320,12 @@ impl Parser {
         self.finished.then(|| self.out.open_call()).flatten()
     }
 
+    /// The call that has started and not ended yet (its start was emitted, its end not), at any
+    /// time; after finish it is the unfinished call.
+    pub fn open_call(&self) -> Option<usize> {
+        self.out.open_call()
+    }
+
     pub fn is_finished(&self) -> bool {
         self.finished
     }
