@@ -43,7 +43,21 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from typing import Annotated, Any, Dict, List, Literal, Mapping, Optional, Type, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 from pydantic import (
     BaseModel,
@@ -59,6 +73,17 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import to_jsonable_python
+
+if TYPE_CHECKING:  # the SDKs are optional (extras "openai", "anthropic"): for annotations only
+    from anthropic.types import MessageParam, ToolParam, ToolUseBlock, ToolUseBlockParam
+    from openai.types.chat import (
+        ChatCompletionMessage,
+        ChatCompletionMessageParam,
+        ChatCompletionMessageToolCall,
+        ChatCompletionMessageToolCallParam,
+        ChatCompletionToolParam,
+    )
+    from openai.types.chat.chat_completion_chunk import ChoiceDelta, ChoiceDeltaToolCall
 
 __all__ = [
     "DeltaFunctionCall",
@@ -279,7 +304,13 @@ class ToolCall(BaseModel):
 
     # ---- SDK conversions (toolparse.sdk; the SDKs are the extras "openai" / "anthropic") ----
 
-    def to_openai(self, param: bool = False) -> Any:
+    @overload
+    def to_openai(self, param: Literal[False] = False) -> ChatCompletionMessageToolCall: ...
+    @overload
+    def to_openai(self, param: Literal[True]) -> ChatCompletionMessageToolCallParam: ...
+    def to_openai(
+        self, param: bool = False
+    ) -> Union[ChatCompletionMessageToolCall, ChatCompletionMessageToolCallParam]:
         """The OpenAI SDK's ``ChatCompletionMessageFunctionToolCall``; with ``param=True`` the
         request dict ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
         from . import sdk
@@ -294,7 +325,11 @@ class ToolCall(BaseModel):
 
         return sdk.tool_call_from_openai(obj)
 
-    def to_anthropic(self, param: bool = False) -> Any:
+    @overload
+    def to_anthropic(self, param: Literal[False] = False) -> ToolUseBlock: ...
+    @overload
+    def to_anthropic(self, param: Literal[True]) -> ToolUseBlockParam: ...
+    def to_anthropic(self, param: bool = False) -> Union[ToolUseBlock, ToolUseBlockParam]:
         """The Anthropic SDK's ``ToolUseBlock`` (``input`` = the arguments as a dict); with
         ``param=True`` the ``ToolUseBlockParam`` dict. ``ValueError`` when the arguments are
         not a JSON object."""
@@ -445,11 +480,11 @@ class Tool(BaseModel):
 
     # ---- SDK conversions (toolparse.sdk) ----
 
-    def to_openai(self) -> Dict[str, Any]:
+    def to_openai(self) -> ChatCompletionToolParam:
         """The OpenAI SDK's ``ChatCompletionToolParam`` (a dict)."""
         from . import sdk
 
-        return sdk.tool_to_openai(self)
+        return cast("ChatCompletionToolParam", sdk.tool_to_openai(self))
 
     @classmethod
     def from_openai(cls, obj: Any) -> Tool:
@@ -458,12 +493,12 @@ class Tool(BaseModel):
 
         return sdk.tool_from_openai(obj)
 
-    def to_anthropic(self) -> Dict[str, Any]:
+    def to_anthropic(self) -> ToolParam:
         """The Anthropic SDK's ``ToolParam`` (a dict: ``name``, ``description``,
         ``input_schema``, ``strict``)."""
         from . import sdk
 
-        return sdk.tool_to_anthropic(self)
+        return cast("ToolParam", sdk.tool_to_anthropic(self))
 
     @classmethod
     def from_anthropic(cls, obj: Any) -> Tool:
@@ -676,7 +711,15 @@ class Message(BaseModel):
 
     # ---- SDK conversions (toolparse.sdk) ----
 
-    def to_openai(self, param: bool = False) -> Any:
+    @overload
+    def to_openai(
+        self, param: Literal[False] = False
+    ) -> Union[ChatCompletionMessage, ChatCompletionMessageParam]: ...
+    @overload
+    def to_openai(self, param: Literal[True]) -> ChatCompletionMessageParam: ...
+    def to_openai(
+        self, param: bool = False
+    ) -> Union[ChatCompletionMessage, ChatCompletionMessageParam]:
         """An assistant message as the OpenAI SDK's ``ChatCompletionMessage``; other roles, or
         any role with ``param=True``, as the ``ChatCompletionMessageParam`` dict of a request.
         The response metadata is left out (not part of OpenAI's message)."""
@@ -692,12 +735,12 @@ class Message(BaseModel):
 
         return sdk.message_from_openai(obj)
 
-    def to_anthropic(self) -> Dict[str, Any]:
+    def to_anthropic(self) -> MessageParam:
         """The Anthropic SDK's ``MessageParam`` dict: tool calls become ``tool_use`` blocks,
         a tool message a user message with one ``tool_result`` block."""
         from . import sdk
 
-        return sdk.message_to_anthropic(self)
+        return cast("MessageParam", sdk.message_to_anthropic(self))
 
     @classmethod
     def from_anthropic(cls, obj: Any) -> Message:
@@ -815,7 +858,7 @@ class DeltaToolCall(BaseModel):
         obj.__class__ = cls
         return obj  # type: ignore[no-any-return]
 
-    def to_openai(self) -> Any:
+    def to_openai(self) -> ChoiceDeltaToolCall:
         """The OpenAI SDK's ``ChoiceDeltaToolCall`` (toolparse.sdk; extra "openai")."""
         from . import sdk
 
@@ -924,7 +967,7 @@ class DeltaMessage(BaseModel):
         obj.__class__ = cls
         return obj  # type: ignore[no-any-return]
 
-    def to_openai(self) -> Any:
+    def to_openai(self) -> ChoiceDelta:
         """The OpenAI SDK's ``ChoiceDelta`` (a streaming chunk's delta); ``reasoning`` goes in
         its extra field ``reasoning`` (toolparse.sdk; extra "openai")."""
         from . import sdk
