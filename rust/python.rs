@@ -203,6 +203,11 @@ impl PyParser {
     }
 
     #[getter]
+    fn open_call(&self) -> Option<usize> {
+        self.inner.open_call()
+    }
+
+    #[getter]
     fn format(&self) -> &'static str {
         self.format
     }

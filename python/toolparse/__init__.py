@@ -19,6 +19,8 @@ from .models import (
     ExtractedToolCallInformation,
     FunctionCall,
     Message,
+    ReasoningDeltaEvent,
+    StreamEvent,
     TextDeltaEvent,
     Tool,
     ToolCall,
@@ -31,6 +33,7 @@ from .models import (
 from .parser import ToolCallStream, ToolParser
 from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
 from .registry import ToolParserManager
+from .stream_events import events
 
 try:
     # One version source: Cargo.toml, which maturin also gives the wheel.
@@ -99,6 +102,8 @@ __all__ = [
     "FunctionCall",
     "IdSource",
     "Message",
+    "ReasoningDeltaEvent",
+    "StreamEvent",
     "StreamingProtocolError",
     "StreamingToolReconstructor",
     "TextDeltaEvent",
@@ -113,6 +118,7 @@ __all__ = [
     "ToolProperty",
     "ToolResult",
     "__version__",
+    "events",
     "format_for_model",
     "get_parser",
     "list_formats",

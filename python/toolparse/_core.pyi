@@ -51,6 +51,9 @@ class Parser:
     def unfinished_call(self) -> Optional[int]:
         """After finish(): the index of the streamed call the text ended inside, if any."""
     @property
+    def open_call(self) -> Optional[int]:
+        """The call whose start was emitted and whose end was not (yet), at any time."""
+    @property
     def format(self) -> str: ...
 
 @final

@@ -7,6 +7,9 @@
     toolparse parse  --format F [FILE|-]                ExtractedToolCallInformation as JSON
     toolparse stream --format F [--chunk-size N] [FILE|-]
                                                         one DeltaMessage as JSON per line
+    toolparse stream --format F --events [FILE|-]      stream events as NDJSON: text_delta,
+                                                        reasoning_delta, tool_calls (one per
+                                                        completed call), error (truncated), done
     toolparse demo                                      every format on its bundled samples
 
 Errors (unknown format, unreadable file, bad arguments) are one line on stderr and a non-zero exit
@@ -133,6 +136,13 @@ def _cmd_stream(args: argparse.Namespace, out: TextIO) -> int:
     text = _read_input(args.file)
     stream = parser.stream()
     n = args.chunk_size
+    if args.events:
+        import toolparse
+
+        chunks = (text[start : start + n] for start in range(0, len(text), n))
+        for event in toolparse.events(stream, chunks):
+            _write(out, event.model_dump_json(exclude_none=True))
+        return 0
     for start in range(0, len(text), n):
         delta = stream.feed(text[start : start + n])
         if delta is not None:
@@ -337,6 +347,12 @@ def _argument_parser() -> argparse.ArgumentParser:
     common(stream)
     stream.add_argument(
         "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
+    )
+    stream.add_argument(
+        "--events",
+        action="store_true",
+        help="print stream events (text_delta, reasoning_delta, tool_calls, error, done) "
+        "as NDJSON instead of deltas",
     )
 
     demo = sub.add_parser("demo", help="run every format on its bundled sample outputs")

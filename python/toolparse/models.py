@@ -43,7 +43,21 @@ from __future__ import annotations
 import inspect
 import json
 import uuid
-from typing import Annotated, Any, Dict, List, Literal, Mapping, Optional, Type, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Dict,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Type,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 from pydantic import (
     BaseModel,
@@ -59,6 +73,17 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import to_jsonable_python
+
+if TYPE_CHECKING:  # the SDKs are optional (extras "openai", "anthropic"): for annotations only
+    from anthropic.types import MessageParam, ToolParam, ToolUseBlock, ToolUseBlockParam
+    from openai.types.chat import (
+        ChatCompletionMessage,
+        ChatCompletionMessageParam,
+        ChatCompletionMessageToolCall,
+        ChatCompletionMessageToolCallParam,
+        ChatCompletionToolParam,
+    )
+    from openai.types.chat.chat_completion_chunk import ChoiceDelta, ChoiceDeltaToolCall
 
 __all__ = [
     "DeltaFunctionCall",
@@ -277,6 +302,49 @@ class ToolCall(BaseModel):
         """Shortcut for ``self.function.parse_arguments(model)``."""
         return self.function.parse_arguments(model)
 
+    # ---- SDK conversions (toolparse.sdk; the SDKs are the extras "openai" / "anthropic") ----
+
+    @overload
+    def to_openai(self, param: Literal[False] = False) -> ChatCompletionMessageToolCall: ...
+    @overload
+    def to_openai(self, param: Literal[True]) -> ChatCompletionMessageToolCallParam: ...
+    def to_openai(
+        self, param: bool = False
+    ) -> Union[ChatCompletionMessageToolCall, ChatCompletionMessageToolCallParam]:
+        """The OpenAI SDK's ``ChatCompletionMessageFunctionToolCall``; with ``param=True`` the
+        request dict ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
+        from . import sdk
+
+        return sdk.tool_call_to_openai(self, param)
+
+    @classmethod
+    def from_openai(cls, obj: Any) -> ToolCall:
+        """From an OpenAI function tool call (SDK model or dict). A custom tool call or arguments
+        that are not a JSON object raise ``ValueError`` naming the field."""
+        from . import sdk
+
+        return sdk.tool_call_from_openai(obj)
+
+    @overload
+    def to_anthropic(self, param: Literal[False] = False) -> ToolUseBlock: ...
+    @overload
+    def to_anthropic(self, param: Literal[True]) -> ToolUseBlockParam: ...
+    def to_anthropic(self, param: bool = False) -> Union[ToolUseBlock, ToolUseBlockParam]:
+        """The Anthropic SDK's ``ToolUseBlock`` (``input`` = the arguments as a dict); with
+        ``param=True`` the ``ToolUseBlockParam`` dict. ``ValueError`` when the arguments are
+        not a JSON object."""
+        from . import sdk
+
+        return sdk.tool_call_to_anthropic(self, param)
+
+    @classmethod
+    def from_anthropic(cls, obj: Any) -> ToolCall:
+        """From a ``tool_use`` block (SDK model or dict); the arguments are
+        ``json.dumps(input, ensure_ascii=False)``."""
+        from . import sdk
+
+        return sdk.tool_call_from_anthropic(obj)
+
     @classmethod
     def _fast(cls, id: str, function: FunctionCall) -> ToolCall:
         """Build without validation (trusted data only; see the module docstring)."""
@@ -409,6 +477,35 @@ class Tool(BaseModel):
     def name(self) -> str:
         """Shortcut for ``self.function.name``."""
         return self.function.name
+
+    # ---- SDK conversions (toolparse.sdk) ----
+
+    def to_openai(self) -> ChatCompletionToolParam:
+        """The OpenAI SDK's ``ChatCompletionToolParam`` (a dict)."""
+        from . import sdk
+
+        return cast("ChatCompletionToolParam", sdk.tool_to_openai(self))
+
+    @classmethod
+    def from_openai(cls, obj: Any) -> Tool:
+        """From a ``ChatCompletionToolParam`` dict or a ``ChatCompletionFunctionTool``."""
+        from . import sdk
+
+        return sdk.tool_from_openai(obj)
+
+    def to_anthropic(self) -> ToolParam:
+        """The Anthropic SDK's ``ToolParam`` (a dict: ``name``, ``description``,
+        ``input_schema``, ``strict``)."""
+        from . import sdk
+
+        return cast("ToolParam", sdk.tool_to_anthropic(self))
+
+    @classmethod
+    def from_anthropic(cls, obj: Any) -> Tool:
+        """From a ``ToolParam`` dict; server tools raise ``ValueError`` naming ``type``."""
+        from . import sdk
+
+        return sdk.tool_from_anthropic(obj)
 
 
 # ==================================================================================================
@@ -612,6 +709,55 @@ class Message(BaseModel):
     def tool_result(cls, tool_call_id: str, content: str, name: Optional[str] = None) -> Message:
         return cls(role="tool", content=content, tool_call_id=tool_call_id, name=name)
 
+    # ---- SDK conversions (toolparse.sdk) ----
+
+    @overload
+    def to_openai(
+        self, param: Literal[False] = False
+    ) -> Union[ChatCompletionMessage, ChatCompletionMessageParam]: ...
+    @overload
+    def to_openai(self, param: Literal[True]) -> ChatCompletionMessageParam: ...
+    def to_openai(
+        self, param: bool = False
+    ) -> Union[ChatCompletionMessage, ChatCompletionMessageParam]:
+        """An assistant message as the OpenAI SDK's ``ChatCompletionMessage``; other roles, or
+        any role with ``param=True``, as the ``ChatCompletionMessageParam`` dict of a request.
+        The response metadata is left out (not part of OpenAI's message)."""
+        from . import sdk
+
+        return sdk.message_to_openai(self, param)
+
+    @classmethod
+    def from_openai(cls, obj: Any) -> Message:
+        """From a ``ChatCompletionMessage`` or a ``ChatCompletionMessageParam`` dict (developer
+        messages become system messages; content parts must be text)."""
+        from . import sdk
+
+        return sdk.message_from_openai(obj)
+
+    def to_anthropic(self) -> MessageParam:
+        """The Anthropic SDK's ``MessageParam`` dict: tool calls become ``tool_use`` blocks,
+        a tool message a user message with one ``tool_result`` block."""
+        from . import sdk
+
+        return cast("MessageParam", sdk.message_to_anthropic(self))
+
+    @classmethod
+    def from_anthropic(cls, obj: Any) -> Message:
+        """From an Anthropic ``Message`` response or a ``MessageParam`` dict that gives one
+        message (see :meth:`list_from_anthropic` for a user message with several tool results)."""
+        from . import sdk
+
+        return sdk.message_from_anthropic(obj)
+
+    @classmethod
+    def list_from_anthropic(cls, obj: Any) -> List[Message]:
+        """Every Message one Anthropic message gives: one tool message per ``tool_result``
+        block, then a user message for its text, if any."""
+        from . import sdk
+
+        return sdk.messages_from_anthropic(obj)
+
 
 # ==================================================================================================
 # Parser results (vLLM-compatible)
@@ -712,6 +858,19 @@ class DeltaToolCall(BaseModel):
         obj.__class__ = cls
         return obj  # type: ignore[no-any-return]
 
+    def to_openai(self) -> ChoiceDeltaToolCall:
+        """The OpenAI SDK's ``ChoiceDeltaToolCall`` (toolparse.sdk; extra "openai")."""
+        from . import sdk
+
+        return sdk.delta_tool_call_to_openai(self)
+
+    @classmethod
+    def from_openai(cls, obj: Any) -> DeltaToolCall:
+        """From a ``ChoiceDeltaToolCall`` (or its dict)."""
+        from . import sdk
+
+        return sdk.delta_tool_call_from_openai(obj)
+
 
 class DeltaMessage(BaseModel):
     """A streamed delta: content, reasoning and/or tool call fragments.
@@ -807,6 +966,21 @@ class DeltaMessage(BaseModel):
         obj.__pydantic_private__ = None
         obj.__class__ = cls
         return obj  # type: ignore[no-any-return]
+
+    def to_openai(self) -> ChoiceDelta:
+        """The OpenAI SDK's ``ChoiceDelta`` (a streaming chunk's delta); ``reasoning`` goes in
+        its extra field ``reasoning`` (toolparse.sdk; extra "openai")."""
+        from . import sdk
+
+        return sdk.delta_to_openai(self)
+
+    @classmethod
+    def from_openai(cls, obj: Any) -> DeltaMessage:
+        """From a ``ChoiceDelta`` (or its dict); reasoning from its ``reasoning`` or
+        ``reasoning_content`` extra field."""
+        from . import sdk
+
+        return sdk.delta_from_openai(obj)
 
 
 # ==================================================================================================

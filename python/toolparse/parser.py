@@ -254,6 +254,12 @@ class ToolCallStream:
         output ended in the markup of a call whose start was not sent yet."""
         return self._core.unfinished_call  # type: ignore[no-any-return]
 
+    @property
+    def open_call(self) -> Optional[int]:
+        """The index of the call whose start was streamed and whose end has not been seen yet,
+        or None between calls; after ``finish()`` it is ``unfinished_call``."""
+        return self._core.open_call  # type: ignore[no-any-return]
+
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d
         if calls is None:

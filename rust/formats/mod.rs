@@ -320,6 +320,12 @@ impl Parser {
         self.finished.then(|| self.out.open_call()).flatten()
     }
 
+    /// The call that has started and not ended yet (its start was emitted, its end not), at any
+    /// time; after finish it is the unfinished call.
+    pub fn open_call(&self) -> Option<usize> {
+        self.out.open_call()
+    }
+
     pub fn is_finished(&self) -> bool {
         self.finished
     }
@@ -717,5 +723,27 @@ mod tests {
                 assert_eq!(ok, 1, "{}: {start}", spec.name);
             }
         }
+    }
+
+    /// `open_call` is the call between its start and its end, at every character; after
+    /// finish it is `unfinished_call`.
+    #[test]
+    fn open_call_follows_the_calls() {
+        let f = Format::from_name("hermes").expect("hermes");
+        let text = "Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call> \
+                    <tool_call>{\"name\": \"g\", \"arguments\": {\"b\": ";
+        let mut p = Parser::new(f, &Tools::default());
+        let mut seen = Vec::new();
+        for (i, ch) in text.char_indices() {
+            p.feed(&text[i..i + ch.len_utf8()]);
+            if seen.last() != Some(&p.open_call()) {
+                seen.push(p.open_call());
+            }
+        }
+        assert_eq!(seen, [None, Some(0), None, Some(1)]);
+        assert_eq!(p.unfinished_call(), None);
+        p.finish();
+        assert_eq!(p.open_call(), Some(1));
+        assert_eq!(p.unfinished_call(), Some(1));
     }
 }

@@ -251,6 +251,10 @@ class Parser:
     def unfinished_call(self) -> Optional[int]:
         return self._out.open_call() if self._finished else None
 
+    @property
+    def open_call(self) -> Optional[int]:
+        return self._out.open_call()
+
 
 class Format:
     """A format with a request's tools, kept once (twin of ``toolparse._core.Format``)."""
