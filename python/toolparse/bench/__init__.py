@@ -322,8 +322,8 @@ def table(report: Dict[str, Any]) -> str:
                 bad |= r["us_per_delta"] is not None and not r["correct"]
                 skipped |= r["us_per_delta"] is None and _cell(r) == "skipped"
                 if _cell(r) == "error":
-                    where = f"{p} ({format} {size_label(size)})"
-                    errors.setdefault(r["skipped"], []).append(where)
+                    place = f"{p} ({format} {size_label(size)})"
+                    errors.setdefault(r["skipped"], []).append(place)
             body.append(line)
         widths = [max(len(row[i]) for row in [head, *body]) for i in range(len(head))]
         lines.append("")
