@@ -194,42 +194,17 @@ def _time(
     return best
 
 
-def run(
-    formats: Sequence[str],
-    sizes: Sequence[int] = DEFAULT_SIZES,
-    *,
-    repeat: int = 3,
-    budget: float = 20.0,
-    peers: bool = True,
-    peers_dir: Optional[str] = None,
-    clock: str = "wall",
-    progress: Optional[Progress] = None,
-) -> Dict[str, Any]:
-    """Times every parser on every (format, size); see the module docstring for the result."""
-    import toolparse
-
-    from . import peers as peers_mod
-
-    sizes = sorted(set(sizes))
+def _measure(
+    plan: List[Tuple[str, Dict[str, Tuple[Stream, Callable[[List[str]], Any]]]]],
+    sizes: List[int],
+    repeat: int,
+    budget: float,
+    clock: str,
+    bar: Progress,
+    results: List[Dict[str, Any]],
+) -> None:
+    """Runs the plan, appending a row per (format, parser, size) to ``results``."""
     tick = CLOCKS[clock]
-    harness, why = (None, "not asked for (--no-peers)")
-    if peers:
-        harness, why = peers_mod.load_harness(peers_dir)
-    results: List[Dict[str, Any]] = []
-    unavailable: List[Dict[str, str]] = []
-    plan: List[Tuple[str, Dict[str, Tuple[Stream, Callable[[List[str]], Any]]]]] = []
-    for format in formats:
-        parsers = {f"toolparse:{b}": _toolparse_stream(format, b) for b in ("rust", "python")}
-        if peers:
-            found, missing = peers_mod.peer_streams(harness, format, why)
-            parsers.update({name: (s, s) for name, s in found.items()})
-            unavailable.extend(
-                {"format": format, "parser": name, "reason": reason}
-                for name, reason in missing.items()
-            )
-        plan.append((format, parsers))
-    bar = progress or Progress(0, stream=io.StringIO())
-    bar.total = max(sum(len(p) for _, p in plan) * len(sizes), 1)
     for format, parsers in plan:
         for name, (checked, timed) in parsers.items():
             last: Optional[Tuple[int, float]] = None  # (size, seconds) of the last size run
@@ -270,10 +245,54 @@ def run(
                         row["skipped"] = over
                     except Exception as e:  # a peer raising on this output is its result
                         row["correct"] = False
-                        row["skipped"] = f"raised {type(e).__name__}: {str(e)[:100]}"
+                        why = " ".join(str(e).split())[:160]
+                        row["skipped"] = f"raised {type(e).__name__}: {why}"
                 results.append(row)
                 bar.advance()
-    bar.close()
+
+
+def run(
+    formats: Sequence[str],
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    *,
+    repeat: int = 3,
+    budget: float = 20.0,
+    peers: bool = True,
+    peers_dir: Optional[str] = None,
+    clock: str = "wall",
+    progress: Optional[Progress] = None,
+) -> Dict[str, Any]:
+    """Times every parser on every (format, size); see the module docstring for the result."""
+    import toolparse
+
+    from . import peers as peers_mod
+
+    sizes = sorted(set(sizes))
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {', '.join(CLOCKS)}, not {clock!r}")
+    bar = progress or Progress(0, stream=io.StringIO())
+    harness, why = (None, "not asked for (--no-peers)")
+    if peers:
+        bar.step("loading vLLM's and SGLang's parsers")
+        harness, why = peers_mod.load_harness(peers_dir)
+    results: List[Dict[str, Any]] = []
+    unavailable: List[Dict[str, str]] = []
+    plan: List[Tuple[str, Dict[str, Tuple[Stream, Callable[[List[str]], Any]]]]] = []
+    for format in formats:
+        parsers = {f"toolparse:{b}": _toolparse_stream(format, b) for b in ("rust", "python")}
+        if peers:
+            found, missing = peers_mod.peer_streams(harness, format, why)
+            parsers.update({name: (s, s) for name, s in found.items()})
+            unavailable.extend(
+                {"format": format, "parser": name, "reason": reason}
+                for name, reason in missing.items()
+            )
+        plan.append((format, parsers))
+    bar.total = max(sum(len(p) for _, p in plan) * len(sizes), 1)
+    try:
+        _measure(plan, sizes, repeat, budget, clock, bar, results)
+    finally:
+        bar.close()
     return {
         "toolparse": toolparse.__version__,
         "python": platform.python_version(),
