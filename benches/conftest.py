@@ -13,57 +13,15 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import toolparse
 from toolparse import _core, reference
 
+# the call, its tools and its content argument are the ones `toolparse bench` times
+from toolparse.bench.outputs import CALL_NAME, PATH, TOOLS, argument_text
+
 KB = 1024
 SIZES = {"1KB": 1 * KB, "16KB": 16 * KB, "64KB": 64 * KB}
 DELTA_CHARS = 4
 
-CALL_NAME = "write_file"
-PATH = "src/app/handlers.py"
-TOOLS: List[Dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": CALL_NAME,
-            "description": "Write a text file.",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-            },
-        },
-    }
-]
 # what the core parsers take: function name -> parameter name -> the JSON Schema types it admits
 TYPES: Dict[str, Dict[str, List[str]]] = {CALL_NAME: {"path": ["string"], "content": ["string"]}}
-
-_BLOCK = """\
-def handle_{i}(request, retries={r}):
-    \"\"\"Route #{i}: parse the body, call the backend, render the reply.\"\"\"
-    body = request.json() or {{}}
-    if "id" not in body:
-        return {{"error": "missing 'id'", "route": {i}}}
-    for attempt in range(retries):
-        try:
-            reply = backend.call("items/{i}", body, timeout={t})
-            return render("<li class=\\"item\\">%s</li>", reply)
-        except TimeoutError:
-            log.info("retry\\t%d of %d", attempt, retries)
-    return None
-
-"""
-
-
-def argument_text(n_chars: int) -> str:
-    """Deterministic ASCII source code of exactly ``n_chars`` characters, with the quotes,
-    backslashes, tabs and newlines that JSON has to escape."""
-    parts: List[str] = []
-    total = i = 0
-    while total < n_chars:
-        block = _BLOCK.format(i=i, r=2 + i % 3, t=5 + i % 7)
-        parts.append(block)
-        total += len(block)
-        i += 1
-    return "".join(parts)[:n_chars]
 
 
 def _j(value: Any) -> str:

@@ -11,6 +11,10 @@
                                                         reasoning_delta, tool_calls (one per
                                                         completed call), error (truncated), done
     toolparse demo                                      every format on its bundled samples
+    toolparse bench [--format F ...] [--size N ...] [--json] [--plot FILE.png]
+                                                        time per delta: toolparse (both backends),
+                                                        and vLLM's and SGLang's parsers where they
+                                                        run (see toolparse.bench)
 
 Errors (unknown format, unreadable file, bad arguments) are one line on stderr and a non-zero exit
 status (1, or 2 for command-line usage errors), never a traceback.
@@ -280,6 +284,56 @@ def _marks(out: TextIO) -> Tuple[str, str]:
 # ------------------------------------------------------------------------------------------------
 
 
+def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
+    from . import bench
+    from .bench import outputs
+    from .spec import canonical
+
+    try:
+        formats = [canonical(f) for f in args.format or []]
+        sizes = [bench.parse_size(s) for s in args.size or []] or list(bench.DEFAULT_SIZES)
+    except ValueError as e:
+        raise CliError(str(e), code=2) from None
+    known = [f for f in _list_formats() if outputs.supported(f)]
+    unsupported = [f for f in formats if f not in known]
+    if unsupported:
+        raise CliError(
+            f"toolparse bench cannot generate output for {', '.join(unsupported)}; "
+            f"it can for: {', '.join(known)}"
+        )
+    if args.repeat < 1:
+        raise CliError(f"--repeat must be at least 1, got {args.repeat}", code=2)
+    if args.plot:
+        try:
+            bench.require_plot()
+        except ImportError as e:
+            raise CliError(str(e)) from None
+    report = bench.run(
+        list(dict.fromkeys(formats)) or known,
+        sizes,
+        repeat=args.repeat,
+        budget=args.budget,
+        peers=not args.no_peers,
+        peers_dir=args.peers_dir,
+        clock=args.clock,
+        progress=bench.Progress(0),
+    )
+    if args.json:
+        out.write(json.dumps(report, indent=2) + "\n")
+    else:
+        out.write(bench.table(report))
+    if args.plot:
+        bench.plot(report, args.plot)
+        print(f"{PROG} bench: wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _list_formats() -> List[str]:
+    import toolparse
+
+    return toolparse.list_formats()
+
+
 def _integration_checks() -> List[Dict[str, Any]]:
     from .integrations import sglang, vllm
 
@@ -360,6 +414,48 @@ def _argument_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
     )
+    bench = sub.add_parser(
+        "bench",
+        help="time per delta of toolparse and, where they run, vLLM's and SGLang's parsers",
+    )
+    bench.add_argument(
+        "--format",
+        "-f",
+        nargs="+",
+        action="extend",
+        metavar="F",
+        help="formats to time (default: every format the bench can generate)",
+    )
+    bench.add_argument(
+        "--size",
+        "-s",
+        nargs="+",
+        action="extend",
+        metavar="N",
+        help="sizes of the call's content argument: 512, 4KB, ... (default: 1KB 4KB 16KB)",
+    )
+    bench.add_argument("--repeat", type=int, default=3, help="runs per measurement, best of")
+    bench.add_argument(
+        "--budget",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="a parser slower than this on a size is not run on the larger ones (default 20)",
+    )
+    bench.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall time (default) or this thread's CPU time (steadier on a busy machine)",
+    )
+    bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument("--plot", metavar="FILE.png", help="also draw the results (extra 'plot')")
+    bench.add_argument("--no-peers", action="store_true", help="time toolparse only")
+    bench.add_argument(
+        "--peers-dir",
+        metavar="DIR",
+        help="the peers harness folder (default: $TOOLPARSE_PEERS_DIR, or 'peers' on the path)",
+    )
     integrations = sub.add_parser(
         "integrations",
         help="check the vLLM and SGLang installed beside toolparse: do they load its parsers?",
@@ -383,6 +479,7 @@ _COMMANDS = {
     "stream": _cmd_stream,
     "demo": _cmd_demo,
     "integrations": _cmd_integrations,
+    "bench": _cmd_bench,
 }
 
 

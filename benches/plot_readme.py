@@ -1,0 +1,57 @@
+"""The README's benchmark plot: ``toolparse bench`` for hermes, qwen3_coder and pythonic, with
+vLLM's and SGLang's parsers beside toolparse's two backends, drawn to ``docs/bench.png``.
+
+    bash ../shared/peers/setup.sh                     # vLLM + SGLang in $HOME/peers-venv (~3 min)
+    $HOME/peers-venv/bin/pip install '.[plot]'        # toolparse and matplotlib beside them
+    $HOME/peers-venv/bin/python benches/plot_readme.py
+
+The peers harness is read from ``../shared/peers`` next to the repository, or from
+``$TOOLPARSE_PEERS_DIR``; without it (or without vLLM / SGLang) the plot shows toolparse alone.
+The same as ``toolparse bench -f hermes qwen3_coder pythonic -s 1KB 4KB 16KB 64KB --clock cpu
+--plot docs/bench.png`` with the harness folder given. Timings differ from machine to machine;
+the shape does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from toolparse import bench
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ["hermes", "qwen3_coder", "pythonic"]
+SIZES = [1024, 4096, 16384, 65536]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=str(ROOT / "docs" / "bench.png"), help="the PNG to write")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument("--budget", type=float, default=20.0, help="seconds per run at most")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="cpu")
+    args = p.parse_args(argv)
+    bench.require_plot()
+    peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR") or str(ROOT.parent / "shared" / "peers")
+    report = bench.run(
+        FORMATS,
+        SIZES,
+        budget=args.budget,
+        clock=args.clock,
+        peers_dir=peers_dir,
+        progress=bench.Progress(0),
+    )
+    sys.stdout.write(bench.table(report))
+    bench.plot(report, args.out)
+    print(f"wrote {args.out}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
