@@ -465,7 +465,6 @@ NOT_REGISTERED = {
     "hy_v3": "markers carry a suffix read from the tokenizer's vocabulary",
     "hy_v4": "markers carry a suffix read from the tokenizer's vocabulary",
     "kimi_k3": "open/close/sep message blocks with response channels",
-    "k2_horizon": "markers chosen by reasoning_effort",
     "muse": "multi-channel message blocks",
     "muse_glimmer": "multi-channel message blocks",
     "musespark1x": "multi-channel message blocks",
@@ -611,6 +610,10 @@ THINK_TAG_CASES = [
     ("granite_thinking_parser", None, "r</think>c", "r", "c"),
     ("mimo", None, "r</think>c", "r", "c"),
     ("minicpmv", None, "<think>r</think>c", "r", "c"),
+    # k2_horizon: the markers of each reasoning_effort; the prompt opened the block
+    ("k2_horizon", None, "r</ifm|think>c", "r", "c"),
+    ("k2_horizon", None, "<ifm|think_fast>r</ifm|think_fast>c", "r", "c"),
+    ("k2_horizon", None, "r<ifm|tool_calls>x", "r", "<ifm|tool_calls>x"),
     ("poolside_v1", None, "c", None, "c"),
     ("poolside_v1", None, "<think>r</think>c", "r", "c"),
 ]
@@ -736,3 +739,30 @@ def test_property_every_reasoning_format(r: str, fmt: Optional[str], data: Any) 
         # nothing lost: without a tool format, the text is reasoning and content but markup
         content, reasoning, _ = whole
         assert len(content or "") + len(reasoning or "") <= len(text)
+
+
+def test_spec_refuses_bad_new_fields() -> None:
+    import json
+
+    from toolparse import spec as spec_mod
+
+    data = json.loads(spec_mod._PATH.read_text(encoding="utf-8"))
+    formats = spec_mod.load(data)
+    good = {
+        "name": "x",
+        "aliases": [],
+        "start": "<a>",
+        "end": "</a>",
+        "started": False,
+        "unclosed": "reasoning",
+        "call_ends_block": True,
+        "call_starts": [],
+    }
+    ok = spec_mod.load_reasoning(
+        {"reasoning": [dict(good, also_start=["<b>"], trim=True)]}, formats
+    )
+    assert ok["x"].starts == ("<a>", "<b>") and ok["x"].trim
+    assert ok["x"].scan(None) == ("</a>", "<a>", "<b>")
+    for bad in ({"trim": "yes"}, {"also_end": [""]}, {"also_start": "<b>"}, {"content_prefix": 1}):
+        with pytest.raises(ValueError):
+            spec_mod.load_reasoning({"reasoning": [dict(good, **bad)]}, formats)
