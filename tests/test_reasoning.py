@@ -582,10 +582,13 @@ THINK_TAG_CASES = [
         "This is the rest",
     ),
     ("gemma4", None, "This is the rest", None, "This is the rest"),
-    # deepseek_v4 / v41: thinking off by default; on when the prompt opened it
+    # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
     ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
-    ("deepseek_v4", True, "r</think>c", "r", "c"),
-    ("deepseek_v41", None, "plain", None, "plain"),
+    ("deepseek_v4", None, "r</think>c", "r", "c"),
+    ("deepseek_v41", None, "plain", "plain", None),
+    ("deepseek_v41", False, "plain", None, "plain"),
+    # minimax_m3: no trim (vLLM keeps the whitespace before </mm:think>)
+    ("minimax_m3", None, "<mm:think>r \n</mm:think>c", "r \n", "c"),
     # holo2: deepseek_v3 with thinking on by default
     (
         "holo2",
