@@ -68,7 +68,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             writeln!(
                 table,
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
-                 started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[] }},"
+                 started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
+                 ends: &[], starts: &[], trim: false, content_prefix: \"\" }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -89,13 +90,29 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             .and_then(Value::as_bool)
             .ok_or_else(|| format!("reasoning {name}: \"call_ends_block\" must be a bool"))?;
         let call_starts = strings(e, "call_starts", name)?;
+        let mut ends = vec![end];
+        ends.extend(optional_strings(e, "also_end", name)?);
+        let mut starts = vec![start];
+        starts.extend(optional_strings(e, "also_start", name)?);
+        let trim = match e.get("trim") {
+            None => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| format!("reasoning {name}: \"trim\" must be a bool"))?,
+        };
+        let content_prefix = match e.get("content_prefix") {
+            None => "",
+            Some(v) => v
+                .as_str()
+                .ok_or_else(|| format!("reasoning {name}: \"content_prefix\" must be a string"))?,
+        };
         let mut scan = Vec::new();
         let own: Vec<&str> = if call_ends {
             call_starts.clone()
         } else {
             Vec::new()
         };
-        scan.push(scan_list(start, end, &own));
+        scan.push(scan_list(&starts, &ends, &own));
         for f in formats {
             let mut calls = Vec::new();
             if call_ends {
@@ -111,14 +128,15 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                     }
                 }
             }
-            scan.push(scan_list(start, end, &calls));
+            scan.push(scan_list(&starts, &ends, &calls));
         }
         let scan: Vec<String> = scan.iter().map(|l| format!("&{l:?}")).collect();
         writeln!(
             table,
             "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: {start:?}, \
              end: {end:?}, started: {started}, call_starts: &{call_starts:?}, tool_format: None, \
-             scan: &[{}] }},",
+             scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
+             content_prefix: {content_prefix:?} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;
@@ -130,9 +148,9 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
     ))
 }
 
-/// `[end, start, call starts...]`, without empty or repeated markers.
-fn scan_list<'a>(start: &'a str, end: &'a str, calls: &[&'a str]) -> Vec<&'a str> {
-    let mut list = vec![end, start];
+/// `[ends..., starts..., call starts...]`, without empty or repeated call markers.
+fn scan_list<'a>(starts: &[&'a str], ends: &[&'a str], calls: &[&'a str]) -> Vec<&'a str> {
+    let mut list: Vec<&'a str> = ends.iter().chain(starts).copied().collect();
     for c in calls {
         if !c.is_empty() && !list.contains(c) {
             list.push(c);
@@ -406,6 +424,22 @@ fn string<'a>(e: &'a Map<String, Value>, key: &str, k: usize) -> Result<&'a str,
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| format!("entry {k}: {key:?} is missing or not a non-empty string"))
+}
+
+/// A list of non-empty strings that may be absent (empty then).
+fn optional_strings<'a>(
+    e: &'a Map<String, Value>,
+    key: &str,
+    name: &str,
+) -> Result<Vec<&'a str>, String> {
+    if e.get(key).is_none() {
+        return Ok(Vec::new());
+    }
+    let list = strings(e, key, name)?;
+    if list.iter().any(|s| s.is_empty()) {
+        return Err(format!("{name}: {key:?} holds an empty string"));
+    }
+    Ok(list)
 }
 
 fn strings<'a>(e: &'a Map<String, Value>, key: &str, name: &str) -> Result<Vec<&'a str>, String> {

@@ -7,13 +7,21 @@
 //! - Not started (`started = false`): optional whitespace and the start marker at the beginning
 //!   open a block (that whitespace and the marker are markup); anything else ends the front and
 //!   the whole text goes to the tool machine (a stray end marker is then content). Whitespace
-//!   before the marker is held up to [`LEAD_CAP`] bytes, past which the output is content.
+//!   before the marker is held up to [`LEAD_CAP`] bytes, past which the output is content. While
+//!   a longer start marker may still follow, the text is held (gemma4's `<|channel>thought\n`).
 //! - Started (the prompt opened the block): the output starts inside the block.
 //! - Inside: the end marker ends the block (markup); a start marker is markup (repeated or
 //!   nested openings, as vLLM absorbs them); a call-start marker ends the block and the text from
 //!   the marker on goes to the tool machine, so the call is parsed, not swallowed. Held back: only
 //!   a suffix that could still become one of those markers.
 //! - The end of the text inside a block: the block is reasoning (what was held back too).
+//! - Alternates (`also_start`, `also_end`): other spellings of the start and end markers, with
+//!   the same roles (granite's "Here's" for "Here is").
+//! - Trim (`trim`, vLLM's engine parsers): the run of whitespace that ends the reasoning (before
+//!   the end marker, a call start or the end of the text) is dropped as markup when it is at most
+//!   [`TRAIL_CAP`] bytes; a longer run is reasoning. While a run is open it is held back.
+//! - Prefix (`content_prefix`, minimax_m2_append_think): nothing is reasoning; the prefix is
+//!   content before the whole output, which goes to the tool machine as it is.
 
 use crate::event::{is_ws, Emitter};
 use crate::formats::Format;
@@ -21,6 +29,9 @@ use crate::scan::{Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
 pub const LEAD_CAP: usize = 64;
+
+/// The longest run of whitespace at the end of the reasoning that `trim` drops.
+pub const TRAIL_CAP: usize = 64;
 
 /// A reasoning format's spec entry (the spec's `"reasoning"` list, read by `build.rs`).
 #[derive(Debug)]
@@ -38,8 +49,16 @@ pub struct ReasoningSpec {
     /// A tool format whose machine separates the reasoning itself (the front is transparent).
     pub tool_format: Option<&'static str>,
     /// Per tool format (its registry index + 1; 0 = none): what the front scans for inside a
-    /// block: `[end, start, call starts...]`.
+    /// block: `[ends..., starts..., call starts...]`.
     pub scan: &'static [&'static [&'static str]],
+    /// `[end, also_end...]`: the markers that end a block.
+    pub ends: &'static [&'static str],
+    /// `[start, also_start...]`: the markers that open a block.
+    pub starts: &'static [&'static str],
+    /// Whether a short run of whitespace ending the reasoning is dropped.
+    pub trim: bool,
+    /// Content put before the output; nothing is reasoning (empty: none).
+    pub content_prefix: &'static str,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -86,11 +105,20 @@ impl Reasoning {
         let k = format.map_or(0, |f| f.index() + 1);
         let list = spec.scan.get(k).copied().unwrap_or(&[]);
         let started = started.unwrap_or(spec.started);
+        let state = if !spec.content_prefix.is_empty() {
+            State::Prefix
+        } else if started {
+            State::Inside
+        } else {
+            State::Lead
+        };
         Some(Front {
             markers: Markers::new(list),
-            start: spec.start,
-            state: if started { State::Inside } else { State::Lead },
+            spec,
+            state,
             held: String::new(),
+            ws: String::new(),
+            long: false,
         })
     }
 }
@@ -101,15 +129,21 @@ enum State {
     Lead,
     /// Inside the think block.
     Inside,
+    /// Before the output of a format that puts a content prefix before it.
+    Prefix,
 }
 
 /// The front's state for one response.
 #[derive(Debug)]
 pub struct Front {
     markers: Markers,
-    start: &'static str,
+    spec: &'static ReasoningSpec,
     state: State,
     held: String,
+    /// `trim`: the open run of whitespace at the end of the reasoning so far, held back.
+    ws: String,
+    /// `trim`: the open run grew past [`TRAIL_CAP`]; it is reasoning.
+    long: bool,
 }
 
 impl Front {
@@ -130,20 +164,36 @@ impl Front {
         match self.state {
             State::Lead => self.lead(buf, out),
             State::Inside => self.inside(buf, out),
+            State::Prefix => {
+                out.content(self.spec.content_prefix);
+                Some(buf.to_owned())
+            }
         }
     }
 
     fn lead(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
         let rest = buf.trim_start_matches(is_ws);
         let ws = buf.len() - rest.len();
-        if let Some(after) = rest.strip_prefix(self.start) {
-            self.state = State::Inside;
-            return self.inside(after, out);
+        if ws > LEAD_CAP {
+            return Some(buf.to_owned());
         }
-        if ws <= LEAD_CAP && self.start.starts_with(rest) {
-            // Whitespace, or whitespace and a proper prefix of the start marker: wait.
+        let starts = self.spec.starts;
+        if starts
+            .iter()
+            .any(|s| s.len() > rest.len() && s.starts_with(rest))
+        {
+            // Whitespace, or whitespace and a proper prefix of a start marker: wait.
             self.held.push_str(buf);
             return None;
+        }
+        // The longest start marker the text begins with.
+        let found = starts
+            .iter()
+            .filter(|s| rest.starts_with(**s))
+            .max_by_key(|s| s.len());
+        if let Some(s) = found {
+            self.state = State::Inside;
+            return self.inside(&rest[s.len()..], out);
         }
         Some(buf.to_owned())
     }
@@ -153,21 +203,58 @@ impl Front {
         loop {
             match self.markers.find(&buf[pos..]) {
                 Found::Marker { at, which } => {
-                    out.reasoning(&buf[pos..pos + at]);
+                    self.emit(&buf[pos..pos + at], out);
                     let len = self.markers.list[which].len();
-                    match which {
-                        0 => return Some(buf[pos + at + len..].to_owned()),
-                        1 => pos += at + len,
-                        _ => return Some(buf[pos + at..].to_owned()),
+                    let ends = self.spec.ends.len();
+                    if which < ends {
+                        self.close();
+                        return Some(buf[pos + at + len..].to_owned());
+                    } else if which < ends + self.spec.starts.len() {
+                        pos += at + len;
+                    } else {
+                        self.close();
+                        return Some(buf[pos + at..].to_owned());
                     }
                 }
                 Found::Partial { safe } => {
-                    out.reasoning(&buf[pos..pos + safe]);
+                    self.emit(&buf[pos..pos + safe], out);
                     self.held.push_str(&buf[pos + safe..]);
                     return None;
                 }
             }
         }
+    }
+
+    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end (up to
+    /// [`TRAIL_CAP`] bytes: a longer run is reasoning, all of it).
+    fn emit(&mut self, s: &str, out: &mut Emitter) {
+        if !self.spec.trim || s.is_empty() {
+            out.reasoning(s);
+            return;
+        }
+        let body = s.trim_end_matches(is_ws);
+        if body.is_empty() {
+            if self.long {
+                out.reasoning(s);
+            } else {
+                self.ws.push_str(s);
+                if self.ws.len() > TRAIL_CAP {
+                    out.reasoning(&std::mem::take(&mut self.ws));
+                    self.long = true;
+                }
+            }
+            return;
+        }
+        out.reasoning(&std::mem::take(&mut self.ws));
+        out.reasoning(body);
+        self.long = false;
+        self.emit(&s[body.len()..], out);
+    }
+
+    /// The block ended: a held run of whitespace at its end is dropped (`trim`).
+    fn close(&mut self) {
+        self.ws.clear();
+        self.long = false;
     }
 
     /// End of text: returns what the tool machine still gets (the held text when no block
@@ -177,8 +264,13 @@ impl Front {
         match self.state {
             State::Lead => held,
             State::Inside => {
-                out.reasoning(&held);
+                self.emit(&held, out);
+                self.close();
                 String::new()
+            }
+            State::Prefix => {
+                out.content(self.spec.content_prefix);
+                held
             }
         }
     }
@@ -258,6 +350,48 @@ mod tests {
     }
 
     #[test]
+    fn alternates_trim_and_prefix() {
+        // granite's other spelling of both markers
+        let (r, m) = run(
+            "granite",
+            None,
+            None,
+            &["Here's my thought process: a Here's my ", "response: b"],
+        );
+        assert_eq!((r.as_str(), m.as_str()), (" a ", " b"));
+        // gemma4: the longer opener waits until the text shows which it is
+        for parts in [
+            &["<|channel>", "thought\nr<channel|>c"][..],
+            &["<|channel>thought\nr<channel|>c"],
+        ] {
+            let (r, m) = run("gemma4", None, None, parts);
+            assert_eq!((r.as_str(), m.as_str()), ("r", "c"));
+        }
+        // trim: a short run of whitespace that ends the reasoning is dropped, a longer one kept
+        let (r, m) = run("kimi_k2", None, None, &["a \n", "\t</think>c"]);
+        assert_eq!((r.as_str(), m.as_str()), ("a", "c"));
+        let ws = " ".repeat(TRAIL_CAP + 1);
+        let (r, m) = run(
+            "kimi_k2",
+            None,
+            None,
+            &["a", &ws[..10], &ws[10..], "</think>c"],
+        );
+        assert_eq!((r, m.as_str()), (format!("a{ws}"), "c"));
+        let (r, m) = run("kimi_k2", None, None, &["a  b  "]);
+        assert_eq!((r.as_str(), m.as_str()), ("a  b", ""));
+        // prefix: nothing is reasoning; the prefix is content before the output
+        let r = Reasoning::lookup("minimax-append-think").unwrap_or_else(|| panic!("alias"));
+        let mut front = r.front(None, None).unwrap_or_else(|| panic!("front"));
+        let mut out = Emitter::new();
+        assert_eq!(
+            front.feed("a</think>b", &mut out).as_deref(),
+            Some("a</think>b")
+        );
+        assert_eq!(out.take(), vec![Event::Content("<think>".to_owned())]);
+    }
+
+    #[test]
     fn names_and_transparent_harmony() {
         assert_eq!(
             Reasoning::lookup("deepseek-r1").map(Reasoning::name),
@@ -329,3 +463,6 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod invariants;

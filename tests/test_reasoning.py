@@ -6,13 +6,14 @@ single cut, one character per delta and random multi-way splits, and non-streami
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any, List, Optional, Sequence, Tuple
 
 import pytest
 import toolparse
 from corpus import accumulate, chunks_at, split_plans
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from toolparse import _core, reference
 
@@ -20,7 +21,10 @@ BACKENDS = ("rust", "python")
 CALL = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
 QCALL = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
 MCALL = '[TOOL_CALLS]f[ARGS]{"a": 1}'
-THINKS = [r for r in toolparse.list_reasoning_formats() if r != "openai_gptoss"]
+# the formats that separate a think block (not harmony's, nor minimax_m2_append_think's prefix)
+THINKS = [
+    r for r, s in toolparse.spec.REASONING.items() if s.tool_format is None and not s.content_prefix
+]
 
 Result = Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]
 
@@ -66,7 +70,11 @@ def check(fmt: Optional[str], r: str, started: Optional[bool], text: str, expect
 # --- the peers' cases (the shapes of vLLM's tests/reasoning/ for think-tag parsers) ---------
 
 
-def _peer_cases(start: str, end: str, started: bool) -> List[Tuple[str, Result]]:
+def _peer_cases(
+    start: str, end: str, started: bool, trim: bool = False
+) -> List[Tuple[str, Result]]:
+    # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning
+    nl = "" if trim else "\n"
     cases = [
         (
             f"{start}This is a reasoning section{end}This is the rest",
@@ -77,7 +85,7 @@ def _peer_cases(start: str, end: str, started: bool) -> List[Tuple[str, Result]]
         (f"{start}{end}This is the rest", ("This is the rest", None, [])),
         (
             f"{start}This is a reasoning section\n{end}\nThis is the rest",
-            ("\nThis is the rest", "This is a reasoning section\n", []),
+            ("\nThis is the rest", f"This is a reasoning section{nl}", []),
         ),
         (f"{start}Reasoning with {start} inside{end}x", ("x", "Reasoning with  inside", [])),
     ]
@@ -101,7 +109,7 @@ def _peer_cases(start: str, end: str, started: bool) -> List[Tuple[str, Result]]
 @pytest.mark.parametrize("r", THINKS)
 def test_peer_cases(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
-    for text, expected in _peer_cases(spec.start, spec.end, spec.started):
+    for text, expected in _peer_cases(spec.start, spec.end, spec.started, spec.trim):
         check(None, r, None, text, expected)
 
 
@@ -427,3 +435,337 @@ def test_paired_seams(fmt: str, r: str) -> None:
     check(fmt, r, None, f"{start}plan{end}\n\n{call}", (None, "plan", calls))
     check(fmt, r, None, f"{start}plan{call}", (None, "plan", calls))
     check(fmt, r, True, f"plan{end}{call}", (None, "plan", calls))
+
+
+# --- every reasoning format the peers register (issue 11, item 2) ------------------------------
+
+# vLLM 0.33's --reasoning-parser names (vllm/reasoning/__init__.py) and SGLang 0.5.23's
+# (ReasoningParser.DetectorMap): each is registered, as a name or an alias, or listed in
+# NOT_REGISTERED with the reason.
+VLLM_NAMES = (
+    "deepseek_r1 deepseek_v3 deepseek_v4 deepseek_v41 poolside_v1 cohere_command3 cohere_command4 "
+    "ernie45 gemma4 glm45 glm47 ling3 openai_gptoss granite granite_thinking_parser hf beam holo2 "
+    "hunyuan_a13b hy_v3 hy_v4 kimi_k2 kimi_k3 k2_horizon mimo minicpmv minimax_m2 "
+    "minimax_m2_append_think minimax_m3 mistral nemotron_v3 olmo3 plamo3 muse muse_glimmer "
+    "musespark1x qwen3 seed_oss step3 step3p5 step5 inkling"
+).split()
+SGLANG_NAMES = (
+    "apertus2509 beam deepseek-r1 deepseek-v3 deepseek-v4 deepseek-v41 dots glm45 ling3 hunyuan "
+    "gpt-oss k2_horizon kimi kimi_k2 kimi_k3 mimo muse poolside_v1 qwen3 qwen3-thinking minimax "
+    "minimax-append-think minimax-m3 nanbeige step3 step3p5 mistral nemotron_3 "
+    "granite_thinking_parser interns1 gemma4 gigachat35 inkling iquest_q1 cohere_command4 "
+    "response_template"
+).split()
+NOT_REGISTERED = {
+    "hf": "parses with the checkpoint's own chat template",
+    "response_template": "parses with the checkpoint's own chat template",
+    "beam": "response-template driven (the checkpoint's template)",
+    "cohere_command3": "cohere_melody's state machine (response and action blocks)",
+    "cohere_command4": "cohere_melody's state machine (response and action blocks)",
+    "hy_v3": "markers carry a suffix read from the tokenizer's vocabulary",
+    "hy_v4": "markers carry a suffix read from the tokenizer's vocabulary",
+    "kimi_k3": "open/close/sep message blocks with response channels",
+    "muse": "multi-channel message blocks",
+    "muse_glimmer": "multi-channel message blocks",
+    "musespark1x": "multi-channel message blocks",
+    "inkling": "message blocks with a content kind after each header",
+}
+
+
+def test_every_peer_name_is_known_or_listed() -> None:
+    known = set(toolparse.list_reasoning_formats(aliases=True))
+    for name in VLLM_NAMES + SGLANG_NAMES:
+        assert name in known or name in NOT_REGISTERED, name
+        assert not (name in known and name in NOT_REGISTERED), name
+    for alias, canonical in [
+        ("step5", "deepseek_r1"),
+        ("gigachat35", "deepseek_r1"),
+        ("glm47", "glm45"),
+        ("ling3", "glm45"),
+        ("hunyuan", "hunyuan_a13b"),
+        ("minimax-append-think", "minimax_m2_append_think"),
+        ("deepseek-v4", "deepseek_v4"),
+        ("deepseek-v41", "deepseek_v41"),
+        ("nemotron_3", "nemotron_v3"),
+        ("minimax-m3", "minimax_m3"),
+    ]:
+        for backend in BACKENDS:
+            p = toolparse.get_parser(None, backend=backend, reasoning=alias)
+            assert p.reasoning == canonical
+
+
+# vLLM tests/reasoning/test_granite_reasoning_parser.py (thinking is not opened by the prompt;
+# "Here's" is the other spelling vLLM's parser accepts)
+GR, GE = "Here is my thought process:", "Here is my response:"
+GRANITE_VLLM = [
+    (
+        f"{GR}This is a reasoning section{GE}This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    (f"{GR}This is a reasoning section{GE}", "This is a reasoning section", None),
+    ("This is content", None, "This is content"),
+    (f"{GR}This\nThat{GE}This is the rest\nThat", "This\nThat", "This is the rest\nThat"),
+    ("Here is my thought failure", None, "Here is my thought failure"),
+    (f"{GR} foo Here is my response: bar", " foo ", " bar"),
+    (f"{GR} foo Here is Here was", " foo Here is Here was", None),
+    ("Here's my thought process: a Here's my response: b", " a ", " b"),
+    (f"{GR} a Here's my response: b", " a ", " b"),
+]
+
+
+@pytest.mark.parametrize("case", GRANITE_VLLM)
+def test_granite_vllm_cases(case: tuple) -> None:
+    output, reasoning, content = case
+    check(None, "granite", None, output, (content, reasoning, []))
+
+
+def test_granite_with_its_tool_format() -> None:
+    call = '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'
+    check("granite", "granite", None, f"{GR}plan{GE}{call}", (None, "plan", [("f", '{"a": 1}')]))
+    check("granite", "granite", None, f"{GR}plan{call}", (None, "plan", [("f", '{"a": 1}')]))
+
+
+# The think-tag formats added from the peers' tests (vLLM tests/reasoning/test_<x>_reasoning_
+# parser.py, SGLang's detectors): (format, started, output, reasoning, content).
+THINK_TAG_CASES = [
+    # olmo3: the prompt may open the block; <think> optional
+    (
+        "olmo3",
+        None,
+        "<think>This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    (
+        "olmo3",
+        None,
+        "This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    (
+        "olmo3",
+        None,
+        "<think>This\nThat</think>This is the rest\nThat",
+        "This\nThat",
+        "This is the rest\nThat",
+    ),
+    # ernie45: abc\n</think>\n\n<response>... (the response wrapper stays content)
+    ("ernie45", None, "abc\n</think>\ndef", "abc\n", "\ndef"),
+    ("ernie45", None, "<think>abc</think>def", "abc", "def"),
+    # hunyuan_a13b (SGLang's hunyuan detector: think tags; the answer wrapper stays content)
+    (
+        "hunyuan_a13b",
+        None,
+        "<think>\nr\n</think>\n<answer>\nc\n</answer>",
+        "\nr\n",
+        "\n<answer>\nc\n</answer>",
+    ),
+    ("hunyuan_a13b", None, "no think", None, "no think"),
+    # apertus2509 (SGLang): inner prefix / suffix
+    ("apertus2509", None, "<|inner_prefix|>r<|inner_suffix|>c", "r", "c"),
+    ("apertus2509", None, "c", None, "c"),
+    # gemma4: the channel opener with or without its "thought" label; thinking off by default
+    (
+        "gemma4",
+        None,
+        "<|channel>thought\nThis is a reasoning section<channel|>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    (
+        "gemma4",
+        None,
+        "<|channel>This is a reasoning section<channel|>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("gemma4", None, "This is the rest", None, "This is the rest"),
+    # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
+    ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
+    ("deepseek_v4", None, "r</think>c", "r", "c"),
+    ("deepseek_v41", None, "plain", "plain", None),
+    ("deepseek_v41", False, "plain", None, "plain"),
+    # minimax_m3: no trim (vLLM keeps the whitespace before </mm:think>)
+    ("minimax_m3", None, "<mm:think>r \n</mm:think>c", "r \n", "c"),
+    # holo2: deepseek_v3 with thinking on by default
+    (
+        "holo2",
+        None,
+        "This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    # plamo3, minimax_m3: their own tags
+    ("plamo3", None, "r<|plamo:end_think:plamo|>c", "r", "c"),
+    ("minimax_m3", None, "<mm:think>r</mm:think>c", "r", "c"),
+    ("minimax_m3", None, "r</mm:think>c", None, "r</mm:think>c"),
+    # nemotron_v3, step3p5, granite_thinking_parser, mimo, minicpmv, poolside_v1: qwen3's tags
+    (
+        "nemotron_v3",
+        None,
+        "This is a reasoning section</think>This is the rest",
+        "This is a reasoning section",
+        "This is the rest",
+    ),
+    ("step3p5", None, "r\n</think>\nc", "r", "\nc"),
+    ("granite_thinking_parser", None, "r</think>c", "r", "c"),
+    ("mimo", None, "r</think>c", "r", "c"),
+    ("minicpmv", None, "<think>r</think>c", "r", "c"),
+    # k2_horizon: the markers of each reasoning_effort; the prompt opened the block
+    ("k2_horizon", None, "r</ifm|think>c", "r", "c"),
+    ("k2_horizon", None, "<ifm|think_fast>r</ifm|think_fast>c", "r", "c"),
+    ("k2_horizon", None, "r<ifm|tool_calls>x", "r", "<ifm|tool_calls>x"),
+    ("poolside_v1", None, "c", None, "c"),
+    ("poolside_v1", None, "<think>r</think>c", "r", "c"),
+]
+
+
+@pytest.mark.parametrize("case", THINK_TAG_CASES, ids=lambda c: c[0])
+def test_think_tag_cases(case: tuple) -> None:
+    r, started, output, reasoning, content = case
+    check(None, r, started, output, (content, reasoning, []))
+
+
+def test_minimax_m2_append_think() -> None:
+    # vLLM tests/reasoning/test_minimax_m2_append_reasoning_parser.py: nothing is reasoning; the
+    # output is content with the <think> the prompt opened put back before it
+    for text in ["abc</think>def", "<think>abc</think>def", "plain", "a"]:
+        check(None, "minimax_m2_append_think", None, text, ("<think>" + text, None, []))
+    case = corpus_renderer("minimax_m2").render([("f", {"a": "x"})])
+    calls = [(n, a) for n, a in case.calls]
+    check(
+        "minimax_m2",
+        "minimax_m2_append_think",
+        None,
+        "plan</think>" + case.text,
+        ("<think>plan</think>" + _lead_content(case.text), None, calls),
+    )
+
+
+def corpus_renderer(fmt: str) -> Any:
+    import corpus
+
+    return corpus.renderer(fmt)
+
+
+def _lead_content(call_text: str) -> str:
+    """The content a rendered call text carries before its markup (whitespace the renderer puts
+    before the call, if any)."""
+    return call_text[: len(call_text) - len(call_text.lstrip())]
+
+
+# --- trim: the whitespace that ends the reasoning (vLLM's engine parsers, issue 11 item 3) -----
+
+
+def test_trim_drops_a_short_run_that_ends_the_reasoning() -> None:
+    # kimi_k2, mistral, glm45, minimax_m2 (and the engine-backed new formats) trim; qwen3 doesn't
+    assert toolparse.spec.REASONING["kimi_k2"].trim and not toolparse.spec.REASONING["qwen3"].trim
+    check(None, "kimi_k2", None, "<think>a  b \n\t</think> c", (" c", "a  b", []))
+    check(None, "kimi_k2", None, "<think>a \n", (None, "a", []))  # never closed
+    check(None, "kimi_k2", None, "<think> \n</think>c", ("c", None, []))
+    check(None, "kimi_k2", None, "<think>a \n</thi", (None, "a \n</thi", []))
+    check(None, "kimi_k2", None, "<think>a <think> b\n</think>c", ("c", "a  b", []))
+    check(None, "qwen3", None, "<think>a \n</think>c", ("c", "a \n", []))
+    ws = " " * 64
+    check(None, "mistral", None, f"[THINK]a{ws}[/THINK]c", ("c", "a", []))
+    check(None, "mistral", None, f"[THINK]a{ws} [/THINK]c", ("c", f"a{ws} ", []))
+    check(None, "mistral", None, f"[THINK]a{ws} b{ws}[/THINK]c", ("c", f"a{ws} b", []))
+
+
+def test_trim_before_a_call_start() -> None:
+    case = corpus_renderer("kimi_k2").render([("f", {"a": "x"})])
+    calls = [(n, a) for n, a in case.calls]
+    call = case.text.strip()
+    check("kimi_k2", "kimi_k2", None, f"<think>plan \n{call}", (None, "plan", calls))
+    check("kimi_k2", "kimi_k2", None, f"plan\n\n</think>\n\n{call}", (None, "plan", calls))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_trim_hold_back_is_bounded(backend: str) -> None:
+    p = _parser(backend, None, "kimi_k2", True)
+    got = ""
+    for _ in range(100):
+        d = p.feed("a" + " " * 10)
+        got += (d[1] or "") if d else ""
+    assert len(("a" + " " * 10) * 100) - len(got) <= 10
+    p = _parser(backend, None, "kimi_k2", True)
+    d = p.feed("a" + " " * 100)
+    assert d is not None and d[1] == "a" + " " * 100
+
+
+# --- property: random splits of reasoning + tool outputs, every reasoning format ---------------
+
+
+def _pairs_for(r: str) -> List[Optional[str]]:
+    """The tool formats a reasoning format is tried with: none, and its namesake if registered."""
+    out: List[Optional[str]] = [None]
+    names = {"glm45": "glm45", "deepseek_r1": "deepseek_v3", "holo2": "deepseek_v3"}
+    fmt = names.get(r, r)
+    if fmt in toolparse.list_formats():
+        out.append(fmt)
+    return out
+
+
+ALL_PAIRS = [
+    (r, f) for r in toolparse.spec.REASONING if r != "openai_gptoss" for f in _pairs_for(r)
+]
+
+
+def _examples(n: int) -> int:
+    """``n`` scaled by ``TOOLPARSE_EXAMPLES`` (a factor, default 1)."""
+    return max(5, int(n * float(os.environ.get("TOOLPARSE_EXAMPLES", "1"))))
+
+
+@pytest.mark.parametrize("r,fmt", ALL_PAIRS, ids=lambda x: str(x))
+@settings(max_examples=_examples(30))
+@given(data=st.data())
+def test_property_every_reasoning_format(r: str, fmt: Optional[str], data: Any) -> None:
+    spec = toolparse.spec.REASONING[r]
+    markers = [*spec.starts, *spec.ends, spec.end[:-1], *spec.call_starts]
+    if fmt is not None:
+        case = corpus_renderer(fmt).render([("f", {"a": "x"})])
+        markers += [case.text, case.text[: len(case.text) // 2]]
+    piece = st.sampled_from([*markers, "a", " ", "\n", "é", "<", "|"])
+    text = "".join(data.draw(st.lists(piece, max_size=10)))
+    started = data.draw(st.sampled_from([None, True, False]))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=6))
+    whole = stream_twins(fmt, r, started, [text])
+    assert stream_twins(fmt, r, started, chunks_at(text, cuts)) == whole
+    assert stream_twins(fmt, r, started, list(text)) == whole
+    for backend in BACKENDS:
+        content, reasoning, calls, malformed, truncated = _extract(backend, fmt, r, started, text)
+        if not malformed and not truncated:
+            assert (content, reasoning, [(n, a) for _, n, a in calls]) == whole
+    if fmt is None and not spec.content_prefix:
+        # nothing lost: without a tool format, the text is reasoning and content but markup
+        content, reasoning, _ = whole
+        assert len(content or "") + len(reasoning or "") <= len(text)
+
+
+def test_spec_refuses_bad_new_fields() -> None:
+    import json
+
+    from toolparse import spec as spec_mod
+
+    data = json.loads(spec_mod._PATH.read_text(encoding="utf-8"))
+    formats = spec_mod.load(data)
+    good = {
+        "name": "x",
+        "aliases": [],
+        "start": "<a>",
+        "end": "</a>",
+        "started": False,
+        "unclosed": "reasoning",
+        "call_ends_block": True,
+        "call_starts": [],
+    }
+    ok = spec_mod.load_reasoning(
+        {"reasoning": [dict(good, also_start=["<b>"], trim=True)]}, formats
+    )
+    assert ok["x"].starts == ("<a>", "<b>") and ok["x"].trim
+    assert ok["x"].scan(None) == ("</a>", "<a>", "<b>")
+    for bad in ({"trim": "yes"}, {"also_end": [""]}, {"also_start": "<b>"}, {"content_prefix": 1}):
+        with pytest.raises(ValueError):
+            spec_mod.load_reasoning({"reasoning": [dict(good, **bad)]}, formats)

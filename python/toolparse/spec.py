@@ -114,10 +114,24 @@ class ReasoningSpec:
     call_ends_block: bool
     call_starts: Tuple[str, ...]
     tool_format: Optional[str]
+    also_start: Tuple[str, ...] = ()
+    also_end: Tuple[str, ...] = ()
+    trim: bool = False
+    content_prefix: str = ""
+
+    @property
+    def starts(self) -> Tuple[str, ...]:
+        """The markers that open a block: ``start`` and its alternates."""
+        return (self.start, *self.also_start)
+
+    @property
+    def ends(self) -> Tuple[str, ...]:
+        """The markers that end a block: ``end`` and its alternates."""
+        return (self.end, *self.also_end)
 
     def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
         """What the front scans for inside a block when paired with ``format`` (None: no tool
-        format): ``(end, start, call starts...)``, as ``build.rs`` generates it."""
+        format): ``(ends..., starts..., call starts...)``, as ``build.rs`` generates it."""
         calls: List[str] = []
         if self.call_ends_block:
             if format is None:
@@ -125,7 +139,7 @@ class ReasoningSpec:
             else:
                 roles = ("call_start", "section_start", "function_start")
                 calls = [m for r in roles if (m := format.marker(r))]
-        out = [self.end, self.start]
+        out = [*self.ends, *self.starts]
         for c in calls:
             if c and c not in out:
                 out.append(c)
@@ -166,7 +180,30 @@ def load_reasoning(
         if e.get("unclosed") != "reasoning":
             raise ValueError(f"format spec: reasoning {name}: 'unclosed' must be 'reasoning'")
         calls = _strings(e, "call_starts", name)
-        out[name] = ReasoningSpec(name, aliases, start, end, started, ends, calls, None)
+        also_start = _strings(e, "also_start", name) if "also_start" in e else ()
+        also_end = _strings(e, "also_end", name) if "also_end" in e else ()
+        if not all((*also_start, *also_end)):
+            raise ValueError(f"format spec: reasoning {name}: an empty alternate marker")
+        trim = e.get("trim", False)
+        if not isinstance(trim, bool):
+            raise ValueError(f"format spec: reasoning {name}: 'trim' must be a bool")
+        prefix = e.get("content_prefix", "")
+        if not isinstance(prefix, str):
+            raise ValueError(f"format spec: reasoning {name}: 'content_prefix' must be a string")
+        out[name] = ReasoningSpec(
+            name,
+            aliases,
+            start,
+            end,
+            started,
+            ends,
+            calls,
+            None,
+            also_start,
+            also_end,
+            trim,
+            prefix,
+        )
     return out
 
 

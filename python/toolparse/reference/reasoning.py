@@ -11,9 +11,12 @@ from .scan import WS, Markers
 
 # The most whitespace held before a start marker at the beginning of the output.
 LEAD_CAP = 64
+# The longest run of whitespace at the end of the reasoning that ``trim`` drops.
+TRAIL_CAP = 64
 
 LEAD = "Lead"  # at the beginning of an output whose block the prompt did not open
 INSIDE = "Inside"  # inside the think block
+PREFIX = "Prefix"  # before the output of a format that puts a content prefix before it
 
 
 def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
@@ -21,17 +24,19 @@ def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -
     if spec.tool_format is not None or not spec.start or not spec.end:
         return None
     scan = spec.scan(SPECS[format] if format is not None else None)
-    return Front(Markers(scan), spec.start, spec.started if started is None else started)
+    return Front(Markers(scan), spec, spec.started if started is None else started)
 
 
 class Front:
     """The front's state for one response."""
 
-    def __init__(self, markers: Markers, start: str, started: bool) -> None:
+    def __init__(self, markers: Markers, spec: ReasoningSpec, started: bool) -> None:
         self.markers = markers
-        self.start = start
-        self.state = INSIDE if started else LEAD
+        self.spec = spec
+        self.state = PREFIX if spec.content_prefix else INSIDE if started else LEAD
         self.held = ""
+        self.ws = ""  # trim: the open run of whitespace at the end of the reasoning, held back
+        self.long = False  # trim: the open run grew past TRAIL_CAP; it is reasoning
 
     def feed(self, text: str, out: Emitter) -> Optional[str]:
         """None while the front keeps the text; the rest for the tool machine once the block is
@@ -40,18 +45,26 @@ class Front:
         self.held = ""
         if self.state == LEAD:
             return self._lead(buf, out)
+        if self.state == PREFIX:
+            out.content(self.spec.content_prefix)
+            return buf
         return self._inside(buf, out)
 
     def _lead(self, buf: str, out: Emitter) -> Optional[str]:
         rest = buf.lstrip(WS)
         ws = len(buf) - len(rest)
-        if rest.startswith(self.start):
-            self.state = INSIDE
-            return self._inside(rest[len(self.start) :], out)
-        if ws <= LEAD_CAP and self.start.startswith(rest):
-            # Whitespace, or whitespace and a proper prefix of the start marker: wait.
+        if ws > LEAD_CAP:
+            return buf
+        starts = self.spec.starts
+        if any(len(s) > len(rest) and s.startswith(rest) for s in starts):
+            # Whitespace, or whitespace and a proper prefix of a start marker: wait.
             self.held += buf
             return None
+        # The longest start marker the text begins with.
+        found = max((s for s in starts if rest.startswith(s)), key=len, default=None)
+        if found is not None:
+            self.state = INSIDE
+            return self._inside(rest[len(found) :], out)
         return buf
 
     def _inside(self, buf: str, out: Emitter) -> Optional[str]:
@@ -59,22 +72,57 @@ class Front:
         while True:
             kind, at, which = self.markers.find(buf, pos)
             if kind == "marker":
-                out.reasoning(buf[pos : pos + at])
+                self._emit(buf[pos : pos + at], out)
                 n = len(self.markers.list[which])
-                if which == 0:
+                ends = len(self.spec.ends)
+                if which < ends:
+                    self._close()
                     return buf[pos + at + n :]
-                if which == 1:
+                if which < ends + len(self.spec.starts):
                     pos += at + n
                     continue
+                self._close()
                 return buf[pos + at :]
-            out.reasoning(buf[pos : pos + at])
+            self._emit(buf[pos : pos + at], out)
             self.held += buf[pos + at :]
             return None
+
+    def _emit(self, s: str, out: Emitter) -> None:
+        """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end (up
+        to TRAIL_CAP: a longer run is reasoning, all of it)."""
+        if not self.spec.trim or not s:
+            out.reasoning(s)
+            return
+        body = s.rstrip(WS)
+        if not body:
+            if self.long:
+                out.reasoning(s)
+            else:
+                self.ws += s
+                if len(self.ws) > TRAIL_CAP:
+                    out.reasoning(self.ws)
+                    self.ws = ""
+                    self.long = True
+            return
+        out.reasoning(self.ws)
+        self.ws = ""
+        out.reasoning(body)
+        self.long = False
+        self._emit(s[len(body) :], out)
+
+    def _close(self) -> None:
+        """The block ended: a held run of whitespace at its end is dropped (``trim``)."""
+        self.ws = ""
+        self.long = False
 
     def finish(self, out: Emitter) -> str:
         """End of text: what the tool machine still gets; a block left open is reasoning."""
         held, self.held = self.held, ""
         if self.state == LEAD:
             return held
-        out.reasoning(held)
+        if self.state == PREFIX:
+            out.content(self.spec.content_prefix)
+            return held
+        self._emit(held, out)
+        self._close()
         return ""

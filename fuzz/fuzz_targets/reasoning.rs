@@ -1,0 +1,68 @@
+//! Every reasoning format, alone or paired with any tool format, on arbitrary text: no panic; the
+//! streamed result is the same for the whole text, one char per delta and splits chosen by the
+//! input; stream == non-stream when well formed; without a tool format nothing but markup is
+//! dropped.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use toolparse::formats::Setup;
+use toolparse::reasoning::REASONING;
+use toolparse::{Event, Format, Parser, Reasoning, Tools};
+
+/// (content, reasoning, [(name, arguments)], malformed, truncated)
+type Run = (String, String, Vec<(String, String)>, bool, bool);
+
+fn run(setup: Setup, text: &str, cuts: &[usize]) -> Run {
+    let mut p = Parser::with(setup, &Tools::default());
+    let mut events = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        events.extend(p.feed(&text[prev..c]));
+        prev = c;
+    }
+    events.extend(p.finish());
+    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
+    for ev in events {
+        match ev {
+            Event::Content(t) | Event::Unfinished(t) => content.push_str(&t),
+            Event::Reasoning(t) => reasoning.push_str(&t),
+            Event::ToolStart { name, .. } => calls.push((name, String::new())),
+            Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
+            Event::ToolEnd { .. } => {}
+        }
+    }
+    (content, reasoning, calls, p.malformed(), p.truncated())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let [r_sel, f_sel, flags, rest @ ..] = data else { return };
+    let text = String::from_utf8_lossy(rest);
+    let Some(name) = REASONING.get(*r_sel as usize % REASONING.len()).map(|s| s.name) else {
+        return;
+    };
+    let Some(reasoning) = Reasoning::lookup(name) else { return };
+    let formats: Vec<Format> = Format::all().collect();
+    // f_sel 0 (and every len+1-th value): no tool format
+    let format = (*f_sel as usize % (formats.len() + 1)).checked_sub(1).map(|i| formats[i]);
+    let started = [None, Some(true), Some(false)][*flags as usize % 3];
+    let setup = Setup { format, reasoning: Some(reasoning), started };
+    let bounds: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let whole = run(setup, &text, &[]);
+    assert_eq!(run(setup, &text, &bounds), whole, "one char per delta");
+    let step = (*flags as usize / 3 % 7) + 1;
+    let some: Vec<usize> = bounds.iter().copied().step_by(step).collect();
+    assert_eq!(run(setup, &text, &some), whole, "every {step} chars");
+    let x = Parser::extract_with(setup, &Tools::default(), &text);
+    assert_eq!(x.truncated, whole.4);
+    if !x.malformed && !x.truncated {
+        assert_eq!(x.content.unwrap_or_default(), whole.0);
+        assert_eq!(x.reasoning.unwrap_or_default(), whole.1);
+        let calls: Vec<(String, String)> =
+            x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+        assert_eq!(calls, whole.2);
+    }
+    if format.is_none() {
+        let prefix = reasoning.spec().content_prefix.len();
+        assert!(whole.0.len() + whole.1.len() <= text.len() + prefix, "nothing but markup dropped");
+    }
+});
