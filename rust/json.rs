@@ -489,6 +489,10 @@ pub struct CallKeys {
     /// Whether the arguments may be a JSON string holding the JSON object
     /// (`"arguments": "{\"a\": 1}"`); when not, a string there is malformed.
     pub strings: bool,
+    /// Whether the call is `{NAME: {...}}` (apertus): the object's one key is the function's
+    /// name and its value the arguments; `name` and `args` are then unused. A second key is
+    /// malformed.
+    pub by_name: bool,
 }
 
 impl CallKeys {
@@ -507,6 +511,7 @@ pub const CALL_KEYS: CallKeys = CallKeys {
     name: &["name"],
     args: &["arguments", "parameters"],
     strings: true,
+    by_name: false,
 };
 
 #[derive(Debug, Clone)]
@@ -650,6 +655,16 @@ impl CallObject {
                     i += 1;
                 }
                 CState::KeyStr(dec, key) => match feed_name(dec, &mut self.read, rest, key) {
+                    Step::Done(k) if self.keys.by_name => {
+                        // `{NAME: {...}}`: the key names the function, once; a blank one is
+                        // malformed (at the end of the key, wherever the text was split).
+                        if self.name.is_some() || is_blank(key) {
+                            return Step::Error(i + k);
+                        }
+                        self.name = Some(std::mem::take(key));
+                        self.st = CState::Colon(Member::Args);
+                        i += k;
+                    }
                     Step::Done(k) => {
                         let m = self.keys.member(key);
                         let dup = match m {

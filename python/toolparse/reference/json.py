@@ -286,10 +286,15 @@ class CallKeys:
     ``name_keys`` and ``args_keys``, and ``arguments``, which says whether the arguments may be a
     JSON string holding the object; when not, a string there is malformed)."""
 
-    def __init__(self, name: Sequence[str], args: Sequence[str], strings: bool = True) -> None:
+    def __init__(
+        self, name: Sequence[str], args: Sequence[str], strings: bool = True, by_name: bool = False
+    ) -> None:
         self.name = tuple(name)
         self.args = tuple(args)
         self.strings = strings
+        # ``{NAME: {...}}`` (apertus): the one key is the function's name, its value the
+        # arguments; a second key is malformed
+        self.by_name = by_name
 
     def member(self, key: str) -> str:
         if key in self.name:
@@ -390,7 +395,16 @@ class CallObject:
                 i += 1
             elif st == "KeyStr":
                 r, k = _feed_name(self, s, i)
-                if r == DONE:
+                if r == DONE and self.keys.by_name:
+                    # ``{NAME: {...}}``: the key names the function, once; a blank one is
+                    # malformed (at the end of the key, wherever the text was split).
+                    key = "".join(self.buf)
+                    if self.name is not None or is_blank(key):
+                        return (ERROR, i + k - start)
+                    self.name = key
+                    self.st, self.member = "Colon", "Args"
+                    i += k
+                elif r == DONE:
                     m = self.keys.member("".join(self.buf))
                     if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
                         # at the end of the key, wherever the text was split
