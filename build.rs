@@ -231,11 +231,16 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
                      markers: Markers::new(&{list:?}), ends: {}, array: {}, \
                      keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok}, \
-                     by_name: {by_name} }}, tentative: {tentative}, text: Markers::new(&{text:?}) }};",
+                     by_name: {by_name}, id: &{:?} }}, tentative: {tentative}, \
+                     text: Markers::new(&{text:?}) }};",
                     ends.len(),
                     shape == Some("array"),
                     keys("name_keys")?,
                     keys("args_keys")?,
+                    call.and_then(|c| c.get("id_keys"))
+                        .map(|_| keys("id_keys"))
+                        .transpose()?
+                        .unwrap_or_default(),
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))")

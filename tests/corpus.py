@@ -593,6 +593,7 @@ class TaggedJson(Renderer):
         self.name_key = call["name_keys"][0] if call["name_keys"] else ""
         self.by_name = call.get("keyed_by_name") is True
         self.wrappers = tuple(m[r] for r in ("text_start", "text_end") if r in m)
+        self.ids = 0  # the last call id rendered (form call_id)
         # the wrappers are markup: with them in the text, content is not every character outside
         # the calls
         self.plain_content = not self.wrappers
@@ -639,7 +640,9 @@ class TaggedJson(Renderer):
         if form == "string_args":
             a = json.dumps(a, ensure_ascii=False)
         if form == "call_id":
-            return _obj([('"tool_call_id"', '"0"'), (nk, n), (key, a)], style)
+            # the model's ids ("0", "1", ...): unique, as the model writes them in one response
+            self.ids += 1
+            return _obj([('"tool_call_id"', f'"{self.ids}"'), (nk, n), (key, a)], style)
         return _obj([(nk, n), (key, a)], style)
 
     def _body(self, calls, before, after, form, style, reasoning):

@@ -15,8 +15,8 @@ Each is a spec entry in an existing family:
 * ``cohere_command3`` / ``cohere_command4`` (tagged_json): ``<|START_ACTION|>[{"tool_call_id",
   "tool_name", "parameters"}, ...]<|END_ACTION|>``; the content's wrapper markers
   (``<|START_RESPONSE|>``/``<|END_RESPONSE|>``, ``<|START_TEXT|>``/``<|END_TEXT|>``, spec roles
-  ``text_start``/``text_end``) are markup and dropped; the thinking block is the reasoning
-  front's, not the tool format's;
+  ``text_start``/``text_end``) are markup and dropped; a call's ``tool_call_id`` (``call.id_keys``)
+  is its id, as vLLM's; the thinking block is the reasoning front's, not the tool format's;
 * ``dots`` and ``gigachat35`` (xml_params): minimax_m2's and deepseek_v32's wire formats in
   their own wrappers.
 
@@ -336,8 +336,20 @@ def test_cohere_actions(backend: str, fmt: str) -> None:
         '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}]<|END_ACTION|>'
     )
     check(fmt, backend, text, None, [("f", {})])
-    # the call id the model writes ("0", "1", ...) is an index, not an OpenAI id: ours are made
+    # the call's id is the model's "tool_call_id" (vLLM's test pins "0"): the template writes it
+    # back with the tool's result; a call without one (or with a non-string one) gets ours
     info = extract(fmt, backend, ACTION_2)
+    assert [c.id for c in info.tool_calls] == ["0", "1"]
+    for chunks in plans(ACTION_2)[:40]:
+        rec, _ = stream(fmt, backend, chunks)
+        assert [c.id for c in rec.tool_calls] == ["0", "1"], chunks
+    text = (
+        '<|START_ACTION|>[{"tool_name": "f", "parameters": {}, "tool_call_id": "late"}, '
+        '{"tool_call_id": 7, "tool_name": "g", "parameters": {}}, '
+        '{"tool_call_id": " ", "tool_name": "h", "parameters": {}}]<|END_ACTION|>'
+    )
+    info = extract(fmt, backend, text)
+    assert [c.function.name for c in info.tool_calls] == ["f", "g", "h"]
     assert all(c.id.startswith("chatcmpl-tool-") for c in info.tool_calls)
 
 
@@ -465,3 +477,76 @@ def test_gigachat35(backend: str) -> None:
     )
     calls = [("get_weather", {"city": "Moscow", "days": 3}), ("get_weather", {"city": "42"})]
     check_typed("gigachat35", backend, tools, text, "Checking.\n", calls)
+
+
+GS, GE = "<｜GCML｜tool_calls>", "</｜GCML｜tool_calls>"
+
+
+def gcml(name: str, *params: Any) -> str:
+    """One GCML invoke: ``params`` are (name, value text, is_string)."""
+    body = "".join(
+        f'<｜GCML｜parameter name="{k}" string="{str(s).lower()}">{v}</｜GCML｜parameter>'
+        for k, v, s in params
+    )
+    return f'<｜GCML｜invoke name="{name}">{body}</｜GCML｜invoke>'
+
+
+@params
+def test_gigachat35_vllm_cases(backend: str) -> None:
+    # vLLM tests/tool_parsers/test_gigachat35_tool_parser.py: string="false" values are JSON
+    typed = gcml(
+        "typed_args",
+        ("string_field", '"hello"', False),
+        ("int_field", "7", False),
+        ("float_field", "3.5", False),
+        ("bool_field", "true", False),
+        ("null_field", "null", False),
+        ("array_field", "[1, 2, 3]", False),
+        ("object_field", '{"nested": true}', False),
+    )
+    args = {
+        "string_field": "hello",
+        "int_field": 7,
+        "float_field": 3.5,
+        "bool_field": True,
+        "null_field": None,
+        "array_field": [1, 2, 3],
+        "object_field": {"nested": True},
+    }
+    check_typed("gigachat35", backend, [], GS + typed + GE, None, [("typed_args", args)])
+    check_typed("gigachat35", backend, [], GS + gcml("empty_args") + GE, None, [("empty_args", {})])
+    weather = gcml("get_weather", ("city", "Tokyo", True))
+    time = gcml("get_time", ("timezone", "Asia/Tokyo", True))
+    check_typed(
+        "gigachat35",
+        backend,
+        [],
+        "I will check." + GS + weather + GE,
+        "I will check.",
+        [("get_weather", {"city": "Tokyo"})],
+    )
+    check_typed(
+        "gigachat35",
+        backend,
+        [],
+        GS + weather + time + GE,
+        None,
+        [("get_weather", {"city": "Tokyo"}), ("get_time", {"timezone": "Asia/Tokyo"})],
+    )
+    text = GS + gcml("escaped", ("text", 'line 1\\n"quoted"', True)) + GE
+    check_typed("gigachat35", backend, [], text, None, [("escaped", {"text": 'line 1\\n"quoted"'})])
+
+
+@params
+@pytest.mark.parametrize(
+    "text,truncated",
+    [
+        (GS + '<｜GCML｜invoke name="broken">', True),
+        (GS + '<｜GCML｜parameter name="x">1</｜GCML｜parameter>', False),
+        (GS + GE, False),
+    ],
+)
+def test_gigachat35_malformed_inputs(backend: str, text: str, truncated: bool) -> None:
+    # vLLM's malformed inputs: no call, the text is content (a cut one flagged truncated)
+    info = extract("gigachat35", backend, text)
+    assert (info.tools_called, info.content, info.truncated) == (False, text, truncated)

@@ -21,6 +21,8 @@
 //!   `text_end`): those are markup, dropped wherever they stand in the text.
 //! - `keys.by_name` (`call.keyed_by_name`): a call is `{NAME: {...}}` (apertus), not an object
 //!   with name and arguments keys.
+//! - `keys.id` (`call.id_keys`): a key whose string value, given before the call starts, is the
+//!   call's id (cohere's `tool_call_id`; spec `id_style` "model").
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
 //! missing); whitespace and then an end marker close it; anything else is content.
@@ -365,6 +367,12 @@ mod tests {
                 false
             )
         );
+        // the model's call ids (a string given before the call started)
+        let text = r#"<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}, {"tool_name": "g", "parameters": {}, "tool_call_id": "1"}]<|END_ACTION|>"#;
+        let f = Format::from_name("cohere_command3").expect("registered");
+        let x = Parser::replay(f, &Tools::default(), &[text]);
+        let ids: Vec<Option<String>> = x.calls.into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, [Some("0".to_owned()), None]);
         // the other preset's wrapper is text
         let text = "<|START_TEXT|>Hi<|END_TEXT|>";
         assert_eq!(check("cohere_command3", text).0, Some(text.to_owned()));

@@ -41,6 +41,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             call["args_keys"],
             strings=spec.raw.get("arguments") == "json_object_or_json_string",
             by_name=call.get("keyed_by_name") is True,
+            id=call.get("id_keys", ()),
         )
         tags = tagged_json.Tags(
             ends + starts,
