@@ -139,6 +139,14 @@ def test_ernie45(backend: str, text: str, content: Optional[str], n: int) -> Non
 
 
 @params
+def test_ernie45_response_wrapper_is_markup(backend: str) -> None:
+    # vLLM's ernie45 drops "<response>" / "</response>" from the content (its "\n" after them
+    # too: we keep text exactly, so those newlines stay)
+    check("ernie45", backend, "<response>\ndef\n</response>\n", "\ndef\n\n", [])
+    check("ernie45", backend, "<response>def</response>", "def", [])
+
+
+@params
 def test_ernie45_no_tools_and_string_arguments(backend: str) -> None:
     check("ernie45", backend, "This is a test", "This is a test", [])
     # vLLM's ernie45 reads "arguments" as an object (json.dumps of a string is no object)
