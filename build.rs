@@ -240,16 +240,25 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let tentative = call.and_then(|c| c.get("tentative")) == Some(&Value::Bool(true));
                 let strings_ok = e.get("arguments").and_then(Value::as_str)
                     == Some("json_object_or_json_string");
+                let by_name = call.and_then(|c| c.get("keyed_by_name")) == Some(&Value::Bool(true));
+                // Plain text is scanned for the start markers, then the content's wrappers.
+                let mut text: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
+                text.extend(["text_start", "text_end"].iter().filter_map(|r| marker(r)));
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
                      markers: Markers::new(&{list:?}), ends: {}, array: {}, \
-                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok} }}, \
-                     tentative: {tentative} }};",
+                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok}, \
+                     by_name: {by_name}, id: &{:?} }}, tentative: {tentative}, \
+                     text: Markers::new(&{text:?}) }};",
                     ends.len(),
                     shape == Some("array"),
                     keys("name_keys")?,
                     keys("args_keys")?,
+                    call.and_then(|c| c.get("id_keys"))
+                        .map(|_| keys("id_keys"))
+                        .transpose()?
+                        .unwrap_or_default(),
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))")

@@ -122,6 +122,35 @@ RENDER: Dict[str, Renderer] = {
         + ",".join(f"{k}:<escape>{v}<escape>" for k, v in a.items())
         + "}<end_function_call>"
     ),
+    # issue 12's JSON-like formats
+    "qwen3_json": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
+    "llama4_json": lambda n, a: f"<|python_tag|>{_j({'name': n, 'parameters': a})}",
+    "ernie45": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>\n",
+    "granite-20b-fc": lambda n, a: f"<function_call> {_j({'name': n, 'arguments': a})}",
+    "apertus": lambda n, a: f"<|tools_prefix|>{_j([{n: a}])}<|tools_suffix|>",
+    "cohere_command3": lambda n, a: (
+        "<|START_ACTION|>"
+        + _j([{"tool_call_id": "0", "tool_name": n, "parameters": a}])
+        + "<|END_ACTION|>"
+    ),
+    "cohere_command4": lambda n, a: (
+        "<|START_ACTION|>"
+        + _j([{"tool_call_id": "0", "tool_name": n, "parameters": a}])
+        + "<|END_ACTION|>"
+    ),
+    "dots": lambda n, a: (
+        f'<dots_function_call>\n<invoke name="{n}">\n'
+        + "".join(f'<parameter name="{k}">{_xml(v)}</parameter>\n' for k, v in a.items())
+        + "</invoke>\n</dots_function_call>"
+    ),
+    "gigachat35": lambda n, a: (
+        f'<｜GCML｜tool_calls><｜GCML｜invoke name="{n}">'
+        + "".join(
+            f'<｜GCML｜parameter name="{k}" string="true">{v}</｜GCML｜parameter>'
+            for k, v in a.items()
+        )
+        + "</｜GCML｜invoke></｜GCML｜tool_calls>"
+    ),
 }
 
 

@@ -476,6 +476,9 @@ pub fn is_blank(name: &str) -> bool {
 pub enum Member {
     Name,
     Args,
+    /// The call's own id (a JSON string), where the format writes one (cohere's
+    /// `tool_call_id`).
+    Id,
     Other,
 }
 
@@ -489,6 +492,12 @@ pub struct CallKeys {
     /// Whether the arguments may be a JSON string holding the JSON object
     /// (`"arguments": "{\"a\": 1}"`); when not, a string there is malformed.
     pub strings: bool,
+    /// Whether the call is `{NAME: {...}}` (apertus): the object's one key is the function's
+    /// name and its value the arguments; `name` and `args` are then unused. A second key is
+    /// malformed.
+    pub by_name: bool,
+    /// The keys that hold the call's own id (a JSON string; anything else there is skipped).
+    pub id: &'static [&'static str],
 }
 
 impl CallKeys {
@@ -497,6 +506,8 @@ impl CallKeys {
             Member::Name
         } else if self.args.contains(&key) {
             Member::Args
+        } else if self.id.contains(&key) {
+            Member::Id
         } else {
             Member::Other
         }
@@ -507,6 +518,8 @@ pub const CALL_KEYS: CallKeys = CallKeys {
     name: &["name"],
     args: &["arguments", "parameters"],
     strings: true,
+    by_name: false,
+    id: &[],
 };
 
 #[derive(Debug, Clone)]
@@ -519,6 +532,8 @@ enum CState {
     Colon(Member),
     Value(Member),
     Name(StrDecoder, String),
+    /// The call's id (a JSON string), read like a name.
+    Id(StrDecoder, String),
     /// The arguments object, passed through as written.
     ArgsRaw(JsonScanner),
     /// Arguments given as a JSON string holding JSON: decoded, then validated.
@@ -546,6 +561,8 @@ pub struct CallObject {
     /// When set, an object without an arguments member is not a call (plain JSON in text).
     require_args: bool,
     name: Option<String>,
+    /// The call's own id, when the object gave one before the call started.
+    id: Option<String>,
     seen_args: bool,
     held_args: String,
     started: bool,
@@ -582,6 +599,7 @@ impl CallObject {
             keys,
             require_args,
             name: None,
+            id: None,
             seen_args: false,
             held_args: String::new(),
             started: false,
@@ -600,7 +618,7 @@ impl CallObject {
         if !self.started {
             if let Some(name) = self.name.clone() {
                 self.started = true;
-                out.tool_start(None, name);
+                out.tool_start(self.id.take(), name);
                 let held = std::mem::take(&mut self.held_args);
                 out.args(&held);
             }
@@ -650,12 +668,22 @@ impl CallObject {
                     i += 1;
                 }
                 CState::KeyStr(dec, key) => match feed_name(dec, &mut self.read, rest, key) {
+                    Step::Done(k) if self.keys.by_name => {
+                        // `{NAME: {...}}`: the key names the function, once; a blank one is
+                        // malformed (at the end of the key, wherever the text was split).
+                        if self.name.is_some() || is_blank(key) {
+                            return Step::Error(i + k);
+                        }
+                        self.name = Some(std::mem::take(key));
+                        self.st = CState::Colon(Member::Args);
+                        i += k;
+                    }
                     Step::Done(k) => {
                         let m = self.keys.member(key);
                         let dup = match m {
                             Member::Name => self.name.is_some(),
                             Member::Args => self.seen_args,
-                            Member::Other => false,
+                            Member::Id | Member::Other => false,
                         };
                         if dup {
                             // at the end of the key, wherever the text was split
@@ -713,10 +741,30 @@ impl CallObject {
                             self.st = CState::ArgsStr(StrDecoder::new(), JsonScanner::new(), false);
                             i += 1;
                         }
-                        (Member::Other, _) => self.st = CState::Skip(JsonScanner::new()),
+                        (Member::Id, b'"') => {
+                            self.read = 0;
+                            self.st = CState::Id(StrDecoder::new(), String::new());
+                            i += 1;
+                        }
+                        (Member::Id | Member::Other, _) => {
+                            self.st = CState::Skip(JsonScanner::new())
+                        }
                         _ => return Step::Error(i),
                     }
                 }
+                CState::Id(dec, id) => match feed_name(dec, &mut self.read, rest, id) {
+                    Step::Done(k) => {
+                        // Before the call started it is the call's id (the first one given; a
+                        // blank one is none); after, it is too late to say.
+                        if !self.started && self.id.is_none() && !is_blank(id) {
+                            self.id = Some(std::mem::take(id));
+                        }
+                        self.st = CState::CommaOrClose;
+                        i += k;
+                    }
+                    Step::Error(k) => return Step::Error(i + k),
+                    Step::NeedMore => return Step::NeedMore,
+                },
                 CState::Name(dec, name) => match feed_name(dec, &mut self.read, rest, name) {
                     Step::Done(k) => {
                         if is_blank(name) {

@@ -428,6 +428,10 @@ class Llama3Json(Renderer):
     """Optional ``<|python_tag|>``, then ``{"name": N, "parameters": {...}}`` joined by ``; ``."""
 
     name = "llama3_json"
+
+    def __init__(self, name: str = "llama3_json") -> None:
+        self.name = name
+
     forms = ("plain", "python_tag", "arguments_key")
     markers = ("<|python_tag|>", "{", "}")
     extra_tokens = ("; ", "<|eom_id|>")
@@ -570,7 +574,9 @@ class Llama4Pythonic(Pythonic):
 class TaggedJson(Renderer):
     """``START {call} END`` or ``START [{call}, ...] END`` as the format's spec entry says: its
     start markers (every one gets a form), end marker (may be missing: form ``no_close``), shape,
-    argument keys (the second one gets a form) and whether the arguments may be a JSON string."""
+    name and argument keys (the second argument key gets a form; apertus' calls are
+    ``{NAME: {...}}``), whether the arguments may be a JSON string, and the content's wrapper
+    markers (cohere's, dropped: content must not hold them)."""
 
     def __init__(self, name: str) -> None:
         sp = toolparse.spec.get_spec(name)
@@ -584,7 +590,18 @@ class TaggedJson(Renderer):
         self.array = call["shape"] == "array"
         self.end = self.end_for(self.starts[0])
         self.args_keys = list(call["args_keys"])
-        forms = ["plain", "newlines", "args_first", "per_call"]
+        self.name_key = call["name_keys"][0] if call["name_keys"] else ""
+        self.by_name = call.get("keyed_by_name") is True
+        self.wrappers = tuple(m[r] for r in ("text_start", "text_end") if r in m)
+        self.ids = 0  # the last call id rendered (form call_id)
+        # the wrappers are markup: with them in the text, content is not every character outside
+        # the calls
+        self.plain_content = not self.wrappers
+        forms = ["plain", "newlines", "per_call"]
+        if not self.by_name:
+            forms.append("args_first")
+        if self.name_key == "tool_name":
+            forms.append("call_id")  # cohere's ``"tool_call_id": "0"`` before the name
         forms += [f"start_{k}" for k in range(2, len(self.starts) + 1)]
         if len(self.args_keys) > 1:
             forms.append("alt_key")
@@ -594,7 +611,7 @@ class TaggedJson(Renderer):
             forms.append("no_close")
         self.forms = tuple(forms)
         self.forms_no_after = ("no_close",) if self.end else ()
-        self.markers = tuple(self.starts) + tuple(self.ends)
+        self.markers = tuple(self.starts) + tuple(self.ends) + self.wrappers
 
     def end_for(self, start: str) -> str:
         """The end marker a call opened by ``start`` is written with: the format's one, or of
@@ -614,12 +631,19 @@ class TaggedJson(Renderer):
 
     def call_object(self, name: str, a: str, form: str, style: str) -> str:
         n = json.dumps(name)
+        if self.by_name:
+            return _obj([(n, a)], style)
         key = json.dumps(self.args_keys[1] if form == "alt_key" else self.args_keys[0])
+        nk = json.dumps(self.name_key)
         if form == "args_first":
-            return _obj([(key, a), ('"name"', n)], style)
+            return _obj([(key, a), (nk, n)], style)
         if form == "string_args":
             a = json.dumps(a, ensure_ascii=False)
-        return _obj([('"name"', n), (key, a)], style)
+        if form == "call_id":
+            # the model's ids ("0", "1", ...): unique, as the model writes them in one response
+            self.ids += 1
+            return _obj([('"tool_call_id"', f'"{self.ids}"'), (nk, n), (key, a)], style)
+        return _obj([(nk, n), (key, a)], style)
 
     def _body(self, calls, before, after, form, style, reasoning):
         start = self.starts[int(form[6:]) - 1] if form.startswith("start_") else self.starts[0]
@@ -654,6 +678,15 @@ TAGGED_JSON = (
     "granite",
     "gigachat3",
     "xlam",
+)
+# issue 12's JSON-between-markers formats
+TAGGED_JSON_12 = (
+    "qwen3_json",
+    "ernie45",
+    "granite-20b-fc",
+    "apertus",
+    "cohere_command3",
+    "cohere_command4",
 )
 
 
@@ -895,6 +928,7 @@ class NamedJson(Renderer):
 
 
 XML_FORMATS = ("qwen3_coder", "seed_oss", "minimax_m2", "glm45", "glm47", "step3", "deepseek_v32")
+XML_FORMATS_12 = ("dots", "gigachat35")  # issue 12's (fmt-json helper)
 
 
 class FunctionGemma(Renderer):
@@ -965,6 +999,9 @@ RENDERERS: Dict[str, Renderer] = {
         NamedJson("deepseek_v31"),
         NamedJson("kimi_k2"),
         *(TaggedJson(n) for n in TAGGED_JSON),
+        *(TaggedJson(n) for n in TAGGED_JSON_12),
+        *(XmlParams(n) for n in XML_FORMATS_12),
+        Llama3Json("llama4_json"),
         PythonicSection("olmo3"),
         PythonicSection("lfm2"),
         FunctionGemma("functiongemma"),
@@ -1399,44 +1436,53 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
     r = RENDERERS[fmt]
     assert isinstance(r, TaggedJson)
     s, e = r.opener(r.starts[0]), r.end
-    key = json.dumps(r.args_keys[0])
+    key = json.dumps(r.args_keys[0]) if r.args_keys else ""
+    nk = json.dumps(r.name_key)
 
     def wrap(obj: str) -> str:
         return f"[{obj}]" if r.array else obj
 
-    ok = wrap(f'{{"name": "ok", {key}: {{}}}}')
+    def head(name: str) -> str:
+        """A call object up to its arguments."""
+        return f'{{"{name}": ' if r.by_name else f'{{{nk}: "{name}", {key}: '
+
+    ok = wrap(head("ok") + "{}}")
     malformed = [
-        s + wrap(f'{{"name": "func", {key}: {{"a": 1]}}') + e,
-        s + wrap(f'{{"name": "func", {key}: {{"a": undefined}}}}') + e,
+        s + wrap(head("func") + '{"a": 1]}') + e,
+        s + wrap(head("func") + '{"a": undefined}}') + e,
         s + "not json at all" + e,
-        f"{s}{ok}{e}\n{s}" + wrap(f'{{"name": "bad", {key}: {{"x": tru}}}}') + e,
-        s + wrap(f'{{"name": "f", {key}: [1, 2]}}') + e,
-        s + wrap(f'{{"name": "f", {key}: "not an object"}}') + e,
-        s + wrap(f'{{{key}: {{"a": 1}}}}') + e,
+        f"{s}{ok}{e}\n{s}" + wrap(head("bad") + '{"x": tru}}') + e,
+        s + wrap(head("f") + "[1, 2]}") + e,
+        s + wrap(head("f") + '"not an object"}') + e,
     ]
+    if r.by_name:
+        # one key per call, and a name that is not blank
+        malformed += [s + wrap(head("f") + '{}, "g": {}}') + e, s + wrap(head(" ") + "{}}") + e]
+    else:
+        malformed.append(s + wrap(f'{{{key}: {{"a": 1}}}}') + e)
     if "string_args" not in r.forms:
         # this format's arguments are an object, never a string holding one
-        malformed.append(s + wrap(f'{{"name": "f", {key}: "{{\\"a\\": 1}}"}}') + e)
+        malformed.append(s + wrap(head("f") + '"{\\"a\\": 1}"}') + e)
     opening = "[" if r.array else ""
     truncated = [
-        (f'{s}{opening}{{"name": "func", {key}: {{"a": 1}}', 0),
-        (f'Text {s}{opening}{{"name": "f", {key}: {{"a": "unterminated}}}}]{e}', 0),
-        (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", {key}: {{"a"', 1),
+        (f'{s}{opening}{head("func")}{{"a": 1}}', 0),
+        (f'Text {s}{opening}{head("f")}{{"a": "unterminated}}}}]{e}', 0),
+        (f'{s}{ok}{e}\n{s}{opening}{head("g")}{{"a"', 1),
     ]
     if not toolparse.spec.get_spec(fmt).raw["call"].get("tentative"):
         # cut before a call started: truncated (with a tentative start marker, text)
         truncated += [
-            (f'{s}{opening}{{"name": "func", "argu', 0),
+            (f"{s}{opening}{head('func')[:-6]}", 0),
             (f"Text {s}", 0),
-            (f'{s}{ok}{e}\n{s}{opening}{{"name": "g", "ar', 1),
+            (f"{s}{ok}{e}\n{s}{opening}{head('g')[:-5]}", 1),
             (f"Hi {s}{ok}{e}\n{s}\n", 1),
         ]
     if r.array:
-        truncated.append((f'{s}[{{"name": "f", {key}: {{}}}}, {{"name": "g", {key}: {{"a"', 1))
+        truncated.append((f'{s}[{head("f")}{{}}}}, {head("g")}{{"a"', 1))
     return malformed, truncated
 
 
-for _fmt in TAGGED_JSON:
+for _fmt in TAGGED_JSON + TAGGED_JSON_12:
     MALFORMED[_fmt], TRUNCATED[_fmt] = _tagged_json_cases(_fmt)
 
 MALFORMED["olmo3"] = [
@@ -1463,6 +1509,46 @@ TRUNCATED["lfm2"] = [
     ("<|tool_call_start|>", 0),
     ("Hi <|tool_call_start|>[f(), g(a='x", 1),
     ("<|tool_call_start|>[func(arg=", 0),
+]
+
+# issue 12 (fmt-json helper): llama4_json is llama3_json's wire format; dots and gigachat35 are
+# XML parameters in their own wrappers
+MALFORMED["llama4_json"] = list(MALFORMED["llama3_json"])
+TRUNCATED["llama4_json"] = list(TRUNCATED["llama3_json"])
+MALFORMED["dots"] = [
+    '<dots_function_call>\n<invoke name="f">\njunk\n</invoke>\n</dots_function_call>',
+    '<dots_function_call>\n<invoke name="f">\n<parameter name="a\nb">1</parameter></invoke>',
+    '<dots_function_call><invoke name="f"><parameter name="a"b>1</parameter></invoke>',
+]
+TRUNCATED["dots"] = [
+    ('<dots_function_call>\n<invoke name="get_weath', 0),
+    ('<dots_function_call>\n<invoke name="get_weather">\n<parameter name="city">Tok', 0),
+    ('Hi <dots_function_call>\n<invoke name="get_weather"', 0),
+    (
+        '<dots_function_call>\n<invoke name="get_time">\n</invoke>\n'
+        '<invoke name="get_weather">\n<parameter name="ci',
+        1,
+    ),
+    ('<dots_function_call>\n<invoke name="get_time">\n</invoke>\n<invoke name="g', 1),
+]
+MALFORMED["gigachat35"] = [
+    '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\njunk\n</｜GCML｜invoke>',
+    '<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" '
+    'strng="x">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+]
+TRUNCATED["gigachat35"] = [
+    ('<｜GCML｜tool_calls>\n<｜GCML｜invoke name="get_wea', 0),
+    (
+        '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n<｜GCML｜parameter name="city" '
+        'string="true">Tok',
+        0,
+    ),
+    ('Hi <｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n<｜GCML｜parameter name="ci', 0),
+    (
+        '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n</｜GCML｜invoke>\n'
+        '<｜GCML｜invoke name="g">\n<｜GCML｜parameter name="a" string="fal',
+        1,
+    ),
 ]
 
 

@@ -67,7 +67,7 @@ def test_python_example_runs_and_prints_what_the_readme_says(line, code, expecte
 def formats_table() -> List[str]:
     text = readme()
     section = text.split("\n## Formats\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"^\| `([a-z0-9_]+)` \|", section, re.M)
+    return re.findall(r"^\| `([a-z0-9_.-]+)` \|", section, re.M)  # vLLM names may hold "-"
 
 
 def test_formats_table_lists_every_registered_format():

@@ -697,15 +697,18 @@ mod tests {
                         // xlam's bare `[`: the body's own bracket
                         .map(|m| if m == "[" { "" } else { m })
                         .collect::<Vec<_>>(),
-                    [
+                    &[
                         r#"{"name": "f", "arguments": {}}"#,
                         r#"[{"name": "f", "arguments": {}}]"#,
-                    ],
+                        // apertus' `{NAME: {...}}`, cohere's keys
+                        r#"[{"f": {}}]"#,
+                        r#"[{"tool_name": "f", "parameters": {}}]"#,
+                    ][..],
                     spec.marker("call_end"),
                 ),
                 "pythonic" => (
                     vec![spec.marker("section_start").unwrap_or_default()],
-                    ["[f(a=1)]", "f(a=1)"],
+                    &["[f(a=1)]", "f(a=1)"][..],
                     spec.marker("section_end"),
                 ),
                 _ => continue,

@@ -16,6 +16,13 @@
 //!   (phi4_mini_json's `functools`, xlam's `[` and fences): until a call has started, what
 //!   follows it may turn out not to be calls, and then the marker and what was read are text
 //!   (not malformed markup), an empty list included, and scanning goes on after them.
+//! - `text`: what plain text is scanned for: the start markers, then markers that only wrap
+//!   the content (cohere's `<|START_RESPONSE|>` ... `<|END_RESPONSE|>`, roles `text_start`,
+//!   `text_end`): those are markup, dropped wherever they stand in the text.
+//! - `keys.by_name` (`call.keyed_by_name`): a call is `{NAME: {...}}` (apertus), not an object
+//!   with name and arguments keys.
+//! - `keys.id` (`call.id_keys`): a key whose string value, given before the call starts, is the
+//!   call's id (cohere's `tool_call_id`; spec `id_style` "model").
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
 //! missing); whitespace and then an end marker close it; anything else is content.
@@ -38,6 +45,9 @@ pub struct Tags {
     pub keys: CallKeys,
     /// Whether a start marker not followed by calls is text (else malformed markup).
     pub tentative: bool,
+    /// What plain text is scanned for: the start markers, then the content's wrapper markers
+    /// (dropped).
+    pub text: Markers,
 }
 
 #[derive(Debug)]
@@ -55,7 +65,6 @@ enum State {
 
 pub struct TaggedJson {
     tags: &'static Tags,
-    start: Markers,
     st: State,
 }
 
@@ -63,7 +72,6 @@ impl TaggedJson {
     pub fn new(tags: &'static Tags) -> Self {
         TaggedJson {
             tags,
-            start: Markers::new(&tags.markers.list[tags.ends..]),
             st: State::Text,
         }
     }
@@ -93,10 +101,17 @@ impl Machine for TaggedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match self.start.find(rest) {
+                State::Text => match self.tags.text.find(rest) {
+                    Found::Marker { at, which }
+                        if which >= self.tags.markers.list.len() - self.tags.ends =>
+                    {
+                        // A wrapper of the content: markup, dropped.
+                        out.content(&rest[..at]);
+                        i += at + self.tags.text.list[which].len();
+                    }
                     Found::Marker { at, which } => {
                         out.content(&rest[..at]);
-                        let m = self.start.list[which];
+                        let m = self.tags.text.list[which];
                         let k = self.skip(m);
                         i += at + k;
                         self.st = self.body(&m[..k]);
@@ -303,6 +318,64 @@ mod tests {
         assert_eq!(r.1, vec![call("f", r#"{"a": 1}"#)]);
         let r = check("jamba", &format!("<tool_calls>[{obj}]</tool_calls>"));
         assert!(r.2 && r.1.is_empty());
+    }
+
+    #[test]
+    fn apertus_calls_are_keyed_by_name() {
+        let text = r#"Hi <|tools_prefix|>[{"f": {"a": 1}}, {"g": {}}]<|tools_suffix|>"#;
+        assert_eq!(
+            check("apertus", text),
+            (
+                Some("Hi ".to_owned()),
+                vec![call("f", r#"{"a": 1}"#), call("g", "{}")],
+                false,
+                false
+            )
+        );
+        // one key per call, not blank, whose value is an object
+        for bad in [
+            r#"<|tools_prefix|>[{"f": {}, "g": {}}]<|tools_suffix|>"#,
+            r#"<|tools_prefix|>[{" ": {}}]<|tools_suffix|>"#,
+            r#"<|tools_prefix|>[{"f": "{}"}]<|tools_suffix|>"#,
+            r#"<|tools_prefix|>[{"name": "f", "arguments": {}, "x": 1}]<|tools_suffix|>"#,
+        ] {
+            let r = check("apertus", bad);
+            assert!(r.2 && r.1.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cohere_wrappers_are_dropped() {
+        let text = "<|START_RESPONSE|>It is <co>sunny</co: 0:[1]>.<|END_RESPONSE|>";
+        assert_eq!(
+            check("cohere_command3", text),
+            (
+                Some("It is <co>sunny</co: 0:[1]>.".to_owned()),
+                vec![],
+                false,
+                false
+            )
+        );
+        let text = "<|START_TEXT|>Hi<|END_TEXT|><|START_ACTION|>[{\"tool_call_id\": \"0\", \
+                    \"tool_name\": \"f\", \"parameters\": {\"q\": 1}}]<|END_ACTION|>";
+        assert_eq!(
+            check("cohere_command4", text),
+            (
+                Some("Hi".to_owned()),
+                vec![call("f", r#"{"q": 1}"#)],
+                false,
+                false
+            )
+        );
+        // the model's call ids (a string given before the call started)
+        let text = r#"<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {}}, {"tool_name": "g", "parameters": {}, "tool_call_id": "1"}]<|END_ACTION|>"#;
+        let f = Format::from_name("cohere_command3").expect("registered");
+        let x = Parser::replay(f, &Tools::default(), &[text]);
+        let ids: Vec<Option<String>> = x.calls.into_iter().map(|c| c.id).collect();
+        assert_eq!(ids, [Some("0".to_owned()), None]);
+        // the other preset's wrapper is text
+        let text = "<|START_TEXT|>Hi<|END_TEXT|>";
+        assert_eq!(check("cohere_command3", text).0, Some(text.to_owned()));
     }
 
     #[test]

@@ -50,6 +50,11 @@ SGLANG_PEERS: Dict[str, str] = {
     "openai": "gpt-oss",
     "minimax_m2": "minimax-m2",
     "deepseek_v32": "deepseekv32",
+    # issue 12's JSON-like formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
+    "qwen3_json": "qwen25",
+    "llama4_json": "llama3",
+    "apertus": "apertus2509",
+    "cohere_command3": "cohere_command4",
 }
 
 # fmt -> backend -> detector class (made once per process)

@@ -40,6 +40,8 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             call["name_keys"],
             call["args_keys"],
             strings=spec.raw.get("arguments") == "json_object_or_json_string",
+            by_name=call.get("keyed_by_name") is True,
+            id=call.get("id_keys", ()),
         )
         tags = tagged_json.Tags(
             ends + starts,
@@ -47,6 +49,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             call.get("shape") == "array",
             keys,
             tentative=call.get("tentative") is True,
+            wrappers=[m[r] for r in ("text_start", "text_end") if r in m],
         )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":

@@ -286,16 +286,30 @@ class CallKeys:
     ``name_keys`` and ``args_keys``, and ``arguments``, which says whether the arguments may be a
     JSON string holding the object; when not, a string there is malformed)."""
 
-    def __init__(self, name: Sequence[str], args: Sequence[str], strings: bool = True) -> None:
+    def __init__(
+        self,
+        name: Sequence[str],
+        args: Sequence[str],
+        strings: bool = True,
+        by_name: bool = False,
+        id: Sequence[str] = (),
+    ) -> None:
         self.name = tuple(name)
         self.args = tuple(args)
         self.strings = strings
+        # ``{NAME: {...}}`` (apertus): the one key is the function's name, its value the
+        # arguments; a second key is malformed
+        self.by_name = by_name
+        # the keys that hold the call's own id (a JSON string; anything else there is skipped)
+        self.id = tuple(id)
 
     def member(self, key: str) -> str:
         if key in self.name:
             return "Name"
         if key in self.args:
             return "Args"
+        if key in self.id:
+            return "Id"
         return "Other"
 
 
@@ -333,6 +347,8 @@ class CallObject:
         self.keys = keys
         self.require_args = require_args
         self.name: Optional[str] = None
+        # the call's own id, when the object gave one before the call started
+        self.id: Optional[str] = None
         self.seen_args = False
         self.held_args: List[str] = []
         self._started = False
@@ -352,7 +368,8 @@ class CallObject:
     def _start(self, out: Emitter) -> None:
         if not self._started and self.name is not None:
             self._started = True
-            out.tool_start(None, self.name)
+            out.tool_start(self.id, self.name)
+            self.id = None
             held, self.held_args = "".join(self.held_args), []
             out.args(held)
 
@@ -390,7 +407,16 @@ class CallObject:
                 i += 1
             elif st == "KeyStr":
                 r, k = _feed_name(self, s, i)
-                if r == DONE:
+                if r == DONE and self.keys.by_name:
+                    # ``{NAME: {...}}``: the key names the function, once; a blank one is
+                    # malformed (at the end of the key, wherever the text was split).
+                    key = "".join(self.buf)
+                    if self.name is not None or is_blank(key):
+                        return (ERROR, i + k - start)
+                    self.name = key
+                    self.st, self.member = "Colon", "Args"
+                    i += k
+                elif r == DONE:
                     m = self.keys.member("".join(self.buf))
                     if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
                         # at the end of the key, wherever the text was split
@@ -440,10 +466,27 @@ class CallObject:
                         False,
                     )
                     i += 1
-                elif m == "Other":
+                elif m == "Id" and c == '"':
+                    self.st, self.dec, self.buf, self.read = "Id", StrDecoder(), [], 0
+                    i += 1
+                elif m in ("Id", "Other"):
                     self.st, self.sc = "Skip", JsonScanner()
                 else:
                     return (ERROR, i - start)
+            elif st == "Id":
+                r, k = _feed_name(self, s, i)
+                if r == DONE:
+                    # Before the call started it is the call's id (the first one given; a blank
+                    # one is none); after, it is too late to say.
+                    call_id = "".join(self.buf)
+                    if not self._started and self.id is None and not is_blank(call_id):
+                        self.id = call_id
+                    self.st = "CommaOrClose"
+                    i += k
+                elif r == ERROR:
+                    return (ERROR, i + k - start)
+                else:
+                    return (MORE, 0)
             elif st == "Name":
                 r, k = _feed_name(self, s, i)
                 if r == DONE:

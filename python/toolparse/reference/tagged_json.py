@@ -1,7 +1,7 @@
 """JSON tool calls after a start marker (twin of ``rust/formats/tagged_json.rs``): ``START {call}
 END`` (hermes, granite4, longcat, internlm, gigachat3) or ``START [{call}, ...] END`` (jamba,
-hunyuan_a13b, granite, phi4_mini_json), configured by :class:`Tags` from the spec entry (see the
-Rust module for the rules)."""
+hunyuan_a13b, granite, phi4_mini_json, cohere_command3/4; ``{NAME: {...}}`` calls in apertus),
+configured by :class:`Tags` from the spec entry (see the Rust module for the rules)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class Tags:
         array: bool,
         keys: CallKeys,
         tentative: bool = False,
+        wrappers: Sequence[str] = (),
     ) -> None:
         self.markers = Markers(markers)
         self.ends = ends
@@ -32,12 +33,14 @@ class Tags:
         self.keys = keys
         # a start marker not followed by calls is text (else malformed markup)
         self.tentative = tentative
+        # what plain text is scanned for: the start markers, then the content's wrapper markers
+        # (dropped)
+        self.text = Markers(list(markers[ends:]) + list(wrappers))
 
 
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
-        self.start = Markers(tags.markers.list[tags.ends :])
         self.st = "Text"  # Text | Body | After | Fallback
         self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
@@ -57,10 +60,13 @@ class TaggedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = self.start.find(s, i)
+                kind, at, which = self.tags.text.find(s, i)
                 out.content(s[i : i + at])
-                if kind == "marker":
-                    m = self.start.list[which]
+                if kind == "marker" and which >= len(self.tags.markers.list) - self.tags.ends:
+                    # A wrapper of the content: markup, dropped.
+                    i += at + len(self.tags.text.list[which])
+                elif kind == "marker":
+                    m = self.tags.text.list[which]
                     k = self._skip(m)
                     i += at + k
                     self._body(m[:k])
