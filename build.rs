@@ -366,12 +366,13 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     statics,
                     "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
                      text: Markers::new(&{text:?}), sections: {}, function: Markers::new(&{functions:?}), \
-                     name_end: xml_params::NameEnd::{name_end}, body: Markers::new(&{body:?}), \
+                     name_end: xml_params::NameEnd::{name_end}, self_close: {:?}, body: Markers::new(&{body:?}), \
                      quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
                      item_end: {item_end:?} }};",
                     sections.len(),
+                    marker("function_self_close"),
                     head.starts_with('"'),
                     match (marker("value_start"), marker("value_type_start")) {
                         (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),

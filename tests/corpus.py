@@ -908,6 +908,7 @@ XML_FORMATS += (
     "hy_v4",
     "hy_v3",
     "k2_horizon",
+    "minicpm5",
 )
 # glm-like formats written with a newline after the name and after each tag
 XML_LINES = ("glm45", "poolside_v1", "hy_v3", "k2_horizon")

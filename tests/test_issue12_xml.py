@@ -329,3 +329,62 @@ def test_truncated_keeps_complete_calls(fmt: str, backend: str) -> None:
     info = toolparse.get_parser(fmt, tools=TOOLS, backend=backend).extract_tool_calls(cut)
     assert [c.function.name for c in info.tool_calls] == ["get_current_date"]
     assert info.truncated
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", ["deepseek_v4", "deepseek_v41"])
+def test_dsml_self_closing_invoke(fmt: str, backend: str) -> None:
+    """SGLang: V4 writes a call without arguments as ``<｜DSML｜invoke name="x"/>`` (vLLM 0.33
+    reads ``x"/>...`` as the name)."""
+    sp = " " if fmt == "deepseek_v41" else ""
+    block = "tool_calls" if fmt == "deepseek_v4" else " calls"
+    text = (
+        f'<｜DSML｜{block}>\n<｜DSML｜{sp}invoke name="get_current_date"/>\n'
+        f'<｜DSML｜{sp}invoke name="get_weather">\n'
+        f'<｜DSML｜{sp}parameter name="city" string="true">Paris</｜DSML｜{sp}parameter>\n'
+        f"</｜DSML｜{sp}invoke>\n</｜DSML｜{block}>"
+    )
+    want = [("get_current_date", {}), ("get_weather", {"city": "Paris"})]
+    check(fmt, backend, text, None, want, every_split=False)
+    # cut inside the self-closing tag: truncated, nothing complete
+    cut = text[: text.index("/>") + 1]
+    info = toolparse.get_parser(fmt, tools=TOOLS, backend=backend).extract_tool_calls(cut)
+    assert not info.tools_called and info.content == cut
+
+
+# ----- minicpm5 (vLLM test_minicpm5xml_tool_parser.py; SGLang MiniCPM5Detector) -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_minicpm5(backend: str) -> None:
+    text = (
+        "Intro before.\n"
+        '<function name="get_weather">'
+        '<param name="city">上海</param>'
+        '<param name="date">2024-06-27</param>'
+        "</function>\n"
+        "Outro after.\n"
+    )
+    # vLLM drops the text around the call; it is content here
+    want = [("get_weather", {"city": "上海", "date": "2024-06-27"})]
+    check("minicpm5", backend, text, "Intro before.\n\nOutro after.\n", want, every_split=False)
+    text = (
+        '<function name="typed"><param name="o">[1, 2, 3]</param>'
+        '<param name="i">7</param></function>'
+    )
+    check("minicpm5", backend, text, None, [("typed", {"o": "[1, 2, 3]", "i": 7})], False)
+    text = (
+        '<function name="get_weather"><param name="city">北京</param></function>\n'
+        '<function name="get_current_date"></function>'
+    )
+    check(
+        "minicpm5",
+        backend,
+        text,
+        None,
+        [("get_weather", {"city": "北京"}), ("get_current_date", {})],
+    )
+    # a parameter without a name is malformed: content, no call
+    text = '<function name="get_weather"><param>北京</param></function>'
+    info = toolparse.get_parser("minicpm5", tools=TOOLS, backend=backend).extract_tool_calls(text)
+    assert not info.tools_called and info.content == text

@@ -99,6 +99,7 @@ PEER_ALIASES.update(
         "hy_v4": set(),
         "hy_v3": {"hunyuan"},
         "k2_horizon": set(),
+        "minicpm5": set(),
     }
 )
 
@@ -334,6 +335,7 @@ MODELS += [
     ("tencent/Hy3-preview", "hy_v3"),
     ("tencent/Hy4", "hy_v4"),
     ("LLM360/K2-Horizon-MoVA-36B-A4B", "k2_horizon"),
+    ("openbmb/MiniCPM5-8B", "minicpm5"),
 ]
 
 

@@ -24,7 +24,20 @@
 //! - deepseek_v32 (DSML): `<｜DSML｜function_calls>` around several `<｜DSML｜invoke name="N">` ...
 //!   `</｜DSML｜invoke>`, parameters `<｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter>`:
 //!   `string="true"` makes V a string, `string="false"` (or no attribute) JSON (text that is not
-//!   JSON stays a string); the tool schema is not consulted (as in vLLM).
+//!   JSON stays a string); the tool schema is not consulted (as in vLLM). deepseek_v4 wraps the
+//!   same in `<｜DSML｜tool_calls>` (or the spellings `<｜DSML｜toolcalls>`, `<｜DSML｜tool>`: the
+//!   spec's `call_start_2`, `call_start_3`), deepseek_v41 writes `<｜DSML｜ calls>`,
+//!   `<｜DSML｜ invoke name="N">`, ... with a space;
+//! - qwen3_xml, step3p5, step5: qwen3_coder's markers; mimo: the same, values kept verbatim;
+//! - poolside_v1: glm45's; hy_v4: glm47's in `<tool_calls>` ... `</tool_calls>`; hy_v3: the same
+//!   with the name ended by `<tool_sep>` (a tag as `function_name_end`);
+//! - k2_horizon: glm45's layout with `<ifm|...>` tags in `<ifm|tool_calls>`, and an optional
+//!   value type `<ifm|arg_type>T</ifm|arg_type>` before `<ifm|arg_value>` (the spec's
+//!   `value_type_start` / `value_type_end`): T (its text before any `[`, trimmed, lower case)
+//!   picks its type out of a union schema that admits it, and types a parameter the schema does
+//!   not know (`any`: a string); a single-type schema decides alone (vLLM's rule). A key is
+//!   written when its value opens, so a type can still change its kind; a type longer than
+//!   [`NAME_MAX`] characters is malformed.
 //!
 //! A bare function (without the section wrapper) starts a call too. Arguments are written like
 //! `json.dumps(obj, ensure_ascii=False)`, keys in the order they appear, values typed by the
@@ -104,6 +117,9 @@ pub struct Style {
     /// function start).
     pub function: Markers,
     pub name_end: NameEnd,
+    /// What ends a function name and the call at once (deepseek_v4's `"/>` for a call without
+    /// arguments), if anything.
+    pub self_close: Option<&'static str>,
     /// Between parameters: `[parameter_start, function_end, call_end?]`; also what must follow a
     /// parameter's closing tag for it to close the value.
     pub body: Markers,
@@ -393,6 +409,21 @@ impl Machine for XmlParams {
                         continue;
                     }
                     let tail = &rest[p..];
+                    if let Some(tag) = style.self_close {
+                        if tail.len() < tag.len() && tag.starts_with(tail) {
+                            return i + p;
+                        }
+                        if tail.starts_with(tag) && !is_blank(&raw[*at..]) {
+                            // `<invoke name="N"/>`: a call without arguments.
+                            self.func = raw[*at..].to_owned();
+                            i += p + tag.len();
+                            out.tool_start(None, self.func.clone());
+                            out.args("{");
+                            Self::close(out);
+                            self.st = self.after();
+                            continue;
+                        }
+                    }
                     let end = match style.name_end {
                         NameEnd::Tag(tag) => {
                             if tail.len() < tag.len() && tag.starts_with(tail) {

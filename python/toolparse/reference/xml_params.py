@@ -9,8 +9,12 @@ switches and the decisions on the loose points are listed there). Qwen3-Coder is
     </function>
     </tool_call>
 
-and seed_oss, minimax_m2, glm45 / glm47, step3 and deepseek_v32 (DSML) differ in their markers
-and a few switches, given by a :class:`Style` built from the spec entry. The section wrapper may
+and seed_oss, minimax_m2, glm45 / glm47, step3, deepseek_v32 / v4 / v41 (DSML) and issue 12's
+XML-like formats (qwen3_xml, step3p5, step5, mimo, poolside_v1, hy_v3, hy_v4, k2_horizon,
+minicpm5) differ in their markers and a few switches, given by a :class:`Style` built from the
+spec entry: several section starts, a tag that ends the function name (hy_v3's ``<tool_sep>``),
+k2_horizon's optional value type ``<ifm|arg_type>T</ifm|arg_type>`` (the key is written when the
+value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``. The section wrapper may
 be missing. String values stream as they arrive; typed values (and values of a union that admits
 a string and another type) are sent when their parameter closes; ``{`` goes with the call start
 and ``}`` with the function end. A parameter's closing tag (or the implicit end
@@ -47,6 +51,7 @@ class Style:
     sections: int  # how many of text.list are section starts
     function: Markers  # [function_start, function_start_alt?]: the spellings of a function start
     name_end: str  # the tag that ends a function name, or LINE
+    self_close: Optional[str]  # what ends a name and the call at once (deepseek_v4's '"/>')
     body: Markers  # [parameter_start, function_end, call_end?]
     quoted: bool  # a parameter name ends at '"'
     heads: Markers  # what ends a parameter name
@@ -93,6 +98,7 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
         sections=len(sections),
         function=Markers(functions),
         name_end=name_end,
+        self_close=m.get("function_self_close"),
         body=Markers([param, function_end] + ([section_end] if section_end else [])),
         quoted=head.startswith('"'),
         heads=Markers(heads),
@@ -272,6 +278,21 @@ class XmlParams:
                     i = t
                     self.st = "Text"
                     continue
+                close = style.self_close
+                if close is not None:
+                    if n - t < len(close) and close.startswith(s[t:]):
+                        return t
+                    name = "".join(self.name_parts)
+                    if s.startswith(close, t) and not is_blank(name):
+                        # <invoke name="N"/>: a call without arguments.
+                        self.func = name
+                        self.raw, self.name_parts = [], []
+                        i = t + len(close)
+                        out.tool_start(None, self.func)
+                        out.args("{")
+                        self._close(out)
+                        self.st = self._after()
+                        continue
                 end = -1
                 tag = style.name_end
                 if tag != LINE:

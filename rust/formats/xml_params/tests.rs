@@ -460,3 +460,16 @@ fn value_type_element() {
     );
     assert!(extract_as("k2_horizon", &text).malformed);
 }
+
+#[test]
+fn self_closing_function() {
+    // deepseek_v4: `<｜DSML｜invoke name="f"/>` is a call without arguments
+    let text = "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\"/>\n<｜DSML｜invoke name=\"g\">\
+                </｜DSML｜invoke>\n</｜DSML｜tool_calls>";
+    let x = extract_as("deepseek_v4", text);
+    assert_eq!(calls(&x), [("f", "{}"), ("g", "{}")]);
+    assert_eq!(x.content, None);
+    // a blank name before it is not a call
+    let text = "<｜DSML｜invoke name=\" \"/>";
+    assert!(extract_as("deepseek_v4", text).calls.is_empty());
+}
