@@ -388,3 +388,58 @@ def test_minicpm5(backend: str) -> None:
     text = '<function name="get_weather"><param>北京</param></function>'
     info = toolparse.get_parser("minicpm5", tools=TOOLS, backend=backend).extract_tool_calls(text)
     assert not info.tools_called and info.content == text
+
+
+# ----- step3p5 (vLLM test_step3p5_tool_parser.py) -----
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_step3p5_peer_cases(backend: str) -> None:
+    tools = [
+        _tool(
+            "calculate_area",
+            {
+                "shape": {"type": "string"},
+                "dimensions": {"type": "object"},
+                "precision": {"type": "integer"},
+            },
+        ),
+        _tool(
+            "test_types",
+            {
+                "int_param": {"type": "integer"},
+                "float_param": {"type": "float"},
+                "bool_param": {"type": "boolean"},
+                "str_param": {"type": "string"},
+                "obj_param": {"type": "object"},
+            },
+        ),
+    ]
+    p = toolparse.get_parser("step3p5", tools=tools, backend=backend)
+    text = (
+        "Let me calculate that area for you.<tool_call>\n<function=calculate_area>\n"
+        "<parameter=shape>\nrectangle\n</parameter>\n<parameter=dimensions>\n"
+        '{"width": 10, \n "height": 20}\n</parameter>\n<parameter=precision>\n2\n</parameter>\n'
+        "</function>\n</tool_call>"
+    )
+    info = p.extract_tool_calls(text)
+    assert info.content == "Let me calculate that area for you."
+    assert json.loads(info.tool_calls[0].function.arguments) == {
+        "shape": "rectangle",
+        "dimensions": {"width": 10, "height": 20},
+        "precision": 2,
+    }
+    text = (
+        "<tool_call>\n<function=test_types>\n<parameter=int_param>\n42\n</parameter>\n"
+        "<parameter=float_param>\n3.14\n</parameter>\n<parameter=bool_param>\ntrue\n</parameter>\n"
+        "<parameter=str_param>\nhello world\n</parameter>\n<parameter=obj_param>\n"
+        '{"key": "value"}\n</parameter>\n</function>\n</tool_call>'
+    )
+    args = json.loads(p.extract_tool_calls(text).tool_calls[0].function.arguments)
+    assert args == {
+        "int_param": 42,
+        "float_param": 3.14,
+        "bool_param": True,
+        "str_param": "hello world",
+        "obj_param": {"key": "value"},
+    }
