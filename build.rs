@@ -322,6 +322,18 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
                 let section = marker("call_start");
                 let section_end = marker("call_end");
+                // Other spellings of the section start (`call_start_2`, `call_start_3`, ...).
+                let mut sections: Vec<&str> = section.into_iter().collect();
+                let mut alts: Vec<(&str, &str)> = markers
+                    .iter()
+                    .filter(|(r, _)| r.starts_with("call_start_"))
+                    .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+                    .collect();
+                alts.sort_unstable();
+                if section.is_none() && !alts.is_empty() {
+                    return Err(format!("{name}: call_start_N without call_start"));
+                }
+                sections.extend(alts.iter().map(|(_, v)| *v));
                 let function = need("function_start")?;
                 // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
                 let mut functions = vec![function];
@@ -330,9 +342,11 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let param = need("parameter_start")?;
                 let param_end = need("parameter_end")?;
                 let name_end = match need("function_name_end")? {
-                    ">" => "Gt",
-                    "\">" => "Quote",
-                    "\n" => "Line",
+                    "\n" => "Line".to_owned(),
+                    // A tag must start with a character that ends a name.
+                    tag if tag.starts_with(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\r']) => {
+                        format!("Tag({tag:?})")
+                    }
                     other => return Err(format!("{name}: function_name_end {other:?}")),
                 };
                 let call = e.get("call").and_then(Value::as_object);
@@ -347,7 +361,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     Some("one") => false,
                     other => return Err(format!("{name}: call.calls_per_section {other:?}")),
                 };
-                let mut text: Vec<&str> = section.into_iter().collect();
+                let mut text: Vec<&str> = sections.clone();
                 text.extend(&functions);
                 let mut body = vec![param, function_end];
                 body.extend(section_end);
@@ -378,17 +392,27 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
-                     text: Markers::new(&{text:?}), wrapped: {}, function: Markers::new(&{functions:?}), \
-                     name_end: xml_params::NameEnd::{name_end}, body: Markers::new(&{body:?}), \
+                     text: Markers::new(&{text:?}), sections: {}, function: Markers::new(&{functions:?}), \
+                     name_end: xml_params::NameEnd::{name_end}, self_close: {:?}, body: Markers::new(&{body:?}), \
                      quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
-                     value_start: {}, value: Markers::new(&{value:?}), strip: {strip}, \
+                     value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
                      item_end: {item_end:?} }};",
-                    section.is_some(),
+                    sections.len(),
+                    marker("function_self_close"),
                     head.starts_with('"'),
-                    match marker("value_start") {
-                        Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
-                        None => "None".to_owned(),
+                    match (marker("value_start"), marker("value_type_start")) {
+                        (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
+                        (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
+                        (None, None) => "None".to_owned(),
+                        (None, Some(_)) => {
+                            return Err(format!("{name}: value_type_start without value_start"))
+                        }
+                    },
+                    match (marker("value_type_start"), marker("value_type_end")) {
+                        (Some(_), Some(m)) => format!("Some(Markers::new(&[{m:?}]))"),
+                        (None, None) => "None".to_owned(),
+                        _ => return Err(format!("{name}: value_type_start and value_type_end go together")),
                     },
                     section_end.unwrap_or(function_end),
                 )

@@ -745,7 +745,7 @@ class XmlParams(Renderer):
         self.forms = ("wrapped", "bare") if "call_start" in self.m else ("plain",)
         self.markers = tuple(v for v in self.m.values() if len(v) > 2)
         # qwen3_coder's layout: a newline around every value and after every tag
-        self.lines = self.m["function_name_end"] == ">"
+        self.lines = self.m["function_name_end"] == ">" and self.strip
 
     def name_ok(self, name: str) -> bool:
         return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
@@ -765,7 +765,7 @@ class XmlParams(Renderer):
     def param(self, k: str, v: Any) -> str:
         m = self.m
         if "value_start" in m:  # glm
-            sep = "\n" if self.name == "glm45" else ""
+            sep = "\n" if self.name in XML_LINES else ""
             return (
                 f"{m['parameter_start']}{k}{m['parameter_name_end']}{sep}"
                 f"{m['value_start']}{xml_value(v)}{m['parameter_end']}{sep}"
@@ -780,8 +780,9 @@ class XmlParams(Renderer):
         m = self.m
         params = "".join(self.param(k, v) for k, v in args.items())
         if "value_start" in m:  # glm
-            sep = "\n" if self.name == "glm45" else ""
-            return f"{m['function_start']}{name}{sep}{params}{m['function_end']}"
+            sep = "\n" if self.name in XML_LINES else ""
+            tag = m["function_name_end"].strip("\n")  # hy_v3's <tool_sep>
+            return f"{m['function_start']}{name}{tag}{sep}{params}{m['function_end']}"
         fn = f"{m['function_start']}{name}{m['function_name_end']}\n{params}{m['function_end']}"
         return fn + m.get("item_end", "")
 
@@ -929,6 +930,22 @@ class NamedJson(Renderer):
 
 XML_FORMATS = ("qwen3_coder", "seed_oss", "minimax_m2", "glm45", "glm47", "step3", "deepseek_v32")
 XML_FORMATS_12 = ("dots", "gigachat35")  # issue 12's (fmt-json helper)
+# issue 12: the XML-like formats added to the family
+XML_FORMATS += (
+    "qwen3_xml",
+    "step3p5",
+    "step5",
+    "mimo",
+    "deepseek_v4",
+    "deepseek_v41",
+    "poolside_v1",
+    "hy_v4",
+    "hy_v3",
+    "k2_horizon",
+    "minicpm5",
+)
+# glm-like formats written with a newline after the name and after each tag
+XML_LINES = ("glm45", "poolside_v1", "hy_v3", "k2_horizon")
 
 
 class FunctionGemma(Renderer):
@@ -1484,6 +1501,48 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
 
 for _fmt in TAGGED_JSON + TAGGED_JSON_12:
     MALFORMED[_fmt], TRUNCATED[_fmt] = _tagged_json_cases(_fmt)
+
+
+def _xml_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
+    """Malformed and truncated texts of an XML-parameter format (issue 12), from its markers."""
+    r = RENDERERS[fmt]
+    assert isinstance(r, XmlParams)
+    m = r.m
+    cs = m.get("call_start", "")
+    ce = m.get("call_end", "")
+    glm = "value_start" in m
+    ne = "" if m["function_name_end"] == "\n" else m["function_name_end"]
+    head = m["parameter_string"] if "parameter_string" in m else m["parameter_name_end"]
+    head += m.get("value_start", "")
+    ok = cs + r.function("get_time", {}) + ce
+    opened = f"{cs}{m['function_start']}get_weather{ne or chr(10)}"
+    malformed = [
+        # text between parameters after the call started
+        f"{opened}\njunk\n{m['function_end']}{ce}",
+        f"Hi {ok}\n{opened}junk here{m['function_end']}{ce}",
+    ]
+    if glm:  # a key without its value tag
+        malformed.append(
+            f"{opened}{m['parameter_start']}city{m['parameter_name_end']}Tokyo{m['function_end']}{ce}"
+        )
+    if "parameter_string" in m:  # a head that is none of the three
+        malformed.append(
+            f'{opened}{m["parameter_start"]}a" strng="x">1{m["parameter_end"]}'
+            f"{m['function_end']}{ce}"
+        )
+    truncated = [
+        (f"{cs}{m['function_start']}get_wea", 0),
+        (f"{opened}{m['parameter_start']}city{head}Tok", 0),
+        (f"Hello {cs or m['function_start']}", 0),
+        (f"{opened}{m['parameter_start']}ci", 0),
+        (f"{ok}\n{opened}{m['parameter_start']}city{head}Pa", 1),
+        (f"Hi {ok}\n{cs}{m['function_start']}g", 1),
+    ]
+    return malformed, truncated
+
+
+for _fmt in XML_FORMATS[7:]:
+    MALFORMED[_fmt], TRUNCATED[_fmt] = _xml_cases(_fmt)
 
 MALFORMED["olmo3"] = [
     "<function_calls>func(arg='val'</function_calls>",

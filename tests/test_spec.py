@@ -133,6 +133,23 @@ PEER_ALIASES = {
     "dots": set(),
     "gigachat35": set(),
 }
+# issue 12, the XML-like formats (SGLang's `hunyuan` is Hy3's `<tool_sep>` format; its `step3p5`,
+# `mimo`, `poolside_v1`, `k2_horizon` are the vLLM names)
+PEER_ALIASES.update(
+    {
+        "qwen3_xml": set(),
+        "step3p5": set(),
+        "step5": set(),
+        "mimo": set(),
+        "deepseek_v4": {"deepseekv4"},
+        "deepseek_v41": {"deepseekv41"},
+        "poolside_v1": set(),
+        "hy_v4": set(),
+        "hy_v3": {"hunyuan"},
+        "k2_horizon": set(),
+        "minicpm5": set(),
+    }
+)
 
 
 def test_aliases_are_the_peers_names() -> None:
@@ -368,6 +385,20 @@ MODELS = [
 # shipped template writes llama4_pythonic; neither peer names the checkpoints that emit dots' and
 # gigachat35's markup (no ids guessed).
 NO_MODELS = {"llama4_json", "dots", "gigachat35"}
+# issue 12, the XML-like formats (vLLM's test models and the models' own names)
+MODELS += [
+    ("Qwen/Qwen3.5-397B-A17B", "qwen3_xml"),
+    ("stepfun-ai/Step-3.5-Flash", "step3p5"),
+    ("stepfun-ai/Step-5", "step5"),
+    ("XiaomiMiMo/MiMo-V2-Flash", "mimo"),
+    ("deepseek-ai/DeepSeek-V4-Flash", "deepseek_v4"),
+    ("deepseek-ai/DeepSeek-V4.1-Flash", "deepseek_v41"),
+    ("poolside/Laguna-XS.2", "poolside_v1"),
+    ("tencent/Hy3-preview", "hy_v3"),
+    ("tencent/Hy4", "hy_v4"),
+    ("LLM360/K2-Horizon-MoVA-36B-A4B", "k2_horizon"),
+    ("openbmb/MiniCPM5-8B", "minicpm5"),
+]
 
 
 @pytest.mark.parametrize("model,expected", MODELS)

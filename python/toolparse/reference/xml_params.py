@@ -9,8 +9,12 @@ switches and the decisions on the loose points are listed there). Qwen3-Coder is
     </function>
     </tool_call>
 
-and seed_oss, minimax_m2, glm45 / glm47, step3 and deepseek_v32 (DSML) differ in their markers
-and a few switches, given by a :class:`Style` built from the spec entry. The section wrapper may
+and seed_oss, minimax_m2, glm45 / glm47, step3, deepseek_v32 / v4 / v41 (DSML) and issue 12's
+XML-like formats (qwen3_xml, step3p5, step5, mimo, poolside_v1, hy_v3, hy_v4, k2_horizon,
+minicpm5) differ in their markers and a few switches, given by a :class:`Style` built from the
+spec entry: several section starts, a tag that ends the function name (hy_v3's ``<tool_sep>``),
+k2_horizon's optional value type ``<ifm|arg_type>T</ifm|arg_type>`` (the key is written when the
+value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``. The section wrapper may
 be missing. String values stream as they arrive; typed values (and values of a union that admits
 a string and another type) are sent when their parameter closes; ``{`` goes with the call start
 and ``}`` with the function end. A parameter's closing tag (or the implicit end
@@ -33,24 +37,27 @@ from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
 
-# How a function name ends: at ">" (<function=N>), at '">' (<invoke name="N">), or at a newline
+# How a function name ends: at a tag (consumed) that starts with one of the name's stop characters
+# (">" for <function=N>, '">' for <invoke name="N">, hy_v3's "<tool_sep>"), or LINE: at a newline
 # (consumed) or the "<" of the next markup (glm's <tool_call>N).
-GT, QUOTE, LINE = "Gt", "Quote", "Line"
+LINE = "\n"
 
 
 @dataclass
 class Style:
     """A format's markers and switches (built from the spec entry, as ``build.rs`` does)."""
 
-    text: Markers  # [call_start, function_start] or [function_start]
-    wrapped: bool  # text.list[0] is a section start
+    text: Markers  # [call_start, call_start_2.., function_start..] or [function_start..]
+    sections: int  # how many of text.list are section starts
     function: Markers  # [function_start, function_start_alt?]: the spellings of a function start
-    name_end: str  # GT | QUOTE | LINE
+    name_end: str  # the tag that ends a function name, or LINE
+    self_close: Optional[str]  # what ends a name and the call at once (deepseek_v4's '"/>')
     body: Markers  # [parameter_start, function_end, call_end?]
     quoted: bool  # a parameter name ends at '"'
     heads: Markers  # what ends a parameter name
     string_attr: bool  # DSML: head 0 makes a string, the others JSON
-    value_start: Optional[Markers]  # glm's <arg_value>
+    value_start: Optional[Markers]  # glm's <arg_value>, then k2_horizon's <ifm|arg_type>?
+    value_type_end: Optional[Markers]  # k2_horizon's </ifm|arg_type>
     value: Markers  # a value's ends
     strip: bool  # one leading and one trailing newline of a value are stripped
     after_function: Markers  # what must follow "\n" + function_end in a value to close it
@@ -61,11 +68,17 @@ class Style:
 def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
     """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
+    # other spellings of the section start (call_start_2, call_start_3, ...)
+    sections = ([section] if section else []) + [
+        m[r] for r in sorted(r for r in m if r.startswith("call_start_"))
+    ]
     function, function_end = m["function_start"], m["function_end"]
     # another spelling of the function start (step3 without "function<｜tool_sep｜>")
     functions = [function] + ([m["function_start_alt"]] if "function_start_alt" in m else [])
     param, param_end = m["parameter_start"], m["parameter_end"]
-    name_end = {">": GT, '">': QUOTE, "\n": LINE}[m["function_name_end"]]
+    name_end = m["function_name_end"]
+    if name_end != LINE and name_end[:1] not in "><{}\"' \t\r":
+        raise ValueError(f"function_name_end {name_end!r}")
     strip = {"strip_one": True, "keep": False}[call["value_newlines"]]
     many = {"many": True, "one": False}[call["calls_per_section"]]
     head = m["parameter_name_end"]
@@ -81,15 +94,21 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
     if many:
         end += functions
     return Style(
-        text=Markers(([section] if section else []) + functions),
-        wrapped=section is not None,
+        text=Markers(sections + functions),
+        sections=len(sections),
         function=Markers(functions),
         name_end=name_end,
+        self_close=m.get("function_self_close"),
         body=Markers([param, function_end] + ([section_end] if section_end else [])),
         quoted=head.startswith('"'),
         heads=Markers(heads),
         string_attr=string_attr,
-        value_start=Markers([m["value_start"]]) if "value_start" in m else None,
+        value_start=(
+            Markers([m["value_start"]] + [m[r] for r in ("value_type_start",) if r in m])
+            if "value_start" in m
+            else None
+        ),
+        value_type_end=Markers([m["value_type_end"]]) if "value_type_end" in m else None,
         value=Markers(value),
         strip=strip,
         after_function=Markers([section_end or function_end]),
@@ -133,11 +152,14 @@ class XmlParams:
         self.value_longest = max(len(m) for m in style.value.list)
         self.head_longest = max(len(m) for m in style.heads.list)
         self.tools = tools
-        # Text | Wrapper | Name | Body | Param | Open | Value | After | Fallback
+        # Text | Wrapper | Name | Body | Param | Open | Type | Value | After | Fallback
         self.st = "Text"
         self.raw: List[str] = []  # Wrapper, Name: the markup read so far
         self.name_parts: List[str] = []  # Name: the function name so far
         self.name: List[str] = []  # Param: the parameter name so far
+        # Open, Type: the parameter's name (its key is written when the value opens)
+        self.param = ""
+        self.ty: List[str] = []  # Type: the value type so far
         self.kind: params.Kind = params.STR  # Open, Value
         # Value: where it stands with its optional leading newline: Start (not dealt with), Kept
         # (it starts with a candidate end marker, kept whole: if that turns out to be value text,
@@ -168,9 +190,32 @@ class XmlParams:
         else:
             self.buf.append(s)
 
-    def _start_value(self) -> None:
+    def _open_value(self, name: str, out: Emitter) -> None:
+        """Writes parameter ``name``'s key (and the opening quote of a string) and starts its
+        value (of kind ``self.kind``)."""
+        frag = (", " if self.params > 0 else "") + params.json_str(name) + ": "
+        if self.kind == params.STR:
+            frag += '"'
+        out.args(frag)
+        self.params += 1
         self.st, self.buf = "Value", []
         self.lead = "Start" if self.style.strip else "Body"
+
+    def _typed_kind(self, name: str, ty: str) -> params.Kind:
+        """The kind of parameter ``name`` written with the value type ``ty`` (k2_horizon, as
+        vLLM): the type picks one of the types of a union schema that admits it; a parameter the
+        schema does not know takes the type's kind ("any": a string); otherwise the schema
+        decides. The type's base is its text before any "[", trimmed, in lower case."""
+        base = params._ascii_lower(ty.split("[", 1)[0].strip(params._ASCII_WS))
+        types = self.tools.get(self.func, {}).get(name)
+        if not base:
+            return params.param_kind(self.tools, self.func, name)
+        if types is None:
+            return params.STR if base == "any" else params.kind_of_types([base])
+        kind = params.kind_of_types(types)
+        if isinstance(kind, int) and kind & params.type_bit(base):
+            return params.kind_of_types([base])
+        return kind
 
     def feed(self, s: str, out: Emitter) -> int:
         style = self.style
@@ -186,7 +231,7 @@ class XmlParams:
                 m = style.text.list[which]
                 i += at + len(m)
                 self.raw = [m]
-                if which == 0 and style.wrapped:
+                if which < style.sections:
                     self.st = "Wrapper"
                 else:
                     self.st, self.name_parts = "Name", []
@@ -233,14 +278,28 @@ class XmlParams:
                     i = t
                     self.st = "Text"
                     continue
-                end = -1
-                if style.name_end == GT:
-                    end = 1 if s[t] == ">" else -1
-                elif style.name_end == QUOTE:
-                    if t == n - 1 and s[t] == '"':
-                        # '"' at the end of the input: '">' may follow.
+                close = style.self_close
+                if close is not None:
+                    if n - t < len(close) and close.startswith(s[t:]):
                         return t
-                    end = 2 if s.startswith('">', t) else -1
+                    name = "".join(self.name_parts)
+                    if s.startswith(close, t) and not is_blank(name):
+                        # <invoke name="N"/>: a call without arguments.
+                        self.func = name
+                        self.raw, self.name_parts = [], []
+                        i = t + len(close)
+                        out.tool_start(None, self.func)
+                        out.args("{")
+                        self._close(out)
+                        self.st = self._after()
+                        continue
+                end = -1
+                tag = style.name_end
+                if tag != LINE:
+                    if n - t < len(tag) and tag.startswith(s[t:]):
+                        # The start of the tag at the end of the input: the rest may follow.
+                        return t
+                    end = len(tag) if s.startswith(tag, t) else -1
                 else:
                     end = {"\n": 1, "<": 0}.get(s[t], -1)
                 name = "".join(self.name_parts)
@@ -296,27 +355,41 @@ class XmlParams:
                     self.kind = params.STR if head == 0 else params.JSON
                 else:
                     self.kind = params.param_kind(self.tools, self.func, name)
-                frag = (", " if self.params > 0 else "") + params.json_str(name) + ": "
-                if self.kind == params.STR:
-                    frag += '"'
-                out.args(frag)
-                self.params += 1
                 if style.value_start is not None:
-                    self.st = "Open"
+                    self.st, self.param = "Open", name
                 else:
-                    self._start_value()
+                    self._open_value(name, out)
             elif st == "Open":
                 assert style.value_start is not None
                 kind, a, b = expect(s, style.value_start, i)
-                if kind == "marker":
+                if kind == "marker" and a == 0:
                     i += b
-                    self._start_value()
+                    self._open_value(self.param, out)
+                elif kind == "marker":
+                    # The value type's start.
+                    i += b
+                    self.st, self.ty = "Type", []
                 elif kind == "wait":
                     return i + a
                 else:
                     i += a
                     out.malformed = True
                     self.st = "Fallback"
+            elif st == "Type":
+                assert style.value_type_end is not None
+                kind, at, which = style.value_type_end.find(s, i)
+                self.ty.append(s[i : i + at])
+                if sum(map(len, self.ty)) > NAME_MAX:
+                    # A type past the cap: malformed.
+                    i += at
+                    out.malformed = True
+                    self.st = "Fallback"
+                    continue
+                if kind != "marker":
+                    return i + at
+                i += at + len(style.value_type_end.list[which])
+                self.kind = self._typed_kind(self.param, "".join(self.ty))
+                self.st, self.ty = "Open", []
             elif st == "Value":
                 if self.lead == "Start":
                     # One leading newline is stripped, unless it begins an end marker.
@@ -408,7 +481,7 @@ class XmlParams:
             # Cut off before the call started: its markup so far.
             out.truncate("".join(self.raw) + "".join(self.name_parts) + rest)
             self.raw, self.name_parts = [], []
-        elif st in ("Body", "Param", "Open", "Value"):
+        elif st in ("Body", "Param", "Open", "Type", "Value"):
             # Cut off inside the function (its end never came): the call is unfinished.
             out.truncate("")
         elif st == "After":

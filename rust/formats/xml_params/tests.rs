@@ -387,3 +387,89 @@ fn random_texts_are_split_invariant() {
         }
     }
 }
+
+/// Issue 12's style switches, on the formats that use them.
+fn extract_as(fmt: &str, text: &str) -> Extracted {
+    let f = Format::from_name(fmt).unwrap_or_else(|| panic!("{fmt} not registered"));
+    Parser::extract(f, &tools(), text)
+}
+
+fn calls(x: &Extracted) -> Vec<(&str, &str)> {
+    x.calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.arguments.as_str()))
+        .collect()
+}
+
+#[test]
+fn name_ends_at_a_tag() {
+    // hy_v3: `<tool_sep>` ends the name; a name cut inside the tag waits for the rest
+    let text = "<tool_calls>\n<tool_call>f<tool_sep>\n<arg_key>n</arg_key>\n<arg_value>7\
+                </arg_value>\n</tool_call>\n</tool_calls>";
+    let x = extract_as("hy_v3", text);
+    assert_eq!(calls(&x), [("f", "{\"n\": 7}")]);
+    assert_eq!(x.content, None);
+    // without the tag the name ends at `<` of something else: not a call
+    let text = "<tool_calls><tool_call>f<arg_key>n</arg_key></tool_call></tool_calls>";
+    let x = extract_as("hy_v3", text);
+    assert!(x.calls.is_empty());
+}
+
+#[test]
+fn several_section_starts() {
+    // deepseek_v4: `call_start_2`, `call_start_3` open the section too
+    for start in [
+        "<｜DSML｜tool_calls>",
+        "<｜DSML｜toolcalls>",
+        "<｜DSML｜tool>",
+    ] {
+        let text = format!(
+            "a{start}\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"n\" \
+             string=\"false\">7</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
+        );
+        let x = extract_as("deepseek_v4", &text);
+        assert_eq!(calls(&x), [("f", "{\"n\": 7}")], "{start}");
+        assert_eq!(x.content.as_deref(), Some("a"));
+    }
+}
+
+#[test]
+fn value_type_element() {
+    // k2_horizon: the type picks a union's member; an unknown parameter takes the type
+    let cases = [
+        ("v", "integer", "12", "{\"v\": 12}"),
+        ("v", "string", "12", "{\"v\": \"12\"}"),
+        ("n", "string", "12", "{\"n\": 12}"),
+        ("zz", "number", "2.5", "{\"zz\": 2.5}"),
+        ("zz", "any", "2.5", "{\"zz\": \"2.5\"}"),
+        ("zz", "", "2.5", "{\"zz\": \"2.5\"}"),
+    ];
+    for (key, ty, value, want) in cases {
+        let text = format!(
+            "<ifm|tool_calls>\n<ifm|tool_call>f\n<ifm|arg_key>{key}</ifm|arg_key>\n\
+             <ifm|arg_type>{ty}</ifm|arg_type>\n<ifm|arg_value>{value}</ifm|arg_value>\n\
+             </ifm|tool_call>\n</ifm|tool_calls>"
+        );
+        let x = extract_as("k2_horizon", &text);
+        assert_eq!(calls(&x), [("f", want)], "{key} {ty}");
+    }
+    // a type past NAME_MAX is malformed
+    let text = format!(
+        "<ifm|tool_call>f\n<ifm|arg_key>zz</ifm|arg_key><ifm|arg_type>{}",
+        "t".repeat(NAME_MAX + 1)
+    );
+    assert!(extract_as("k2_horizon", &text).malformed);
+}
+
+#[test]
+fn self_closing_function() {
+    // deepseek_v4: `<｜DSML｜invoke name="f"/>` is a call without arguments
+    let text = "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\"/>\n<｜DSML｜invoke name=\"g\">\
+                </｜DSML｜invoke>\n</｜DSML｜tool_calls>";
+    let x = extract_as("deepseek_v4", text);
+    assert_eq!(calls(&x), [("f", "{}"), ("g", "{}")]);
+    assert_eq!(x.content, None);
+    // a blank name before it is not a call
+    let text = "<｜DSML｜invoke name=\" \"/>";
+    assert!(extract_as("deepseek_v4", text).calls.is_empty());
+}
