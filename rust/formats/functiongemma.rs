@@ -59,6 +59,9 @@ pub struct Style {
     pub escape: Markers,
     /// `[call_end]`.
     pub end: Markers,
+    /// A value between escape markers is always a string (gemma4: its template escapes only
+    /// strings); otherwise it is typed like a bare word (functiongemma).
+    pub escaped_strings: bool,
 }
 
 /// An open object (`obj`) or array, with the members written so far.
@@ -118,9 +121,11 @@ impl FunctionGemma {
         }
     }
 
-    /// A scalar value starts: a string at once when its parameter is typed as a string.
+    /// A scalar value starts: a string at once when its parameter is typed as a string, or when
+    /// it is escaped and the style makes escaped values strings.
     fn scalar(&mut self, escaped: bool, out: &mut Emitter) {
-        let streaming = std::mem::take(&mut self.string_param);
+        let typed_string = std::mem::take(&mut self.string_param);
+        let streaming = typed_string || (escaped && self.style.escaped_strings);
         if streaming {
             out.args("\"");
         }

@@ -33,11 +33,16 @@ _NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-
 class Style:
     """The markers of one format of the family (built from its spec entry)."""
 
-    def __init__(self, start: str, prefix: str, escape: str, end: str) -> None:
+    def __init__(
+        self, start: str, prefix: str, escape: str, end: str, escaped_strings: bool = False
+    ) -> None:
         self.start = Markers([start])
         self.prefix = prefix
         self.escape = Markers([escape])
         self.end = Markers([end])
+        # a value between escape markers is always a string (gemma4: its template escapes only
+        # strings); otherwise it is typed like a bare word (functiongemma)
+        self.escaped_strings = escaped_strings
 
 
 def scalar_prefix(s: str) -> bool:
@@ -65,8 +70,10 @@ class FunctionGemma:
         self.string_param = False
 
     def _scalar(self, escaped: bool, out: Emitter) -> None:
-        """A scalar value starts: a string at once when its parameter is typed as a string."""
-        streaming, self.string_param = self.string_param, False
+        """A scalar value starts: a string at once when its parameter is typed as a string, or
+        when it is escaped and the style makes escaped values strings."""
+        typed_string, self.string_param = self.string_param, False
+        streaming = typed_string or (escaped and self.style.escaped_strings)
         if streaming:
             out.args('"')
         self.st = ["scalar", "", streaming, escaped]
