@@ -1470,7 +1470,6 @@ TRUNCATED["lfm2"] = [
 ]
 
 
-
 # ----- issue 12: gemma4, plamo3, ling3, spark25, iquest_q1, trinity (spec entries in existing
 # families; tests/test_issue12_other.py has the peers' own cases) -----
 
@@ -1539,8 +1538,14 @@ _PL_SEC, _PL_SEC_END = _PL + "begin_tool_requests:plamo|>", _PL + "end_tool_requ
 _PL_CALL, _PL_CALL_END = _PL + "begin_tool_request:plamo|>", _PL + "end_tool_request:plamo|>"
 _PL_NAME = _PL + "begin_tool_name:plamo|>"
 _PL_ARGS = (
-    _PL + "end_tool_name:plamo|>" + _PL + "begin_tool_arguments:plamo|>" + _PL + "constrain|>json"
-    + _PL + "msg|>"
+    _PL
+    + "end_tool_name:plamo|>"
+    + _PL
+    + "begin_tool_arguments:plamo|>"
+    + _PL
+    + "constrain|>json"
+    + _PL
+    + "msg|>"
 )
 _PL_ARGS_END = _PL + "end_tool_arguments:plamo|>"
 
@@ -1582,6 +1587,7 @@ for _fmt, _s, _e in (
         (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
         (f"{_s}get_time{_e}\n{_s}get_wea", 1),
     ]
+
 
 def truncated_texts(fmt: str) -> List[Tuple[str, int]]:
     return TRUNCATED.get(fmt, [])

@@ -101,6 +101,7 @@ PEER_ALIASES.update(
     }
 )
 
+
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
 
@@ -331,6 +332,7 @@ MODELS += [
     ("IQuestLab/IQuest-Q1-40B", "iquest_q1"),
     ("arcee-ai/Trinity-Mini", "trinity"),
 ]
+
 
 @pytest.mark.parametrize("model,expected", MODELS)
 def test_format_for_model(model: str, expected: str) -> None:

@@ -53,7 +53,8 @@ def scalar_prefix(s: str) -> bool:
     return m is not None and m.end() == len(s)
 
 
-# States (same names as the Rust enum): ("text",), ("head", raw), ("key", key), ("value",),
+# States (same names as the Rust enum): ("text",), ("head", raw), ("key", key), ("esc_key", key),
+# ("value",),
 # ("scalar", raw, streaming, escaped), ("next",), ("after", ws), ("fallback",)
 
 
@@ -190,6 +191,14 @@ class FunctionGemma:
                     i += p + 1
                     self._close(out)
                     continue
+                if key == "" and c == "<":
+                    which = style.escape.starts(s, i + p)
+                    if which != -1:
+                        i += p + len(style.escape.list[which])
+                        self.st = ["esc_key", ""]
+                        continue
+                    if style.escape.could_start(s[i + p :]):
+                        return i + p
                 if key == "" or c != ":":
                     i += p
                     self._fail(out)
@@ -211,6 +220,18 @@ class FunctionGemma:
                     and params.kind_of_types(types) == params.STR
                 )
                 self.st = ["value"]
+            elif kind == "esc_key":
+                # a key between escape markers; then "key" again, holding it quoted
+                f = style.escape.find(s, i)
+                st[1] += s[i : i + f[1]]
+                i += f[1]
+                if len(st[1]) > NAME_CAP:
+                    self._fail(out)
+                    return i
+                if f[0] != "marker":
+                    return i
+                i += len(style.escape.list[f[2]])
+                self.st = ["key", '"' + st[1] + '"']
             elif kind == "value":
                 c = s[i]
                 if c in WS:
