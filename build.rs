@@ -426,11 +426,16 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     statics,
                     "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
                      start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
-                     end: Markers::new(&[{:?}]) }};",
+                     end: Markers::new(&[{:?}]), escaped_strings: {} }};",
                     need("call_start")?,
                     need("name_start")?,
                     need("string")?,
-                    need("call_end")?
+                    need("call_end")?,
+                    match e.get("call").and_then(|c| c.get("escaped")).and_then(Value::as_str) {
+                        None | Some("typed") => false,
+                        Some("string") => true,
+                        Some(other) => return Err(format!("{name}: call.escaped {other:?}")),
+                    }
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))")

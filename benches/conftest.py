@@ -154,6 +154,32 @@ RENDER: Dict[str, Renderer] = {
 }
 
 
+# issue 12: formats that are spec entries in existing families
+_PL = "<|plamo:"
+RENDER.update(
+    {
+        "gemma4": lambda n, a: (
+            f"<|tool_call>call:{n}{{"
+            + ",".join(f'{k}:<|"|>{v}<|"|>' for k, v in a.items())
+            + "}<tool_call|>"
+        ),
+        "plamo3": lambda n, a: (
+            f"{_PL}begin_tool_requests:plamo|>{_PL}begin_tool_request:plamo|>"
+            f"{_PL}begin_tool_name:plamo|>{n}{_PL}end_tool_name:plamo|>"
+            f"{_PL}begin_tool_arguments:plamo|>{_PL}constrain|>json{_PL}msg|>{_j(a)}"
+            f"{_PL}end_tool_arguments:plamo|>{_PL}end_tool_request:plamo|>"
+            f"{_PL}end_tool_requests:plamo|>"
+        ),
+        "ling3": RENDER["glm47"],
+        "spark25": RENDER["glm47"],
+        "iquest_q1": lambda n, a: (
+            "<iquest_tool_call>" + RENDER["glm47"](n, a)[11:-12] + "</iquest_tool_call>"
+        ),
+        "trinity": RENDER["hermes"],
+    }
+)
+
+
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""
     return [f for f in toolparse.list_formats() if f in RENDER]

@@ -792,7 +792,7 @@ class XmlParams(Renderer):
         for name, args in calls:
             assert not isinstance(args, RawJSON)
             fns.append(self.function(name, args))
-        sep = "" if self.name == "glm47" else "\n"
+        sep = "" if self.name in GLM_JOINED else "\n"
         if form != "wrapped":
             text = sep.join(fns)
         elif self.many:
@@ -945,7 +945,9 @@ XML_FORMATS += (
     "minicpm5",
 )
 # glm-like formats written with a newline after the name and after each tag
-XML_LINES = ("glm45", "poolside_v1", "hy_v3", "k2_horizon")
+XML_LINES = ("glm45", "poolside_v1", "hy_v3", "k2_horizon", "spark25")
+# glm-style formats whose calls are joined with no newline (glm47)
+GLM_JOINED = ("glm47", "ling3", "iquest_q1")
 
 
 class FunctionGemma(Renderer):
@@ -1609,6 +1611,125 @@ TRUNCATED["gigachat35"] = [
         1,
     ),
 ]
+
+
+# ----- issue 12: gemma4, plamo3, ling3, spark25, iquest_q1, trinity (spec entries in existing
+# families; tests/test_issue12_other.py has the peers' own cases) -----
+
+
+class Gemma4(FunctionGemma):
+    """gemma4: functiongemma's syntax with ``<|tool_call>`` / ``<tool_call|>`` and ``<|"|>``; an
+    escaped value is always a string (its template escapes only strings), so any string may be
+    written."""
+
+    def value_ok(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return self.m["string"] not in value
+        if isinstance(value, list):
+            return all(self.value_ok(v) for v in value)
+        if isinstance(value, dict):
+            return all(self.key_ok(k) and self.value_ok(v) for k, v in value.items())
+        return _finite(value)
+
+
+class Plamo3(NamedJson):
+    """plamo3: ``<|plamo:begin_tool_requests:plamo|>`` around calls, each
+    ``<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>N<|plamo:end_tool_name:plamo|>``
+    ``<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{...}``
+    ``<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>``."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.extra_tokens = ("get_weather", "<|plamo:", ":plamo|>", "json", "{", "}")
+
+    def _call(self, k: int, name: str, a: str, form: str) -> str:
+        m = self.m
+        return (
+            f"{m['call_start']}{m['name_start']}{name}{m['args_start']}{a}{m['args_end']}"
+            f"{m['call_end']}"
+        )
+
+
+OTHER_FORMATS = ("gemma4", "plamo3", "ling3", "spark25", "iquest_q1", "trinity")
+RENDERERS["gemma4"] = Gemma4("gemma4")
+RENDERERS["plamo3"] = Plamo3("plamo3")
+for _fmt in ("ling3", "spark25", "iquest_q1"):
+    RENDERERS[_fmt] = XmlParams(_fmt)
+RENDERERS["trinity"] = TaggedJson("trinity")
+MALFORMED["trinity"], TRUNCATED["trinity"] = _tagged_json_cases("trinity")
+
+_G4S, _G4E, _G4Q = "<|tool_call>", "<tool_call|>", '<|"|>'
+MALFORMED["gemma4"] = [
+    f"{_G4S}call:f{{a:}}{_G4E}",
+    f"{_G4S}call:f{{a:1]}}{_G4E}",
+    f"{_G4S}get_weather{{a:1}}{_G4E}",
+    f"{_G4S}call:get weather{{}}{_G4E}",
+    f"{_G4S}call:f{{a:<oops>}}{_G4E}",
+    f"{_G4S}call:f{{a:{_G4Q}x{_G4Q}}}{_G4E}{_G4S}call:g{{b:1 2}}{_G4E}",
+]
+TRUNCATED["gemma4"] = [
+    (f"{_G4S}call:get_weather{{location:{_G4Q}Lon", 0),
+    (f"Let me check. {_G4S}call:get_wea", 0),
+    (f"{_G4S}", 0),
+    (f"{_G4S}call:f{{a:12", 0),
+    (f"{_G4S}call:f{{a:1}}{_G4E}{_G4S}call:g{{b:[1,", 1),
+    (f"{_G4S}call:f{{}}{_G4E}\n{_G4S}call:g", 1),
+]
+
+_PL = "<|plamo:"
+_PL_SEC, _PL_SEC_END = _PL + "begin_tool_requests:plamo|>", _PL + "end_tool_requests:plamo|>"
+_PL_CALL, _PL_CALL_END = _PL + "begin_tool_request:plamo|>", _PL + "end_tool_request:plamo|>"
+_PL_NAME = _PL + "begin_tool_name:plamo|>"
+_PL_ARGS = (
+    _PL
+    + "end_tool_name:plamo|>"
+    + _PL
+    + "begin_tool_arguments:plamo|>"
+    + _PL
+    + "constrain|>json"
+    + _PL
+    + "msg|>"
+)
+_PL_ARGS_END = _PL + "end_tool_arguments:plamo|>"
+
+
+def plamo3_call(name: str, args: str, fence: bool = True) -> str:
+    """One plamo3 call (``fence``: with its end-of-arguments marker)."""
+    end = _PL_ARGS_END if fence else ""
+    return f"{_PL_CALL}{_PL_NAME}{name}{_PL_ARGS}{args}{end}{_PL_CALL_END}"
+
+
+MALFORMED["plamo3"] = [
+    _PL_SEC + plamo3_call("f", '{"a": 1]') + _PL_SEC_END,
+    _PL_SEC + plamo3_call("f", "[1, 2]") + _PL_SEC_END,
+    _PL_SEC + plamo3_call("a b", "{}") + _PL_SEC_END,
+    _PL_SEC + " noise " + plamo3_call("f", "{}") + _PL_SEC_END,
+    _PL_SEC + plamo3_call("f", '{"a": 1} x') + _PL_SEC_END,
+]
+TRUNCATED["plamo3"] = [
+    (_PL_SEC + _PL_CALL + _PL_NAME + "get_wea", 0),
+    ("Let me look." + _PL_SEC, 0),
+    (_PL_SEC + _PL_CALL + _PL_NAME + "f" + _PL_ARGS + '{"city": "Tok', 0),
+    (_PL_SEC + plamo3_call("f", "{}") + _PL_CALL + _PL_NAME + "g" + _PL_ARGS + '{"b', 1),
+]
+
+for _fmt, _s, _e in (
+    ("ling3", "<tool_call>", "</tool_call>"),
+    ("spark25", "<tool_call>", "</tool_call>"),
+    ("iquest_q1", "<iquest_tool_call>", "</iquest_tool_call>"),
+):
+    MALFORMED[_fmt] = [
+        f"{_s}get_weather<arg_key>city</arg_key>Tokyo{_e}",
+        f"{_s}f<arg_key>a\nb</arg_key><arg_value>1</arg_value>{_e}",
+        f"{_s}get_weather\njunk\n{_e}",
+    ]
+    TRUNCATED[_fmt] = [
+        (f"{_s}get_weather<arg_key>city</arg_key><arg_value>Tok", 0),
+        (f"Hi {_s}", 0),
+        (f"{_s}get_wea", 0),
+        (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
+        (f"{_s}get_time{_e}\n{_s}get_wea", 1),
+    ]
 
 
 def truncated_texts(fmt: str) -> List[Tuple[str, int]]:

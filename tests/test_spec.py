@@ -152,6 +152,21 @@ PEER_ALIASES.update(
 )
 
 
+# issue 12, the other formats: SGLang registers gemma4, ling3 and the SGLang-only names under the
+# same names; vLLM's `musespark1x` is `muse`'s alias (muse is not registered yet), and SGLang's
+# `muse` is the Muse Glimmer detector, so it cannot alias vLLM's `muse`.
+PEER_ALIASES.update(
+    {
+        "gemma4": set(),
+        "plamo3": set(),
+        "ling3": set(),
+        "spark25": set(),
+        "iquest_q1": set(),
+        "trinity": set(),
+    }
+)
+
+
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
 
@@ -398,6 +413,18 @@ MODELS += [
     ("tencent/Hy4", "hy_v4"),
     ("LLM360/K2-Horizon-MoVA-36B-A4B", "k2_horizon"),
     ("openbmb/MiniCPM5-8B", "minicpm5"),
+]
+
+
+# issue 12, the other formats
+MODELS += [
+    ("google/gemma-4-26B-A4B-it", "gemma4"),
+    ("google/gemma-4-E2B-it", "gemma4"),
+    ("pfnet/plamo-3-nict-31b-base", "plamo3"),
+    ("inclusionAI/Ling-3.0-flash", "ling3"),
+    ("XHToken/Spark-X2.5-1.7B", "spark25"),
+    ("IQuestLab/IQuest-Q1-40B", "iquest_q1"),
+    ("arcee-ai/Trinity-Mini", "trinity"),
 ]
 
 

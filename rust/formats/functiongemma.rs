@@ -16,7 +16,9 @@
 //!   whitespace, `<`, `>`, `}`, `[`, `]`, `,`, `:` or quotes. Anything else after the start
 //!   marker than `call:NAME{` is malformed markup.
 //! * An object holds `key:value` members; a key is at most [`NAME_CAP`] characters of anything but
-//!   whitespace and `:,{}[]<` (a key written as a JSON string `"k"` loses its quotes). Members are
+//!   whitespace and `:,{}[]<` (a key written as a JSON string `"k"` loses its quotes; a key between escape markers,
+//!   `<|"|>3<|"|>` as vLLM's gemma4 tests write a map's key, is read whole up to its closing
+//!   marker, at most [`NAME_CAP`] characters). Members are
 //!   separated by `,`; a missing comma is tolerated (vLLM's streaming test writes
 //!   `city:<escape>NYC<escape>unit:<escape>celsius<escape>`), and so is a trailing one.
 //!   Whitespace may stand between members and around values. Nested objects and arrays (`[v,...]`)
@@ -28,6 +30,9 @@
 //!   written as that JSON value (normalised as `json.dumps(json.loads(v))` writes it); anything
 //!   else is a string. vLLM's own tests pin this for escaped values (`count:<escape>42<escape>` is
 //!   `42`, `enabled:<escape>true<escape>` is `true`), and llama.cpp's for bare ones (`value:25`).
+//!   With `escaped_strings` (gemma4: `call.escaped` is `"string"` in its spec entry) an escaped
+//!   value is always a string, as in vLLM's and SGLang's gemma4 parsers and Gemma 4's template
+//!   (which escapes strings only); bare values are still converted.
 //!   vLLM also parses an escaped `{...}` or `[...]` as JSON; we do not (it stays a string): the
 //!   FunctionGemma template writes objects and arrays bare, and deciding it would hold the whole
 //!   value back. A string streams character by character: a value is held only while it can
@@ -59,6 +64,9 @@ pub struct Style {
     pub escape: Markers,
     /// `[call_end]`.
     pub end: Markers,
+    /// A value between escape markers is always a string (gemma4: its template escapes only
+    /// strings); otherwise it is typed like a bare word (functiongemma).
+    pub escaped_strings: bool,
 }
 
 /// An open object (`obj`) or array, with the members written so far.
@@ -76,6 +84,9 @@ enum State {
     Head { raw: String },
     /// In an object, reading a key (leading whitespace skipped); `}` may close the object.
     Key { key: String },
+    /// A key written between escape markers (`<|"|>3<|"|>:`), read up to its closing marker;
+    /// then [`State::Key`] again, holding it quoted (the quotes are dropped at its `:`).
+    EscKey { key: String },
     /// A value is expected (an array's first value may be `]`).
     Value,
     /// In a scalar value (`escaped`: between escape markers, else a bare word). `raw`: the text
@@ -118,9 +129,11 @@ impl FunctionGemma {
         }
     }
 
-    /// A scalar value starts: a string at once when its parameter is typed as a string.
+    /// A scalar value starts: a string at once when its parameter is typed as a string, or when
+    /// it is escaped and the style makes escaped values strings.
     fn scalar(&mut self, escaped: bool, out: &mut Emitter) {
-        let streaming = std::mem::take(&mut self.string_param);
+        let typed_string = std::mem::take(&mut self.string_param);
+        let streaming = typed_string || (escaped && self.style.escaped_strings);
         if streaming {
             out.args("\"");
         }
@@ -320,6 +333,17 @@ impl Machine for FunctionGemma {
                         self.close(out);
                         continue;
                     }
+                    if key.is_empty() && c == b'<' {
+                        let at = &rest[p..];
+                        if let Some(which) = style.escape.starts(at) {
+                            i += p + style.escape.list[which].len();
+                            self.st = State::EscKey { key: String::new() };
+                            continue;
+                        }
+                        if style.escape.could_start(at) {
+                            return i + p;
+                        }
+                    }
                     if key.is_empty() || c != b':' {
                         i += p;
                         self.fail(out);
@@ -347,6 +371,24 @@ impl Machine for FunctionGemma {
                             Some(Kind::Str)
                         );
                     self.st = State::Value;
+                }
+                State::EscKey { key } => {
+                    let (take, close) = match style.escape.find(rest) {
+                        Found::Marker { at, which } => (at, Some(style.escape.list[which].len())),
+                        Found::Partial { safe } => (safe, None),
+                    };
+                    key.push_str(&rest[..take]);
+                    i += take;
+                    if key.chars().count() > NAME_CAP {
+                        self.fail(out);
+                        continue;
+                    }
+                    let Some(len) = close else {
+                        return i;
+                    };
+                    i += len;
+                    let quoted = format!("\"{key}\"");
+                    self.st = State::Key { key: quoted };
                 }
                 State::Value => {
                     let Some(c) = rest.chars().next() else {

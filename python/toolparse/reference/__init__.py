@@ -77,7 +77,12 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "functiongemma":
         from . import functiongemma
 
-        fg = functiongemma.Style(m["call_start"], m["name_start"], m["string"], m["call_end"])
+        escaped = spec.raw.get("call", {}).get("escaped", "typed")
+        if escaped not in ("typed", "string"):
+            raise ValueError(f"format spec: {spec.name}: call.escaped {escaped!r}")
+        fg = functiongemma.Style(
+            m["call_start"], m["name_start"], m["string"], m["call_end"], escaped == "string"
+        )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
     modules = {
         "llama3_json": llama3_json,

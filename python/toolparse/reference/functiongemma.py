@@ -33,11 +33,16 @@ _NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-
 class Style:
     """The markers of one format of the family (built from its spec entry)."""
 
-    def __init__(self, start: str, prefix: str, escape: str, end: str) -> None:
+    def __init__(
+        self, start: str, prefix: str, escape: str, end: str, escaped_strings: bool = False
+    ) -> None:
         self.start = Markers([start])
         self.prefix = prefix
         self.escape = Markers([escape])
         self.end = Markers([end])
+        # a value between escape markers is always a string (gemma4: its template escapes only
+        # strings); otherwise it is typed like a bare word (functiongemma)
+        self.escaped_strings = escaped_strings
 
 
 def scalar_prefix(s: str) -> bool:
@@ -48,7 +53,8 @@ def scalar_prefix(s: str) -> bool:
     return m is not None and m.end() == len(s)
 
 
-# States (same names as the Rust enum): ("text",), ("head", raw), ("key", key), ("value",),
+# States (same names as the Rust enum): ("text",), ("head", raw), ("key", key), ("esc_key", key),
+# ("value",),
 # ("scalar", raw, streaming, escaped), ("next",), ("after", ws), ("fallback",)
 
 
@@ -65,8 +71,10 @@ class FunctionGemma:
         self.string_param = False
 
     def _scalar(self, escaped: bool, out: Emitter) -> None:
-        """A scalar value starts: a string at once when its parameter is typed as a string."""
-        streaming, self.string_param = self.string_param, False
+        """A scalar value starts: a string at once when its parameter is typed as a string, or
+        when it is escaped and the style makes escaped values strings."""
+        typed_string, self.string_param = self.string_param, False
+        streaming = typed_string or (escaped and self.style.escaped_strings)
         if streaming:
             out.args('"')
         self.st = ["scalar", "", streaming, escaped]
@@ -183,6 +191,14 @@ class FunctionGemma:
                     i += p + 1
                     self._close(out)
                     continue
+                if key == "" and c == "<":
+                    which = style.escape.starts(s, i + p)
+                    if which != -1:
+                        i += p + len(style.escape.list[which])
+                        self.st = ["esc_key", ""]
+                        continue
+                    if style.escape.could_start(s[i + p :]):
+                        return i + p
                 if key == "" or c != ":":
                     i += p
                     self._fail(out)
@@ -204,6 +220,18 @@ class FunctionGemma:
                     and params.kind_of_types(types) == params.STR
                 )
                 self.st = ["value"]
+            elif kind == "esc_key":
+                # a key between escape markers; then "key" again, holding it quoted
+                f = style.escape.find(s, i)
+                st[1] += s[i : i + f[1]]
+                i += f[1]
+                if len(st[1]) > NAME_CAP:
+                    self._fail(out)
+                    return i
+                if f[0] != "marker":
+                    return i
+                i += len(style.escape.list[f[2]])
+                self.st = ["key", '"' + st[1] + '"']
             elif kind == "value":
                 c = s[i]
                 if c in WS:
