@@ -34,4 +34,25 @@ def vllm_plugin() -> List[str]:
                 name, "toolparse.integrations.vllm", vllm_class_name(fmt)
             )
         names.append(name)
+    names.extend(vllm_reasoning_plugin())
+    return names
+
+
+def vllm_reasoning_plugin() -> List[str]:
+    """Registers every ``toolparse_<reasoning format>`` in vLLM's ``ReasoningParserManager``
+    lazily, as :func:`vllm_plugin` does the tool parsers (called by it). Returns the names."""
+    from vllm.reasoning import ReasoningParserManager
+
+    from toolparse import spec
+    from toolparse.integrations import reasoning as rsn
+
+    names = []
+    for r in rsn.formats():
+        name = VLLM_PREFIX + r
+        if name not in ReasoningParserManager.reasoning_parsers:
+            canon = spec.reasoning_canonical(r)
+            ReasoningParserManager.register_lazy_module(
+                name, "toolparse.integrations.vllm", rsn.class_name(canon, "Parser")
+            )
+        names.append(name)
     return names

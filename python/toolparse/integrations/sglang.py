@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 import toolparse
 from toolparse import spec as _spec
+from toolparse.integrations import reasoning as _rsn
 
 logger = logging.getLogger(__name__)
 
@@ -369,9 +370,214 @@ def detector_class(fmt: str, backend: str = "rust") -> type:
     return cls
 
 
+# --------------------------------------------------------------------------------------------------
+# Reasoning: toolparse_R in SGLang's ReasoningParser.DetectorMap
+# --------------------------------------------------------------------------------------------------
+# R -> backend -> detector class (made once per process)
+_RCLASSES: Dict[str, Dict[str, type]] = {}
+
+
+def reasoning_formats() -> List[str]:
+    """The reasoning format names toolparse registers: every one and every alias."""
+    return _rsn.formats()
+
+
+def _serving_parsers() -> Dict[str, Optional[str]]:
+    """The parsers the server was started with, from SGLang's serving context (empty before the
+    server publishes it, as in a bare ``FunctionCallParser``)."""
+    try:
+        serving = importlib.import_module("sglang.srt.runtime_context").get_serving()
+        return {
+            "tool": getattr(serving, "tool_call_parser", None),
+            "reasoning": getattr(serving, "reasoning_parser", None),
+        }
+    except Exception:  # noqa: BLE001 - not published (no server) or another SGLang
+        return {}
+
+
+class _ToolparseReasoningDetector:
+    """What every ``toolparse_R`` reasoning detector adds to SGLang's base detector: the think
+    block of toolparse's one-pass machine for R paired with the server's tool parser.
+
+    SGLang runs this detector first and hands its normal text to a tool detector built apart
+    (one machine is not possible here). The detector reads the configured tool parser from
+    SGLang's serving context: with ``toolparse_F``, the block ends where the (F, R) machine's
+    does (F's call starts inside an open block included); otherwise at R's own call starts. The
+    reasoning is the machine's; the normal text is the raw rest after the block, unchanged, which
+    ``toolparse_F`` then parses from the state the one-pass machine's tool side starts in.
+    ``force_reasoning`` (SGLang's only thinking switch) True: the output starts inside
+    reasoning; False: a block opens only at a start marker that begins the output; not given:
+    the format's default. Harmony (no front): the reasoning is its analysis channel; the normal
+    text is the raw text for ``toolparse_openai``, the machine's content otherwise."""
+
+    toolparse_reasoning = ""
+    toolparse_backend = "rust"
+    stream_reasoning = True  # set by SGLang's base detector
+
+    def __init__(
+        self,
+        stream_reasoning: bool = True,
+        force_reasoning: Optional[bool] = None,
+        continue_final_message: bool = False,
+        previous_content: str = "",
+        force_nonempty_content: bool = False,
+        **_ignored: Any,
+    ) -> None:
+        rspec = _spec.REASONING[self.toolparse_reasoning]
+        super().__init__(  # type: ignore[call-arg]
+            rspec.start or "",
+            rspec.end or "",
+            force_reasoning=bool(force_reasoning),
+            stream_reasoning=stream_reasoning,
+            continue_final_message=continue_final_message,
+            previous_content=previous_content,
+            force_nonempty_content=force_nonempty_content,
+            reasoning_default="enable_thinking" if rspec.started else "explicit_thinking",
+        )
+        self._tp_started: Optional[bool] = (
+            None if force_reasoning is None else bool(force_reasoning)
+        )
+        tool = _rsn.tool_format_of(_serving_parsers().get("tool"))
+        self._tp_tool = tool if _rsn.pairs(self.toolparse_reasoning, tool) else None
+        self._tp_transparent = _rsn.transparent(self.toolparse_reasoning)
+        self._tp_core: Any = None
+        self._tp_cursor: Any = None
+        self._tp_ended = False
+        self._tp_finished = False
+        self._tp_held: List[str] = []  # reasoning kept back when stream_reasoning is False
+
+    def _tp_parser(self) -> Any:
+        return toolparse.get_parser(
+            self._tp_tool,
+            backend=self.toolparse_backend,
+            reasoning=self.toolparse_reasoning,
+            reasoning_started=self._tp_started,
+        )
+
+    def _tp_out(self, reasoning: Optional[str], normal: Optional[str], last: bool) -> Any:
+        rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+        if reasoning and not self.stream_reasoning and not last:
+            self._tp_held.append(reasoning)
+            reasoning = None
+        elif last and self._tp_held:
+            reasoning = "".join(self._tp_held) + (reasoning or "")
+            self._tp_held = []
+        return rp.StreamingParseResult(normal_text=normal, reasoning_text=reasoning)
+
+    def _tp_normal(self, raw: str, d: Any) -> Optional[str]:
+        """Harmony: the raw text goes on to toolparse_openai; the machine's content otherwise."""
+        if self._tp_tool is not None:
+            return raw
+        return d[0] if d is not None else None
+
+    # -- non-streaming ------------------------------------------------------------------------
+    def detect_and_parse(self, text: str) -> Any:
+        rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+        try:
+            info = self._tp_parser().extract_tool_calls(text)
+            if self._tp_transparent:
+                normal = text if self._tp_tool is not None else (info.content or "")
+            else:
+                normal = _rsn.raw_rest(
+                    self.toolparse_reasoning, self._tp_tool, self._tp_started, text
+                )
+            ret = rp.StreamingParseResult(normal_text=normal, reasoning_text=info.reasoning)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            logger.exception("toolparse_%s: reasoning parsing failed", self.toolparse_reasoning)
+            ret = rp.StreamingParseResult(normal_text=text)
+        return self._maybe_apply_force_nonempty_content(ret)  # type: ignore[attr-defined]
+
+    # -- streaming ----------------------------------------------------------------------------
+    def parse_streaming_increment(self, new_text: str) -> Any:
+        if self._tp_ended or self._tp_finished:
+            return self._tp_out(None, new_text, False)
+        try:
+            if self._tp_core is None:
+                self._tp_core = self._tp_parser().stream()._core
+                self._tp_cursor = _rsn.Cursor(
+                    self.toolparse_reasoning, self._tp_tool, self._tp_started
+                )
+            d = self._tp_core.feed(new_text)
+            rest = None if self._tp_transparent else self._tp_cursor.feed(new_text)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop: pass it through
+            logger.exception("toolparse_%s: reasoning parsing failed", self.toolparse_reasoning)
+            self._tp_ended = True
+            return self._tp_out(None, new_text, True)
+        reasoning = d[1] if d is not None else None
+        if self._tp_transparent:
+            return self._tp_out(reasoning, self._tp_normal(new_text, d), False)
+        if rest is None:
+            return self._tp_out(reasoning, None, False)
+        self._tp_ended = True  # the block is over: the raw rest goes on, and every later delta
+        return self._tp_out(reasoning, rest, True)
+
+    def finish(self) -> Any:
+        if self._tp_finished or self._tp_core is None:
+            return self._tp_out(None, None, True)
+        self._tp_finished = True
+        if self._tp_ended:
+            return self._tp_out(None, None, True)
+        try:
+            d = self._tp_core.finish()
+            raw = "" if self._tp_transparent else self._tp_cursor.finish()
+        except Exception:  # noqa: BLE001
+            logger.exception("toolparse_%s: flushing failed", self.toolparse_reasoning)
+            return self._tp_out(None, None, True)
+        reasoning = d[1] if d is not None else None
+        normal = self._tp_normal(raw, d) if self._tp_transparent else raw
+        return self._tp_out(reasoning, normal or None, True)
+
+
+def reasoning_detector_class(name: str, backend: str = "rust") -> type:
+    """The SGLang reasoning detector class for toolparse reasoning format ``name``."""
+    canon = _spec.reasoning_canonical(name)  # unknown names fail here, listing the known ones
+    by_backend = _RCLASSES.setdefault(canon, {})
+    cls = by_backend.get(backend)
+    if cls is not None:
+        return cls
+    if backend not in ("rust", "python"):
+        raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
+    rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+    cname = _rsn.class_name(canon, "Detector") + ("" if backend == "rust" else "Python")
+    cls = type(
+        cname,
+        (_ToolparseReasoningDetector, rp.BaseReasoningFormatDetector),
+        {
+            "__module__": __name__,
+            "__qualname__": cname,
+            "__doc__": f"toolparse's {canon!r} reasoning format as an SGLang reasoning detector.",
+            "toolparse_reasoning": canon,
+            "toolparse_backend": backend,
+        },
+    )
+    by_backend[backend] = cls
+    return cls
+
+
+def register_reasoning() -> List[str]:
+    """Adds ``toolparse_R`` for every toolparse reasoning format and alias R to SGLang's
+    reasoning parsers (``ReasoningParser.DetectorMap`` and the name list ``--reasoning-parser``
+    falls back on); returns the names. Idempotent."""
+    rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+    names = []
+    for r in reasoning_formats():
+        name = PREFIX + r
+        rp.ReasoningParser.DetectorMap[name] = reasoning_detector_class(r)
+        names.append(name)
+    try:
+        listed = importlib.import_module("sglang.srt.parser.reasoning_parser_names")
+        for name in names:
+            if name not in listed.REASONING_PARSER_NAMES:
+                listed.REASONING_PARSER_NAMES.append(name)
+    except (ImportError, AttributeError):
+        pass
+    return names
+
+
 def register() -> List[str]:
-    """Adds ``toolparse_F`` for every toolparse format F to SGLang's tool-call parsers; returns
-    the names. Idempotent. SGLang's ``load_plugins()`` calls it through the entry point."""
+    """Adds ``toolparse_F`` for every toolparse format F to SGLang's tool-call parsers, and every
+    ``toolparse_R`` to its reasoning parsers (:func:`register_reasoning`); returns the tool-call
+    parser names. Idempotent. SGLang's ``load_plugins()`` calls it through the entry point."""
     fcp = _sglang()
     enum = fcp.FunctionCallParser.ToolCallParserEnum
     names = []
@@ -386,6 +592,10 @@ def register() -> List[str]:
                 listed.TOOL_CALL_PARSER_NAMES.append(name)
     except (ImportError, AttributeError):
         pass
+    try:
+        register_reasoning()
+    except Exception as exc:  # noqa: BLE001 - the tool parsers stay registered
+        logger.warning("toolparse: registering the reasoning parsers failed: %s", exc)
     return names
 
 

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
+from toolparse.integrations import reasoning as _rsn
 from toolparse.integrations import vllm_class_name as class_name
 
 logger = logging.getLogger(__name__)
@@ -179,13 +180,34 @@ def _base() -> Any:
 
         def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
             super().__init__(tokenizer, tools)
-            self.toolparse = _toolparse_parser(
-                self.toolparse_format, self.toolparse_backend, self.tools
-            )
             self._stream: Any = None
             self._finished = False
             self._fragments: List[List[str]] = []
             self._names: List[str] = []
+            # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
+            # Parser builds the two in a row): continue its machine (see _Pair).
+            self._pair: Optional[_Pair] = _Pair.link(_rsn.take(), self)
+            self._plain: Any = None
+            if self._pair is None:
+                self._plain = _toolparse_parser(
+                    self.toolparse_format, self.toolparse_backend, self.tools
+                )
+
+        @property
+        def toolparse(self) -> Any:
+            """The toolparse parser for text without reasoning (made on first use when
+            paired)."""
+            if self._plain is None:
+                self._plain = _toolparse_parser(
+                    self.toolparse_format, self.toolparse_backend, self.tools
+                )
+            return self._plain
+
+        def new_id(self) -> str:
+            pair = self._pair
+            if pair is not None and pair.parser is not None:
+                return pair.parser.new_id()  # type: ignore[no-any-return]
+            return self.toolparse.new_id()  # type: ignore[no-any-return]
 
         # -- request ---------------------------------------------------------------------------
         def adjust_request(self, request: Any) -> Any:
@@ -203,7 +225,10 @@ def _base() -> Any:
         # -- non-streaming ---------------------------------------------------------------------
         def extract_tool_calls(self, model_output: str, request: Any) -> Any:
             try:
-                info = self.toolparse.extract_tool_calls(model_output)
+                pair = self._pair
+                info = pair.take_extracted(model_output) if pair is not None else None
+                if info is None:
+                    info = self.toolparse.extract_tool_calls(model_output)
             except Exception:  # never raise into the serving loop
                 logger.exception("toolparse_%s: extract_tool_calls failed", self.toolparse_format)
                 return ExtractedToolCallInformation(
@@ -236,6 +261,8 @@ def _base() -> Any:
             delta_token_ids: Sequence[int],
             request: Any,
         ) -> Any:
+            if self._pair is not None and self._pair.usable:
+                return self._pair.tool_feed(delta_text)
             if self._finished or not delta_text:
                 return None
             stream = self._stream
@@ -255,7 +282,9 @@ def _base() -> Any:
                 return None
             self._finished = True
             d = None
-            if self._stream is not None:
+            if self._pair is not None and self._pair.usable:
+                d = self._pair.tool_finish()
+            elif self._stream is not None:
                 try:
                     d = self._stream._core.finish()
                 except Exception:
@@ -276,6 +305,8 @@ def _base() -> Any:
         @property
         def truncated(self) -> bool:
             """Whether the output ended inside a call (after finish_streaming)."""
+            if self._pair is not None and self._pair.usable:
+                return self._pair.truncated
             s = self._stream
             return bool(s is not None and getattr(s, "truncated", False))
 
@@ -292,7 +323,7 @@ def _base() -> Any:
             for index, id, name, args in calls:
                 if name is not None:
                     if id is None:
-                        id = self.toolparse.new_id()
+                        id = self.new_id()
                     self._names.append(name)
                     self._fragments.append([])
                 if args is not None:
@@ -302,6 +333,381 @@ def _base() -> Any:
 
     _BASE = ToolparseToolParser
     return _BASE
+
+
+# --------------------------------------------------------------------------------------------------
+# One machine for a toolparse reasoning parser and the toolparse tool parser built after it
+# --------------------------------------------------------------------------------------------------
+class _Pair:
+    """The one-pass machine a ``toolparse_R`` reasoning parser and the ``toolparse_F`` tool parser
+    vLLM's ``Parser`` builds right after it share for one response.
+
+    vLLM feeds the reasoning parser until it reports the end of reasoning
+    (``has_engine_confirmed_reasoning_end``), then feeds the tool parser what the reasoning
+    parser returned as content (the raw rest, which vLLM's own ``tool_choice`` required/named
+    parsing also reads), then each later delta. The reasoning parser feeds every delta to the
+    machine and keeps what the machine emitted after the hand-over (content, calls) for the tool
+    parser, whose first call returns it instead of parsing the raw rest again; later deltas go to
+    the same machine. When vLLM skips the reasoning phase (the prompt closed the block), the tool
+    parser feeds the machine from the start. Whichever side vLLM flushes at the end finishes the
+    machine, once. Tool-call deltas are built by the tool parser (its ids and bookkeeping)
+    whichever side the machine emitted them on."""
+
+    def __init__(self, reasoner: Any, tool: Any) -> None:
+        self.reasoner = reasoner
+        self.tool = tool
+        self.parser: Any = None  # the toolparse parser (format, tools, reasoning), made lazily
+        self.core: Any = None  # its stream's core
+        self.stash: Any = None  # what the machine emitted at the hand-over, for the tool side
+        self.extracted: Any = None  # (raw rest, ExtractedToolCallInformation), non-streaming
+        self.tool_active = False  # the tool side drives the machine
+        self.finished = False
+        self.usable = True
+
+    @classmethod
+    def link(cls, reasoner: Any, tool: Any) -> Optional[_Pair]:
+        if reasoner is None or getattr(reasoner, "_pair", None) is not None or reasoner._used:
+            return None
+        if getattr(reasoner, "toolparse_backend", None) != tool.toolparse_backend:
+            return None
+        if not _rsn.pairs(reasoner.toolparse_reasoning, tool.toolparse_format):
+            return None
+        pair = cls(reasoner, tool)
+        reasoner._pair = pair
+        return pair
+
+    # -- the machine ------------------------------------------------------------------------
+    def get_parser(self) -> Any:
+        if self.parser is None:
+            tool, r = self.tool, self.reasoner
+            dicts = _tool_dicts(tool.tools)
+            kw = dict(backend=tool.toolparse_backend, reasoning=r.toolparse_reasoning)
+            kw["reasoning_started"] = r.started
+            try:
+                self.parser = toolparse.get_parser(tool.toolparse_format, tools=dicts or None, **kw)
+            except (TypeError, ValueError) as e:
+                logger.warning(
+                    "toolparse_%s: request tools not usable (%s); parsing without them",
+                    tool.toolparse_format,
+                    e,
+                )
+                self.parser = toolparse.get_parser(tool.toolparse_format, **kw)
+        return self.parser
+
+    def get_core(self) -> Any:
+        if self.core is None:
+            self.core = self.get_parser().stream()._core
+        return self.core
+
+    def fail(self, where: str) -> None:
+        logger.exception("toolparse pair %s: %s failed", self.tool.toolparse_format, where)
+        self.usable = False
+        self.finished = True
+
+    # -- the tool side ----------------------------------------------------------------------
+    def tool_feed(self, text: str) -> Any:
+        if self.finished:
+            return None
+        if not self.tool_active:
+            self.tool_active = True
+            if self.reasoner.has_engine_confirmed_reasoning_end():
+                # vLLM hands over the raw rest, which the machine has already seen.
+                d, self.stash = self.stash, None
+                return None if d is None else self.tool._delta(d)
+        if not text:
+            return None
+        try:
+            d = self.get_core().feed(text)
+        except Exception:  # never raise into the serving loop: the text stays content
+            self.fail("feed")
+            return _delta_message(text, None, [])
+        return None if d is None else self.tool._delta(d)
+
+    def tool_finish(self) -> Any:
+        if self.finished or not self.tool_active:
+            # Never driven by the tool side (vLLM parsed tool_choice required/named itself, or
+            # the reasoning side finished the machine): nothing to flush here.
+            return None
+        return self.finish()
+
+    def finish(self) -> Any:
+        if self.finished:
+            return None
+        self.finished = True
+        try:
+            return self.get_core().finish()
+        except Exception:
+            logger.exception("toolparse pair %s: finish failed", self.tool.toolparse_format)
+            return None
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.core is not None and self.finished and self.core.truncated)
+
+    # -- non-streaming ----------------------------------------------------------------------
+    def take_extracted(self, text: str) -> Any:
+        ex, self.extracted = self.extracted, None
+        if ex is not None and (ex[0] is text or ex[0] == text):
+            return ex[1]
+        return None
+
+
+def _reasoning_base() -> Any:
+    """The common base class of every toolparse_R reasoning parser (made once)."""
+    global _RBASE
+    if _RBASE is not None:
+        return _RBASE
+    _base()  # binds vLLM's delta types
+    from vllm.reasoning import ReasoningParser
+
+    class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc, valid-type]
+        """A vLLM reasoning parser running toolparse's one-pass machine for one reasoning format
+        (paired with a toolparse tool parser built right after it, the same machine parses the
+        tool calls; see :class:`_Pair`)."""
+
+        engine_based_streaming = True
+        toolparse_reasoning = ""
+        toolparse_backend = "rust"
+
+        def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+            super().__init__(tokenizer, *args, **kwargs)
+            self._template_kwargs = kwargs.get("chat_template_kwargs")
+            self._prompt: Optional[bool] = None
+            self._pair: Optional[_Pair] = None
+            self._solo: Any = None  # toolparse parser without a tool format, when unpaired
+            self._core: Any = None
+            self._cursor: Any = None
+            self._ended = False
+            self._finished = False
+            self._used = False  # parsed something: too late to pair
+            if "model_config" in kwargs:
+                # Built by vLLM's Parser, which builds its tool parser next, in this thread.
+                _rsn.leave(self)
+
+        # -- markers and token ids ------------------------------------------------------------
+        @property
+        def _ids(self) -> Any:
+            return _rsn.marker_ids(self.model_tokenizer, self.toolparse_reasoning)
+
+        @property
+        def reasoning_start_str(self) -> Optional[str]:
+            s = _spec.REASONING[self.toolparse_reasoning]
+            return s.start or None
+
+        @property
+        def reasoning_end_str(self) -> Optional[str]:
+            s = _spec.REASONING[self.toolparse_reasoning]
+            return s.end or None
+
+        def _started_for(self, prompt: Optional[bool]) -> Optional[bool]:
+            if prompt is not None:
+                return prompt
+            return _rsn.kwargs_verdict(self._template_kwargs)
+
+        @property
+        def started(self) -> Optional[bool]:
+            """True when the output starts inside reasoning, False when thinking is off, None for
+            the format's default: the prompt's last turn first, then chat_template_kwargs."""
+            return self._started_for(self._prompt)
+
+        def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+            """On the prompt: whether the output starts after reasoning (thinking off)."""
+            if _rsn.transparent(self.toolparse_reasoning):
+                return False
+            try:
+                started = self._started_for(_rsn.prompt_verdict(self._ids, input_ids))
+            except Exception:  # noqa: BLE001 - never raise into the serving loop
+                started = None
+            if started is None:
+                started = _rsn.default_started(self.toolparse_reasoning)
+            return not started
+
+        def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
+            """Per decode step in the engine core: the end marker's tokens ended in this step.
+            (A tool-call start that ends an open block is not reported here: the grammar would
+            start after that token.)"""
+            try:
+                return _rsn.end_in_delta(self._ids, input_ids, delta_ids)
+            except Exception:  # noqa: BLE001
+                return False
+
+        def extract_content_ids(self, input_ids: List[int]) -> List[int]:
+            end = self._ids.end
+            if end is not None and end in input_ids:
+                return list(input_ids[input_ids.index(end) + 1 :])
+            return list(input_ids)
+
+        def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+            try:
+                self._prompt = _rsn.prompt_verdict(self._ids, prompt_token_ids)
+            except Exception:  # noqa: BLE001
+                self._prompt = None
+
+        def adjust_request(self, request: Any) -> Any:
+            request = super().adjust_request(request)
+            special = set(getattr(self.model_tokenizer, "all_special_tokens", None) or ())
+            s = _spec.REASONING[self.toolparse_reasoning]
+            if {s.start, s.end} & special and hasattr(request, "skip_special_tokens"):
+                request.skip_special_tokens = False  # the markers are special tokens: keep them
+            return request
+
+        # -- the machine ----------------------------------------------------------------------
+        def _tool_format(self) -> Optional[str]:
+            return self._pair.tool.toolparse_format if self._pair is not None else None
+
+        def _parser(self) -> Any:
+            self._used = True
+            if self._pair is not None and self._pair.usable:
+                return self._pair.get_parser()
+            if self._solo is None:
+                self._solo = toolparse.get_parser(
+                    None,
+                    backend=self.toolparse_backend,
+                    reasoning=self.toolparse_reasoning,
+                    reasoning_started=self.started,
+                )
+            return self._solo
+
+        def _start(self) -> Any:
+            self._used = True
+            if self._core is None:
+                pair = self._pair
+                if pair is not None and pair.usable:
+                    self._core = pair.get_core()
+                else:
+                    self._core = self._parser().stream()._core
+                self._cursor = _rsn.Cursor(
+                    self.toolparse_reasoning, self._tool_format(), self.started
+                )
+            return self._core
+
+        def _message(self, d: Any, content: Optional[str] = None, whole: bool = True) -> Any:
+            """vLLM's delta for core delta ``d``: its reasoning, ``content`` in place of the
+            machine's content unless ``whole``, and (when ``whole``) its calls."""
+            c, r, calls = d if d is not None else (None, None, None)
+            if whole:
+                if calls and self._pair is not None:
+                    return self._pair.tool._delta(d)
+                if calls:
+                    return _calls_message(c, r, calls, self._parser())
+                content = c
+            if content is None and r is None:
+                return None
+            return _delta_message(content, r, [])
+
+        # -- non-streaming ---------------------------------------------------------------------
+        def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
+            try:
+                info = self._parser().extract_tool_calls(model_output)
+                tf = self._tool_format()
+                if _rsn.transparent(self.toolparse_reasoning):
+                    rest = info.content or ""
+                else:
+                    rest = _rsn.raw_rest(self.toolparse_reasoning, tf, self.started, model_output)
+            except Exception:  # noqa: BLE001 - never raise into the serving loop
+                logger.exception("toolparse_%s: extract_reasoning failed", self.toolparse_reasoning)
+                return None, model_output
+            if self._pair is not None:
+                self._pair.extracted = (rest, info)
+            return (info.reasoning or None), (rest or None)
+
+        # -- streaming -------------------------------------------------------------------------
+        def extract_reasoning_streaming(
+            self,
+            previous_text: str,
+            current_text: str,
+            delta_text: str,
+            previous_token_ids: Sequence[int],
+            current_token_ids: Sequence[int],
+            delta_token_ids: Sequence[int],
+        ) -> Any:
+            if self._ended or self._finished or not delta_text:
+                return None
+            try:
+                core = self._start()
+                d = core.feed(delta_text)
+                rest = self._cursor.feed(delta_text)
+            except Exception:  # never raise into the serving loop: hand the text over
+                logger.exception("toolparse_%s: feed failed", self.toolparse_reasoning)
+                self._ended = True
+                if self._pair is not None:
+                    self._pair.usable = False
+                return _delta_message(delta_text, None, [])
+            if rest is None:
+                return self._message(d)
+            # The block ended in this delta: the reasoning goes out here, the raw rest as
+            # content (vLLM hands it to the tool phase); the machine's own content and calls
+            # for it wait for the tool parser of the pair.
+            self._ended = True
+            if self._pair is not None and self._pair.usable and d is not None:
+                c, _r, calls = d
+                if c is not None or calls:
+                    self._pair.stash = (c, None, calls)
+            return self._message(d, rest or None, whole=False)
+
+        def has_engine_confirmed_reasoning_end(self) -> bool:
+            return self._ended
+
+        def finish_streaming(self) -> Any:
+            """Flush: at the hand-over (nothing: the rest went on raw) or at the end of a stream
+            whose reasoning never ended (the machine finishes here, once)."""
+            if self._ended or self._finished or self._core is None:
+                return None
+            self._finished = True
+            pair = self._pair
+            try:
+                if pair is not None and pair.usable:
+                    d = pair.finish()
+                    return self._message(d)
+                d = self._core.finish()
+                rest = self._cursor.finish()
+            except Exception:  # noqa: BLE001
+                logger.exception("toolparse_%s: finish failed", self.toolparse_reasoning)
+                return None
+            if _rsn.transparent(self.toolparse_reasoning):
+                return self._message(d)
+            return self._message(d, rest or None, whole=False)
+
+    _RBASE = ToolparseReasoningParser
+    return _RBASE
+
+
+def _calls_message(content: Any, reasoning: Any, calls: Any, parser: Any) -> Any:
+    """vLLM's delta for a core delta with calls, outside a pair (harmony's own machine)."""
+    out = []
+    for index, id, name, args in calls:
+        if name is not None and id is None:
+            id = parser.new_id()
+        out.append(_delta_call(index, id if name is not None else None, name, args))
+    return _delta_message(content, reasoning, out)
+
+
+_RBASE: Any = None
+_RCLASSES: Dict[Tuple[str, str], type] = {}
+_BY_REASONING_CLASS: Dict[str, str] = {_rsn.class_name(r, "Parser"): r for r in _rsn.formats()}
+
+
+def reasoning_formats() -> List[str]:
+    """The reasoning format names toolparse registers: every one and every alias."""
+    return _rsn.formats()
+
+
+def reasoning_parser_class(name: str, backend: str = "rust") -> type:
+    """The vLLM ``ReasoningParser`` subclass for toolparse reasoning format ``name``."""
+    canon = _spec.reasoning_canonical(name)  # unknown names fail here, listing the known
+    key = (canon, backend)
+    cls = _RCLASSES.get(key)
+    if cls is None:
+        if backend not in ("rust", "python"):
+            raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
+        suffix = "" if backend == "rust" else "Python"
+        cls = type(
+            _rsn.class_name(canon, "Parser") + suffix,
+            (_reasoning_base(),),
+            {"toolparse_reasoning": canon, "toolparse_backend": backend, "__module__": __name__},
+        )
+        _RCLASSES[key] = cls
+    return cls
 
 
 def parser_class(fmt: str, backend: str = "rust") -> type:
@@ -321,21 +727,39 @@ def parser_class(fmt: str, backend: str = "rust") -> type:
 
 
 def __getattr__(name: str) -> Any:
-    # vLLM's lazy registry imports this module and looks the class up by name.
+    # vLLM's lazy registries import this module and look the class up by name.
     fmt = _BY_CLASS_NAME.get(name)
-    if fmt is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return parser_class(fmt)
+    if fmt is not None:
+        return parser_class(fmt)
+    rname = _BY_REASONING_CLASS.get(name)
+    if rname is not None:
+        return reasoning_parser_class(rname)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register() -> List[str]:
-    """Registers every ``toolparse_F`` in vLLM's ``ToolParserManager`` now; returns the names."""
+    """Registers every ``toolparse_F`` in vLLM's ``ToolParserManager`` and every ``toolparse_R``
+    in its ``ReasoningParserManager`` now; returns the tool parser names."""
     from vllm.tool_parsers import ToolParserManager
 
     names = []
     for fmt in formats():
         name = PREFIX + fmt
         ToolParserManager.register_module(name, force=True, module=parser_class(fmt))
+        names.append(name)
+    register_reasoning()
+    return names
+
+
+def register_reasoning() -> List[str]:
+    """Registers every ``toolparse_R`` in vLLM's ``ReasoningParserManager``; returns the
+    names."""
+    from vllm.reasoning import ReasoningParserManager
+
+    names = []
+    for r in reasoning_formats():
+        name = PREFIX + r
+        ReasoningParserManager.register_module(name, force=True, module=reasoning_parser_class(r))
         names.append(name)
     return names
 

@@ -1,0 +1,465 @@
+"""toolparse's reasoning detectors (``toolparse_R``) inside SGLang 0.5.23, through SGLang's code.
+
+SGLang runs the reasoning detector first and hands its normal text to a tool detector built apart,
+so one machine is not possible; the two read the configured pair from SGLang's serving context.
+Streaming runs ``OpenAIServingChat``'s own ``_process_reasoning_stream`` (with
+``_get_reasoning_from_request`` and ``_tool_call_parsing_active``) and tool-call path, compiled
+from the installed ``serving_chat.py`` as ``tests/integrations/test_sglang.py`` does, per delta
+as ``_generate_stream_content`` calls them; non-streaming SGLang's ``ReasoningParser`` then
+``_process_tool_calls``, as ``_build_chat_response`` does. For the pairs qwen3 + hermes, qwen3 +
+qwen3_coder, deepseek_r1 + deepseek_v3 and mistral + mistral the rebuilt message (reasoning,
+content, calls) equals ``toolparse.get_parser(F, tools, reasoning=R).extract_tool_calls(text)``
+under one delta, tokens, random groups and single characters.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import asyncio
+import importlib.util
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import types
+import uuid
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+try:  # under the torch stand-in, SGLang imports only after vLLM
+    import vllm.tool_parsers  # noqa: F401
+except Exception:  # noqa: BLE001
+    pass
+
+pytest.importorskip("sglang")
+fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
+rp = pytest.importorskip("sglang.srt.parser.reasoning_parser")
+
+import corpus  # noqa: E402
+import orjson  # noqa: E402
+import toolparse  # noqa: E402
+from server_cases import splittings, tools_for  # noqa: E402
+from sglang.srt.entrypoints.openai import protocol  # noqa: E402
+from sglang.srt.function_call.core_types import ToolCallItem  # noqa: E402
+from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
+from sglang.srt.parser.response_template import grammar_holds_calls  # noqa: E402
+from toolparse.integrations import sglang as tp_sglang  # noqa: E402
+
+FunctionCallParser = fcp.FunctionCallParser
+ReasoningParser = rp.ReasoningParser
+ENUM = FunctionCallParser.ToolCallParserEnum
+DMAP = ReasoningParser.DetectorMap
+BACKENDS = ("rust", "python")
+PAIRS = [("qwen3", "hermes"), ("qwen3", "qwen3_coder"), ("deepseek_r1", "deepseek_v3")]
+PAIRS += [("mistral", "mistral")]
+P = tp_sglang.PREFIX
+
+tp_sglang.register()
+
+_METHODS = (
+    "_process_reasoning_stream",
+    "_get_reasoning_from_request",
+    "_tool_call_parsing_active",
+    "_process_tool_call_stream",
+    "_check_for_unstreamed_tool_args",
+    "_process_tool_calls",
+    "_process_tool_call_id",
+    "_effective_tools",
+    "_get_history_tool_calls_cnt",
+)
+
+
+def _load() -> Tuple[type, Any]:
+    spec = importlib.util.find_spec("sglang.srt.entrypoints.openai.serving_chat")
+    assert spec is not None and spec.origin
+    with open(spec.origin, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), spec.origin)
+    funcs = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef) and n.name == "_incomplete_tool_call_indices"
+    ]
+    cls = next(
+        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "OpenAIServingChat"
+    )
+    methods = [
+        n
+        for n in cls.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _METHODS
+    ]
+    assert {m.name for m in methods} == set(_METHODS), "SGLang's serving_chat.py changed shape"
+    new_cls = ast.ClassDef(
+        name="ServingChatPaths", bases=[], keywords=[], body=methods, decorator_list=[]
+    )
+    if "type_params" in ast.ClassDef._fields:
+        new_cls.type_params = []
+    module = ast.Module(body=[*funcs, new_cls], type_ignores=[])
+    ast.fix_missing_locations(module)
+    code = compile(
+        module, spec.origin, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True
+    )
+    ns: Dict[str, Any] = {
+        "__name__": "sglang_serving_chat_paths",
+        "json": json,
+        "uuid": uuid,
+        "orjson": orjson,
+        "logger": logging.getLogger("sglang.srt.entrypoints.openai.serving_chat"),
+        "FunctionCallParser": FunctionCallParser,
+        "ReasoningParser": ReasoningParser,
+        "IQuestQ1ReasoningDetector": rp.IQuestQ1ReasoningDetector,
+        "JsonArrayParser": JsonArrayParser,
+        "grammar_holds_calls": grammar_holds_calls,
+        "ToolCallItem": ToolCallItem,
+    }
+    for name in (
+        "ChatCompletionMessageGenericParam",
+        "ChatCompletionResponseStreamChoice",
+        "ChatCompletionStreamResponse",
+        "DeltaMessage",
+        "FunctionResponse",
+        "ToolCall",
+        "ToolCallProcessingResult",
+        "ToolChoice",
+    ):
+        ns[name] = getattr(protocol, name)
+    exec(code, ns)
+    return ns["ServingChatPaths"], ns["_incomplete_tool_call_indices"]
+
+
+ServingChatPaths, incomplete_tool_call_indices = _load()
+
+
+class Serving(ServingChatPaths):  # type: ignore[misc, valid-type]
+    """The state those methods read from an ``OpenAIServingChat``."""
+
+    def __init__(self, reasoning: str, tool: str) -> None:
+        self.reasoning_parser = reasoning
+        self.tool_call_parser = tool
+        self.tokenizer_manager = types.SimpleNamespace(tokenizer=None)
+        self.template_manager = types.SimpleNamespace(force_reasoning=False, reasoning_config=None)
+        self._reasoning_detector = ReasoningParser(model_type=reasoning).detector
+
+
+@pytest.fixture
+def context(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """SGLang's serving context as a server started with ``--reasoning-parser R
+    --tool-call-parser F`` publishes it."""
+    runtime = pytest.importorskip("sglang.srt.runtime_context")
+    current: Dict[str, Any] = {}
+    monkeypatch.setattr(runtime, "get_serving", lambda: types.SimpleNamespace(**current))
+
+    def set_pair(reasoning: str, tool: str) -> Serving:
+        current.update(reasoning_parser=reasoning, tool_call_parser=tool)
+        return Serving(reasoning, tool)
+
+    return set_pair
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    for fmt in tp_sglang.formats():
+        monkeypatch.setitem(ENUM, P + fmt, tp_sglang.detector_class(fmt, request.param))
+    for r in tp_sglang.reasoning_formats():
+        monkeypatch.setitem(DMAP, P + r, tp_sglang.reasoning_detector_class(r, request.param))
+    return str(request.param)
+
+
+def chat_request(tools: List[Dict[str, Any]], stream: bool = True, **kw: Any) -> Any:
+    return protocol.ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools, stream=stream, **kw
+    )
+
+
+class Client:
+    def __init__(self) -> None:
+        self.reasoning = ""
+        self.content = ""
+        self.calls: List[Dict[str, Any]] = []
+
+    def add_sse(self, chunk: str) -> None:
+        assert chunk.startswith("data: ") and chunk.endswith("\n\n"), chunk
+        (choice,) = json.loads(chunk[len("data: ") :])["choices"]
+        delta = choice["delta"]
+        self.content += delta.get("content") or ""
+        self.reasoning += delta.get("reasoning_content") or ""
+        for tc in delta.get("tool_calls") or []:
+            index, fn = tc["index"], tc["function"]
+            if index == len(self.calls):
+                assert tc.get("id") and fn.get("name"), tc
+                self.calls.append({"name": fn["name"], "args": fn.get("arguments") or ""})
+            else:
+                assert not fn.get("name"), tc
+                self.calls[index]["args"] += fn.get("arguments") or ""
+
+    def result(self) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+        calls = [(c["name"], c["args"]) for c in self.calls]
+        return self.reasoning or None, self.content or None, calls
+
+
+def serve_stream(serving: Serving, request: Any, chunks: List[str]) -> Client:
+    """``_generate_stream_content`` for one choice: the reasoning step, then the tool-call step
+    on its normal text (or the text as content when tool parsing is off), per engine chunk."""
+    parser_dict: Dict[int, Any] = {}
+    rdict: Dict[int, Any] = {}
+    has_tool_calls: Dict[int, bool] = {}
+    client = Client()
+    chunks = chunks or [""]
+
+    async def run() -> None:
+        for i, delta in enumerate(chunks):
+            finish = "stop" if i == len(chunks) - 1 else None
+            content = {"meta_info": {"id": "chatcmpl-test"}}
+            reasoning_text, delta = serving._process_reasoning_stream(
+                0, delta, rdict, content, request, finish
+            )
+            client.reasoning += reasoning_text or ""
+            if serving._tool_call_parsing_active(request):
+                async for chunk in serving._process_tool_call_stream(
+                    0,
+                    delta,
+                    parser_dict,
+                    content,
+                    request,
+                    has_tool_calls,
+                    created=0,
+                    flush=finish is not None,
+                ):
+                    if chunk:
+                        client.add_sse(chunk)
+                if finish is not None and 0 in parser_dict:
+                    rest = serving._check_for_unstreamed_tool_args(
+                        parser_dict[0], content, request, 0, created=0
+                    )
+                    if rest:
+                        client.add_sse(rest)
+            else:
+                client.content += delta or ""
+
+    asyncio.run(run())
+    return client
+
+
+def non_stream(serving: Serving, request: Any, text: str) -> Tuple[Any, Any, Any]:
+    """``_build_chat_response``'s reasoning then tool-call steps."""
+    parser = ReasoningParser(
+        model_type=serving.reasoning_parser,
+        stream_reasoning=False,
+        force_reasoning=serving.template_manager.force_reasoning
+        or serving._get_reasoning_from_request(request),
+        request=request,
+        tokenizer=None,
+        tool_call_parser_active=serving._tool_call_parsing_active(request),
+    )
+    reasoning, text = parser.parse_non_stream(text)
+    tool_calls, text, _ = serving._process_tool_calls(
+        text, request.tools, {"type": "stop", "matched": None}, request.tool_choice
+    )
+    calls = [(c.function.name, c.function.arguments) for c in tool_calls or []]
+    return reasoning or None, text or None, calls
+
+
+def call_text(fmt: str, calls: List[Tuple[str, Dict[str, Any]]]) -> str:
+    return corpus.renderer(fmt).render(calls).text
+
+
+def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
+    s = toolparse.spec.REASONING[r]
+    start, end = s.start, s.end
+    comp = corpus.composite_case(fmt).text
+    one = call_text(fmt, [("get_weather", {"city": "Paris"})])
+    inner = call_text(fmt, [("get_weather", {"city": f"{start}x{end} y"})])
+    return [
+        ("block+composite", f"{start}I should call.{end}\n\n{comp}"),
+        ("block+call", f"{start}plan{end}{one}"),
+        ("prompt_opened", f"plan{end}\n{one}"),
+        ("call_in_unclosed_block", f"{start}plan then {one}"),
+        ("markers_in_argument", f"{start}p{end}{inner}"),
+        ("never_closed", f"{start}a long thought that never ends"),
+        ("no_block", "Just an answer."),
+        ("nested", f"{start}a{start}b{end}c{end}d"),
+    ]
+
+
+def tools_of(fmt: str) -> List[Dict[str, Any]]:
+    case = corpus.composite_case(fmt)
+    return tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
+
+
+def expected(r: str, fmt: str, backend: str, text: str, started: Optional[bool]) -> Any:
+    info = toolparse.get_parser(
+        fmt, tools=tools_of(fmt), backend=backend, reasoning=r, reasoning_started=started
+    ).extract_tool_calls(text)
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    return info.reasoning or None, info.content or None, calls
+
+
+def started_of(serving: Serving, request: Any) -> bool:
+    """What SGLang's serving passes as force_reasoning, which toolparse_R takes as
+    ``reasoning_started``."""
+    return bool(
+        serving.template_manager.force_reasoning or serving._get_reasoning_from_request(request)
+    )
+
+
+# ==================================================================================================
+
+
+def test_every_reasoning_format_is_registered() -> None:
+    from sglang.srt.parser.reasoning_parser_names import REASONING_PARSER_NAMES
+
+    for r in toolparse.list_reasoning_formats(aliases=True):
+        assert P + r in DMAP and P + r in REASONING_PARSER_NAMES, r
+        det = ReasoningParser(model_type=P + r).detector
+        assert det.toolparse_reasoning == toolparse.spec.reasoning_canonical(r)
+        assert isinstance(det, rp.BaseReasoningFormatDetector)
+    assert "qwen3" in DMAP  # SGLang's own names stay
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str, context: Any) -> None:
+    serving = context(P + r, P + fmt)
+    request = chat_request(tools_of(fmt))
+    started = started_of(serving, request)
+    for label, text in texts(r, fmt):
+        exp = expected(r, fmt, backend, text, started)
+        for split, chunks in splittings(text, seed=len(text)).items():
+            got = serve_stream(serving, request, chunks).result()
+            assert got == exp, f"{r}+{fmt}/{backend} {label} split={split}: {text!r}"
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str, context: Any) -> None:
+    serving = context(P + r, P + fmt)
+    request = chat_request(tools_of(fmt), stream=False)
+    started = started_of(serving, request)
+    for label, text in texts(r, fmt):
+        got = non_stream(serving, request, text)
+        assert got == expected(r, fmt, backend, text, started), f"{r}+{fmt} {label}: {text!r}"
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_pair_random_splits(r: str, fmt: str, data: st.DataObject) -> None:
+    runtime = pytest.importorskip("sglang.srt.runtime_context")
+    saved = runtime.get_serving
+    runtime.get_serving = lambda: types.SimpleNamespace(  # type: ignore[assignment]
+        reasoning_parser=P + r, tool_call_parser=P + fmt
+    )
+    try:
+        serving = Serving(P + r, P + fmt)
+        request = chat_request(tools_of(fmt))
+        label, text = data.draw(st.sampled_from(texts(r, fmt)))
+        cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30, unique=True))
+        got = serve_stream(serving, request, corpus.chunks_at(text, cuts)).result()
+    finally:
+        runtime.get_serving = saved  # type: ignore[assignment]
+    assert got == expected(r, fmt, "rust", text, started_of(serving, request)), (label, cuts)
+
+
+def test_force_reasoning_is_the_thinking_switch(backend: str, context: Any) -> None:
+    """SGLang's only switch: ``enable_thinking`` false in the request (read by SGLang's
+    ``_get_reasoning_from_request`` through the detector's ``reasoning_default``) gives
+    force_reasoning False: the output is content unless it opens a block itself."""
+    serving = context(P + "qwen3", P + "hermes")
+    one = call_text("hermes", [("get_weather", {"city": "Oslo"})])
+    on = chat_request(tools_of("hermes"))
+    off = chat_request(tools_of("hermes"), chat_template_kwargs={"enable_thinking": False})
+    assert started_of(serving, on) is True and started_of(serving, off) is False
+    text = f"Hello {one}"
+    assert serve_stream(serving, off, [text]).result() == (
+        None,
+        "Hello ",
+        [("get_weather", '{"city": "Oslo"}')],
+    )
+    assert serve_stream(serving, on, [text]).result()[0] == "Hello "
+    # not given at all: the format's default
+    det = tp_sglang.reasoning_detector_class("qwen3", backend)()
+    assert det._tp_started is None
+
+
+def test_call_in_unclosed_block_is_not_lost(backend: str, context: Any) -> None:
+    serving = context(P + "qwen3", P + "hermes")
+    one = call_text("hermes", [("get_weather", {"city": "Paris"})])
+    text = f"<think>Let me check. {one}"
+    for chunks in splittings(text, seed=3).values():
+        got = serve_stream(serving, chat_request(tools_of("hermes")), chunks).result()
+        assert got[0] == "Let me check. " and got[2] == [("get_weather", '{"city": "Paris"}')]
+
+
+def test_without_a_toolparse_tool_parser_the_block_ends_at_its_own_call_starts(
+    backend: str, context: Any
+) -> None:
+    """With SGLang's own hermes detector after it, toolparse_qwen3 ends an open block at
+    qwen3's call start and hands the raw rest to it."""
+    context(P + "qwen3", "hermes")
+    one = call_text("hermes", [("get_weather", {"city": "Paris"})])
+    for chunks in splittings(f"<think>hm {one}", seed=4).values():
+        det = ReasoningParser(model_type=P + "qwen3").detector
+        assert det._tp_tool is None
+        outs = [det.parse_streaming_increment(c) for c in chunks] + [det.finish()]
+        assert "".join(o.reasoning_text for o in outs) == "hm "
+        assert "".join(o.normal_text for o in outs) == one
+
+
+def test_bad_input_never_raises(backend: str, context: Any) -> None:
+    serving = context(P + "qwen3", P + "hermes")
+    for text in ["</think></think><think>", "<tool_call>{bad</think>", "<think><think>"]:
+        for chunks in splittings(text, seed=1).values():
+            serve_stream(serving, chat_request(tools_of("hermes")), chunks)
+            non_stream(serving, chat_request(tools_of("hermes"), stream=False), text)
+
+
+def test_stream_reasoning_false_holds_the_reasoning_back(backend: str, context: Any) -> None:
+    serving = context(P + "qwen3", P + "hermes")
+    det = ReasoningParser(model_type=P + "qwen3", stream_reasoning=False).detector
+    assert det.parse_streaming_increment("<think>ab").reasoning_text == ""
+    out = det.parse_streaming_increment("c</think>rest")
+    assert (out.reasoning_text, out.normal_text) == ("abc", "rest")
+    assert serving is not None
+
+
+_STARTUP = textwrap.dedent(
+    """
+    import argparse, json, sys
+    try:
+        import vllm.tool_parsers  # the torch stand-in needs vLLM first
+    except Exception:
+        pass
+    import torch
+    if getattr(torch, "__file__", None) is None:
+        import abc, torch.nn
+        meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})
+        torch.nn.Module = meta("Module", (), {"__init__": lambda self, *a, **k: None})
+    from sglang.srt.plugins import load_plugins
+    load_plugins()
+    from sglang.srt.server_args import ServerArgs
+    parser = argparse.ArgumentParser(prog="sglang serve")
+    ServerArgs.add_cli_args(parser)
+    ns = parser.parse_args(["--model-path", "m", "--reasoning-parser", sys.argv[1],
+                            "--tool-call-parser", sys.argv[2]])
+    print(json.dumps([ns.reasoning_parser, ns.tool_call_parser]))
+    """
+)
+
+
+def test_startup_accepts_the_pair() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SGLANG_PLUGINS"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _STARTUP, "toolparse_qwen3", "toolparse_hermes"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [
+        "toolparse_qwen3",
+        "toolparse_hermes",
+    ]

@@ -1,0 +1,452 @@
+"""toolparse's reasoning parsers (``toolparse_R``) inside vLLM 0.33, through vLLM's own code.
+
+* The pairs deployments run (qwen3 + hermes, qwen3 + qwen3_coder, deepseek_r1 + deepseek_v3,
+  mistral + mistral), composed by vLLM's ``ParserManager`` from the names ``toolparse_R`` and
+  ``toolparse_F``: streamed through ``ChatStreamProcessor.step`` (one delta, tokens, random
+  groups, single characters) and parsed whole through ``Parser.parse``, equal
+  ``toolparse.get_parser(F, tools, reasoning=R).extract_tool_calls(text)``: the one-pass result.
+* The composition stays engine-based; the two parsers share one machine; the reasoning parser
+  is built the three ways vLLM builds one; the prompt and chat_template_kwargs decide whether the
+  output starts inside reasoning; the engine core's token checks.
+* Startup in a fresh process accepts ``--reasoning-parser toolparse_qwen3 --tool-call-parser
+  toolparse_hermes``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("vllm.tool_parsers")
+
+import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+import toolparse  # noqa: E402
+from server_cases import splittings, tools_for  # noqa: E402
+from toolparse.integrations import reasoning as rsn  # noqa: E402
+from toolparse.integrations import vllm as tp_vllm  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
+from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
+    ChatStreamProcessor,
+)
+from vllm.parser.parser_manager import ParserManager  # noqa: E402
+from vllm.reasoning import ReasoningParserManager  # noqa: E402
+from vllm.tool_parsers import ToolParserManager  # noqa: E402
+
+BACKENDS = ("rust", "python")
+PAIRS = [("qwen3", "hermes"), ("qwen3", "qwen3_coder"), ("deepseek_r1", "deepseek_v3")]
+PAIRS += [("mistral", "mistral")]
+P = tp_vllm.PREFIX
+
+# Token ids: markers are single tokens; 1 is a turn boundary (a special token); text is 0.
+MARKERS = ["<think>", "</think>", "[THINK]", "[/THINK]"]
+VOCAB = {"<unk>": 0, "<|im_start|>": 1, **{m: 10 + i for i, m in enumerate(MARKERS)}}
+
+
+class Tokenizer:
+    name_or_path = "mock"
+    all_special_tokens = ["<|im_start|>"]
+    all_special_ids = [1]
+
+    def get_vocab(self) -> Dict[str, int]:
+        return dict(VOCAB)
+
+    def decode(self, ids: Any, **_: Any) -> str:
+        return ""
+
+    def encode(self, text: str, **_: Any) -> List[int]:
+        return [VOCAB.get(text, 0)] if text in VOCAB else [0] * len(text)
+
+
+TOKENIZER = Tokenizer()
+
+
+def ids_of(*parts: str) -> List[int]:
+    return [VOCAB.get(p, 0) for p in parts]
+
+
+def markers(r: str) -> Tuple[str, str]:
+    s = toolparse.spec.REASONING[r]
+    return s.start, s.end
+
+
+def call_text(fmt: str, calls: List[Tuple[str, Dict[str, Any]]]) -> str:
+    return corpus.renderer(fmt).render(calls).text
+
+
+def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
+    """(label, model output): a think block then content and calls; the seams."""
+    start, end = markers(r)
+    comp = corpus.composite_case(fmt).text
+    one = call_text(fmt, [("get_weather", {"city": "Paris"})])
+    inner = call_text(fmt, [("get_weather", {"city": f"{start}x{end} y"})])
+    return [
+        ("block+composite", f"{start}I should call.{end}\n\n{comp}"),
+        ("block+call", f"{start}plan{end}{one}"),
+        ("prompt_opened", f"plan{end}\n{one}"),
+        ("call_in_unclosed_block", f"{start}plan then {one}"),
+        ("markers_in_argument", f"{start}p{end}{inner}"),
+        ("never_closed", f"{start}a long thought that never ends"),
+        ("no_block", "Just an answer."),
+        ("stray_end", f"answer {end} more"),
+        ("nested", f"{start}a{start}b{end}c{end}d"),
+        ("empty_block", f"{start}{end}content"),
+    ]
+
+
+def expected(
+    r: str, fmt: str, backend: str, text: str, tools: Any, started: Optional[bool] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+    info = toolparse.get_parser(
+        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
+    ).extract_tool_calls(text)
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    return info.reasoning or None, info.content or None, calls
+
+
+def request_of(tools: List[Dict[str, Any]], **kw: Any) -> Any:
+    return ChatCompletionRequest(
+        model="m", messages=[{"role": "user", "content": "hi"}], tools=tools or None, **kw
+    )
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Registers the parsers of one toolparse backend under the ``toolparse_*`` names."""
+    for fmt in tp_vllm.formats():
+        monkeypatch.setitem(
+            ToolParserManager.tool_parsers, P + fmt, tp_vllm.parser_class(fmt, request.param)
+        )
+    for r in tp_vllm.reasoning_formats():
+        monkeypatch.setitem(
+            ReasoningParserManager.reasoning_parsers,
+            P + r,
+            tp_vllm.reasoning_parser_class(r, request.param),
+        )
+    return str(request.param)
+
+
+def composed(r: str, fmt: Optional[str]) -> Any:
+    cls = ParserManager.get_parser(
+        tool_parser_name=(P + fmt) if fmt else None,
+        reasoning_parser_name=P + r,
+        enable_auto_tools=True,
+        model_name="m",
+        tokenizer=TOKENIZER,
+    )
+    assert cls is not None
+    return cls
+
+
+class Client:
+    """Rebuilds the assistant message from vLLM's deltas as an OpenAI client does."""
+
+    def __init__(self) -> None:
+        self.reasoning = ""
+        self.content = ""
+        self.calls: List[Dict[str, Any]] = []
+
+    def add(self, delta: Any) -> None:
+        d = json.loads(delta.model_dump_json(exclude_unset=True))
+        self.reasoning += d.get("reasoning") or ""
+        self.content += d.get("content") or ""
+        for tc in d.get("tool_calls") or []:
+            index, fn = tc["index"], tc.get("function") or {}
+            if index == len(self.calls):
+                assert tc.get("type") == "function" and tc.get("id") and fn.get("name"), tc
+                self.calls.append({"name": fn["name"], "args": ""})
+            else:
+                assert index == len(self.calls) - 1 and "name" not in fn, tc
+            self.calls[index]["args"] += fn.get("arguments") or ""
+
+    def result(self) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+        calls = [(c["name"], c["args"]) for c in self.calls]
+        return self.reasoning or None, self.content or None, calls
+
+
+def serve_stream(
+    r: str,
+    fmt: Optional[str],
+    tools: List[Dict[str, Any]],
+    chunks: List[str],
+    prompt: Optional[List[int]] = None,
+    kwargs: Optional[Dict[str, Any]] = None,
+    **req: Any,
+) -> Tuple[Client, Any, Any]:
+    cls = composed(r, fmt)
+    request = request_of(tools, **req)
+    parser = cls(TOKENIZER, request.tools, chat_template_kwargs=kwargs, model_config=None)
+    proc = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+    client = Client()
+    finish = None
+    chunks = chunks or [""]
+    for i, chunk in enumerate(chunks):
+        last = i == len(chunks) - 1
+        step = proc.step(chunk, [0] * len(chunk), "stop" if last else None, prompt or [0])
+        if step.delta is not None:
+            client.add(step.delta)
+        if last:
+            finish = step.finish_reason
+    return client, finish, parser
+
+
+# ==================================================================================================
+# Registration and construction
+# ==================================================================================================
+
+
+def test_every_reasoning_format_is_registered() -> None:
+    registered = set(ReasoningParserManager.list_registered())
+    for r in toolparse.list_reasoning_formats(aliases=True):
+        assert P + r in registered, r
+        cls = ReasoningParserManager.get_reasoning_parser(P + r)
+        assert cls.engine_based_streaming is True
+        assert cls.toolparse_reasoning == toolparse.spec.reasoning_canonical(r)
+        # the three ways vLLM builds one: at startup, per request, in the engine core
+        cls(TOKENIZER)
+        cls(TOKENIZER, model_config=None, chat_template_kwargs={"enable_thinking": False})
+        p = cls(tokenizer=TOKENIZER, chat_template_kwargs=None)
+        p.is_reasoning_end([0, 1, 0])
+        p.is_reasoning_end_streaming([0, 0], [0])
+
+
+def test_composition_is_engine_based_and_shares_one_machine(backend: str) -> None:
+    cls = composed("qwen3", "hermes")
+    parser = cls(TOKENIZER, request_of(tools_for(["f"])).tools, model_config=None)
+    assert parser._engine_based is True
+    rp, tp = parser.reasoning_parser, parser.tool_parser
+    assert rp._pair is not None and rp._pair is tp._pair and rp._pair.tool is tp
+    # a vLLM built-in tool parser beside a toolparse reasoning parser: each works alone
+    alone = ParserManager.get_parser(
+        tool_parser_name="hermes", reasoning_parser_name=P + "qwen3", enable_auto_tools=True
+    )
+    p2 = alone(TOKENIZER, None, model_config=None)
+    assert p2.reasoning_parser._pair is None
+    p2.parse("<think>a</think>b", request_of([]))  # in use: no tool parser pairs with it later
+    assert tp_vllm.parser_class("hermes", backend)(TOKENIZER)._pair is None
+    # reasoning parsers vLLM builds alone (startup, engine core) leave nothing to pair with
+    tp_vllm.reasoning_parser_class("qwen3", backend)(TOKENIZER)
+    tp_vllm.reasoning_parser_class("qwen3", backend)(tokenizer=TOKENIZER, chat_template_kwargs={})
+    assert tp_vllm.parser_class("hermes", backend)(TOKENIZER)._pair is None
+
+
+def test_harmony_reasoning_pairs_only_with_its_own_format(backend: str) -> None:
+    p = composed("openai_gptoss", "hermes")(TOKENIZER, None, model_config=None)
+    assert p.reasoning_parser._pair is None and p.tool_parser._pair is None
+    p = composed("openai_gptoss", "openai")(TOKENIZER, None, model_config=None)
+    assert p.reasoning_parser._pair is p.tool_parser._pair is not None
+
+
+# ==================================================================================================
+# The pairs, through vLLM's serving code: == the one-pass result
+# ==================================================================================================
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
+    checked = 0
+    for label, text in texts(r, fmt):
+        names = [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"]
+        tools = tools_for(names, corpus.composite_case(fmt).tools)
+        exp = expected(r, fmt, backend, text, tools)
+        for split, chunks in splittings(text, seed=len(text)).items():
+            client, finish, parser = serve_stream(r, fmt, tools, chunks)
+            where = f"{r}+{fmt}/{backend} {label} split={split}: {text!r}"
+            assert client.result() == exp, where
+            assert finish == ("tool_calls" if exp[2] else "stop"), where
+            tp = parser.tool_parser
+            assert [(a["name"], a["arguments"]) for a in tp.prev_tool_call_arr] == exp[2], where
+            checked += 1
+    assert checked == 4 * len(texts(r, fmt))
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
+    cls = composed(r, fmt)
+    for label, text in texts(r, fmt):
+        tools = tools_for(
+            [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
+            corpus.composite_case(fmt).tools,
+        )
+        request = request_of(tools)
+        parser = cls(TOKENIZER, request.tools, chat_template_kwargs=None, model_config=None)
+        parser.set_prompt_token_ids([0])
+        reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True)
+        got = (reasoning or None, content or None, [(c.name, c.arguments) for c in calls or []])
+        assert got == expected(r, fmt, backend, text, tools), f"{r}+{fmt} {label}: {text!r}"
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_pair_random_splits(r: str, fmt: str, data: st.DataObject) -> None:
+    label, text = data.draw(st.sampled_from(texts(r, fmt)))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30, unique=True))
+    tools = tools_for(
+        [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
+        corpus.composite_case(fmt).tools,
+    )
+    client, _, _ = serve_stream(r, fmt, tools, corpus.chunks_at(text, cuts))
+    assert client.result() == expected(r, fmt, "rust", text, tools), (label, cuts)
+
+
+def test_call_in_unclosed_block_is_not_lost(backend: str) -> None:
+    one = call_text("hermes", [("get_weather", {"city": "Paris"})])
+    text = f"<think>Let me check the weather. {one}"
+    for chunks in splittings(text, seed=3).values():
+        client, finish, _ = serve_stream("qwen3", "hermes", tools_for([]), chunks)
+        assert client.result()[2] == [("get_weather", '{"city": "Paris"}')]
+        assert client.result()[0] == "Let me check the weather. "
+        assert finish == "tool_calls"
+
+
+def test_think_markers_inside_an_argument_stay_there(backend: str) -> None:
+    arg = "<think>not reasoning</think>"
+    one = call_text("hermes", [("get_weather", {"city": arg})])
+    text = f"<think>plan</think>{one}"
+    for chunks in splittings(text, seed=5).values():
+        client, _, _ = serve_stream("qwen3", "hermes", tools_for([]), chunks)
+        (name, args), *_ = client.result()[2]
+        assert json.loads(args) == {"city": arg} and client.result()[0] == "plan"
+
+
+# ==================================================================================================
+# The prompt and the thinking switch
+# ==================================================================================================
+
+
+def test_prompt_and_kwargs_decide_where_the_output_starts(backend: str) -> None:
+    one = call_text("hermes", [("get_weather", {"city": "Oslo"})])
+    tools = tools_for([])
+    # thinking switched off in the prompt (a closed block in the last turn): starts as content
+    text = f"Hello {one}"
+    closed = ids_of("<|im_start|>", "x", "<think>", "x", "</think>")
+    client, _, parser = serve_stream("qwen3", "hermes", tools, [text], prompt=closed)
+    assert client.result() == expected("qwen3", "hermes", backend, text, tools, started=False)
+    assert client.result()[1] == "Hello " and parser.reasoning_parser.started is False
+    # the prompt's last turn opened the block: starts inside reasoning
+    opened = ids_of("</think>", "<|im_start|>", "x", "<think>")
+    text2 = "deepseek thinks</think>ok"
+    client, _, parser = serve_stream("deepseek_r1", "deepseek_v3", tools, [text2], prompt=opened)
+    assert client.result()[:2] == ("deepseek thinks", "ok")
+    assert parser.reasoning_parser.started is True
+    # a block in an earlier turn is not this turn's: the format's default
+    earlier = ids_of("<think>", "x", "</think>", "<|im_start|>", "x")
+    client, _, parser = serve_stream("qwen3", "hermes", tools, [text2], prompt=earlier)
+    assert parser.reasoning_parser.started is None
+    assert client.result() == expected("qwen3", "hermes", backend, text2, tools)
+    # chat_template_kwargs: thinking off
+    for kw in ({"enable_thinking": False}, {"thinking": False}):
+        client, _, parser = serve_stream("qwen3", "hermes", tools, [text], kwargs=kw)
+        assert parser.reasoning_parser.started is False
+        assert client.result() == expected("qwen3", "hermes", backend, text, tools, started=False)
+
+
+def test_engine_core_checks_on_token_ids() -> None:
+    cls = tp_vllm.reasoning_parser_class("qwen3")
+    core = cls(tokenizer=TOKENIZER, chat_template_kwargs={"enable_thinking": True})
+    assert core.is_reasoning_end(ids_of("<|im_start|>", "x")) is False  # qwen3 starts inside
+    assert core.is_reasoning_end(ids_of("<|im_start|>", "<think>", "x", "</think>")) is True
+    off = cls(tokenizer=TOKENIZER, chat_template_kwargs={"enable_thinking": False})
+    assert off.is_reasoning_end(ids_of("<|im_start|>", "x")) is True
+    assert core.is_reasoning_end_streaming([0, 0, 11], [11]) is True
+    assert core.is_reasoning_end_streaming([0, 11, 0], [0]) is False
+    # deepseek_v3 starts outside reasoning unless the prompt opened the block
+    v3 = tp_vllm.reasoning_parser_class("deepseek_v3")(tokenizer=TOKENIZER)
+    assert v3.is_reasoning_end(ids_of("<|im_start|>", "x")) is True
+    assert v3.is_reasoning_end(ids_of("<|im_start|>", "<think>")) is False
+    # an end marker that is not one token: its token sequence, across the step boundary
+    assert rsn.end_in_delta(rsn.MarkerIds(None, "qwen3"), [1, 2, 3], [3]) is False
+    ids = rsn.MarkerIds(None, "qwen3")
+    ids.end_seq = [5, 6, 7]
+    assert rsn.end_in_delta(ids, [0, 5, 6, 7], [7]) is True
+    assert rsn.end_in_delta(ids, [5, 6, 7, 0], [0]) is False
+
+
+def test_tool_choice_required_reads_the_raw_rest(backend: str) -> None:
+    """vLLM parses tool_choice="required" itself, from the text after the block: the pair passes
+    it on raw (and the machine is not flushed into the result afterwards). (vLLM re-joins no text
+    for an engine-based composition, so its JSON-array parsing needs the array in one delta.)"""
+    tools = tools_for(["get_weather"])
+    arr = '[{"name": "get_weather", "parameters": {"city": "Rome"}}]'
+    text = f"<think>plan</think>{arr}"
+    for chunks in ([text], ["<think>pl", "an</think>" + arr], ["<think>plan</think>", arr]):
+        client, _, _ = serve_stream("qwen3", "hermes", tools, chunks, tool_choice="required")
+        reasoning, content, calls = client.result()
+        assert reasoning == "plan" and content is None
+        assert calls == [("get_weather", '{"city": "Rome"}')]
+
+
+def test_bad_input_never_raises(backend: str) -> None:
+    for text in ["</think></think><think>", "<tool_call>{bad</think>", "[THINK]<think>[/THINK]"]:
+        for chunks in splittings(text, seed=1).values():
+            serve_stream("qwen3", "hermes", tools_for([]), chunks)
+            serve_stream("mistral", "mistral", tools_for([]), chunks)
+            serve_stream("qwen3", None, tools_for([]), chunks)
+
+
+def test_reasoning_parser_alone_passes_the_raw_rest_on(backend: str) -> None:
+    """No toolparse tool parser after it: reasoning-only machine, the rest goes on raw."""
+    one = call_text("hermes", [("get_weather", {"city": "Paris"})])
+    text = f"<think>plan</think>\n\n{one}"
+    for chunks in splittings(text, seed=2).values():
+        client, _, _ = serve_stream("qwen3", None, tools_for([]), chunks)
+        assert client.result() == ("plan", "\n\n" + one, [])
+    cls = composed("qwen3", None)
+    p = cls(TOKENIZER, None, model_config=None)
+    assert p.parse(text, request_of([]))[:2] == ("plan", "\n\n" + one)
+
+
+# ==================================================================================================
+# Startup, in a fresh process
+# ==================================================================================================
+
+_STARTUP = textwrap.dedent(
+    """
+    import sys, types
+    import vllm.tool_parsers
+    from vllm.plugins import load_general_plugins
+    load_general_plugins()
+    from vllm.entrypoints.common.cli_args import init_parser_plugin, validate_api_server_args
+    args = types.SimpleNamespace(
+        enable_auto_tool_choice=True, tool_call_parser=sys.argv[2],
+        tool_parser_plugin="", reasoning_parser_plugin=sys.argv[3] if len(sys.argv) > 3 else "",
+        structured_outputs_config=types.SimpleNamespace(reasoning_parser=sys.argv[1]),
+    )
+    init_parser_plugin(args)
+    validate_api_server_args(args)
+    from vllm.parser.parser_manager import ParserManager
+    cls = ParserManager.get_parser(
+        tool_parser_name=sys.argv[2], reasoning_parser_name=sys.argv[1], enable_auto_tools=True
+    )
+    print("OK", cls.reasoning_parser_cls.__name__, cls.tool_parser_cls.__name__)
+    """
+)
+
+
+def _startup(*argv: str, env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", _STARTUP, *argv], capture_output=True, text=True, env=e, timeout=300
+    )
+
+
+def test_startup_accepts_the_pair() -> None:
+    r = _startup("toolparse_qwen3", "toolparse_hermes")
+    assert r.returncode == 0 and "OK ToolparseQwen3ReasoningParser" in r.stdout, r.stderr[-2000:]
+    r = _startup("toolparse_nope", "toolparse_hermes")
+    assert r.returncode != 0 and "invalid reasoning parser: toolparse_nope" in r.stderr
+    # plugins disabled: --reasoning-parser-plugin toolparse.integrations.vllm brings them back
+    off = {"VLLM_PLUGINS": ""}
+    r = _startup("toolparse_qwen3", "hermes", env=off)
+    assert r.returncode != 0 and "invalid reasoning parser" in r.stderr
+    r = _startup("toolparse_qwen3", "hermes", "toolparse.integrations.vllm", env=off)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-2000:]

@@ -1,0 +1,107 @@
+"""toolparse.integrations.reasoning, without the servers: the raw rest the server integrations hand
+from a reasoning parser to a tool parser is exactly where the one-pass machine's think block ends,
+for every reasoning format, under every splitting; the one-pass result is the block's reasoning
+plus the tool format's own parse of that rest (what SGLang's two detectors compute)."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import pytest
+import toolparse
+from corpus import chunks_at
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toolparse import spec
+from toolparse.integrations import reasoning as rsn
+
+FRONTED = [r for r in toolparse.list_reasoning_formats() if not rsn.transparent(r)]
+TOOLS = [None, "hermes", "qwen3_coder", "mistral", "deepseek_v3", "kimi_k2"]
+
+
+def pieces(r: str, fmt: Optional[str]) -> List[str]:
+    s = spec.REASONING[r]
+    out = [s.start, s.end, s.end[:3], "a", " ", "\n", "é", *s.call_starts]
+    if fmt is not None:
+        f = spec.SPECS[fmt]
+        out += [m for k, m in f.markers.items() if k.endswith("start")]
+    return [p for p in out if p]
+
+
+def streamed_rest(r: str, fmt: Optional[str], started: Optional[bool], chunks: List[str]) -> str:
+    cur = rsn.Cursor(r, fmt, started)
+    out: List[str] = []
+    handed = False
+    for c in chunks:
+        if handed:
+            out.append(c)
+            continue
+        rest = cur.feed(c)
+        if rest is not None:
+            handed = True
+            out.append(rest)
+    if not handed:
+        out.append(cur.finish())
+    return "".join(out)
+
+
+@pytest.mark.parametrize("r", FRONTED)
+@pytest.mark.parametrize("fmt", TOOLS)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_raw_rest_is_where_the_machine_hands_over(r: str, fmt: Optional[str], data: object) -> None:
+    draw = data.draw  # type: ignore[attr-defined]
+    text = "".join(draw(st.lists(st.sampled_from(pieces(r, fmt)), max_size=10)))
+    started = draw(st.sampled_from([None, True, False]))
+    cuts = draw(st.lists(st.integers(0, len(text)), max_size=6))
+    rest = rsn.raw_rest(r, fmt, started, text)
+    assert text.endswith(rest)
+    assert streamed_rest(r, fmt, started, chunks_at(text, cuts)) == rest
+    assert streamed_rest(r, fmt, started, list(text)) == rest
+    one = toolparse.get_parser(fmt, reasoning=r, reasoning_started=started)
+    info = one.extract_tool_calls(text)
+    if fmt is None:
+        assert (info.content or "") == rest
+        return
+    plain = toolparse.get_parser(fmt).extract_tool_calls(rest)
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    assert calls == [(c.function.name, c.function.arguments) for c in plain.tool_calls]
+    if not calls and not info.reasoning and (info.content or "") == text:
+        # Malformed or cut markup with no reasoning (an empty block included): the facade gives
+        # back the whole output, where the rest alone gives the rest; the one place they differ.
+        assert (plain.content or "") == rest
+        return
+    assert (info.content or "") == (plain.content or "")
+
+
+def test_prompt_verdict_and_kwargs() -> None:
+    ids = rsn.MarkerIds(None, "qwen3")
+    ids.start, ids.end, ids.boundaries = 10, 11, frozenset({1})
+    assert rsn.prompt_verdict(ids, [1, 5, 10]) is True
+    assert rsn.prompt_verdict(ids, [1, 10, 5, 11, 5]) is False
+    assert rsn.prompt_verdict(ids, [10, 5, 11, 1, 5]) is None
+    assert rsn.prompt_verdict(ids, []) is None
+    assert rsn.kwargs_verdict({"enable_thinking": False}) is False
+    assert rsn.kwargs_verdict({"thinking": False}) is False
+    assert rsn.kwargs_verdict({"enable_thinking": True}) is None
+    assert rsn.kwargs_verdict(None) is None
+
+
+def test_slot_hands_over_once() -> None:
+    class R:
+        pass
+
+    r = R()
+    rsn.leave(r)
+    assert rsn.take() is r
+    assert rsn.take() is None
+    rsn.leave(R())  # gone before anyone takes it
+    assert rsn.take() is None
+
+
+def test_pairs_and_names() -> None:
+    assert rsn.pairs("qwen3", "hermes") and not rsn.pairs("qwen3", None)
+    assert rsn.pairs("openai_gptoss", "openai") and not rsn.pairs("openai_gptoss", "hermes")
+    assert rsn.tool_format_of("toolparse_qwen25") == "hermes"
+    assert rsn.tool_format_of("hermes") is None and rsn.tool_format_of("toolparse_nope") is None
+    assert set(rsn.formats()) == set(toolparse.list_reasoning_formats(aliases=True))
