@@ -392,7 +392,7 @@ def test_plugin_default_parser_is_toolparse(pytester: pytest.Pytester) -> None:
 
 
 def test_plugin_runs_the_fixture_parser(pytester: pytest.Pytester) -> None:
-    conftest = '''
+    conftest = """
         import pytest
         import toolparse
 
@@ -410,7 +410,7 @@ def test_plugin_runs_the_fixture_parser(pytester: pytest.Pytester) -> None:
         def toolparse_parser(toolparse_format):
             assert toolparse_format == "pythonic"
             return Broken
-    '''
+    """
     result = run_kit(pytester, conftest, "--toolparse-format", "pythonic", "-q")
     cases = testing.cases("pythonic")
     bad = sum("refresh" in c.text for c in cases)

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from .adapters import from_sglang, from_vllm
 from .case import KINDS, CaseFileError, ExpectedCall, TestCase, dump_cases, load_cases
-from .runner import INVARIANTS, Failure, Report, Result, check
 from .patterns import PATTERNS_OF, cases, composite_case, standard_cases
 from .renderers import RENDERERS, renderer
+from .runner import INVARIANTS, Failure, Report, Result, check
 from .splits import chunks_at, marker_cuts, random_chunks, splittings
 
 __all__ = [
