@@ -205,11 +205,37 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
 
 
 def truncated_texts(fmt: str) -> List[Tuple[str, int]]:
-    return TRUNCATED.get(fmt, [])
+    """Outputs that end inside a call, with how many calls completed before it: the hand-written
+    ones and, for every format, two rendered from its spec entry (cut inside a string value, with
+    no call and with one call complete before it)."""
+    return TRUNCATED.get(fmt, []) + _cut_inside_a_value(fmt)
+
+
+def _cut_inside_a_value(fmt: str) -> List[Tuple[str, int]]:
+    r = renderer(fmt)
+    out = []
+    for calls, complete in (([WEATHER], 0), ([("get_time", {}), WEATHER], 1)):
+        text = r.render(calls).model_output
+        out.append((text[: text.rfind("Tokyo") + 3], complete))
+    return out
 
 
 def malformed_texts(fmt: str) -> List[str]:
-    return MALFORMED.get(fmt, [])
+    """Malformed markup: the hand-written outputs and, for JSON-native formats, a call rendered
+    from the spec entry with invalid JSON arguments (an invalid literal, a mismatched bracket)."""
+    return MALFORMED.get(fmt, []) + _bad_json_arguments(fmt)
+
+
+def _bad_json_arguments(fmt: str) -> List[str]:
+    r = renderer(fmt)
+    if not r.json_native:
+        return []
+    out = []
+    for raw in ('{"a": tru}', '{"a": 1]', '{"a": undefined}'):
+        text = r.render([("f", RawJSON(raw))]).model_output
+        if text not in out:
+            out.append(text)
+    return out
 
 
 def composite_case(fmt: str) -> TestCase:
