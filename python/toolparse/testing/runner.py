@@ -418,7 +418,7 @@ def _check_case(
         """(result, invariant broken by raising, detail)"""
         report.runs += 1
         try:
-            return _stream(subject.parser_for(case), chunks), None, None
+            return _stream(parser, chunks), None, None
         except ProtocolError as e:
             return None, PROTOCOL, str(e)
         except Exception as e:  # noqa: BLE001
