@@ -1,0 +1,467 @@
+"""Hand-written model outputs per format: text with no call that looks a little like the
+format's markup, malformed markup and truncated outputs (the peers' own cases among them).
+The generators in :mod:`toolparse.testing.patterns` add cases made from the spec entry.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+NO_CALL_TEXTS = [
+    "Hello, how can I help you?",
+    "This is a regular response.",
+    "",
+    "   \n  ",
+    "\n",
+    "Unicode 日本語 🎉 and a backslash \\ and quotes \"'",
+]
+
+
+# Text that looks a little like a format's markup but holds no call: all of it is content.
+NO_CALL_LOOKALIKES: Dict[str, List[str]] = {
+    "pythonic": [
+        "[1] see the footnote",
+        "See [link](https://x.y) and [O'Reilly].",
+        "[]",
+        "a[0] = b",
+    ],
+    "llama4_pythonic": ["[1] see the footnote", "See [link](https://x.y)", "[]"],
+    "llama3_json": ['Use {braces} and {"name": "Bob"} here', "{}", "{ not json"],
+    "hermes": ["I use <tool> tags and <tool_call without closing", "a < b > c"],
+    "mistral": ["[TOOL] and [CALLS] and [TOOL_CALL]", "[1, 2]"],
+    "qwen3_coder": ["<function> tags and <parameter> words", "a < b"],
+    "seed_oss": ["<seed:think> is not a call", "<function> and a < b"],
+    "minimax_m2": ["<invoke> and <parameter name> words", "a < b", "<minimax:tool_call>x"],
+    "glm45": ["<tool_call> {json}", "<tool_call>a b", "<arg_key>k</arg_key>"],
+    "glm47": ["<tool_call> {json}", "<tool_call>a b", "<arg_value>v</arg_value>"],
+    "step3": ["<｜tool_call_begin｜> and <steptml:invoke> words"],
+    "deepseek_v32": ["<｜DSML｜> words", "<｜DSML｜invoke name=x>"],
+    "openai": ["<|not a marker|> and <| or |>", "to=functions.f is just text"],
+    "deepseek_v3": ['```json\n{"a": 1}\n```', "<｜tool▁sep｜> and <｜tool▁call▁begin｜>f"],
+    "deepseek_v31": ["<｜tool▁call▁begin｜>f<｜tool▁sep｜>{}", "<｜tool▁calls▁end｜>"],
+    "kimi_k2": ["functions.f:0 {}", "<|tool_call_begin|>functions.f:0", "<|tool_calls_section"],
+    "xlam": [
+        "[1] see the footnote",
+        "See [link](https://x.y) and []",
+        "```python\nprint([1, 2])\n```",
+        '```json\n{"a": [1]}\n```',
+        "[TOOL_CALLS] and <tool_call> words",
+    ],
+    "phi4_mini_json": ["import functools; functools.partial(f)", "functools[] and functools[1]"],
+    "functiongemma": ["call:f{a:1}", "<escape>x<escape>", "<end_function_call> and {a:1}"],
+}
+
+
+MALFORMED: Dict[str, List[str]] = {
+    "hermes": [
+        '<tool_call>{"name": "func", "arguments": {</tool_call>',
+        '<tool_call>{"name": "func", "arguments": {"a": 1]}</tool_call>',
+        '<tool_call>{"name": "func", "arguments": {"a": undefined}}</tool_call>',
+        "<tool_call>not json at all</tool_call>",
+        '<tool_call>{"name": "ok", "arguments": {}}</tool_call>\n<tool_call>{"name": "bad", '
+        '"arguments": {"x": tru}}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": "not an object"}</tool_call>',
+        '<tool_call>{"name": "f", "arguments": [1, 2]}</tool_call>',
+    ],
+    "mistral": [
+        '[TOOL_CALLS][{"name": "func", "arguments": {]',
+        '[TOOL_CALLS]func{"a": tru}',
+        '[TOOL_CALLS]func{"a": 1]',
+        'Sure [TOOL_CALLS][{"name": "f", "arguments": {"a": "x"}}, {"name": }]',
+        "[TOOL_CALLS]( bad",
+    ],
+    "llama3_json": [
+        '<|python_tag|>{"name": "func", "parameters": {"a": }}',
+        "<|python_tag|>not json",
+        '{"name": "func", "parameters": {"a": [1, 2}}',
+    ],
+    "pythonic": [
+        "[func(arg='val']",
+        "[func(arg=undefined)]",
+        "[func(a=1), g(b=[1, 2)]",
+    ],
+    "llama4_pythonic": [
+        "<|python_start|>[func(arg='val']<|python_end|>",
+        "<|python_start|>[func(arg=undefined)]<|python_end|>",
+        "[func(arg='val']",
+    ],
+    "qwen3_coder": [
+        "<function=get_weather>\nstray text\n</function>",
+        "<tool_call>\n<function=get_weather>\njunk\n</function>\n</tool_call>",
+    ],
+    "seed_oss": [
+        "<seed:tool_call>\n<function=get_weather>\njunk\n</function>\n</seed:tool_call>",
+        "<function=get_weather>\n<parameter=a\nb>\n1\n</parameter>\n</function>",
+    ],
+    "minimax_m2": [
+        '<minimax:tool_call>\n<invoke name="f">\njunk\n</invoke>\n</minimax:tool_call>',
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a\nb">1</parameter></invoke>',
+        '<minimax:tool_call><invoke name="f"><parameter name="a"b>1</parameter></invoke>',
+    ],
+    "glm45": [
+        "<tool_call>get_weather\njunk\n</tool_call>",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\nTokyo\n</tool_call>",
+    ],
+    "glm47": [
+        "<tool_call>get_weather<arg_key>city</arg_key>Tokyo</tool_call>",
+        "<tool_call>f<arg_key>a\nb</arg_key><arg_value>1</arg_value></tool_call>",
+    ],
+    "step3": [
+        '<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="f">'
+        "junk</steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+    ],
+    "deepseek_v32": [
+        '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\njunk\n</｜DSML｜invoke>',
+        '<｜DSML｜function_calls><｜DSML｜invoke name="f"><｜DSML｜parameter name="a" '
+        'strng="x">1</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>',
+    ],
+    "openai": [
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": }<|call|>',
+        "<|channel|>commentary to=functions.f <|constrain|>json<|message|>[1, 2]<|call|>",
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": tru}<|call|>',
+    ],
+    "deepseek_v3": [
+        # vLLM's own malformed cases: unclosed JSON; no call-begin marker in the section
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        '{"city": "Tokyo"\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
+        '<｜tool▁calls▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{"city": "Tokyo"}\n'
+        "```<｜tool▁calls▁end｜>",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n[1]\n```"
+        "<｜tool▁call▁end｜>",
+    ],
+    "deepseek_v31": [
+        '<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>{"x":1}<｜tool▁calls▁end｜>',
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x": tru}<｜tool▁call▁end｜>',
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a b<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1} x<｜tool▁call▁end｜>',
+    ],
+    "kimi_k2": [
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0"
+        '<|tool_call_argument_begin|>{"city": "Beijing"}<|tool_call_end|>'
+        "<|tool_calls_section_end|>",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+        '{"a": 1]<|tool_call_end|><|tool_calls_section_end|>',
+        "<|tool_calls_section_begin|> spurious noise <|tool_call_begin|>functions.f:0"
+        "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+    ],
+    "functiongemma": [
+        "<start_function_call>call:f{a:}<end_function_call>",
+        "<start_function_call>call:f{a:1]}<end_function_call>",
+        "<start_function_call>get_weather{a:1}<end_function_call>",
+        "<start_function_call>call:get weather{}<end_function_call>",
+        "<start_function_call>call:f{a:<oops>}<end_function_call>",
+        "<start_function_call>call:f{a:<escape>x<escape>}<end_function_call>"
+        "<start_function_call>call:g{b:1 2}<end_function_call>",
+    ],
+}
+
+# Outputs that end inside a call (max_tokens), with how many calls completed before it: those
+# are kept; with none, non-streaming returns the text whole as content (DESIGN invariant 4).
+TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
+    "hermes": [
+        ('<tool_call>{"name": "func", "arguments": {"a": 1}', 0),
+        ('<tool_call>{"name": "func", "argu', 0),
+        ("Text <tool_call>", 0),
+        # the string never closes: the end tag is inside it, as far as anyone can tell
+        ('Text <tool_call>{"name": "f", "arguments": {"a": "unterminated}}</tool_call>', 0),
+        ('<tool_call>{"name": "f", "arguments": {}}</tool_call>\n<tool_call>{"name": "g", "ar', 1),
+        ('Hi <tool_call>{"name": "f", "arguments": {}}</tool_call>\n<tool_call>\n', 1),
+    ],
+    "mistral": [
+        ('[TOOL_CALLS][{"name": "func", "arguments": {"a": 1}}', 1),
+        ('[TOOL_CALLS][{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"a"', 1),
+        ('[TOOL_CALLS]func[ARGS]{"a": 1', 0),
+        ("[TOOL_CALLS]", 0),
+        ("[TOOL_CALLS]func", 0),
+        ("[TOOL_CALLS] bad", 0),
+        ('[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g{"b', 1),
+        ('[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g', 1),
+    ],
+    "llama3_json": [
+        ('<|python_tag|>{"name": "func", "parameters": {"a": 1}', 0),
+        (
+            '<|python_tag|>{"name": "func", "parameters": {"a": 1}}; '
+            '{"name": "g", "parameters": {"',
+            1,
+        ),
+        ('<|python_tag|>{"name": "f", "parameters": {}}; {"na', 1),
+    ],
+    "pythonic": [
+        ("[func(arg='val')", 1),
+        ("[func(arg=", 0),
+        ("[func(arg='unterminated)]", 0),
+        ("[f(a=1), g(b=", 1),
+    ],
+    "llama4_pythonic": [
+        ("<|python_start|>[func(arg='val')", 1),
+        ("<|python_start|>", 0),
+        ("<|python_start|>[f(), g(a='x", 1),
+    ],
+    "qwen3_coder": [
+        ("<tool_call>\n<function=get_weath", 0),
+        ("<tool_call>\n<function=get_weather>\n<parameter=city>\nTok", 0),
+        ("<tool_call>\n<function=get_weather>\n<parameter=ci", 0),
+        ("Hello <tool_call>", 0),
+        (
+            "<tool_call>\n<function=get_time>\n</function>\n</tool_call>\n<tool_call>\n"
+            "<function=get_weather>\n<parameter=city>\nPa",
+            1,
+        ),
+        ("<tool_call>\n<function=get_time>\n</function>\n</tool_call>\n<tool_call>\n<func", 1),
+    ],
+    "seed_oss": [
+        ("<seed:tool_call>\n<function=get_weath", 0),
+        ("<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nTok", 0),
+        ("Hello <seed:tool_call>", 0),
+        (
+            "<seed:tool_call>\n<function=get_time>\n</function>\n</seed:tool_call>\n"
+            "<seed:tool_call>\n<function=get_weather>\n<parameter=city>\nPa",
+            1,
+        ),
+    ],
+    "minimax_m2": [
+        ('<minimax:tool_call>\n<invoke name="get_weath', 0),
+        ('<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Tok', 0),
+        ('Hi <minimax:tool_call>\n<invoke name="get_weather"', 0),
+        (
+            '<minimax:tool_call>\n<invoke name="get_time">\n</invoke>\n'
+            '<invoke name="get_weather">\n<parameter name="ci',
+            1,
+        ),
+        ('<minimax:tool_call>\n<invoke name="get_time">\n</invoke>\n<invoke name="g', 1),
+    ],
+    "glm45": [
+        ("<tool_call>get_weath", 0),
+        ("<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Tok", 0),
+        ("Hi <tool_call>get_weather\n<arg_key>ci", 0),
+        ("<tool_call>get_time\n</tool_call>\n<tool_call>get_weather\n<arg_key>city</arg_key>", 1),
+        ("<tool_call>get_time\n</tool_call>\n<tool_call>get_wea", 1),
+    ],
+    "glm47": [
+        ("<tool_call>get_weather<arg_key>city</arg_key><arg_value>Tok", 0),
+        ("Hi <tool_call>", 0),
+        ("<tool_call>get_time</tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_v", 1),
+    ],
+    "step3": [
+        ("<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:inv", 0),
+        (
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+            '<steptml:invoke name="f">\n<steptml:parameter name="city">Tok',
+            0,
+        ),
+        (
+            "<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+            '<steptml:invoke name="f"></steptml:invoke><｜tool_call_end｜>'
+            "<｜tool_call_begin｜>function<｜tool_sep｜>",
+            1,
+        ),
+    ],
+    "deepseek_v32": [
+        ('<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_wea', 0),
+        (
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="city" '
+            'string="true">Tok',
+            0,
+        ),
+        ('Hi <｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n<｜DSML｜parameter name="ci', 0),
+        (
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="f">\n</｜DSML｜invoke>\n'
+            '<｜DSML｜invoke name="g">\n<｜DSML｜parameter name="a" string="fal',
+            1,
+        ),
+    ],
+    "openai": [
+        ('<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1', 0),
+        ("<|channel|>commentary to=functions.f", 0),
+        (
+            "<|channel|>commentary to=functions.f<|message|>{}<|call|><|start|>assistant"
+            "<|channel|>commentary to=functions.g <|constrain|>json<|message|>{",
+            1,
+        ),
+    ],
+    "deepseek_v3": [
+        ("Let me look.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_wea", 0),
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n"
+            '{"a": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n'
+            '```json\n{"b',
+            1,
+        ),
+    ],
+    "deepseek_v31": [
+        # vLLM's case: cut off part way through the block
+        ("Let me look that up.<｜tool▁calls▁begin｜>", 0),
+        ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>foo<｜tool▁sep｜>{"x"', 0),
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
+            "<｜tool▁call▁begin｜>g<｜tool▁s",
+            1,
+        ),
+    ],
+    "kimi_k2": [
+        (
+            "I'll check. <|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 "
+            '<|tool_call_argument_begin|>{"city": "Bei',
+            0,
+        ),
+        ("<|tool_calls_section_begin|><|tool_call_begin|>functions.get_wea", 0),
+        (
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+            "{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{",
+            1,
+        ),
+    ],
+    "functiongemma": [
+        ("<start_function_call>call:get_weather{location:<escape>Lon", 0),
+        ("Let me check. <start_function_call>call:get_wea", 0),
+        ("<start_function_call>", 0),
+        ("<start_function_call>call:f{a:12", 0),
+        ("<start_function_call>call:f{a:1}<end_function_call><start_function_call>call:g{b:[1,", 1),
+        ("<start_function_call>call:f{}<end_function_call>\n<start_function_call>call:g", 1),
+    ],
+}
+
+MALFORMED["olmo3"] = [
+    "<function_calls>func(arg='val'</function_calls>",
+    "<function_calls>func(arg=undefined)</function_calls>",
+    "<function_calls>f(a=1) g()</function_calls>",
+    "<function_calls>[f()]</function_calls>",
+    "<function_calls>f(a=1)\nnot a call</function_calls>",
+]
+TRUNCATED["olmo3"] = [
+    ("<function_calls>func(arg='val'", 0),
+    ("<function_calls>func(arg=", 0),
+    ("Hi <function_calls>", 0),
+    ("<function_calls>f(a=1)\ng(b=", 1),
+]
+MALFORMED["lfm2"] = [
+    "<|tool_call_start|>[func(arg='val']<|tool_call_end|>",
+    "<|tool_call_start|>[func(arg=undefined)]<|tool_call_end|>",
+    "<|tool_call_start|>func(a=1)<|tool_call_end|>",
+    "<|tool_call_start|>[f(a=1), g(b=[1, 2)]<|tool_call_end|>",
+]
+TRUNCATED["lfm2"] = [
+    ("<|tool_call_start|>[func(arg='val')", 1),
+    ("<|tool_call_start|>", 0),
+    ("Hi <|tool_call_start|>[f(), g(a='x", 1),
+    ("<|tool_call_start|>[func(arg=", 0),
+]
+
+# ----- issue 12's formats (spec entries in existing families) -----
+
+# llama4_json is llama3_json's wire format
+MALFORMED["llama4_json"] = list(MALFORMED["llama3_json"])
+TRUNCATED["llama4_json"] = list(TRUNCATED["llama3_json"])
+
+# dots and gigachat35: XML parameters in their own wrappers
+MALFORMED["dots"] = [
+    '<dots_function_call>\n<invoke name="f">\njunk\n</invoke>\n</dots_function_call>',
+    '<dots_function_call>\n<invoke name="f">\n<parameter name="a\nb">1</parameter></invoke>',
+    '<dots_function_call><invoke name="f"><parameter name="a"b>1</parameter></invoke>',
+]
+TRUNCATED["dots"] = [
+    ('<dots_function_call>\n<invoke name="get_weath', 0),
+    ('<dots_function_call>\n<invoke name="get_weather">\n<parameter name="city">Tok', 0),
+    ('Hi <dots_function_call>\n<invoke name="get_weather"', 0),
+    (
+        '<dots_function_call>\n<invoke name="get_time">\n</invoke>\n'
+        '<invoke name="get_weather">\n<parameter name="ci',
+        1,
+    ),
+    ('<dots_function_call>\n<invoke name="get_time">\n</invoke>\n<invoke name="g', 1),
+]
+MALFORMED["gigachat35"] = [
+    '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\njunk\n</｜GCML｜invoke>',
+    '<｜GCML｜tool_calls><｜GCML｜invoke name="f"><｜GCML｜parameter name="a" '
+    'strng="x">1</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>',
+]
+TRUNCATED["gigachat35"] = [
+    ('<｜GCML｜tool_calls>\n<｜GCML｜invoke name="get_wea', 0),
+    (
+        '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n<｜GCML｜parameter name="city" '
+        'string="true">Tok',
+        0,
+    ),
+    ('Hi <｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n<｜GCML｜parameter name="ci', 0),
+    (
+        '<｜GCML｜tool_calls>\n<｜GCML｜invoke name="f">\n</｜GCML｜invoke>\n'
+        '<｜GCML｜invoke name="g">\n<｜GCML｜parameter name="a" string="fal',
+        1,
+    ),
+]
+
+# gemma4: functiongemma's syntax with its own markers
+_G4S, _G4E, _G4Q = "<|tool_call>", "<tool_call|>", '<|"|>'
+MALFORMED["gemma4"] = [
+    f"{_G4S}call:f{{a:}}{_G4E}",
+    f"{_G4S}call:f{{a:1]}}{_G4E}",
+    f"{_G4S}get_weather{{a:1}}{_G4E}",
+    f"{_G4S}call:get weather{{}}{_G4E}",
+    f"{_G4S}call:f{{a:<oops>}}{_G4E}",
+    f"{_G4S}call:f{{a:{_G4Q}x{_G4Q}}}{_G4E}{_G4S}call:g{{b:1 2}}{_G4E}",
+]
+TRUNCATED["gemma4"] = [
+    (f"{_G4S}call:get_weather{{location:{_G4Q}Lon", 0),
+    (f"Let me check. {_G4S}call:get_wea", 0),
+    (f"{_G4S}", 0),
+    (f"{_G4S}call:f{{a:12", 0),
+    (f"{_G4S}call:f{{a:1}}{_G4E}{_G4S}call:g{{b:[1,", 1),
+    (f"{_G4S}call:f{{}}{_G4E}\n{_G4S}call:g", 1),
+]
+
+# plamo3 (named_json, a tagged name and tagged arguments)
+_PL = "<|plamo:"
+_PL_SEC, _PL_SEC_END = _PL + "begin_tool_requests:plamo|>", _PL + "end_tool_requests:plamo|>"
+_PL_CALL, _PL_CALL_END = _PL + "begin_tool_request:plamo|>", _PL + "end_tool_request:plamo|>"
+_PL_NAME = _PL + "begin_tool_name:plamo|>"
+_PL_ARGS = (
+    _PL
+    + "end_tool_name:plamo|>"
+    + _PL
+    + "begin_tool_arguments:plamo|>"
+    + _PL
+    + "constrain|>json"
+    + _PL
+    + "msg|>"
+)
+_PL_ARGS_END = _PL + "end_tool_arguments:plamo|>"
+
+
+def plamo3_call(name: str, args: str, fence: bool = True) -> str:
+    """One plamo3 call (``fence``: with its end-of-arguments marker)."""
+    end = _PL_ARGS_END if fence else ""
+    return f"{_PL_CALL}{_PL_NAME}{name}{_PL_ARGS}{args}{end}{_PL_CALL_END}"
+
+
+MALFORMED["plamo3"] = [
+    _PL_SEC + plamo3_call("f", '{"a": 1]') + _PL_SEC_END,
+    _PL_SEC + plamo3_call("f", "[1, 2]") + _PL_SEC_END,
+    _PL_SEC + plamo3_call("a b", "{}") + _PL_SEC_END,
+    _PL_SEC + " noise " + plamo3_call("f", "{}") + _PL_SEC_END,
+    _PL_SEC + plamo3_call("f", '{"a": 1} x') + _PL_SEC_END,
+]
+TRUNCATED["plamo3"] = [
+    (_PL_SEC + _PL_CALL + _PL_NAME + "get_wea", 0),
+    ("Let me look." + _PL_SEC, 0),
+    (_PL_SEC + _PL_CALL + _PL_NAME + "f" + _PL_ARGS + '{"city": "Tok', 0),
+    (_PL_SEC + plamo3_call("f", "{}") + _PL_CALL + _PL_NAME + "g" + _PL_ARGS + '{"b', 1),
+]
+
+# ling3, spark25, iquest_q1: glm-style XML parameters
+for _fmt, _s, _e in (
+    ("ling3", "<tool_call>", "</tool_call>"),
+    ("spark25", "<tool_call>", "</tool_call>"),
+    ("iquest_q1", "<iquest_tool_call>", "</iquest_tool_call>"),
+):
+    MALFORMED[_fmt] = [
+        f"{_s}get_weather<arg_key>city</arg_key>Tokyo{_e}",
+        f"{_s}f<arg_key>a\nb</arg_key><arg_value>1</arg_value>{_e}",
+        f"{_s}get_weather\njunk\n{_e}",
+    ]
+    TRUNCATED[_fmt] = [
+        (f"{_s}get_weather<arg_key>city</arg_key><arg_value>Tok", 0),
+        (f"Hi {_s}", 0),
+        (f"{_s}get_wea", 0),
+        (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
+        (f"{_s}get_time{_e}\n{_s}get_wea", 1),
+    ]
