@@ -167,6 +167,60 @@ RENDER: Dict[str, Renderer] = {
 }
 
 
+# issue 12, the XML-like formats
+RENDER.update(
+    {
+        "qwen3_xml": RENDER["qwen3_coder"],
+        "step3p5": RENDER["qwen3_coder"],
+        "step5": RENDER["qwen3_coder"],
+        "mimo": lambda n, a: (
+            f"<tool_call>\n<function={n}>\n"
+            + "".join(f"<parameter={k}>{_xml(v)}</parameter>\n" for k, v in a.items())
+            + "</function>\n</tool_call>"
+        ),
+        "deepseek_v4": lambda n, a: (
+            f'<｜DSML｜tool_calls><｜DSML｜invoke name="{n}">'
+            + "".join(
+                f'<｜DSML｜parameter name="{k}" string="true">{v}</｜DSML｜parameter>'
+                for k, v in a.items()
+            )
+            + "</｜DSML｜invoke></｜DSML｜tool_calls>"
+        ),
+        "deepseek_v41": lambda n, a: (
+            f'<｜DSML｜ calls><｜DSML｜ invoke name="{n}">'
+            + "".join(
+                f'<｜DSML｜ parameter name="{k}" string="true">{v}</｜DSML｜ parameter>'
+                for k, v in a.items()
+            )
+            + "</｜DSML｜ invoke></｜DSML｜ calls>"
+        ),
+        "poolside_v1": RENDER["glm45"],
+        "hy_v4": lambda n, a: f"<tool_calls>{RENDER['glm47'](n, a)}</tool_calls>",
+        "hy_v3": lambda n, a: (
+            f"<tool_calls>\n<tool_call>{n}<tool_sep>\n"
+            + "".join(
+                f"<arg_key>{k}</arg_key>\n<arg_value>{_xml(v)}</arg_value>\n" for k, v in a.items()
+            )
+            + "</tool_call>\n</tool_calls>"
+        ),
+        "k2_horizon": lambda n, a: (
+            f"<ifm|tool_calls>\n<ifm|tool_call>{n}\n"
+            + "".join(
+                f"<ifm|arg_key>{k}</ifm|arg_key>\n<ifm|arg_type>string</ifm|arg_type>\n"
+                f"<ifm|arg_value>{_xml(v)}</ifm|arg_value>\n"
+                for k, v in a.items()
+            )
+            + "</ifm|tool_call>\n</ifm|tool_calls>"
+        ),
+        "minicpm5": lambda n, a: (
+            f'<function name="{n}">'
+            + "".join(f'<param name="{k}">{_xml(v)}</param>' for k, v in a.items())
+            + "</function>"
+        ),
+    }
+)
+
+
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""
     return [f for f in toolparse.list_formats() if f in RENDER]
