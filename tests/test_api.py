@@ -42,7 +42,7 @@ def test_both_registries_list_the_same_formats_in_the_same_order() -> None:
 def test_every_format_has_a_renderer() -> None:
     """No registered format is silently left out of the cross-format tests."""
     missing = [f for f in toolparse.list_formats() if f not in corpus.RENDERERS]
-    assert not missing, f"add a renderer to tests/corpus.py for: {missing}"
+    assert not missing, f"add a renderer to toolparse.testing.renderers.FAMILIES for: {missing}"
 
 
 def test_every_format_has_malformed_cases() -> None:

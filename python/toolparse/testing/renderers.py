@@ -449,7 +449,7 @@ class NamedJson(Renderer):
         self.markers += (*seps, *alts)
         self.extra_tokens = ("function", "functions.f:0", "get_weather", "```json", "```", "\n")
         if self.tagged:
-            # the markers' shared prefix and suffix (plamo3's ``<|plamo:`` and ``:plamo|>``)
+            # the markers' shared prefix and suffix (plamo3's ``<|plamo:`` and ``|>``)
             pre = os.path.commonprefix(list(self.markers))
             suf = os.path.commonprefix([x[::-1] for x in self.markers])[::-1]
             self.extra_tokens = tuple(t for t in (pre, suf) if t)
