@@ -86,7 +86,11 @@ def _j(value: Any) -> str:
 
 def _tagged_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     call = s.raw.get("call", {})
-    obj = {call["name_keys"][0]: name, call["args_keys"][0]: args}
+    obj: Dict[str, Any]
+    if call.get("keyed_by_name"):  # apertus: {NAME: {...}}
+        obj = {name: args}
+    else:
+        obj = {call["name_keys"][0]: name, call["args_keys"][0]: args}
     body = _j([obj]) if call.get("shape") == "array" else _j(obj)
     start, end = s.markers["call_start"], s.markers.get("call_end", "")
     if start == "[" and body.startswith("["):  # the call list is its own start (xlam)
@@ -143,6 +147,8 @@ def _named_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]
     elif shape == "id_sep_args":
         prefix = s.raw.get("call", {}).get("name_prefix", "")
         call = f"{prefix}{name}:0{m['args_start']}{_j(args)}"
+    elif shape == "tagged_name_tagged_args":  # plamo3
+        call = f"{m['name_start']}{name}{m['args_start']}{_j(args)}{m['args_end']}"
     else:
         return None
     return f"{m['section_start']}{m['call_start']}{call}{m['call_end']}{m['section_end']}"

@@ -75,6 +75,9 @@ class _Sink:
     def reasoning(self, text: str) -> None:
         pass
 
+    def content(self, text: str) -> None:
+        """A ``content_prefix`` (minimax_m2_append_think's ``<think>``): the machine's too."""
+
 
 _SINK = _Sink()
 
