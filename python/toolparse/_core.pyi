@@ -51,6 +51,11 @@ class Parser:
     def unfinished_call(self) -> Optional[int]:
         """After finish(): the index of the streamed call the text ended inside, if any."""
     @property
+    def machine_from(self) -> Optional[int]:
+        """Where the tool machine's raw text starts, in characters of the text fed (0 without a
+        think-block front); None while the think block is open, known at the latest after
+        finish()."""
+    @property
     def format(self) -> str: ...
 
 @final

@@ -248,6 +248,14 @@ class ToolCallStream:
         output ended in the markup of a call whose start was not sent yet."""
         return self._core.unfinished_call  # type: ignore[no-any-return]
 
+    @property
+    def machine_from(self) -> Optional[int]:
+        """With a reasoning format: where the think block handed the text over, in characters of
+        the text fed (the raw text from there on is what the tool markup is parsed from); None
+        while the block is open, known at the latest after ``finish()``. 0 without a think block
+        (no reasoning format, or one whose tool format separates the reasoning itself)."""
+        return self._core.machine_from  # type: ignore[no-any-return]
+
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d
         if calls is None:
