@@ -143,6 +143,10 @@ struct PyParser {
     inner: Parser,
     format: &'static str,
     fed: usize,
+    /// Characters fed (as the parser reads them: a lone surrogate counts as its U+FFFD).
+    chars: usize,
+    /// Where the tool machine's raw text starts, in characters (None while reasoning is open).
+    machine_from: Option<usize>,
 }
 
 #[pymethods]
@@ -156,20 +160,29 @@ impl PyParser {
         reasoning_started: Option<bool>,
     ) -> PyResult<Self> {
         let setup = setup_of(format, reasoning, reasoning_started)?;
-        Ok(PyParser {
-            inner: Parser::with(setup, &tools_of(tools)),
-            format: setup_name(&setup),
-            fed: 0,
-        })
+        Ok(PyParser::of(
+            Parser::with(setup, &tools_of(tools)),
+            setup_name(&setup),
+        ))
     }
 
     fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        let text = text_of(text);
+        let s = text;
+        let text = text_of(s);
         if self.inner.is_finished() {
             return Err(error(self.format, Some(self.fed), "feed() after finish()"));
         }
         self.fed += text.len();
+        if self.machine_from.is_none() {
+            // Counted only while reasoning is open: Python's length is O(1), exact unless a
+            // lone surrogate made a lossy copy.
+            self.chars += match &text {
+                Cow::Borrowed(_) => s.len()?,
+                Cow::Owned(t) => t.chars().count(),
+            };
+        }
         let d = self.inner.feed_delta(&text);
+        self.note_hand_over();
         delta_to_py(py, d)
     }
 
@@ -184,7 +197,15 @@ impl PyParser {
 
     fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let d = self.inner.finish_delta();
+        self.note_hand_over();
         delta_to_py(py, d)
+    }
+
+    /// Where the tool machine's raw text starts: characters into the text fed (0 without a
+    /// think-block front); None while the think block is open, known at the latest after finish.
+    #[getter]
+    fn machine_from(&self) -> Option<usize> {
+        self.machine_from
     }
 
     #[getter]
@@ -210,6 +231,26 @@ impl PyParser {
     #[getter]
     fn format(&self) -> &'static str {
         self.format
+    }
+}
+
+impl PyParser {
+    fn of(inner: Parser, format: &'static str) -> PyParser {
+        let machine_from = inner.machine_from().map(|_| 0);
+        PyParser {
+            inner,
+            format,
+            fed: 0,
+            chars: 0,
+            machine_from,
+        }
+    }
+
+    /// After a feed or finish: the hand-over point in characters, once the core has one.
+    fn note_hand_over(&mut self) {
+        if self.machine_from.is_none() && self.inner.machine_from().is_some() {
+            self.machine_from = Some(self.chars.saturating_sub(self.inner.handover_chars()));
+        }
     }
 }
 
@@ -265,11 +306,10 @@ impl PyFormat {
 
     /// A new streaming parser for one response.
     fn parser(&self) -> PyParser {
-        PyParser {
-            inner: Parser::with(self.setup, &self.tools),
-            format: setup_name(&self.setup),
-            fed: 0,
-        }
+        PyParser::of(
+            Parser::with(self.setup, &self.tools),
+            setup_name(&self.setup),
+        )
     }
 
     /// Non-streaming, as `extract`.

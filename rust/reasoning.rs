@@ -462,6 +462,60 @@ mod tests {
             }
         }
     }
+
+    /// The hand-over point: the byte offset where the machine's raw text starts, the same under
+    /// every split, and `fed - handover_chars()` is that offset in characters.
+    #[test]
+    fn hand_over_point_under_every_split() {
+        use crate::formats::{Parser, Setup, Tools};
+        let call = r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#;
+        let cases = [
+            (
+                format!("<think>é</think>\n{call}"),
+                Some(false),
+                Some("é</think>".len() + 7),
+            ),
+            (format!("ü ö<b{call}x"), Some(true), Some("ü ö<b".len())),
+            ("plan</think>ok".to_owned(), None, Some(12)),
+            ("  ×ok".to_owned(), Some(false), Some(0)),
+            ("<think>never é closed </th".to_owned(), None, None),
+        ];
+        let setup = |started| Setup {
+            format: Format::from_name("hermes"),
+            reasoning: Reasoning::lookup("qwen3"),
+            started,
+        };
+        let tools = Tools::default();
+        for (text, started, want) in &cases {
+            let splits = (0..=text.len()).filter(|&i| text.is_char_boundary(i));
+            for i in splits {
+                let mut p = Parser::with(setup(*started), &tools);
+                let mut fed = (0, 0); // bytes, chars
+                let mut at: Option<(usize, usize)> = None;
+                for part in [&text[..i], &text[i..]] {
+                    p.feed(part);
+                    fed = (fed.0 + part.len(), fed.1 + part.chars().count());
+                    if at.is_none() {
+                        at = p.machine_from().map(|b| (b, fed.1 - p.handover_chars()));
+                    }
+                }
+                assert_eq!(p.machine_from().is_some(), want.is_some(), "{text:?} {i}");
+                p.finish();
+                let at = at.or_else(|| p.machine_from().map(|b| (b, fed.1 - p.handover_chars())));
+                let (b, c) = at.unwrap_or((usize::MAX, usize::MAX));
+                let whole = want.unwrap_or(text.len());
+                assert_eq!(b, whole, "{text:?} split at {i}");
+                assert_eq!(c, text[..whole].chars().count(), "{text:?} split at {i}");
+            }
+        }
+        let mut p = Parser::new(
+            Format::from_name("hermes").unwrap_or_else(|| panic!()),
+            &tools,
+        );
+        assert_eq!((p.machine_from(), p.handover_chars()), (Some(0), 0));
+        p.feed("x");
+        assert_eq!(p.machine_from(), Some(0));
+    }
 }
 
 #[cfg(test)]

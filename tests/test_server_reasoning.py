@@ -28,37 +28,112 @@ def pieces(r: str, fmt: Optional[str]) -> List[str]:
     return [p for p in out if p]
 
 
-def streamed_rest(r: str, fmt: Optional[str], started: Optional[bool], chunks: List[str]) -> str:
-    cur = rsn.Cursor(r, fmt, started)
+def streamed_rest(parser: toolparse.ToolParser, chunks: List[str]) -> str:
+    """What a server integration hands on: the raw rest, from the stream's own core."""
+    core = parser.stream()._core
+    hand = rsn.Handover(core)
     out: List[str] = []
-    handed = False
     for c in chunks:
-        if handed:
+        if hand.done:
             out.append(c)
             continue
-        rest = cur.feed(c)
+        core.feed(c)
+        rest = hand.feed(c)
         if rest is not None:
-            handed = True
+            assert hand.done
             out.append(rest)
-    if not handed:
-        out.append(cur.finish())
+    core.finish()
+    out.append(hand.finish())
     return "".join(out)
+
+
+def handover_points(
+    r: str, fmt: Optional[str], started: Optional[bool], backend: str, chunks: List[str]
+) -> List[Optional[int]]:
+    """``machine_from`` after every feed and after finish, on ``backend``'s core parser."""
+    core = (
+        toolparse.get_parser(fmt, backend=backend, reasoning=r, reasoning_started=started)
+        .stream()
+        ._core
+    )
+    points = [core.machine_from]
+    for c in chunks:
+        core.feed(c)
+        points.append(core.machine_from)
+    core.finish()
+    points.append(core.machine_from)
+    return points
 
 
 @pytest.mark.parametrize("r", FRONTED)
 @pytest.mark.parametrize("fmt", TOOLS)
 @settings(max_examples=12, deadline=None)
 @given(data=st.data())
-def test_raw_rest_is_where_the_machine_hands_over(r: str, fmt: Optional[str], data: object) -> None:
+def test_the_twins_agree_on_the_hand_over_point(r: str, fmt: Optional[str], data: object) -> None:
     draw = data.draw  # type: ignore[attr-defined]
     text = "".join(draw(st.lists(st.sampled_from(pieces(r, fmt)), max_size=10)))
     started = draw(st.sampled_from([None, True, False]))
     cuts = draw(st.lists(st.integers(0, len(text)), max_size=6))
-    rest = rsn.raw_rest(r, fmt, started, text)
+    for chunks in (chunks_at(text, cuts), list(text), [text]):
+        rust = handover_points(r, fmt, started, "rust", chunks)
+        assert rust == handover_points(r, fmt, started, "python", chunks)
+        assert rust[0] is None and rust[-1] is not None and 0 <= rust[-1] <= len(text)
+        known = [p for p in rust if p is not None]
+        assert len(set(known)) == 1  # set once, then kept
+        assert known[0] == handover_points(r, fmt, started, "rust", [text])[-1]
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_machine_from_counts_characters(backend: str) -> None:
+    p = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3").stream()
+    assert p.machine_from is None
+    p.feed("<think>ü€😀</th")
+    assert p.machine_from is None
+    p.feed("ink>\n<tool_call>")
+    assert p.machine_from == len("<think>ü€😀</think>")
+    p.finish()
+    assert p.machine_from == len("<think>ü€😀</think>")
+    q = toolparse.get_parser("hermes", backend=backend).stream()
+    assert q.machine_from == 0
+    g = toolparse.get_parser(None, backend=backend, reasoning="openai_gptoss").stream()
+    assert g.machine_from == 0  # harmony: no think-block front
+    h = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3").stream()
+    h.feed("😀 open <think>é</th")
+    h.finish()
+    assert h.machine_from is not None
+
+
+def test_machine_from_with_a_lone_surrogate_agrees() -> None:
+    """A lone surrogate is read as U+FFFD replacement characters on both backends; the count is
+    theirs, and the same."""
+    points = []
+    for backend in ("rust", "python"):
+        p = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3").stream()
+        p.feed("<think>a\ud800")
+        p.feed("b</think>c")
+        points.append(p.machine_from)
+    assert (
+        points[0] == points[1] and points[0] is not None and points[0] >= len("<think>a?b</think>")
+    )
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("r", FRONTED)
+@pytest.mark.parametrize("fmt", TOOLS)
+@settings(max_examples=8, deadline=None)
+@given(data=st.data())
+def test_raw_rest_is_where_the_machine_hands_over(
+    backend: str, r: str, fmt: Optional[str], data: object
+) -> None:
+    draw = data.draw  # type: ignore[attr-defined]
+    text = "".join(draw(st.lists(st.sampled_from(pieces(r, fmt)), max_size=10)))
+    started = draw(st.sampled_from([None, True, False]))
+    cuts = draw(st.lists(st.integers(0, len(text)), max_size=6))
+    one = toolparse.get_parser(fmt, backend=backend, reasoning=r, reasoning_started=started)
+    rest = rsn.raw_rest(one, text)
     assert text.endswith(rest)
-    assert streamed_rest(r, fmt, started, chunks_at(text, cuts)) == rest
-    assert streamed_rest(r, fmt, started, list(text)) == rest
-    one = toolparse.get_parser(fmt, reasoning=r, reasoning_started=started)
+    assert streamed_rest(one, chunks_at(text, cuts)) == rest
+    assert streamed_rest(one, list(text)) == rest
     info = one.extract_tool_calls(text)
     # a content prefix (minimax_m2_append_think's <think>) is the parser's content, not the
     # output's: the rest handed over is without it
@@ -67,7 +142,7 @@ def test_raw_rest_is_where_the_machine_hands_over(r: str, fmt: Optional[str], da
     if fmt is None:
         assert content == prefix + rest
         return
-    plain = toolparse.get_parser(fmt).extract_tool_calls(rest)
+    plain = toolparse.get_parser(fmt, backend=backend).extract_tool_calls(rest)
     calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
     assert calls == [(c.function.name, c.function.arguments) for c in plain.tool_calls]
     expected = prefix + (plain.content or "")

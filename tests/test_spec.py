@@ -497,6 +497,19 @@ for name in toolparse.list_formats(aliases=True):
     s.finish()
     p.new_id()
 ToolParserManager.get_tool_parser("hermes")().stream().feed("x")
+# The servers' reasoning path (toolparse.integrations.reasoning, as vLLM's and SGLang's
+# toolparse_R parsers use it): the hand-over point comes from the core, not from the twin.
+from toolparse.integrations import reasoning as rsn
+for r in toolparse.list_reasoning_formats(aliases=True):
+    p = toolparse.get_parser("hermes" if rsn.pairs(r, "hermes") else None, reasoning=r)
+    rsn.raw_rest(p, "<think>a</think>x")
+    core = p.stream()._core
+    hand = rsn.Handover(core, rsn.transparent(r))
+    for delta in ("<think>a</th", "ink>x", "y"):
+        core.feed(delta)
+        hand.feed(delta)
+    core.finish()
+    hand.finish()
 loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
 assert not loaded, loaded
 print("ok")

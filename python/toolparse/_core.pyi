@@ -54,6 +54,11 @@ class Parser:
     def open_call(self) -> Optional[int]:
         """The call whose start was emitted and whose end was not (yet), at any time."""
     @property
+    def machine_from(self) -> Optional[int]:
+        """Where the tool machine's raw text starts, in characters of the text fed (0 without a
+        think-block front); None while the think block is open, known at the latest after
+        finish()."""
+    @property
     def format(self) -> str: ...
 
 @final

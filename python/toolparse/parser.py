@@ -260,6 +260,14 @@ class ToolCallStream:
         or None between calls; after ``finish()`` it is ``unfinished_call``."""
         return self._core.open_call  # type: ignore[no-any-return]
 
+    @property
+    def machine_from(self) -> Optional[int]:
+        """With a reasoning format: where the think block handed the text over, in characters of
+        the text fed (the raw text from there on is what the tool markup is parsed from); None
+        while the block is open, known at the latest after ``finish()``. 0 without a think block
+        (no reasoning format, or one whose tool format separates the reasoning itself)."""
+        return self._core.machine_from  # type: ignore[no-any-return]
+
     def _message(self, d: Any) -> DeltaMessage:
         content, reasoning, calls = d
         if calls is None:

@@ -188,6 +188,8 @@ pub struct Parser {
     front_used: usize,
     /// Where the machine's text starts in the output (known once the front handed over).
     machine_from: Option<usize>,
+    /// Characters in the text the front handed to the machine (counted once, at the hand-over).
+    handover_chars: usize,
 }
 
 impl Parser {
@@ -220,6 +222,7 @@ impl Parser {
             machine_from: if front.is_some() { None } else { Some(0) },
             front,
             front_used: 0,
+            handover_chars: 0,
         }
     }
 
@@ -242,6 +245,7 @@ impl Parser {
                 Some(rest) => {
                     self.front = None;
                     self.machine_from = Some(self.front_used + text.len() - rest.len());
+                    self.handover_chars = rest.chars().count();
                     self.push_machine(&rest);
                 }
             }
@@ -283,6 +287,7 @@ impl Parser {
         if let Some(mut front) = self.front.take() {
             let rest = front.finish(&mut self.out);
             self.machine_from = Some(self.front_used - rest.len());
+            self.handover_chars = rest.chars().count();
             self.push_machine(&rest);
         }
         if !self.finished {
@@ -334,6 +339,14 @@ impl Parser {
     /// reasoning format); known once the front handed over, at the latest after finish.
     pub fn machine_from(&self) -> Option<usize> {
         self.machine_from
+    }
+
+    /// The characters of the raw text the front handed to the machine when it handed over (the
+    /// text fed from [`Parser::machine_from`] up to the end of that delta; 0 before, and without
+    /// a front). A binding that counts the characters it fed gets the hand-over point in
+    /// characters as `fed - handover_chars()`, without counting every delta.
+    pub fn handover_chars(&self) -> usize {
+        self.handover_chars
     }
 
     /// Streams `chunks` one delta at a time and returns what a client would have reconstructed

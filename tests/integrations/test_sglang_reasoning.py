@@ -463,3 +463,41 @@ def test_startup_accepts_the_pair() -> None:
         "toolparse_qwen3",
         "toolparse_hermes",
     ]
+
+
+# The Rust path of SGLang's reasoning parser (streamed and whole) never imports the pure-Python
+# twin: the hand-over point comes from the core.
+_NO_TWIN = textwrap.dedent(
+    """
+    import sys
+    try:
+        import vllm.tool_parsers  # the torch stand-in needs vLLM first
+    except Exception:
+        pass
+    from sglang.srt.parser.reasoning_parser import ReasoningParser
+    from toolparse.integrations import sglang as tp_sglang
+    tp_sglang.register()
+    text = '<think>plan é</think>\\n<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    for name in ("toolparse_qwen3", "toolparse_deepseek_r1"):
+        p = ReasoningParser(model_type=name, stream_reasoning=True)
+        reasoning, normal = p.parse_non_stream(text)
+        assert reasoning == "plan é" and normal.startswith("\\n<tool_call>"), (reasoning, normal)
+        p = ReasoningParser(model_type=name, stream_reasoning=True)
+        got = ["", ""]
+        for c in (text[:9], text[9:17], text[17:40], text[40:]):
+            r, n = p.parse_stream_chunk(c)
+            got[0] += r or ""
+            got[1] += n or ""
+        assert got == [reasoning, normal], got
+    loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
+    assert not loaded, loaded
+    print("OK")
+    """
+)
+
+
+def test_rust_path_never_imports_the_twin() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", _NO_TWIN], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]

@@ -450,3 +450,62 @@ def test_startup_accepts_the_pair() -> None:
     assert r.returncode != 0 and "invalid reasoning parser" in r.stderr
     r = _startup("toolparse_qwen3", "hermes", "toolparse.integrations.vllm", env=off)
     assert r.returncode == 0 and "OK" in r.stdout, r.stderr[-2000:]
+
+
+# The Rust path through vLLM's serving code (a pair streamed and parsed whole, the reasoning parser
+# alone) never imports the pure-Python twin: the hand-over point comes from the core.
+_NO_TWIN = textwrap.dedent(
+    """
+    import sys
+    import vllm.tool_parsers
+    from vllm.plugins import load_general_plugins
+    load_general_plugins()
+    from toolparse.integrations import vllm_plugin
+    vllm_plugin()  # as the entry point does (idempotent)
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.entrypoints.openai.chat_completion.stream_processor import ChatStreamProcessor
+    from vllm.parser.parser_manager import ParserManager
+
+    class Tok:
+        name_or_path = "mock"
+        all_special_tokens = ["<|im_start|>"]
+        all_special_ids = [1]
+        def get_vocab(self):
+            return {"<unk>": 0, "<|im_start|>": 1, "<think>": 10, "</think>": 11}
+        def decode(self, ids, **_):
+            return ""
+        def encode(self, text, **_):
+            return [0] * len(text)
+
+    tok = Tok()
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    text = '<think>plan é</think>\\n<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
+    for tool in ("toolparse_hermes", None):
+        cls = ParserManager.get_parser(
+            tool_parser_name=tool, reasoning_parser_name="toolparse_qwen3",
+            enable_auto_tools=True, model_name="m", tokenizer=tok,
+        )
+        request = ChatCompletionRequest(
+            model="m", messages=[{"role": "user", "content": "hi"}], tools=tools
+        )
+        parser = cls(tok, request.tools, chat_template_kwargs=None, model_config=None)
+        proc = ChatStreamProcessor(request, parser, enable_auto_tools=True, parser_cls=cls)
+        chunks = [text[:9], text[9:17], text[17:40], text[40:]]
+        for i, c in enumerate(chunks):
+            proc.step(c, [0] * len(c), "stop" if i == len(chunks) - 1 else None, [0])
+        parser = cls(tok, request.tools, chat_template_kwargs=None, model_config=None)
+        parser.set_prompt_token_ids([0])
+        reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True)
+        assert reasoning == "plan é", reasoning
+    loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
+    assert not loaded, loaded
+    print("OK")
+    """
+)
+
+
+def test_rust_path_never_imports_the_twin() -> None:
+    r = subprocess.run(
+        [sys.executable, "-c", _NO_TWIN], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]

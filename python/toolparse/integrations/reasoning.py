@@ -6,10 +6,9 @@ Servers run a reasoning parser in front of a tool parser and pass the reasoning 
 text" on. toolparse separates reasoning, content and tool calls in one machine, whose think-block
 front hands the rest of the text to the tool machine. The servers need that rest *raw* (vLLM's
 own ``tool_choice`` required/named parsing and SGLang's tool detector read it), and the one-pass
-machine reports only what it emits, so :class:`Cursor` runs the front's reference twin
-(``toolparse.reference.reasoning``, the same rules as the Rust core's front, which the test suite
-holds them to) beside the machine while the block is open, and says where it ended in the raw
-text. It is dropped at the hand-over: the text after it is looked at once, by the machine.
+machine reports only what it emits, so :class:`Handover` reads where the machine's front handed
+over (the core parser's ``machine_from``, in characters) and cuts the rest from the deltas fed.
+Nothing else reads the text: the machine alone parses it, once.
 
 This module imports nothing from the servers.
 """
@@ -69,61 +68,64 @@ def pairs(reasoning: str, tool_format: Optional[str]) -> bool:
     return s.tool_format is None or s.tool_format == _spec.canonical(tool_format)
 
 
-class _Sink:
-    """Takes the front's reasoning events and drops them (the machine emits the reasoning)."""
+class Handover:
+    """Where the think block of one stream hands the raw text over, read from the stream's own
+    core parser (``machine_from``: the hand-over point in characters, None while the block is
+    open), whichever the backend. ``feed`` (after the core's ``feed`` of the same delta) returns
+    None while the block is open, then, once, the raw rest: the text fed from the hand-over point
+    on (what was held back before this delta included); ``finish`` (after the core's
+    ``finish``) the raw text from that point if the block was still open. The deltas are kept
+    while the block is open (a reference each, no copy) and only the rest is joined, once. A
+    ``transparent`` format (no think-block front) never hands over."""
 
-    def reasoning(self, text: str) -> None:
-        pass
-
-    def content(self, text: str) -> None:
-        """A ``content_prefix`` (minimax_m2_append_think's ``<think>``): the machine's too."""
-
-
-_SINK = _Sink()
-
-
-class Cursor:
-    """Where the think block of reasoning format ``reasoning`` (paired with tool format
-    ``tool_format``, which decides the call starts that end an open block) hands the raw text
-    over. ``feed`` returns None while the block is open, then the raw rest of that delta (with
-    what was held back before it); ``finish`` the raw text held at the end. A transparent format
-    never hands over."""
-
-    def __init__(self, reasoning: str, tool_format: Optional[str], started: Optional[bool]) -> None:
-        from toolparse.reference import reasoning as _front  # the front's twin, pure Python
-
-        rspec = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
-        fmt = _spec.canonical(tool_format) if tool_format is not None else None
-        self._front: Any = _front.front(rspec, fmt, started)
-        self.transparent = self._front is None
-        self.done = False
+    def __init__(self, core: Any, transparent: bool = False) -> None:
+        self._core = core
+        self._parts: List[str] = []
+        self._fed = 0
+        self.done = transparent
 
     def feed(self, text: str) -> Optional[str]:
-        front = self._front
-        if front is None or self.done:
+        if self.done:
             return None
-        rest = front.feed(text, _SINK)
-        if rest is not None:
-            self.done = True
-            self._front = None
-        return rest  # type: ignore[no-any-return]
+        self._parts.append(text)
+        self._fed += len(text)
+        return self._rest()
 
     def finish(self) -> str:
-        front, self._front = self._front, None
-        if front is None or self.done:
+        if self.done:
             return ""
+        rest = self._rest()
         self.done = True
-        return front.finish(_SINK)  # type: ignore[no-any-return]
+        self._parts = []
+        return rest or ""
+
+    def _rest(self) -> Optional[str]:
+        at = self._core.machine_from
+        if at is None:
+            return None
+        self.done = True
+        need = max(0, self._fed - at)  # the rest's characters: the last ones fed
+        parts, tail, n = self._parts, [], 0
+        for i in range(len(parts) - 1, -1, -1):
+            if n >= need:
+                break
+            tail.append(parts[i])
+            n += len(parts[i])
+        self._parts = []
+        tail.reverse()
+        joined = "".join(tail)
+        return joined[len(joined) - need :] if need else ""
 
 
-def raw_rest(reasoning: str, tool_format: Optional[str], started: Optional[bool], text: str) -> str:
-    """Non-streaming: the raw text after the think block of ``text`` ("" when the block never
-    ends; ``text`` itself for a transparent format)."""
-    cursor = Cursor(reasoning, tool_format, started)
-    if cursor.transparent:
-        return text
-    rest = cursor.feed(text)
-    return rest if rest is not None else cursor.finish()
+def raw_rest(parser: Any, text: str) -> str:
+    """Non-streaming: the raw text after the think block of ``text`` for toolparse parser
+    ``parser`` (its reasoning format, tool format and thinking switch): "" when the block never
+    ends; ``text`` itself for a transparent format."""
+    core = parser.stream()._core
+    core.feed(text)
+    core.finish()
+    at = core.machine_from
+    return text[at:] if at is not None else ""
 
 
 # --------------------------------------------------------------------------------------------------

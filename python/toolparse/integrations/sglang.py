@@ -441,7 +441,7 @@ class _ToolparseReasoningDetector:
         self._tp_tool = tool if _rsn.pairs(self.toolparse_reasoning, tool) else None
         self._tp_transparent = _rsn.transparent(self.toolparse_reasoning)
         self._tp_core: Any = None
-        self._tp_cursor: Any = None
+        self._tp_handover: Any = None
         self._tp_ended = False
         self._tp_finished = False
         self._tp_held: List[str] = []  # reasoning kept back when stream_reasoning is False
@@ -478,9 +478,7 @@ class _ToolparseReasoningDetector:
             if self._tp_transparent:
                 normal = text if self._tp_tool is not None else (info.content or "")
             else:
-                normal = _rsn.raw_rest(
-                    self.toolparse_reasoning, self._tp_tool, self._tp_started, text
-                )
+                normal = _rsn.raw_rest(self._tp_parser(), text)
             ret = rp.StreamingParseResult(normal_text=normal, reasoning_text=info.reasoning)
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             logger.exception("toolparse_%s: reasoning parsing failed", self.toolparse_reasoning)
@@ -494,11 +492,9 @@ class _ToolparseReasoningDetector:
         try:
             if self._tp_core is None:
                 self._tp_core = self._tp_parser().stream()._core
-                self._tp_cursor = _rsn.Cursor(
-                    self.toolparse_reasoning, self._tp_tool, self._tp_started
-                )
+                self._tp_handover = _rsn.Handover(self._tp_core, self._tp_transparent)
             d = self._tp_core.feed(new_text)
-            rest = None if self._tp_transparent else self._tp_cursor.feed(new_text)
+            rest = None if self._tp_transparent else self._tp_handover.feed(new_text)
         except Exception:  # noqa: BLE001 - never raise into the serving loop: pass it through
             logger.exception("toolparse_%s: reasoning parsing failed", self.toolparse_reasoning)
             self._tp_ended = True
@@ -519,7 +515,7 @@ class _ToolparseReasoningDetector:
             return self._tp_out(None, None, True)
         try:
             d = self._tp_core.finish()
-            raw = "" if self._tp_transparent else self._tp_cursor.finish()
+            raw = "" if self._tp_transparent else self._tp_handover.finish()
         except Exception:  # noqa: BLE001
             logger.exception("toolparse_%s: flushing failed", self.toolparse_reasoning)
             return self._tp_out(None, None, True)

@@ -476,7 +476,7 @@ def _reasoning_base() -> Any:
             self._pair: Optional[_Pair] = None
             self._solo: Any = None  # toolparse parser without a tool format, when unpaired
             self._core: Any = None
-            self._cursor: Any = None
+            self._handover: Any = None
             self._ended = False
             self._finished = False
             self._used = False  # parsed something: too late to pair
@@ -576,8 +576,8 @@ def _reasoning_base() -> Any:
                     self._core = pair.get_core()
                 else:
                     self._core = self._parser().stream()._core
-                self._cursor = _rsn.Cursor(
-                    self.toolparse_reasoning, self._tool_format(), self.started
+                self._handover = _rsn.Handover(
+                    self._core, _rsn.transparent(self.toolparse_reasoning)
                 )
             return self._core
 
@@ -599,11 +599,10 @@ def _reasoning_base() -> Any:
         def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
             try:
                 info = self._parser().extract_tool_calls(model_output)
-                tf = self._tool_format()
                 if _rsn.transparent(self.toolparse_reasoning):
                     rest = info.content or ""
                 else:
-                    rest = _rsn.raw_rest(self.toolparse_reasoning, tf, self.started, model_output)
+                    rest = _rsn.raw_rest(self._parser(), model_output)
             except Exception:  # noqa: BLE001 - never raise into the serving loop
                 logger.exception("toolparse_%s: extract_reasoning failed", self.toolparse_reasoning)
                 return None, model_output
@@ -626,7 +625,7 @@ def _reasoning_base() -> Any:
             try:
                 core = self._start()
                 d = core.feed(delta_text)
-                rest = self._cursor.feed(delta_text)
+                rest = self._handover.feed(delta_text)
             except Exception:  # never raise into the serving loop: hand the text over
                 logger.exception("toolparse_%s: feed failed", self.toolparse_reasoning)
                 self._ended = True
@@ -660,7 +659,7 @@ def _reasoning_base() -> Any:
                     d = pair.finish()
                     return self._message(d)
                 d = self._core.finish()
-                rest = self._cursor.finish()
+                rest = self._handover.finish()
             except Exception:  # noqa: BLE001
                 logger.exception("toolparse_%s: finish failed", self.toolparse_reasoning)
                 return None
