@@ -291,15 +291,15 @@ def _whole(backend: str, fmt: str, case: Case):
     return s.result()
 
 
-def test_split_at_every_offset(fmt: str, backend: str) -> None:
-    """Every two-way split, and every three-way split with a middle piece of 1-3 characters
-    (mid-marker, mid-name, mid-key, mid-value, mid-escape, between calls), gives the same result
-    as the whole text in one delta."""
+def _check_splits(fmt: str, backend: str, offsets: List[int]) -> None:
+    """Every two-way split at ``offsets``, and every three-way split there with a middle piece of
+    1-3 characters (mid-marker, mid-name, mid-key, mid-value, mid-escape, between calls), gives
+    the same result as the whole text in one delta."""
     case = corpus.composite_case(fmt)
     text = case.text
     want = _whole(backend, fmt, case)
     failures = []
-    for k in range(len(text) + 1):
+    for k in offsets:
         plans = [[text[:k], text[k:]]]
         plans += [[text[:k], text[k:j], text[j:]] for j in range(k + 1, min(k + 4, len(text) + 1))]
         for chunks in plans:
@@ -310,6 +310,18 @@ def test_split_at_every_offset(fmt: str, backend: str) -> None:
         if len(failures) > 5:
             break
     assert not failures, f"whole text gives {want!r}; failing splits:\n" + "\n".join(failures)
+
+
+def test_split_near_markers(fmt: str, backend: str) -> None:
+    """Splits near every marker of the format and at a spread sample of the other offsets."""
+    text = corpus.composite_case(fmt).text
+    _check_splits(fmt, backend, corpus.sample_offsets(fmt, text))
+
+
+@pytest.mark.exhaustive
+def test_split_at_every_offset(fmt: str, backend: str) -> None:
+    """Splits at every offset of the composite case."""
+    _check_splits(fmt, backend, list(range(len(corpus.composite_case(fmt).text) + 1)))
 
 
 def test_split_one_char(fmt: str, backend: str) -> None:
