@@ -121,6 +121,7 @@ __all__ = [
     "random_chunks",
     "renderer",
     "sample_offsets",
+    "spread",
     "schema_types",
     "split_plans",
     "standard_cases",
@@ -146,6 +147,15 @@ def formats() -> List[str]:
 
 # Where a split lands mid-escape or at a string's edge.
 _PUNCT = set('"\\')
+
+
+def spread(cases: List[Any], k: int = 4) -> List[Any]:
+    """A spread sample of a list of cases (the first, the last and every ``len/k``-th): the
+    default run's sample where every variant of a pattern times every splitting would be slow."""
+    if len(cases) <= k:
+        return list(cases)
+    step = max(1, len(cases) // k)
+    return list(cases[::step]) + ([cases[-1]] if (len(cases) - 1) % step else [])
 
 
 def sample_offsets(fmt: str, text: str, every: int = 7) -> List[int]:
