@@ -363,7 +363,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 };
                 let mut text: Vec<&str> = sections.clone();
                 // A bare function starts a call too, unless the section is required (kimi_k3).
-                let required = call.and_then(|c| c.get("section_required")) == Some(&Value::Bool(true));
+                let required =
+                    call.and_then(|c| c.get("section_required")) == Some(&Value::Bool(true));
                 if required && sections.is_empty() {
                     return Err(format!("{name}: call.section_required without call_start"));
                 }
@@ -376,7 +377,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     .filter_map(|r| marker(r))
                     .collect();
                 text.extend(&wrappers);
-                let unescape = call.and_then(|c| c.get("unescape_attributes")) == Some(&Value::Bool(true));
+                let unescape =
+                    call.and_then(|c| c.get("unescape_attributes")) == Some(&Value::Bool(true));
                 let mut body = vec![param, function_end];
                 body.extend(section_end);
                 let head = need("parameter_name_end")?;

@@ -14,9 +14,10 @@ XML-like formats (qwen3_xml, step3p5, step5, mimo, poolside_v1, hy_v3, hy_v4, k2
 minicpm5) differ in their markers and a few switches, given by a :class:`Style` built from the
 spec entry: several section starts, a tag that ends the function name (hy_v3's ``<tool_sep>``),
 k2_horizon's optional value type ``<ifm|arg_type>T</ifm|arg_type>`` (the key is written when the
-value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``, kimi_k3's XTML (attributes after the
-name skipped up to ``function_attrs_end``, several string and JSON heads, attribute-escaped names
-and keys, channel markers around the content dropped). The section wrapper may
+value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``,
+kimi_k3's XTML (attributes after the name skipped up to ``function_attrs_end``, several string
+and JSON heads, attribute-escaped names and keys, channel markers around the content dropped,
+a section required). The section wrapper may
 be missing. String values stream as they arrive; typed values (and values of a union that admits
 a string and another type) are sent when their parameter closes; ``{`` goes with the call start
 and ``}`` with the function end. A parameter's closing tag (or the implicit end
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 from . import ToolTypes, params
 from .event import Emitter
@@ -71,7 +72,7 @@ class Style:
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
 
 
-def style_of(m: Mapping[str, str], call: Mapping[str, object]) -> Style:
+def style_of(m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
     """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
     # other spellings of the section start (call_start_2, call_start_3, ...)

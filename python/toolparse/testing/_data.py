@@ -493,17 +493,19 @@ MALFORMED["kimi_k3"] = [
     f'{_K3_T}<|open|>call tool="f" index="1"{_k3_arg("a", "string", "x")}{_K3_CE}{_K3_TE}',
     f"Hi {_K3_T}{_k3_call('get_time', 1)}{_k3_call('g', 2, 'junk here')}{_K3_TE}",
 ]
+_K3_W = _K3_T + '<|open|>call tool="get_weather" index="1"<|sep|>'
+_K3_G = _K3_T + _k3_call("get_time", 1) + '<|open|>call tool="g'
 TRUNCATED["kimi_k3"] = [
     (f'{_K3_T}<|open|>call tool="get_wea', 0),
     (f'{_K3_T}<|open|>call tool="get_weather" ind', 0),
-    (f'{_K3_T}<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="ci', 0),
-    (f'{_K3_T}<|open|>call tool="get_weather" index="1"<|sep|>'
-     '<|open|>argument key="city" type="string"<|sep|>Tok', 0),
+    (f'{_K3_W}<|open|>argument key="ci', 0),
+    (f'{_K3_W}<|open|>argument key="city" type="string"<|sep|>Tok', 0),
     (f"Hello {_K3_T}", 0),
-    (f'<|open|>response<|sep|>Let me check<|close|>response<|sep|>{_K3_T}'
-     '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="days" type="number"<|sep|>3', 0),
-    (f'{_K3_T}{_k3_call("get_time", 1)}<|open|>call tool="g" index="2"<|sep|>'
-     '<|open|>argument key="city" type="string"<|sep|>Pa', 1),
-    (f'<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_T}{_k3_call("get_time", 1)}'
-     '<|open|>call tool="g', 1),
+    (
+        f"<|open|>response<|sep|>Let me check<|close|>response<|sep|>{_K3_W}"
+        '<|open|>argument key="days" type="number"<|sep|>3',
+        0,
+    ),
+    (f'{_K3_G}" index="2"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa', 1),
+    (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
 ]

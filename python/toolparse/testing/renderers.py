@@ -375,7 +375,7 @@ class XmlParamsXtml(XmlParams):
         m = self.m
         params = "".join(self.param(k, v) for k, v in args.items())
         return (
-            f"{m['function_start']}{name}{m['function_name_end']} index=\"{index}\""
+            f'{m["function_start"]}{name}{m["function_name_end"]} index="{index}"'
             f"{m['function_attrs_end']}{params}{m['function_end']}"
         )
 

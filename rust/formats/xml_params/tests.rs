@@ -517,6 +517,9 @@ fn xtml_attributes_heads_and_channels() {
     // attributes that run into other markup, or past NAME_MAX, are malformed
     let open = "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"";
     assert!(extract_as("kimi_k3", &format!("{open}<|open|>argument")).malformed);
-    let long = format!("{open}{}<|sep|><|close|>call<|sep|>", " ".repeat(NAME_MAX + 1));
+    let long = format!(
+        "{open}{}<|sep|><|close|>call<|sep|>",
+        " ".repeat(NAME_MAX + 1)
+    );
     assert!(extract_as("kimi_k3", &long).malformed);
 }
