@@ -232,6 +232,16 @@ RENDER.update(
     }
 )
 
+# kimi_k3's XTML: string arguments are raw text between the argument's blocks
+RENDER["kimi_k3"] = lambda n, a: (
+    f'<|open|>tools<|sep|><|open|>call tool="{n}" index="1"<|sep|>'
+    + "".join(
+        f'<|open|>argument key="{k}" type="string"<|sep|>{v}<|close|>argument<|sep|>'
+        for k, v in a.items()
+    )
+    + "<|close|>call<|sep|><|close|>tools<|sep|>"
+)
+
 
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""

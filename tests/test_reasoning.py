@@ -464,7 +464,6 @@ NOT_REGISTERED = {
     "hf": "parses with the checkpoint's own chat template",
     "response_template": "parses with the checkpoint's own chat template",
     "beam": "response-template driven (the checkpoint's template)",
-    "kimi_k3": "open/close/sep message blocks with response channels",
     "muse": "multi-channel message blocks",
     "muse_glimmer": "multi-channel message blocks",
     "musespark1x": "multi-channel message blocks",

@@ -163,6 +163,7 @@ PEER_ALIASES.update(
         "spark25": set(),
         "iquest_q1": set(),
         "trinity": set(),
+        "kimi_k3": set(),
     }
 )
 
@@ -425,6 +426,7 @@ MODELS += [
     ("XHToken/Spark-X2.5-1.7B", "spark25"),
     ("IQuestLab/IQuest-Q1-40B", "iquest_q1"),
     ("arcee-ai/Trinity-Mini", "trinity"),
+    ("moonshotai/Kimi-K3", "kimi_k3"),
 ]
 
 

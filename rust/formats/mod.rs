@@ -669,6 +669,7 @@ mod tests {
                             m("function_start"),
                             "f",
                             m("function_name_end"),
+                            m("function_attrs_end"),
                             m("parameter_start"),
                             "a",
                             head,

@@ -132,7 +132,8 @@ def _xml_params(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]
         for k, v in args.items()
     )
     return (
-        f"{m.get('call_start', '')}{nl}{m['function_start']}{name}{m['function_name_end']}{nl}"
+        f"{m.get('call_start', '')}{nl}{m['function_start']}{name}{m['function_name_end']}"
+        f"{m.get('function_attrs_end', '')}{nl}"
         f"{params}{m['function_end']}{m.get('item_end', '')}{nl}{m.get('call_end', '')}"
     )
 

@@ -465,3 +465,47 @@ for _fmt, _s, _e in (
         (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
         (f"{_s}get_time{_e}\n{_s}get_wea", 1),
     ]
+
+# kimi_k3: XTML (<|open|>NAME<|sep|> ... <|close|>NAME<|sep|> blocks with attributes)
+_K3_T, _K3_TE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+_K3_CE = "<|close|>call<|sep|>"
+
+
+def _k3_call(name: str, index: int, args: str = "") -> str:
+    return f'<|open|>call tool="{name}" index="{index}"<|sep|>{args}{_K3_CE}'
+
+
+def _k3_arg(key: str, ty: str, value: str) -> str:
+    return f'<|open|>argument key="{key}" type="{ty}"<|sep|>{value}<|close|>argument<|sep|>'
+
+
+NO_CALL_LOOKALIKES["kimi_k3"] = [
+    _k3_call("f", 1),  # a call outside the tools channel is text (both peers)
+    "<|open|> and <|sep|> and <|close|> words",
+    "<|open|>tool<|sep|>x<|close|>tool<|sep|>",
+]
+MALFORMED["kimi_k3"] = [
+    # text between arguments after the call started
+    f"{_K3_T}{_k3_call('get_weather', 1, 'junk')}{_K3_TE}",
+    # a type the template never writes
+    f"{_K3_T}{_k3_call('f', 1, _k3_arg('a', 'weird', '1'))}{_K3_TE}",
+    # the call's attributes run into the next block (no <|sep|>)
+    f'{_K3_T}<|open|>call tool="f" index="1"{_k3_arg("a", "string", "x")}{_K3_CE}{_K3_TE}',
+    f"Hi {_K3_T}{_k3_call('get_time', 1)}{_k3_call('g', 2, 'junk here')}{_K3_TE}",
+]
+_K3_W = _K3_T + '<|open|>call tool="get_weather" index="1"<|sep|>'
+_K3_G = _K3_T + _k3_call("get_time", 1) + '<|open|>call tool="g'
+TRUNCATED["kimi_k3"] = [
+    (f'{_K3_T}<|open|>call tool="get_wea', 0),
+    (f'{_K3_T}<|open|>call tool="get_weather" ind', 0),
+    (f'{_K3_W}<|open|>argument key="ci', 0),
+    (f'{_K3_W}<|open|>argument key="city" type="string"<|sep|>Tok', 0),
+    (f"Hello {_K3_T}", 0),
+    (
+        f"<|open|>response<|sep|>Let me check<|close|>response<|sep|>{_K3_W}"
+        '<|open|>argument key="days" type="number"<|sep|>3',
+        0,
+    ),
+    (f'{_K3_G}" index="2"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa', 1),
+    (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
+]
