@@ -742,6 +742,17 @@ mod tests {
                         .concat(),
                     )
                 }
+                "xml_elements" => {
+                    let m = |r: &str| spec.marker(r).unwrap_or_default();
+                    let ns = m("namespace");
+                    Some(format!(
+                        "a{}{}\"f\">{ns}<a>1{ns}</a>{}{}b",
+                        m("call_start"),
+                        m("invoke_start"),
+                        m("invoke_end"),
+                        m("call_end")
+                    ))
+                }
                 "functiongemma" => {
                     let m = |r: &str| spec.marker(r).unwrap_or_default();
                     Some(format!(
