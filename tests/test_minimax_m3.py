@@ -17,7 +17,8 @@ toolparse differs from them, a test below pins it and says why:
 * text after the tool-call block is content (SGLang too; vLLM drops it);
 * a call the output ends inside is unfinished (vLLM converts the parameters it has);
 * a typed value ``None`` (any case) is null, as in every XML-parameter format (both peers keep
-  the string "None" for an integer parameter);
+  the string "None" for an integer parameter), and typed leaves follow those formats' stricter
+  rules (vLLM falls back to ``json.loads`` of any text);
 * the namespace followed by whitespace before a tag is not markup (SGLang drops the whitespace;
   vLLM finds no call either).
 """
@@ -311,6 +312,19 @@ def test_a_typed_none_is_null(backend: str) -> None:
     assert extracted(backend, text) == (
         None,
         [("create_order", '{"user_id": null, "note": "null"}')],
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_typed_leaves_follow_the_xml_parameter_rules(backend: str) -> None:
+    """A leaf is converted by toolparse's XML-parameter rules (``rust/params.rs``), stricter than
+    vLLM's, which falls back to ``json.loads`` of any text: an integer parameter's ``true`` stays
+    the string (vLLM: true), a union of an array and a string takes ``1`` as the string (vLLM: 1,
+    though neither type admits a number)."""
+    text = block(("create_order", el("user_id", "true") + el("either", "1")))
+    assert extracted(backend, text) == (
+        None,
+        [("create_order", '{"user_id": "true", "either": "1"}')],
     )
 
 
