@@ -459,6 +459,23 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("xml_params::new(&{upper}_STYLE, tools)")
             }
+            "xml_elements" => {
+                let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+                let ns = need("namespace")?;
+                let (start, end) = (need("call_start")?, need("call_end")?);
+                let (invoke, invoke_end) = (need("invoke_start")?, need("invoke_end")?);
+                let open = format!("{ns}<");
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: xml_elements::Style = xml_elements::Style {{ \
+                     text: Markers::new(&[{start:?}]), invoke: Markers::new(&[{invoke:?}]), \
+                     after: Markers::new(&[{invoke:?}, {end:?}]), tag: Markers::new(&[{open:?}]), \
+                     inner: Markers::new(&[{open:?}, {ns:?}]), open: {open:?}, \
+                     invoke_end: {invoke_end:?} }};"
+                )
+                .map_err(|e| e.to_string())?;
+                format!("xml_elements::new(&{upper}_STYLE, tools)")
+            }
             "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
             "functiongemma" => {
                 let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));

@@ -243,6 +243,15 @@ RENDER["kimi_k3"] = lambda n, a: (
 )
 
 
+# minimax_m3: namespaced XML elements
+_MM = "]<]minimax[>["
+RENDER["minimax_m3"] = lambda n, a: (
+    f'{_MM}<tool_call>\n{_MM}<invoke name="{n}">\n'
+    + "".join(f"{_MM}<{k}>{_xml(v)}{_MM}</{k}>\n" for k, v in a.items())
+    + f"{_MM}</invoke>\n{_MM}</tool_call>"
+)
+
+
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""
     return [f for f in toolparse.list_formats() if f in RENDER]

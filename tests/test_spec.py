@@ -740,3 +740,8 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
     p = corpus.core_parser(backend, "hermes")
     with pytest.raises(TypeError, match="'text'"):
         p.feed(5)
+
+
+# minimax_m3 (namespaced XML elements)
+PEER_ALIASES["minimax_m3"] = {"minimax-m3"}
+MODELS.append(("MiniMaxAI/MiniMax-M3", "minimax_m3"))

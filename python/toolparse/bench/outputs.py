@@ -162,6 +162,16 @@ def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[s
     return f"{m['call_start']}{m['name_start']}{name}{{{body}}}{m['call_end']}"
 
 
+def _xml_elements(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    m = s.markers
+    ns = m["namespace"]
+    params = "".join(f"{ns}<{k}>{v}{ns}</{k}>\n" for k, v in args.items())
+    return (
+        f'{m["call_start"]}\n{m["invoke_start"]}"{name}">\n{params}{m["invoke_end"]}\n'
+        f"{m['call_end']}"
+    )
+
+
 _FAMILIES = {
     "tagged_json": _tagged_json,
     "llama3_json": _llama3_json,
@@ -171,6 +181,7 @@ _FAMILIES = {
     "xml_params": _xml_params,
     "named_json": _named_json,
     "functiongemma": _functiongemma,
+    "xml_elements": _xml_elements,
 }
 
 

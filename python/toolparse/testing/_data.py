@@ -508,4 +508,38 @@ TRUNCATED["kimi_k3"] = [
     ),
     (f'{_K3_G}" index="2"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa', 1),
     (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
+# minimax_m3 (namespaced XML elements)
+_MM = "]<]minimax[>["
+_MM_S, _MM_E = _MM + "<tool_call>", _MM + "</tool_call>"
+
+
+def minimax_m3_invoke(name: str, params: str) -> str:
+    """One minimax_m3 invoke; ``params`` written with :func:`minimax_m3_el`."""
+    return f'{_MM}<invoke name="{name}">{params}{_MM}</invoke>'
+
+
+def minimax_m3_el(name: str, body: str) -> str:
+    return f"{_MM}<{name}>{body}{_MM}</{name}>"
+
+
+MALFORMED["minimax_m3"] = [
+    _MM_S + minimax_m3_invoke("f", "junk" + minimax_m3_el("a", "1")) + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}</b>") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}x") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}< >1{_MM}</ >") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", minimax_m3_el("a", f"{_MM}</invoke>")) + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}</a>{_MM}</tool_call>"),
+]
+TRUNCATED["minimax_m3"] = [
+    (f'{_MM_S}\n{_MM}<invoke name="get_wea', 0),
+    (f"Let me check. {_MM_S}", 0),
+    (_MM_S + f'{_MM}<invoke name="f">' + minimax_m3_el("city", "Paris") + f"{_MM}<unit>cel", 0),
+    (_MM_S + f'{_MM}<invoke name="f">{_MM}<a>{_MM}<b>1{_MM}</b>{_MM}</', 0),
+    (_MM_S + minimax_m3_invoke("f", "") + f'\n{_MM}<invoke name="g">{_MM}<a', 1),
+    (_MM_S + minimax_m3_invoke("f", minimax_m3_el("a", "1")) + "\n" + _MM + "<invo", 1),
+]
+NO_CALL_LOOKALIKES["minimax_m3"] = [
+    "<tool_call> and <invoke name=f> words",
+    minimax_m3_invoke("f", ""),
+    f"{_MM} alone, {_MM}<tool_call>x",
 ]

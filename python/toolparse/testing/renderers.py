@@ -595,6 +595,62 @@ class FunctionGemma(Renderer):
         return before + nl.join(blocks) + after, [(n, converted(a)) for n, a in calls]
 
 
+# ----- namespaced XML elements (minimax_m3) -----
+
+
+class XmlElements(Renderer):
+    """The namespaced XML-element family (``rust/formats/xml_elements.rs``), configured from the
+    format's spec entry: minimax_m3's
+    ``NS<tool_call>\nNS<invoke name="N">NS<k>vNS</k>NS</invoke>\nNS</tool_call>``. Values are
+    written as the XML-parameter formats write them (strings raw, others as JSON text typed by
+    the schema); nested elements are the concern of ``tests/test_minimax_m3.py``, whose schemas
+    type them. The function name is written double-quoted, single-quoted or bare."""
+
+    json_native = False
+    typed = True
+    forms = ("double", "single", "bare")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        m = toolparse.spec.get_spec(name).markers
+        self.ns = m["namespace"]
+        self.start, self.end = m["call_start"], m["call_end"]
+        self.invoke, self.invoke_end = m["invoke_start"], m["invoke_end"]
+        self.markers = (self.ns,)
+        self.extra_tokens = (
+            self.start,
+            self.end,
+            self.invoke + '"f">',
+            self.invoke_end,
+            self.ns + "<a>",
+            self.ns + "</a>",
+            self.ns + "<item>",
+        )
+
+    def name_ok(self, name: str) -> bool:
+        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
+
+    def key_ok(self, key: str) -> bool:
+        return self.name_ok(key)
+
+    def value_ok(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return self.ns not in value
+        return _finite(value) and self.ns not in json.dumps(value, ensure_ascii=False)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        ns = self.ns
+        nl = "" if form == "bare" else "\n"
+        invokes = []
+        for name, args in calls:
+            assert not isinstance(args, RawJSON)
+            quoted = {"double": f'"{name}">', "single": f"'{name}'>", "bare": f"{name}>"}[form]
+            params = "".join(f"{ns}<{k}>{xml_value(v)}{ns}</{k}>{nl}" for k, v in args.items())
+            invokes.append(f"{self.invoke}{quoted}{nl}{params}{self.invoke_end}")
+        text = f"{self.start}{nl}" + nl.join(invokes) + f"{nl}{self.end}"
+        return before + text + after, [(n, converted(a)) for n, a in calls]
+
+
 # The renderer class of each family: a format's renderer is its family's, configured from its spec
 # entry. A new family adds its class here.
 FAMILIES: Dict[str, Callable[[str], Renderer]] = {
@@ -603,6 +659,7 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "xml_params": _xml_params,
     "pythonic": Pythonic,
     "functiongemma": FunctionGemma,
+    "xml_elements": XmlElements,
     "mistral": lambda name: Mistral(),
     "llama3_json": Llama3Json,
     "openai": lambda name: OpenAIHarmony(),
