@@ -84,6 +84,29 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             m["call_start"], m["name_start"], m["string"], m["call_end"], escaped == "string"
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
+    if spec.family == "inkling":
+        from . import inkling
+
+        roles = (
+            "message_start",
+            "text_start",
+            "tool_text_start",
+            "tool_error_start",
+            "thinking_start",
+            "call_start",
+            "end",
+            "end_sampling",
+        )
+        call = spec.raw.get("call", {})
+        ink = inkling.Style(
+            [m[r] for r in roles],
+            CallKeys(
+                call["name_keys"],
+                call["args_keys"],
+                strings=spec.raw.get("arguments") == "json_object_or_json_string",
+            ),
+        )
+        return lambda _tools: inkling.Inkling(ink)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,
