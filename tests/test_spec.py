@@ -167,6 +167,10 @@ PEER_ALIASES.update(
 )
 
 
+# inkling: vLLM and SGLang both register it as "inkling"
+PEER_ALIASES["inkling"] = set()
+
+
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
 
@@ -426,6 +430,8 @@ MODELS += [
     ("IQuestLab/IQuest-Q1-40B", "iquest_q1"),
     ("arcee-ai/Trinity-Mini", "trinity"),
 ]
+# inkling (Thinking Machines; the checkpoint transformers' Inkling docs name)
+MODELS += [("thinkingmachines/Inkling", "inkling"), ("thinkingmachines/Inkling-NVFP4", "inkling")]
 
 
 @pytest.mark.parametrize("model,expected", MODELS)

@@ -161,6 +161,12 @@ def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[s
     return f"{m['call_start']}{m['name_start']}{name}{{{body}}}{m['call_end']}"
 
 
+def _inkling(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    m = s.markers
+    key = s.raw["call"]["args_keys"][0]
+    return f"{name}{m['call_start']}{_j({'name': name, key: args})}{m['end']}"
+
+
 _FAMILIES = {
     "tagged_json": _tagged_json,
     "llama3_json": _llama3_json,
@@ -170,6 +176,7 @@ _FAMILIES = {
     "xml_params": _xml_params,
     "named_json": _named_json,
     "functiongemma": _functiongemma,
+    "inkling": _inkling,
 }
 
 

@@ -465,3 +465,31 @@ for _fmt, _s, _e in (
         (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
         (f"{_s}get_time{_e}\n{_s}get_wea", 1),
     ]
+
+# inkling: typed message blocks (the prompt ends with <|message_model|>)
+_INK_M, _INK_E = "<|message_model|>", "<|end_message|>"
+_INK_J, _INK_X = "<|content_invoke_tool_json|>", "<|content_text|>"
+NO_CALL_LOOKALIKES["inkling"] = [
+    '{"name": "f", "args": {}}',
+    "<|content_text and <|end_message are not markers",
+    "message_model content_invoke_tool_json",
+]
+MALFORMED["inkling"] = [
+    _INK_J + '{"name": "f", "args": {' + _INK_E,
+    _INK_J + '{"name": "f", "args": {"a": 1]}' + _INK_E,
+    _INK_J + '{"name": "f", "args": {"a": tru}}' + _INK_E,
+    _INK_J + "not json at all" + _INK_E,
+    _INK_J + _INK_E,
+    _INK_J + '{"name": "f", "args": [1]}' + _INK_E,
+    _INK_J + '{"name": "f", "args": "not an object"}' + _INK_E,
+    _INK_J + '{"args": {"a": 1}}' + _INK_E,
+    _INK_X + "Hi" + _INK_E + _INK_M + _INK_J + '{"name": "ok", "args": {}}' + _INK_E + _INK_M
+    + _INK_J + '{"name": "bad", "args": {"x": tru}}' + _INK_E,
+]
+TRUNCATED["inkling"] = [
+    (_INK_J + '{"name": "get_weather", "args": {"city": "Tok', 0),
+    (_INK_X + "Let me check." + _INK_E + _INK_M + _INK_J + '{"name": "get_wea', 0),
+    (_INK_J, 0),
+    (_INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M + _INK_J + '{"name": "g", "args": {"b": [1,', 1),
+    (_INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M + "g" + _INK_J + '{"na', 1),
+]
