@@ -449,7 +449,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     &blocks[4..],
                     strings(call, "name_keys", name)?,
                     strings(call, "args_keys", name)?,
-                    e.get("arguments").and_then(Value::as_str) == Some("json_object_or_json_string"),
+                    e.get("arguments").and_then(Value::as_str)
+                        == Some("json_object_or_json_string"),
                 )
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))")

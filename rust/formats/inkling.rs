@@ -214,3 +214,118 @@ impl Machine for Inkling {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use crate::event::Extracted;
+    use crate::formats::{Format, Parser, Tools, INKLING_STYLE};
+
+    const M: &str = "<|message_model|>";
+    const X: &str = "<|content_text|>";
+    const T: &str = "<|content_thinking|>";
+    const J: &str = "<|content_invoke_tool_json|>";
+    const E: &str = "<|end_message|>";
+
+    /// (reasoning, content, calls, malformed, truncated)
+    type Run = (
+        Option<String>,
+        Option<String>,
+        Vec<(String, String)>,
+        bool,
+        bool,
+    );
+
+    fn run(pieces: &[&str]) -> Run {
+        let f = Format::from_name("inkling").expect("registered");
+        let x: Extracted = Parser::replay(f, &Tools::default(), pieces);
+        let calls = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
+        (x.reasoning, x.content, calls, x.malformed, x.truncated)
+    }
+
+    /// The same whole, cut anywhere in two, and one char at a time.
+    fn check(text: &str) -> Run {
+        let whole = run(&[text]);
+        let chars: Vec<&str> = text
+            .char_indices()
+            .map(|(i, c)| &text[i..i + c.len_utf8()])
+            .collect();
+        assert_eq!(run(&chars), whole, "char by char: {text:?}");
+        for (i, _) in text.char_indices().skip(1) {
+            assert_eq!(run(&[&text[..i], &text[i..]]), whole, "at {i}: {text:?}");
+        }
+        whole
+    }
+
+    fn s(v: &str) -> Option<String> {
+        Some(v.to_owned())
+    }
+
+    #[test]
+    fn generated_style() {
+        assert_eq!(INKLING_STYLE.blocks.list.len(), 8);
+        assert_eq!(INKLING_STYLE.blocks.list[super::CALL], J);
+        assert_eq!(
+            INKLING_STYLE.thinking.list,
+            [T, J, E, "<|content_model_end_sampling|>"]
+        );
+        assert_eq!(INKLING_STYLE.keys.args, ["args", "arguments", "parameters"]);
+    }
+
+    #[test]
+    fn blocks_reasoning_content_and_calls() {
+        let text = format!(
+            "{T}Check the weather. \n{E}{M}{X}Let me look.{E}{M}get_weather{J}\
+             {{\"name\":\"get_weather\",\"args\":{{\"city\":\"SF\"}}}}{E}{M}{X}Done.{E}"
+        );
+        let call = ("get_weather".to_owned(), r#"{"city":"SF"}"#.to_owned());
+        assert_eq!(
+            check(&text),
+            (
+                s("Check the weather."),
+                s("Let me look.Done."),
+                vec![call],
+                false,
+                false
+            )
+        );
+        // a bare answer, a header ended by the end marker, a thinking block left open
+        assert_eq!(
+            check("hello world"),
+            (None, s("hello world"), vec![], false, false)
+        );
+        assert_eq!(
+            check(&format!("hi{E}")),
+            (None, s("hi"), vec![], false, false)
+        );
+        assert_eq!(
+            check(&format!("{T}a{X}b  ")),
+            (s(&format!("a{X}b")), None, vec![], false, false)
+        );
+    }
+
+    #[test]
+    fn a_call_ends_with_its_object() {
+        let text = format!("{J}{{\"name\":\"f\",\"args\":{{\"a\":\"{E}\"}}}}{J}{{\"name\":\"g\"}}");
+        let r = check(&text);
+        assert_eq!(
+            r.2,
+            [
+                ("f".to_owned(), format!("{{\"a\":\"{E}\"}}")),
+                ("g".to_owned(), "{}".to_owned())
+            ]
+        );
+        assert!(!r.3 && !r.4);
+        // not a call object: malformed, the text is content
+        let text = format!("{J}{{\"name\":\"f\",\"args\":[1]}}{E}");
+        assert_eq!(check(&text), (None, s(&text), vec![], true, false));
+    }
+
+    #[test]
+    fn a_header_is_capped() {
+        let call = format!("{J}{{\"name\":\"f\",\"args\":{{}}}}{E}");
+        let at = "h".repeat(crate::scan::NAME_MAX);
+        assert_eq!(run(&[&at, &call]).1, None);
+        let past = "h".repeat(crate::scan::NAME_MAX + 1);
+        assert_eq!(run(&[&past, &call]).1, Some(past.clone()));
+        assert_eq!(run(&[&format!("{past}{call}")]).1, Some(past));
+    }
+}
