@@ -98,7 +98,7 @@ CASES = [
      [("get_weather", '{"city":"Seattle"}')]),
     (f"{T}plan{E}{M}" + tool("f", '{"x":1}'), "plan", None, [("f", '{"x":1}')]),
     # vLLM's converter cases (through a call): whitespace, a key named like the arguments key
-    ('{0}{{ "name" : "x" , "args" : {{"a": 1}} }}{1}'.format(J, E), None, None,
+    (J + '{ "name" : "x" , "args" : {"a": 1} }' + E, None, None,
      [("x", '{"a": 1}')]),
     (tool("args", '{"k":1}'), None, None, [("args", '{"k":1}')]),
     (f'{J}{{"name":"x"}}{E}', None, None, [("x", "{}")]),
@@ -260,8 +260,12 @@ def test_reasoning_format_names_the_same_machine(backend: str) -> None:
         p = toolparse.get_parser(fmt, backend=backend, reasoning="inkling")
         assert p.name == FMT and p.reasoning == "inkling"
         info = p.extract_tool_calls(text)
-        got = (info.reasoning, info.content, [(c.function.name, c.function.arguments)
-                                              for c in info.tool_calls], info.truncated)
+        got = (
+            info.reasoning,
+            info.content,
+            [(c.function.name, c.function.arguments) for c in info.tool_calls],
+            info.truncated,
+        )
         assert got == want
     with pytest.raises(ValueError, match="'inkling' is parsed by the 'inkling' tool format"):
         toolparse.get_parser("hermes", backend=backend, reasoning="inkling")

@@ -474,6 +474,8 @@ NO_CALL_LOOKALIKES["inkling"] = [
     "<|content_text and <|end_message are not markers",
     "message_model content_invoke_tool_json",
 ]
+# a complete call, then the message marker of the next block
+_INK_F = _INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M
 MALFORMED["inkling"] = [
     _INK_J + '{"name": "f", "args": {' + _INK_E,
     _INK_J + '{"name": "f", "args": {"a": 1]}' + _INK_E,
@@ -483,13 +485,12 @@ MALFORMED["inkling"] = [
     _INK_J + '{"name": "f", "args": [1]}' + _INK_E,
     _INK_J + '{"name": "f", "args": "not an object"}' + _INK_E,
     _INK_J + '{"args": {"a": 1}}' + _INK_E,
-    _INK_X + "Hi" + _INK_E + _INK_M + _INK_J + '{"name": "ok", "args": {}}' + _INK_E + _INK_M
-    + _INK_J + '{"name": "bad", "args": {"x": tru}}' + _INK_E,
+    _INK_X + "Hi" + _INK_E + _INK_M + _INK_F + _INK_J + '{"name": "bad", "args": {"x": tru}}',
 ]
 TRUNCATED["inkling"] = [
     (_INK_J + '{"name": "get_weather", "args": {"city": "Tok', 0),
     (_INK_X + "Let me check." + _INK_E + _INK_M + _INK_J + '{"name": "get_wea', 0),
     (_INK_J, 0),
-    (_INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M + _INK_J + '{"name": "g", "args": {"b": [1,', 1),
-    (_INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M + "g" + _INK_J + '{"na', 1),
+    (_INK_F + _INK_J + '{"name": "g", "args": {"b": [1,', 1),
+    (_INK_F + "g" + _INK_J + '{"na', 1),
 ]
