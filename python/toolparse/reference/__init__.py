@@ -87,7 +87,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "inkling":
         from . import inkling
 
-        roles = (
+        kinds = (
             "message_start",
             "text_start",
             "tool_text_start",
@@ -99,7 +99,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         )
         call = spec.raw.get("call", {})
         ink = inkling.Style(
-            [m[r] for r in roles],
+            [m[r] for r in kinds],
             CallKeys(
                 call["name_keys"],
                 call["args_keys"],
