@@ -297,3 +297,32 @@ def test_twins_agree_on_the_generated_cases() -> None:
             want = corpus.core_feed_all(_core.Parser(FMT), chunks)
             got = corpus.core_feed_all(reference.Parser(FMT), chunks)
             assert got == want, chunks
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_prompt_opened_thinking(backend: str) -> None:
+    """vLLM seeds its state from the prompt: a prompt ending with ``<|content_thinking|>`` starts
+    the output in reasoning. Here ``reasoning_started=True`` says so (with the ``inkling``
+    reasoning format); by default the output starts in a header, where that text would be a bare
+    answer."""
+    text = f"abc {E}{M}{X}hello{E}"
+    for fmt in (None, FMT):
+        p = toolparse.get_parser(fmt, backend=backend, reasoning="inkling", reasoning_started=True)
+        info = p.extract_tool_calls(text)
+        assert (info.reasoning, info.content) == ("abc", "hello")
+        for chunks in splits(text):
+            s = p.stream()
+            ds = [s.feed(c) for c in chunks] + [s.finish()]
+            got = [
+                "".join(getattr(d, k) or "" for d in ds if d is not None)
+                for k in ("reasoning", "content")
+            ]
+            assert got == ["abc", "hello"], chunks
+    for started in (None, False):
+        p = toolparse.get_parser(
+            FMT, backend=backend, reasoning="inkling", reasoning_started=started
+        )
+        info = p.extract_tool_calls(text)
+        assert (info.reasoning, info.content) == (None, "abc hello")
+    # without the reasoning format the flag has no block to open (as harmony's)
+    assert toolparse.get_parser(FMT, backend=backend).extract_tool_calls(text).reasoning is None

@@ -7,8 +7,8 @@
 //!   `parameters` are read as the arguments too; the arguments may be a JSON string holding the
 //!   object).
 //!
-//! The prompt ends with `<|message_model|>`, so the output starts in a header. Blocks repeat in any
-//! order. Rules (vLLM 0.33's `vllm/parser/inkling.py` transition table, where it is not lossy; the
+//! The prompt ends with `<|message_model|>`, so the output starts in a header (in a thinking block
+//! when the prompt opened one: `reasoning_started`). Blocks repeat in any order. Rules (vLLM 0.33's `vllm/parser/inkling.py` transition table, where it is not lossy; the
 //! twin `python/toolparse/reference/inkling.py` has the same):
 //! - Header: text before a content-kind marker is metadata, dropped; the text is held (at most
 //!   [`NAME_MAX`] characters: past that it is content and the block is a text block). An end
@@ -198,6 +198,11 @@ impl Machine for Inkling {
         input.len()
     }
 
+    /// The prompt ended with `<|content_thinking|>`: the output starts in a thinking block.
+    fn start_in_reasoning(&mut self) {
+        self.st = State::Thinking(Trail::default());
+    }
+
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
             State::Header { held, .. } => {
@@ -317,6 +322,27 @@ mod tests {
         // not a call object: malformed, the text is content
         let text = format!("{J}{{\"name\":\"f\",\"args\":[1]}}{E}");
         assert_eq!(check(&text), (None, s(&text), vec![], true, false));
+    }
+
+    #[test]
+    fn a_prompt_opened_thinking_block() {
+        use crate::formats::Setup;
+        use crate::reasoning::Reasoning;
+        let text = format!("abc {E}{M}{X}hello{E}");
+        for started in [Some(true), None, Some(false)] {
+            let setup = Setup {
+                format: None,
+                reasoning: Reasoning::lookup("inkling"),
+                started,
+            };
+            let x = Parser::replay_with(setup, &Tools::default(), &[&text[..5], &text[5..]]);
+            let want = if started == Some(true) {
+                (s("abc"), s("hello"))
+            } else {
+                (None, s("abc hello"))
+            };
+            assert_eq!((x.reasoning, x.content), want, "{started:?}");
+        }
     }
 
     #[test]

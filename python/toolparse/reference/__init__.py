@@ -194,6 +194,11 @@ class Parser:
             raise ValueError("toolparse: neither a tool format nor a reasoning format given")
         self.format = format
         self._machine: Machine = REGISTRY[format][0](tools or {}) if format else Plain()
+        if rspec is not None and rspec.tool_format is not None and reasoning_started is True:
+            # the prompt opened a reasoning block of the machine's own wire format
+            start = getattr(self._machine, "start_in_reasoning", None)
+            if start is not None:
+                start()
         self._front = (
             _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
         )

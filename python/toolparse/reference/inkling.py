@@ -121,6 +121,11 @@ class Inkling:
                 return i
         return n
 
+    def start_in_reasoning(self) -> None:
+        """The prompt ended with ``<|content_thinking|>``: the output starts in a thinking
+        block."""
+        self.st, self.trail = "Thinking", Trail()
+
     def finish(self, rest: str, out: Emitter) -> None:
         if self.st == "Header":
             out.content(self.held)
