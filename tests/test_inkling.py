@@ -31,7 +31,9 @@ taken from ``ParserManager.get_parser(tool_parser_name="inkling", ...)`` on thes
 * a list of calls after the call marker is malformed (vLLM reads it): the format writes one
   object per block;
 * a header longer than 256 characters is content (a bare answer streams after that many
-  characters; vLLM holds any header to its end marker).
+  characters; vLLM holds any header to its end marker);
+* a ``<|content_invoke_tool_text|>`` block is content, as in vLLM (SGLang 0.5.23's detector makes
+  it a call with an empty name and ``{"text": ...}`` arguments, which no client can run).
 """
 
 from __future__ import annotations
