@@ -476,6 +476,42 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("xml_elements::new(&{upper}_STYLE, tools)")
             }
+            "inkling" => {
+                // Header and content scan for every marker; a thinking block for its own
+                // opener, the call opener and the end markers (see `formats/inkling.rs`).
+                let roles = [
+                    "message_start",
+                    "text_start",
+                    "tool_text_start",
+                    "tool_error_start",
+                    "thinking_start",
+                    "call_start",
+                    "end",
+                    "end_sampling",
+                ];
+                let blocks = roles
+                    .iter()
+                    .map(|r| marker(r).ok_or_else(|| format!("{name}: no {r}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let call = e
+                    .get("call")
+                    .and_then(Value::as_object)
+                    .ok_or_else(|| format!("{name}: no \"call\" object"))?;
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: inkling::Style = inkling::Style {{ \
+                     blocks: Markers::new(&{blocks:?}), thinking: Markers::new(&{:?}), \
+                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {}, \
+                     by_name: false, id: &[] }} }};",
+                    &blocks[4..],
+                    strings(call, "name_keys", name)?,
+                    strings(call, "args_keys", name)?,
+                    e.get("arguments").and_then(Value::as_str)
+                        == Some("json_object_or_json_string"),
+                )
+                .map_err(|e| e.to_string())?;
+                format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))")
+            }
             "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
             "functiongemma" => {
                 let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));

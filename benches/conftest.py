@@ -252,6 +252,13 @@ RENDER["minimax_m3"] = lambda n, a: (
 )
 
 
+# inkling: a tool block after the header the prompt opened (its name key is "name", its
+# arguments key "args")
+RENDER["inkling"] = lambda n, a: (
+    f"{n}<|content_invoke_tool_json|>{_j({'name': n, 'args': a})}<|end_message|>"
+)
+
+
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""
     return [f for f in toolparse.list_formats() if f in RENDER]

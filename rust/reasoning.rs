@@ -117,8 +117,7 @@ impl Reasoning {
             spec,
             state,
             held: String::new(),
-            ws: String::new(),
-            long: false,
+            trail: Trail::default(),
         })
     }
 }
@@ -140,10 +139,51 @@ pub struct Front {
     spec: &'static ReasoningSpec,
     state: State,
     held: String,
-    /// `trim`: the open run of whitespace at the end of the reasoning so far, held back.
+    /// `trim`: the open run of whitespace at the end of the reasoning so far.
+    trail: Trail,
+}
+
+/// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
+/// at the end of the reasoning so far is held back, up to [`TRAIL_CAP`] bytes (a longer run is
+/// reasoning, all of it), and dropped when the block closes. Shared with the machines that
+/// separate reasoning themselves (inkling).
+#[derive(Debug, Default)]
+pub struct Trail {
     ws: String,
-    /// `trim`: the open run grew past [`TRAIL_CAP`]; it is reasoning.
+    /// The open run grew past [`TRAIL_CAP`]; it is reasoning.
     long: bool,
+}
+
+impl Trail {
+    /// Emits reasoning, holding back the open run of whitespace at its end.
+    pub fn emit(&mut self, s: &str, out: &mut Emitter) {
+        if s.is_empty() {
+            return;
+        }
+        let body = s.trim_end_matches(is_ws);
+        if body.is_empty() {
+            if self.long {
+                out.reasoning(s);
+            } else {
+                self.ws.push_str(s);
+                if self.ws.len() > TRAIL_CAP {
+                    out.reasoning(&std::mem::take(&mut self.ws));
+                    self.long = true;
+                }
+            }
+            return;
+        }
+        out.reasoning(&std::mem::take(&mut self.ws));
+        out.reasoning(body);
+        self.long = false;
+        self.emit(&s[body.len()..], out);
+    }
+
+    /// The block ended: the held run of whitespace at its end is dropped.
+    pub fn close(&mut self) {
+        self.ws.clear();
+        self.long = false;
+    }
 }
 
 impl Front {
@@ -225,36 +265,18 @@ impl Front {
         }
     }
 
-    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end (up to
-    /// [`TRAIL_CAP`] bytes: a longer run is reasoning, all of it).
+    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
     fn emit(&mut self, s: &str, out: &mut Emitter) {
-        if !self.spec.trim || s.is_empty() {
+        if self.spec.trim {
+            self.trail.emit(s, out);
+        } else {
             out.reasoning(s);
-            return;
         }
-        let body = s.trim_end_matches(is_ws);
-        if body.is_empty() {
-            if self.long {
-                out.reasoning(s);
-            } else {
-                self.ws.push_str(s);
-                if self.ws.len() > TRAIL_CAP {
-                    out.reasoning(&std::mem::take(&mut self.ws));
-                    self.long = true;
-                }
-            }
-            return;
-        }
-        out.reasoning(&std::mem::take(&mut self.ws));
-        out.reasoning(body);
-        self.long = false;
-        self.emit(&s[body.len()..], out);
     }
 
     /// The block ended: a held run of whitespace at its end is dropped (`trim`).
     fn close(&mut self) {
-        self.ws.clear();
-        self.long = false;
+        self.trail.close();
     }
 
     /// End of text: returns what the tool machine still gets (the held text when no block

@@ -166,6 +166,13 @@ def _probes() -> List[Probe]:
 
 
 PROBES = _probes()
+# inkling: whitespace before the call object, a long name (its header cap: test_inkling.py)
+_INK = "<|content_invoke_tool_json|>"
+_INK_END = ', "args": ' + ARGS + "}<|end_message|>"
+PROBES += [
+    Probe("inkling", _INK, " ", WS_MAX, '{"name": "f"' + _INK_END),
+    Probe("inkling", _INK + '{"name": "', "a", NAME_MAX, '"' + _INK_END, name="a" * NAME_MAX),
+]
 ARGS_FIRST = '<tool_call>{"arguments": {"a": "'
 ARGS_FIRST_END = '"}, "name": "f"'
 # Arguments before the name: the call starts at the name's closing quote, which must be within

@@ -467,7 +467,6 @@ NOT_REGISTERED = {
     "muse": "multi-channel message blocks",
     "muse_glimmer": "multi-channel message blocks",
     "musespark1x": "multi-channel message blocks",
-    "inkling": "message blocks with a content kind after each header",
 }
 
 

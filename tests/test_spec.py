@@ -168,6 +168,10 @@ PEER_ALIASES.update(
 )
 
 
+# inkling: vLLM and SGLang both register it as "inkling"
+PEER_ALIASES["inkling"] = set()
+
+
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
 
@@ -428,6 +432,8 @@ MODELS += [
     ("arcee-ai/Trinity-Mini", "trinity"),
     ("moonshotai/Kimi-K3", "kimi_k3"),
 ]
+# inkling (Thinking Machines; the checkpoint transformers' Inkling docs name)
+MODELS += [("thinkingmachines/Inkling", "inkling"), ("thinkingmachines/Inkling-NVFP4", "inkling")]
 
 
 @pytest.mark.parametrize("model,expected", MODELS)

@@ -11,6 +11,7 @@ use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
 
 mod functiongemma;
+mod inkling;
 mod llama3_json;
 mod mistral;
 mod named_json;
@@ -28,6 +29,11 @@ mod xml_params;
 pub trait Machine: Send + Sync {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize;
     fn finish(&mut self, rest: &str, out: &mut Emitter);
+
+    /// The prompt opened a reasoning block of the machine's own wire format (a reasoning format
+    /// whose `tool_format` is this one, with `reasoning_started` true): the output starts inside
+    /// it. Machines without such a block ignore it.
+    fn start_in_reasoning(&mut self) {}
 }
 
 /// JSON Schema facts about the tools a request offers: function name -> parameter name -> how
@@ -270,10 +276,14 @@ impl Parser {
             .reasoning
             .and_then(|r| r.front(format, setup.started))
             .map(Box::new);
-        let machine: Box<dyn Machine> = match format {
+        let mut machine: Box<dyn Machine> = match format {
             Some(f) => f.machine(tools),
             None => Box::new(Plain),
         };
+        let own = setup.reasoning.and_then(Reasoning::tool_format).is_some();
+        if own && setup.started == Some(true) {
+            machine.start_in_reasoning();
+        }
         Parser {
             machine,
             held: String::new(),

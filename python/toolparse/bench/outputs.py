@@ -170,6 +170,10 @@ def _xml_elements(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[st
         f'{m["call_start"]}\n{m["invoke_start"]}"{name}">\n{params}{m["invoke_end"]}\n'
         f"{m['call_end']}"
     )
+def _inkling(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    m = s.markers
+    key = s.raw["call"]["args_keys"][0]
+    return f"{name}{m['call_start']}{_j({'name': name, key: args})}{m['end']}"
 
 
 _FAMILIES = {
@@ -182,6 +186,7 @@ _FAMILIES = {
     "named_json": _named_json,
     "functiongemma": _functiongemma,
     "xml_elements": _xml_elements,
+    "inkling": _inkling,
 }
 
 

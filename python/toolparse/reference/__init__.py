@@ -105,6 +105,29 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             m["call_start"], m["name_start"], m["string"], m["call_end"], escaped == "string"
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
+    if spec.family == "inkling":
+        from . import inkling
+
+        kinds = (
+            "message_start",
+            "text_start",
+            "tool_text_start",
+            "tool_error_start",
+            "thinking_start",
+            "call_start",
+            "end",
+            "end_sampling",
+        )
+        call = spec.raw.get("call", {})
+        ink = inkling.Style(
+            [m[r] for r in kinds],
+            CallKeys(
+                call["name_keys"],
+                call["args_keys"],
+                strings=spec.raw.get("arguments") == "json_object_or_json_string",
+            ),
+        )
+        return lambda _tools: inkling.Inkling(ink)
     modules = {
         "llama3_json": llama3_json,
         "mistral": mistral,
@@ -193,6 +216,11 @@ class Parser:
             raise ValueError("toolparse: neither a tool format nor a reasoning format given")
         self.format = format
         self._machine: Machine = REGISTRY[format][0](_tools(tools, schemas)) if format else Plain()
+        if rspec is not None and rspec.tool_format is not None and reasoning_started is True:
+            # the prompt opened a reasoning block of the machine's own wire format
+            start = getattr(self._machine, "start_in_reasoning", None)
+            if start is not None:
+                start()
         self._front = (
             _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
         )

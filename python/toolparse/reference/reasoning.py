@@ -27,6 +27,42 @@ def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -
     return Front(Markers(scan), spec, spec.started if started is None else started)
 
 
+class Trail:
+    """Reasoning text whose ending run of whitespace is dropped (``trim``): the open run of
+    whitespace at the end of the reasoning so far is held back, up to TRAIL_CAP (a longer run is
+    reasoning, all of it), and dropped when the block closes. Shared with the machines that
+    separate reasoning themselves (inkling)."""
+
+    def __init__(self) -> None:
+        self.ws = ""
+        self.long = False  # the open run grew past TRAIL_CAP; it is reasoning
+
+    def emit(self, s: str, out: Emitter) -> None:
+        if not s:
+            return
+        body = s.rstrip(WS)
+        if not body:
+            if self.long:
+                out.reasoning(s)
+            else:
+                self.ws += s
+                if len(self.ws) > TRAIL_CAP:
+                    out.reasoning(self.ws)
+                    self.ws = ""
+                    self.long = True
+            return
+        out.reasoning(self.ws)
+        self.ws = ""
+        out.reasoning(body)
+        self.long = False
+        self.emit(s[len(body) :], out)
+
+    def close(self) -> None:
+        """The block ended: the held run of whitespace at its end is dropped."""
+        self.ws = ""
+        self.long = False
+
+
 class Front:
     """The front's state for one response."""
 
@@ -35,8 +71,7 @@ class Front:
         self.spec = spec
         self.state = PREFIX if spec.content_prefix else INSIDE if started else LEAD
         self.held = ""
-        self.ws = ""  # trim: the open run of whitespace at the end of the reasoning, held back
-        self.long = False  # trim: the open run grew past TRAIL_CAP; it is reasoning
+        self.trail = Trail()  # trim: the open run of whitespace at the end of the reasoning
 
     def feed(self, text: str, out: Emitter) -> Optional[str]:
         """None while the front keeps the text; the rest for the tool machine once the block is
@@ -88,32 +123,15 @@ class Front:
             return None
 
     def _emit(self, s: str, out: Emitter) -> None:
-        """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end (up
-        to TRAIL_CAP: a longer run is reasoning, all of it)."""
-        if not self.spec.trim or not s:
+        """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end."""
+        if self.spec.trim:
+            self.trail.emit(s, out)
+        else:
             out.reasoning(s)
-            return
-        body = s.rstrip(WS)
-        if not body:
-            if self.long:
-                out.reasoning(s)
-            else:
-                self.ws += s
-                if len(self.ws) > TRAIL_CAP:
-                    out.reasoning(self.ws)
-                    self.ws = ""
-                    self.long = True
-            return
-        out.reasoning(self.ws)
-        self.ws = ""
-        out.reasoning(body)
-        self.long = False
-        self._emit(s[len(body) :], out)
 
     def _close(self) -> None:
         """The block ended: a held run of whitespace at its end is dropped (``trim``)."""
-        self.ws = ""
-        self.long = False
+        self.trail.close()
 
     def finish(self, out: Emitter) -> str:
         """End of text: what the tool machine still gets; a block left open is reasoning."""

@@ -508,6 +508,8 @@ TRUNCATED["kimi_k3"] = [
     ),
     (f'{_K3_G}" index="2"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa', 1),
     (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
+]
+
 # minimax_m3 (namespaced XML elements)
 _MM = "]<]minimax[>["
 _MM_S, _MM_E = _MM + "<tool_call>", _MM + "</tool_call>"
@@ -542,4 +544,33 @@ NO_CALL_LOOKALIKES["minimax_m3"] = [
     "<tool_call> and <invoke name=f> words",
     minimax_m3_invoke("f", ""),
     f"{_MM} alone, {_MM}<tool_call>x",
+]
+
+# inkling: typed message blocks (the prompt ends with <|message_model|>)
+_INK_M, _INK_E = "<|message_model|>", "<|end_message|>"
+_INK_J, _INK_X = "<|content_invoke_tool_json|>", "<|content_text|>"
+NO_CALL_LOOKALIKES["inkling"] = [
+    '{"name": "f", "args": {}}',
+    "<|content_text and <|end_message are not markers",
+    "message_model content_invoke_tool_json",
+]
+# a complete call, then the message marker of the next block
+_INK_F = _INK_J + '{"name": "f", "args": {}}' + _INK_E + _INK_M
+MALFORMED["inkling"] = [
+    _INK_J + '{"name": "f", "args": {' + _INK_E,
+    _INK_J + '{"name": "f", "args": {"a": 1]}' + _INK_E,
+    _INK_J + '{"name": "f", "args": {"a": tru}}' + _INK_E,
+    _INK_J + "not json at all" + _INK_E,
+    _INK_J + _INK_E,
+    _INK_J + '{"name": "f", "args": [1]}' + _INK_E,
+    _INK_J + '{"name": "f", "args": "not an object"}' + _INK_E,
+    _INK_J + '{"args": {"a": 1}}' + _INK_E,
+    _INK_X + "Hi" + _INK_E + _INK_M + _INK_F + _INK_J + '{"name": "bad", "args": {"x": tru}}',
+]
+TRUNCATED["inkling"] = [
+    (_INK_J + '{"name": "get_weather", "args": {"city": "Tok', 0),
+    (_INK_X + "Let me check." + _INK_E + _INK_M + _INK_J + '{"name": "get_wea', 0),
+    (_INK_J, 0),
+    (_INK_F + _INK_J + '{"name": "g", "args": {"b": [1,', 1),
+    (_INK_F + "g" + _INK_J + '{"na', 1),
 ]

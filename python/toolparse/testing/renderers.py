@@ -651,6 +651,91 @@ class XmlElements(Renderer):
         return before + text + after, [(n, converted(a)) for n, a in calls]
 
 
+class Inkling(Renderer):
+    """Inkling's typed message blocks, each but the first opened by the message marker (the
+    prompt ends with it): a thinking block (reasoning), text blocks (content), and one
+    ``{"name": N, "args": {...}}`` tool block per call, each closed by the end marker. Forms: a
+    function-name header before each call's kind marker (``headers``, dropped as metadata), the
+    raw-tool-text and tool-error kinds for the content (``visible_kinds``), the last block closed
+    by the end-of-sampling marker (``end_sampling``) or not at all (``no_close``), the arguments
+    under the other keys, as a JSON string or before the name."""
+
+    forms = (
+        "plain",
+        "headers",
+        "visible_kinds",
+        "end_sampling",
+        "no_close",
+        "alt_key",
+        "string_args",
+        "args_first",
+    )
+    reasoning = True
+    plain_content = False  # the blocks' markers are markup
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        m = toolparse.spec.get_spec(name).markers
+        self.m = m
+        self.args_keys = list(toolparse.spec.get_spec(name).raw["call"]["args_keys"])
+        self.markers = tuple(m.values())
+        self.extra_tokens = ('"args"', "get_weather", m["message_start"] + m["call_start"])
+
+    def render(self, *args: Any, **kwargs: Any) -> Any:
+        case = super().render(*args, **kwargs)
+        if case.reasoning is None:
+            return case
+        # vLLM's engine trims the whitespace that ends a thinking block (up to 64 characters,
+        # as the reasoning formats' ``trim``)
+        body = case.reasoning.rstrip(" \t\n\r")
+        if len(case.reasoning) - len(body) <= 64:
+            return case.model_copy(update={"reasoning": body or None})
+        return case
+
+    def _joined(self, calls, before, between, after, form, style, reasoning):
+        return self._body(calls, before, after, form, style, reasoning, between)
+
+    def _body(self, calls, before, after, form, style, reasoning, between=()):
+        m = self.m
+        text_kind = m["tool_text_start"] if form == "visible_kinds" else m["text_start"]
+        mid_kind = m["tool_error_start"] if form == "visible_kinds" else m["text_start"]
+        blocks: List[str] = []  # each: kind marker, body, end marker
+        before_block = -1
+        if reasoning is not None:
+            blocks.append(m["thinking_start"] + reasoning + m["end"])
+        if before:
+            before_block = len(blocks)
+            blocks.append(text_kind + before + m["end"])
+        expected = []
+        for i, (name, args) in enumerate(calls):
+            if 0 < i <= len(between) and between[i - 1]:
+                blocks.append(mid_kind + between[i - 1] + m["end"])
+            a = args_text(args, style)
+            expected.append((name, a))
+            key = json.dumps(self.args_keys[1] if form == "alt_key" else self.args_keys[0])
+            value = json.dumps(a, ensure_ascii=False) if form == "string_args" else a
+            pairs = [('"name"', json.dumps(name)), (key, value)]
+            if form == "args_first":
+                pairs.reverse()
+            head = name if form == "headers" else ""
+            blocks.append(head + m["call_start"] + _obj(pairs, style) + m["end"])
+        if after:
+            blocks.append(text_kind + after + m["end"])
+        if form == "end_sampling":
+            blocks[-1] = blocks[-1][: -len(m["end"])] + m["end_sampling"]
+        elif form == "no_close":
+            blocks[-1] = blocks[-1][: -len(m["end"])]
+        text = ""
+        before_at = 0
+        for i, b in enumerate(blocks):
+            if i > 0:
+                text += m["message_start"]
+            if i == before_block:
+                before_at = len(text) + len(text_kind)
+            text += b
+        return text, expected, before_at
+
+
 # The renderer class of each family: a format's renderer is its family's, configured from its spec
 # entry. A new family adds its class here.
 FAMILIES: Dict[str, Callable[[str], Renderer]] = {
@@ -663,6 +748,7 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "mistral": lambda name: Mistral(),
     "llama3_json": Llama3Json,
     "openai": lambda name: OpenAIHarmony(),
+    "inkling": Inkling,
 }
 
 
