@@ -124,17 +124,21 @@ impl Emitter {
     }
 
     /// An arguments fragment of the open call written by `write` straight into the event (no
-    /// intermediate string), e.g. text escaped as JSON.
-    pub fn args_with(&mut self, write: impl FnOnce(&mut String)) {
-        let Some(index) = self.open else { return };
+    /// intermediate string), e.g. text escaped as JSON. `write` runs (and its result is returned)
+    /// also when no call is open; what it writes is then dropped.
+    pub fn args_with<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> R {
+        let Some(index) = self.open else {
+            return write(&mut String::new());
+        };
         match self.events.last_mut() {
             Some(Event::ToolArgs { index: i, fragment }) if *i == index => write(fragment),
             _ => {
                 let mut fragment = String::new();
-                write(&mut fragment);
+                let r = write(&mut fragment);
                 if !fragment.is_empty() {
                     self.events.push(Event::ToolArgs { index, fragment });
                 }
+                r
             }
         }
     }

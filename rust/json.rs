@@ -10,11 +10,12 @@ use crate::Step;
 /// Length of the leading run of `bytes` that JSON needs no escape for (no `"`, `\\` or control
 /// character) and that holds no `stop` byte; all stops are ASCII, so the run ends on a char
 /// boundary. Eight bytes at a time while none of them stops the run.
+#[inline]
 pub fn safe_run(bytes: &[u8], stop: u8) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     // a byte of `x` is zero exactly where this sets its high bit (no false positives below the
-    // first real hit, which is all the scan needs)
+    // first real hit, so the lowest bit set marks the first hit)
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let mut i = 0;
     while let Some(chunk) = bytes.get(i..i + 8) {
@@ -26,7 +27,7 @@ pub fn safe_run(bytes: &[u8], stop: u8) -> usize {
             | zero_byte(x ^ (ONES * u64::from(b'"')))
             | (x.wrapping_sub(ONES * 0x20) & !x & HIGHS);
         if hit != 0 {
-            break;
+            return i + (hit.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }

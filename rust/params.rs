@@ -42,6 +42,7 @@ use std::collections::HashMap;
 
 use crate::formats::Tools;
 use crate::json::StrDecoder;
+use crate::scan::{At, Found, Markers};
 use crate::Step;
 
 /// How a parameter's value is converted, decided by its schema type.
@@ -134,25 +135,109 @@ pub fn push_json_str_body(out: &mut String, s: &str) {
         i += crate::json::safe_run(&bytes[i..], b'"');
         let Some(&b) = bytes.get(i) else { break };
         out.push_str(&s[start..i]);
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\u00");
-                out.push(HEX[(b >> 4) as usize] as char);
-                out.push(HEX[(b & 15) as usize] as char);
-            }
-        }
+        push_escape(out, b);
         i += 1;
         start = i;
     }
     out.push_str(&s[start..]);
+}
+
+/// Appends the JSON escape of byte `b` (`"`, `\` or a control character).
+#[inline(always)]
+fn push_escape(out: &mut String, b: u8) {
+    match b {
+        b'"' => out.push_str("\\\""),
+        b'\\' => out.push_str("\\\\"),
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        0x08 => out.push_str("\\b"),
+        0x0c => out.push_str("\\f"),
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
+        }
+    }
+}
+
+/// Whether JSON escapes byte `b` inside a string.
+#[inline]
+fn escaped(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// [`Markers::find`] on `input` that also appends the text before what it finds (the marker,
+/// or the held-back tail) to `out`, escaped as by [`push_json_str_body`], in one pass over the
+/// text: a string value streamed up to its end marker.
+pub fn escape_to_marker(input: &str, markers: &Markers, out: &mut String) -> Found {
+    // The scan stops at the bytes JSON escapes and at one more byte: it must stop wherever a
+    // marker may start.
+    let mut stop = b'"';
+    // whether a marker starts with a byte JSON escapes (a newline): checked there too, and the
+    // second byte of every such marker if they share it (a quick no at most newlines)
+    let mut escaped_first = false;
+    let mut second: Option<u8> = None;
+    let mut seconds_differ = false;
+    for m in markers.list.iter().map(|m| m.as_bytes()) {
+        let Some(b) = m.first() else { continue };
+        if escaped(*b) {
+            escaped_first = true;
+            match (m.get(1), second) {
+                (Some(&c), None) if !seconds_differ => second = Some(c),
+                (Some(&c), Some(d)) if c == d => {}
+                _ => {
+                    second = None;
+                    seconds_differ = true;
+                }
+            }
+        } else if stop != b'"' && stop != *b {
+            // Two marker first bytes the scan does not stop at: find, then escape.
+            let found = markers.find(input);
+            let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
+            push_json_str_body(out, &input[..end]);
+            return found;
+        } else {
+            stop = *b;
+        }
+    }
+    let bytes = input.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    loop {
+        i += crate::json::safe_run(&bytes[i..], stop);
+        let Some(&b) = bytes.get(i) else { break };
+        let candidate = if b == stop {
+            true
+        } else if escaped_first {
+            match (second, bytes.get(i + 1)) {
+                (Some(c), Some(&next)) if next != c => false,
+                _ => markers.starts_with_byte(b),
+            }
+        } else {
+            false
+        };
+        if candidate {
+            let found = match markers.at(&bytes[i..]) {
+                At::Marker(which) => Some(Found::Marker { at: i, which }),
+                At::Partial => Some(Found::Partial { safe: i }),
+                At::None => None,
+            };
+            if let Some(found) = found {
+                out.push_str(&input[start..i]);
+                return found;
+            }
+        }
+        if escaped(b) {
+            out.push_str(&input[start..i]);
+            push_escape(out, b);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    out.push_str(&input[start..]);
+    Found::Partial { safe: input.len() }
 }
 
 /// Appends `s` as a quoted JSON string.
@@ -727,6 +812,40 @@ mod tests {
             conv(Kind::Str, "a\"b\\c\nd\re\tf\u{8}\u{c}\u{1}\u{1f}\u{7f}é🎉"),
             "\"a\\\"b\\\\c\\nd\\re\\tf\\b\\f\\u0001\\u001f\u{7f}é🎉\""
         );
+    }
+
+    #[test]
+    fn escape_to_marker_is_find_then_escape() {
+        // every short text over an alphabet of marker pieces, escapes and plain bytes, against
+        // marker sets that take each path of the scan (newline markers sharing their second
+        // byte or not, two plain first bytes, a marker a longer one extends)
+        let sets: [&[&'static str]; 5] = [
+            &["</p>", "\n</p>", "\n<p=", "\n</f>"],
+            &["</a>"],
+            &["\n<p", "\n\"x"],
+            &["<a", "[b", "\""],
+            &["<", "<<b"],
+        ];
+        let alphabet = [
+            "<", "/", "p", "a", "f", ">", "=", "\n", "\"", "\\", "\u{1}", "é", "x", "[",
+        ];
+        for list in sets {
+            let m = Markers::new(list);
+            for n in 0..alphabet.len().pow(4) {
+                let mut text = String::new();
+                let mut k = n;
+                for _ in 0..4 {
+                    text.push_str(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                let (mut got, mut want) = (String::from("x"), String::from("x"));
+                let found = escape_to_marker(&text, &m, &mut got);
+                assert_eq!(found, m.find(&text), "{list:?} {text:?}");
+                let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
+                push_json_str_body(&mut want, &text[..end]);
+                assert_eq!(got, want, "{list:?} {text:?}");
+            }
+        }
     }
 
     #[test]

@@ -55,32 +55,43 @@ impl Markers {
         let bytes = input.as_bytes();
         let mut from = 0;
         while let Some(at) = self.next_candidate(bytes, from) {
-            let rest = &bytes[at..];
-            let mut best: Option<usize> = None;
-            let mut partial = false;
-            for (i, m) in self.list.iter().enumerate() {
-                // one pass per marker: a full match, or the input ends inside the marker
-                let m = m.as_bytes();
-                let same = m.iter().zip(rest).take_while(|(a, b)| a == b).count();
-                if same == m.len() {
-                    if best.is_none_or(|b| self.list[b].len() < m.len()) {
-                        best = Some(i);
-                    }
-                } else if same == rest.len() {
-                    partial = true;
-                }
+            match self.at(&bytes[at..]) {
+                At::Marker(which) => return Found::Marker { at, which },
+                At::Partial => return Found::Partial { safe: at },
+                At::None => from = at + 1,
             }
-            // A marker that a longer one extends (xlam's `[` and `[TOOL_CALLS]`) waits until
-            // the input shows which of them it is.
-            if let (Some(which), false) = (best, partial) {
-                return Found::Marker { at, which };
-            }
-            if partial {
-                return Found::Partial { safe: at };
-            }
-            from = at + 1;
         }
         Found::Partial { safe: input.len() }
+    }
+
+    /// What starts at the beginning of `rest` (a candidate position of [`Markers::find`]).
+    pub fn at(&self, rest: &[u8]) -> At {
+        let mut best: Option<usize> = None;
+        let mut partial = false;
+        for (i, m) in self.list.iter().enumerate() {
+            // one pass per marker: a full match, or the input ends inside the marker
+            let m = m.as_bytes();
+            let same = m.iter().zip(rest).take_while(|(a, b)| a == b).count();
+            if same == m.len() {
+                if best.is_none_or(|b| self.list[b].len() < m.len()) {
+                    best = Some(i);
+                }
+            } else if same == rest.len() {
+                partial = true;
+            }
+        }
+        // A marker that a longer one extends (xlam's `[` and `[TOOL_CALLS]`) waits until
+        // the input shows which of them it is.
+        match (best, partial) {
+            (_, true) => At::Partial,
+            (Some(which), false) => At::Marker(which),
+            (None, false) => At::None,
+        }
+    }
+
+    /// Whether some marker starts with byte `b`.
+    pub fn starts_with_byte(&self, b: u8) -> bool {
+        self.list.iter().any(|m| m.as_bytes().first() == Some(&b))
     }
 
     /// Next byte position at or after `from` where some marker's first byte occurs.
@@ -126,6 +137,17 @@ impl Markers {
         }
         best
     }
+}
+
+/// What a candidate position of [`Markers::find`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// Marker `which` starts here (the longest, and no longer one may still follow).
+    Marker(usize),
+    /// The input ends inside a marker starting here: wait for more.
+    Partial,
+    /// No marker starts here.
+    None,
 }
 
 /// Length of the leading JSON whitespace of `s`.

@@ -653,10 +653,19 @@ impl Machine for XmlParams {
                         *lead = Lead::Body;
                         continue;
                     }
-                    match style.value.find(rest) {
+                    // The text before the end marker (or before a possible one) is sent: a
+                    // string's escaped in the same pass that looks for the marker.
+                    let found = if *kind == Kind::Str {
+                        out.args_with(|f| params::escape_to_marker(rest, &style.value, f))
+                    } else {
+                        let found = style.value.find(rest);
+                        let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
+                        buf.push_str(&rest[..end]);
+                        found
+                    };
+                    match found {
                         Found::Marker { at, which } => {
                             let kind = *kind;
-                            value_text(kind, buf, &rest[..at], out);
                             if at > 0 {
                                 *lead = Lead::Body;
                             }
@@ -699,10 +708,7 @@ impl Machine for XmlParams {
                                 }
                             };
                         }
-                        Found::Partial { safe } => {
-                            value_text(*kind, buf, &rest[..safe], out);
-                            return i + safe;
-                        }
+                        Found::Partial { safe } => return i + safe,
                     }
                 }
                 State::After { ws } => match expect(rest, &style.end) {
