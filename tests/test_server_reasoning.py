@@ -145,13 +145,45 @@ def test_raw_rest_is_where_the_machine_hands_over(
     plain = toolparse.get_parser(fmt, backend=backend).extract_tool_calls(rest)
     calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
     assert calls == [(c.function.name, c.function.arguments) for c in plain.tool_calls]
-    expected = prefix + (plain.content or "")
-    if not calls and not info.reasoning and content == text and content != expected:
-        # Malformed or cut markup with no reasoning (an empty block included): the facade gives
-        # back the whole output, where the rest alone gives the rest; the one place they differ.
-        assert (plain.content or "") == rest
+    _c, _r, _calls, malformed, truncated = toolparse.get_parser(
+        fmt, backend=backend
+    )._format.extract(rest)
+    if malformed or (truncated and not calls):
+        # Malformed or cut markup (after an empty block too): the fallback content is the rest,
+        # as the rest parsed alone gives it (the output's own text: no content prefix)
+        assert content == rest == (plain.content or "")
         return
-    assert content == expected
+    assert content == prefix + (plain.content or "")
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "<tool_call>{bad json}</tool_call>",
+        '<tool_call>{"name": "f", "arguments": {"a": 1',
+        "x <tool_call>{",
+    ],
+)
+@pytest.mark.parametrize("block", ["<think></think>", "<think>\n</think>\n", "<think>r</think>"])
+def test_fallback_after_a_block_is_the_rest(backend: str, block: str, tail: str) -> None:
+    """Malformed or cut markup after a think block, empty or not: the one-pass result is the
+    block's reasoning and the text after the block as content, what a server's reasoning parser
+    then tool parser give (the rest parsed alone), streaming (every split) or not."""
+    text = block + tail
+    one = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3")
+    info = one.extract_tool_calls(text)
+    rest = rsn.raw_rest(one, text)
+    assert text.endswith(rest) and not rest.startswith("</think>")
+    plain = toolparse.get_parser("hermes", backend=backend).extract_tool_calls(rest)
+    assert not info.tool_calls and not plain.tool_calls
+    assert info.content == plain.content == rest
+    assert (info.reasoning or "") == block[len("<think>") : block.index("</think>")]
+    if not info.truncated:  # malformed: every split streams the same content
+        for chunks in ([text], list(text), chunks_at(text, [3, 9, 16, 20])):
+            stream = one.stream()
+            deltas = [stream.feed(c) for c in chunks] + [stream.finish()]
+            assert "".join(d.content or "" for d in deltas if d) == info.content
 
 
 def test_prompt_verdict_and_kwargs() -> None:

@@ -101,6 +101,43 @@ def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
     ]
 
 
+def fallback_texts(r: str, fmt: str) -> List[Tuple[str, str]]:
+    """Malformed markup, and output cut inside its only call, after a think block (empty or
+    not): the text after the block is content, as the server's two parsers give it."""
+    s = toolparse.spec.REASONING[r]
+    start, end = s.start, s.end
+    bad = corpus.malformed_texts(fmt)
+    cut = corpus.truncated_texts(fmt)[0][0]
+    return [
+        ("empty_block_malformed", f"{start}{end}{bad[0]}"),
+        ("block_malformed", f"{start}plan{end}\n{bad[-1]}"),
+        ("empty_block_cut", f"{start}{end}{cut}"),
+        ("block_cut", f"{start}p{end}{cut}"),
+    ]
+
+
+def one_pass_stream(
+    r: str, fmt: str, backend: str, tools: Any, chunks: List[str], started: Optional[bool] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+    """What a client rebuilds from ``get_parser(F, tools, reasoning=R).stream()`` fed ``chunks``:
+    the one-pass result where streaming cannot take back what it sent (malformed markup)."""
+    stream = toolparse.get_parser(
+        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
+    ).stream()
+    reasoning, content, calls = "", "", []
+    for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
+        if d is None:
+            continue
+        content += d.content or ""
+        reasoning += d.reasoning or ""
+        for tc in d.tool_calls or []:
+            if tc.index == len(calls):
+                calls.append([tc.function.name, tc.function.arguments or ""])
+            else:
+                calls[tc.index][1] += tc.function.arguments or ""
+    return reasoning or None, content or None, [(n, a) for n, a in calls]
+
+
 def expected(
     r: str, fmt: str, backend: str, text: str, tools: Any, started: Optional[bool] = None
 ) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
@@ -268,9 +305,27 @@ def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
 
 
 @pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_fallback_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
+    """Malformed or cut markup after a block (an empty one too): the stream is the one-pass
+    machine's stream under every splitting (what was sent stays sent), and the message of a
+    malformed output is the non-streaming one."""
+    case = corpus.composite_case(fmt)
+    tools = tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
+    for label, text in fallback_texts(r, fmt):
+        whole = one_pass_stream(r, fmt, backend, tools, [text])
+        for split, chunks in splittings(text, seed=len(text)).items():
+            client, _, _ = serve_stream(r, fmt, tools, chunks)
+            where = f"{r}+{fmt}/{backend} {label} split={split}: {text!r}"
+            assert client.result() == one_pass_stream(r, fmt, backend, tools, chunks), where
+            assert client.result() == whole, where
+        if "malformed" in label and not whole[2]:
+            assert whole == expected(r, fmt, backend, text, tools), label
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
 def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
     cls = composed(r, fmt)
-    for label, text in texts(r, fmt):
+    for label, text in texts(r, fmt) + fallback_texts(r, fmt):
         tools = tools_for(
             [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
             corpus.composite_case(fmt).tools,
