@@ -188,11 +188,38 @@ def test_fallback_after_a_block_is_the_rest(backend: str, block: str, tail: str)
 
 def test_prompt_verdict_and_kwargs() -> None:
     ids = rsn.MarkerIds(None, "qwen3")
-    ids.start, ids.end, ids.boundaries = 10, 11, frozenset({1})
+    ids.starts, ids.ends, ids.boundaries = frozenset({10}), frozenset({11}), frozenset({1})
     assert rsn.prompt_verdict(ids, [1, 5, 10]) is True
     assert rsn.prompt_verdict(ids, [1, 10, 5, 11, 5]) is False
     assert rsn.prompt_verdict(ids, [10, 5, 11, 1, 5]) is None
     assert rsn.prompt_verdict(ids, []) is None
+    # a call start after the opened block ended it (qwen3's own, or the paired format's)
+    ids._calls = {None: frozenset({12}), "hermes": frozenset({12}), "mistral": frozenset({13})}
+    assert rsn.prompt_verdict(ids, [1, 10, 5, 12, 5]) is False
+    assert rsn.prompt_verdict(ids, [1, 10, 5, 12, 5], "mistral") is True
+    assert rsn.prompt_verdict(ids, [1, 5, 12, 5]) is None  # no block opened in the last turn
+
+
+def test_marker_ids_from_a_vocabulary() -> None:
+    class Tok:
+        all_special_ids = [1, 20]
+
+        def get_vocab(self) -> dict:
+            return {
+                "<|im_start|>": 1,
+                "<think>": 10,
+                "</think>": 11,
+                "<tool_call>": 20,
+                "[TOOL_CALLS]": 21,
+            }
+
+    ids = rsn.MarkerIds(Tok(), "qwen3")
+    assert (ids.starts, ids.ends, ids.end_seq) == ({10}, {11}, [11])
+    assert ids.calls(None) == {20} and ids.calls("hermes") == {20} and ids.calls("qwen25") == {20}
+    assert ids.calls("mistral") == {21} and ids.calls("no_such_format") == {20}
+    assert ids.boundaries == {1}  # a call start is not a turn boundary
+    assert rsn.end_in_delta(ids, [0, 20], [20]) and not rsn.end_in_delta(ids, [0, 21], [21])
+    assert rsn.end_in_delta(ids, [0, 21], [21], "mistral")
     assert rsn.kwargs_verdict({"enable_thinking": False}) is False
     assert rsn.kwargs_verdict({"thinking": False}) is False
     assert rsn.kwargs_verdict({"enable_thinking": True}) is None

@@ -647,13 +647,15 @@ def _allowlist() -> Optional[set]:
 def check() -> Dict[str, Any]:
     """Whether SGLang is installed, its version, whether toolparse's entry point loads there
     through SGLang's own ``load_plugins()``, and the ``toolparse_*`` names ``--tool-call-parser``
-    then accepts; ``error`` says in one line why not."""
+    (``names``) and ``--reasoning-parser`` (``reasoning_names``) then accept; ``error`` says in
+    one line why not."""
     out: Dict[str, Any] = {
         "server": "sglang",
         "installed": False,
         "version": None,
         "ok": False,
         "names": [],
+        "reasoning_names": [],
         "error": None,
     }
     try:
@@ -704,6 +706,15 @@ def check() -> Dict[str, Any]:
     names = [n for n in enum if n.startswith(PREFIX)]
     out["names"] = names
     missing = [PREFIX + f for f in formats() if PREFIX + f not in enum]
+    try:
+        rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+        dmap = rp.ReasoningParser.DetectorMap
+    except Exception as exc:  # noqa: BLE001 - reported, one line
+        out["error"] = f"importing SGLang's reasoning parsers failed: {type(exc).__name__}: {exc}"
+        out["error"] = out["error"].replace("\n", " ")
+        return out
+    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX)]
+    missing += [PREFIX + r for r in reasoning_formats() if PREFIX + r not in dmap]
     if missing:
         out["error"] = (
             f"SGLang's load_plugins() did not register {', '.join(missing)} (see SGLang's log)"
