@@ -160,6 +160,7 @@ class MarkerIds:
         markers = self.starts | self.ends
         # call starts: None (no tool format: the reasoning format's own) and each tool format
         self._calls: Dict[Optional[str], FrozenSet[int]] = {}
+        self._stops: Dict[Optional[str], FrozenSet[int]] = {}  # ends | calls, per tool format
         fmts: List[Optional[str]] = [None, *_spec.list_formats()]
         for fmt in fmts:
             scan = rspec.scan(_spec.SPECS[fmt] if fmt is not None else None)
@@ -182,6 +183,13 @@ class MarkerIds:
             except (TypeError, ValueError):
                 tool_format = None
         return self._calls.get(tool_format, self._calls[None])
+
+    def stops(self, tool_format: Optional[str]) -> FrozenSet[int]:
+        """The single tokens that end an open block: end markers and :meth:`calls`."""
+        out = self._stops.get(tool_format)
+        if out is None:
+            out = self._stops[tool_format] = self.ends | self.calls(tool_format)
+        return out
 
 
 def _ids_of(vocab: Mapping[str, int], markers: Iterable[str]) -> FrozenSet[int]:
@@ -262,7 +270,7 @@ def end_in_delta(
     start that ends an open block (the machine's rule). Looks at the delta, plus
     ``len(marker) - 1`` ids before it for a multi-token end marker: never at the rest."""
     delta = delta_ids if isinstance(delta_ids, (list, tuple)) else list(delta_ids)
-    stops = ids.ends | ids.calls(tool_format)
+    stops = ids.stops(tool_format)
     if stops and not stops.isdisjoint(delta):
         return True
     seq = ids.end_seq
@@ -295,6 +303,7 @@ class ReasoningTokens:
         self._calls = calls
         self._decode = decode
         self._longer = len(ids.starts_text) > 1  # a start marker may continue into another
+        self._stops = ids.ends | calls
         self.key: Any = None  # what the owner built it for
         self._reset()
 
@@ -325,7 +334,20 @@ class ReasoningTokens:
         i = self._pos
         ids, seq = self._ids, self._ids.end_seq
         k = len(seq)
+        stops, starts = self._stops, ids.starts
         while i < n and self.state != self.AFTER:
+            if self.state == self.INSIDE and self._opening is None and k < 2:
+                # the common run: reasoning tokens up to a marker (no per-token attributes)
+                count, j = self.count, i
+                while j < n:
+                    t = token_ids[j]
+                    if t in stops or t in starts:
+                        break
+                    count += 1
+                    j += 1
+                self.count, i = count, j
+                if i == n:
+                    break
             t = token_ids[i]
             if self.state == self.BEFORE:
                 self._before(t)
