@@ -485,6 +485,39 @@ mod tests {
         }
     }
 
+    /// Malformed or cut markup after a think block, empty or not: the fallback content is the
+    /// text after the block (what a reasoning parser then a tool parser give), the reasoning kept.
+    #[test]
+    fn fallback_after_a_block_is_the_text_after_it() {
+        use crate::formats::{Format, Parser, Setup, Tools};
+        let setup = Setup {
+            format: Format::from_name("hermes"),
+            reasoning: Reasoning::lookup("qwen3"),
+            started: None,
+        };
+        let bad = "<tool_call>{bad}</tool_call>";
+        let cut = r#"<tool_call>{"name": "f", "arguments": {"a"#;
+        for (block, reasoning) in [("<think></think>", None), ("<think>r</think>", Some("r"))] {
+            for tail in [bad, cut] {
+                let text = format!("{block}{tail}");
+                let x = Parser::extract_with(setup, &Tools::default(), &text);
+                assert!(x.malformed || x.truncated, "{text:?}");
+                assert_eq!(x.content.as_deref(), Some(tail), "{text:?}");
+                assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            }
+        }
+        // no reasoning format: the caller gives back the original text; the core says malformed
+        let x = Parser::extract_with(
+            Setup {
+                reasoning: None,
+                ..setup
+            },
+            &Tools::default(),
+            bad,
+        );
+        assert!(x.malformed && x.reasoning.is_none());
+    }
+
     /// The hand-over point: the byte offset where the machine's raw text starts, the same under
     /// every split, and `fed - handover_chars()` is that offset in characters.
     #[test]

@@ -304,6 +304,7 @@ def _check(server: str, installed: bool, ok: bool, error: Optional[str] = None) 
         "version": "1.0" if installed else None,
         "ok": ok,
         "names": names,
+        "reasoning_names": ["toolparse_qwen3", "toolparse_deepseek_r1"] if ok else [],
         "error": error,
     }
 
@@ -316,8 +317,10 @@ def test_integrations_reports_each_server(
     assert cli.main(["integrations"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "vllm 1.0: ok"
+    assert out[1].startswith("  --tool-call-parser ")
     assert "toolparse_hermes" in out[1] and "toolparse_qwen" in out[1]
-    assert out[2] == "sglang: not installed"
+    assert out[2] == "  --reasoning-parser toolparse_qwen3 | toolparse_deepseek_r1"
+    assert out[3] == "sglang: not installed"
     assert cli.main(["integrations", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == checks
 
@@ -345,6 +348,8 @@ def test_integrations_real_checks_never_raise(capsys: pytest.CaptureFixture[str]
     for c in checks:
         if c["ok"]:
             assert "toolparse_hermes" in c["names"]
+            assert "toolparse_qwen3" in c["reasoning_names"]
+        assert isinstance(c["reasoning_names"], list)
 
 
 @pytest.mark.parametrize("command", ["stream", "parse"])

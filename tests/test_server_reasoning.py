@@ -145,22 +145,81 @@ def test_raw_rest_is_where_the_machine_hands_over(
     plain = toolparse.get_parser(fmt, backend=backend).extract_tool_calls(rest)
     calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
     assert calls == [(c.function.name, c.function.arguments) for c in plain.tool_calls]
-    expected = prefix + (plain.content or "")
-    if not calls and not info.reasoning and content == text and content != expected:
-        # Malformed or cut markup with no reasoning (an empty block included): the facade gives
-        # back the whole output, where the rest alone gives the rest; the one place they differ.
-        assert (plain.content or "") == rest
+    _c, _r, _calls, malformed, truncated = toolparse.get_parser(
+        fmt, backend=backend
+    )._format.extract(rest)
+    if malformed or (truncated and not calls):
+        # Malformed or cut markup (after an empty block too): the fallback content is the rest,
+        # as the rest parsed alone gives it (the output's own text: no content prefix)
+        assert content == rest == (plain.content or "")
         return
-    assert content == expected
+    assert content == prefix + (plain.content or "")
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "<tool_call>{bad json}</tool_call>",
+        '<tool_call>{"name": "f", "arguments": {"a": 1',
+        "x <tool_call>{",
+    ],
+)
+@pytest.mark.parametrize("block", ["<think></think>", "<think>\n</think>\n", "<think>r</think>"])
+def test_fallback_after_a_block_is_the_rest(backend: str, block: str, tail: str) -> None:
+    """Malformed or cut markup after a think block, empty or not: the one-pass result is the
+    block's reasoning and the text after the block as content, what a server's reasoning parser
+    then tool parser give (the rest parsed alone), streaming (every split) or not."""
+    text = block + tail
+    one = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3")
+    info = one.extract_tool_calls(text)
+    rest = rsn.raw_rest(one, text)
+    assert text.endswith(rest) and not rest.startswith("</think>")
+    plain = toolparse.get_parser("hermes", backend=backend).extract_tool_calls(rest)
+    assert not info.tool_calls and not plain.tool_calls
+    assert info.content == plain.content == rest
+    assert (info.reasoning or "") == block[len("<think>") : block.index("</think>")]
+    if not info.truncated:  # malformed: every split streams the same content
+        for chunks in ([text], list(text), chunks_at(text, [3, 9, 16, 20])):
+            stream = one.stream()
+            deltas = [stream.feed(c) for c in chunks] + [stream.finish()]
+            assert "".join(d.content or "" for d in deltas if d) == info.content
 
 
 def test_prompt_verdict_and_kwargs() -> None:
     ids = rsn.MarkerIds(None, "qwen3")
-    ids.start, ids.end, ids.boundaries = 10, 11, frozenset({1})
+    ids.starts, ids.ends, ids.boundaries = frozenset({10}), frozenset({11}), frozenset({1})
     assert rsn.prompt_verdict(ids, [1, 5, 10]) is True
     assert rsn.prompt_verdict(ids, [1, 10, 5, 11, 5]) is False
     assert rsn.prompt_verdict(ids, [10, 5, 11, 1, 5]) is None
     assert rsn.prompt_verdict(ids, []) is None
+    # a call start after the opened block ended it (qwen3's own, or the paired format's)
+    ids._calls = {None: frozenset({12}), "hermes": frozenset({12}), "mistral": frozenset({13})}
+    assert rsn.prompt_verdict(ids, [1, 10, 5, 12, 5]) is False
+    assert rsn.prompt_verdict(ids, [1, 10, 5, 12, 5], "mistral") is True
+    assert rsn.prompt_verdict(ids, [1, 5, 12, 5]) is None  # no block opened in the last turn
+
+
+def test_marker_ids_from_a_vocabulary() -> None:
+    class Tok:
+        all_special_ids = [1, 20]
+
+        def get_vocab(self) -> dict:
+            return {
+                "<|im_start|>": 1,
+                "<think>": 10,
+                "</think>": 11,
+                "<tool_call>": 20,
+                "[TOOL_CALLS]": 21,
+            }
+
+    ids = rsn.MarkerIds(Tok(), "qwen3")
+    assert (ids.starts, ids.ends, ids.end_seq) == ({10}, {11}, [11])
+    assert ids.calls(None) == {20} and ids.calls("hermes") == {20} and ids.calls("qwen25") == {20}
+    assert ids.calls("mistral") == {21} and ids.calls("no_such_format") == {20}
+    assert ids.boundaries == {1}  # a call start is not a turn boundary
+    assert rsn.end_in_delta(ids, [0, 20], [20]) and not rsn.end_in_delta(ids, [0, 21], [21])
+    assert rsn.end_in_delta(ids, [0, 21], [21], "mistral")
     assert rsn.kwargs_verdict({"enable_thinking": False}) is False
     assert rsn.kwargs_verdict({"thinking": False}) is False
     assert rsn.kwargs_verdict({"enable_thinking": True}) is None

@@ -342,8 +342,8 @@ def _integration_checks() -> List[Dict[str, Any]]:
 
 def _cmd_integrations(args: argparse.Namespace, out: TextIO) -> int:
     """For each server installed beside toolparse: its version, whether toolparse's entry point
-    loads there, and the ``toolparse_*`` names it then accepts. Non-zero exit status when a server
-    is installed but the registration fails."""
+    loads there, and the ``toolparse_*`` names it then accepts (tool-call parsers and reasoning
+    parsers). Non-zero exit status when a server is installed but the registration fails."""
     checks = _integration_checks()
     if args.json:
         out.write(json.dumps(checks, indent=2) + "\n")
@@ -356,6 +356,8 @@ def _cmd_integrations(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"{c['server']} {c['version']}: {state}\n")
             if c["names"]:
                 out.write(f"  --tool-call-parser {' | '.join(c['names'])}\n")
+            if c.get("reasoning_names"):
+                out.write(f"  --reasoning-parser {' | '.join(c['reasoning_names'])}\n")
     return 0 if all(c["ok"] or not c["installed"] for c in checks) else 1
 
 

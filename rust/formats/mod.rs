@@ -448,13 +448,15 @@ impl Parser {
 
     /// Non-streaming for any setup. With a reasoning format, the fallback content of malformed
     /// or truncated markup (the caller's original text without one) is the text after the think
-    /// block, and the reasoning is kept.
+    /// block, and the reasoning is kept: an empty block included, so the result is a reasoning
+    /// parser's split followed by the tool format's own parse of the rest (the servers' way).
     pub fn extract_with(setup: Setup, tools: &Tools, text: &str) -> Extracted {
+        let with_reasoning = setup.reasoning.is_some();
         let mut p = Parser::with(setup, tools);
         let mut events = p.feed(text);
         events.extend(p.finish());
         let mut x = Extracted::from_events(events, p.malformed(), p.truncated());
-        if x.reasoning.is_some() && (x.malformed || (x.truncated && x.calls.is_empty())) {
+        if with_reasoning && (x.malformed || (x.truncated && x.calls.is_empty())) {
             let from = p.machine_from.unwrap_or(0).min(text.len());
             let rest = text.get(from..).unwrap_or_default();
             x.content = (!rest.is_empty()).then(|| rest.to_owned());

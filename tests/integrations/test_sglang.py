@@ -530,6 +530,8 @@ def test_check_reports_the_plugin() -> None:
     assert out["version"] == importlib.metadata.version("sglang")
     assert out["ok"] is True, out["error"]
     assert sorted(out["names"]) == sorted(tp_sglang.PREFIX + f for f in FORMATS)
+    reasoning = tp_sglang.reasoning_formats()
+    assert sorted(out["reasoning_names"]) == sorted(tp_sglang.PREFIX + r for r in reasoning)
 
 
 def test_fallback_main_runs_launch_server(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -677,6 +679,7 @@ def test_check_in_a_fresh_process() -> None:
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["ok"] is True, out
     assert sorted(out["names"]) == sorted(tp_sglang.PREFIX + f for f in FORMATS)
+    assert "toolparse_qwen3" in out["reasoning_names"]
 
 
 def test_format_without_an_sglang_detector(monkeypatch: pytest.MonkeyPatch) -> None:

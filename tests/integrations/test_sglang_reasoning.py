@@ -286,6 +286,43 @@ def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
     ]
 
 
+def fallback_texts(r: str, fmt: str) -> List[Tuple[str, str]]:
+    """Malformed markup, and output cut inside its only call, after a think block (empty or
+    not): the text after the block is content, as the server's two parsers give it."""
+    s = toolparse.spec.REASONING[r]
+    start, end = s.start, s.end
+    bad = corpus.malformed_texts(fmt)
+    cut = corpus.truncated_texts(fmt)[0][0]
+    return [
+        ("empty_block_malformed", f"{start}{end}{bad[0]}"),
+        ("block_malformed", f"{start}plan{end}\n{bad[-1]}"),
+        ("empty_block_cut", f"{start}{end}{cut}"),
+        ("block_cut", f"{start}p{end}{cut}"),
+    ]
+
+
+def one_pass_stream(
+    r: str, fmt: str, backend: str, tools: Any, chunks: List[str], started: Optional[bool] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+    """What a client rebuilds from ``get_parser(F, tools, reasoning=R).stream()`` fed ``chunks``:
+    the one-pass result where streaming cannot take back what it sent (malformed markup)."""
+    stream = toolparse.get_parser(
+        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
+    ).stream()
+    reasoning, content, calls = "", "", []
+    for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
+        if d is None:
+            continue
+        content += d.content or ""
+        reasoning += d.reasoning or ""
+        for tc in d.tool_calls or []:
+            if tc.index == len(calls):
+                calls.append([tc.function.name, tc.function.arguments or ""])
+            else:
+                calls[tc.index][1] += tc.function.arguments or ""
+    return reasoning or None, content or None, [(n, a) for n, a in calls]
+
+
 def tools_of(fmt: str) -> List[Dict[str, Any]]:
     case = corpus.composite_case(fmt)
     return tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
@@ -334,11 +371,30 @@ def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str, context: An
 
 
 @pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_fallback_stream_equals_one_pass(r: str, fmt: str, backend: str, context: Any) -> None:
+    """Malformed or cut markup after a block (an empty one too): the stream is the one-pass
+    machine's stream under every splitting (what was sent stays sent), and the message of a
+    malformed output is the non-streaming one."""
+    serving = context(P + r, P + fmt)
+    request = chat_request(tools_of(fmt))
+    started = started_of(serving, request)
+    for label, text in fallback_texts(r, fmt):
+        whole = one_pass_stream(r, fmt, backend, tools_of(fmt), [text], started)
+        for split, chunks in splittings(text, seed=len(text)).items():
+            got = serve_stream(serving, request, chunks).result()
+            where = f"{r}+{fmt}/{backend} {label} split={split}: {text!r}"
+            assert got == one_pass_stream(r, fmt, backend, tools_of(fmt), chunks, started), where
+            assert got == whole, where
+        if "malformed" in label and not whole[2]:
+            assert whole == expected(r, fmt, backend, text, started), label
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
 def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str, context: Any) -> None:
     serving = context(P + r, P + fmt)
     request = chat_request(tools_of(fmt), stream=False)
     started = started_of(serving, request)
-    for label, text in texts(r, fmt):
+    for label, text in texts(r, fmt) + fallback_texts(r, fmt):
         got = non_stream(serving, request, text)
         assert got == expected(r, fmt, backend, text, started), f"{r}+{fmt} {label}: {text!r}"
 
@@ -379,9 +435,79 @@ def test_force_reasoning_is_the_thinking_switch(backend: str, context: Any) -> N
         [("get_weather", '{"city": "Oslo"}')],
     )
     assert serve_stream(serving, on, [text]).result()[0] == "Hello "
-    # not given at all: the format's default
+    # not given at all (SGLang's /separate_reasoning, its probes): the format's default
     det = tp_sglang.reasoning_detector_class("qwen3", backend)()
     assert det._tp_started is None
+    assert ReasoningParser(model_type=P + "deepseek_v3").detector._tp_started is None
+
+
+def toggle(**fields: Any) -> Any:
+    """SGLang's ``ReasoningToggleConfig`` (its module needs torch): the fields serving reads."""
+    base = {"toggle_param": None, "default_enabled": None, "special_case": None}
+    return types.SimpleNamespace(**{**base, **fields, "effort_kwarg": None})
+
+
+def _server_state(monkeypatch: pytest.MonkeyPatch, serving: Serving) -> None:
+    """What a running SGLang server holds: its template manager in the HTTP server's state."""
+    state = types.SimpleNamespace(template_manager=serving.template_manager)
+    module = sys.modules.get("sglang.srt.entrypoints.http_server")
+    if module is not None:
+        monkeypatch.setattr(module, "_global_state", state, raising=False)
+    else:
+        stand_in = types.SimpleNamespace(_global_state=state)
+        monkeypatch.setitem(sys.modules, "sglang.srt.entrypoints.http_server", stand_in)
+
+
+def test_force_reasoning_false_without_a_switch_is_the_format_default(
+    backend: str, context: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What SGLang can tell is honoured, otherwise the format's default (README "Reasoning with
+    vLLM/SGLang"). Through SGLang's ``_get_reasoning_from_request`` with the template toggle its
+    template detection would find: a toggle read (the request's or the template's default)
+    gives False = thinking off; a template with no toggle SGLang understands for this parser
+    (here a Hunyuan effort template) gives False without a switch: qwen3's default applies (the
+    prompt opened the block), so the text before the call is reasoning; a template that opens
+    the block gives True."""
+    serving = context(P + "qwen3", P + "hermes")
+    _server_state(monkeypatch, serving)
+    one = call_text("hermes", [("get_weather", {"city": "Oslo"})])
+    text = f"Hello {one}"
+    call = [("get_weather", '{"city": "Oslo"}')]
+    tools = tools_of("hermes")
+    toggle_on = toggle(toggle_param="enable_thinking", default_enabled=True)
+    toggle_off = toggle(toggle_param="thinking", default_enabled=False)
+    effort = toggle(special_case="hunyuan_effort")
+    cases = [
+        # (template config, template forces, chat_template_kwargs, reasoning)
+        (toggle_on, False, {"enable_thinking": False}, None),
+        (toggle_on, False, None, "Hello "),
+        (toggle_off, False, None, None),
+        (toggle_off, False, {"thinking": True}, "Hello "),
+        (effort, False, None, "Hello "),  # SGLang cannot tell: qwen3 starts inside
+        (None, True, {"enable_thinking": False}, "Hello "),  # the template opens the block
+    ]
+    for config, forces, kwargs, reasoning in cases:
+        serving.template_manager = types.SimpleNamespace(
+            force_reasoning=forces, reasoning_config=config
+        )
+        _server_state(monkeypatch, serving)
+        for stream in (True, False):
+            request = chat_request(tools, stream=stream, chat_template_kwargs=kwargs)
+            content = None if reasoning else "Hello "
+            want = (reasoning, content, call)
+            if stream:
+                got = serve_stream(serving, request, list(text)).result()
+            else:
+                got = non_stream(serving, request, text)
+            assert got == want, (config, forces, kwargs, stream)
+    # deepseek_r1 (starts inside by default) under a template SGLang cannot read: its default
+    context(P + "deepseek_r1", P + "deepseek_v3")
+    serving = Serving(P + "deepseek_r1", P + "deepseek_v3")
+    serving.template_manager = types.SimpleNamespace(force_reasoning=False, reasoning_config=effort)
+    _server_state(monkeypatch, serving)
+    request = chat_request(tools_of("deepseek_v3"), stream=False)
+    assert started_of(serving, request) is False
+    assert non_stream(serving, request, "plan</think>answer") == ("plan", "answer", [])
 
 
 def test_call_in_unclosed_block_is_not_lost(backend: str, context: Any) -> None:

@@ -220,6 +220,8 @@ def test_check_reports_the_entry_point() -> None:
     assert out["server"] == "vllm" and out["installed"] and out["version"]
     assert out["ok"], out["error"]
     assert sorted(out["names"]) == sorted(tp_vllm.PREFIX + f for f in FORMATS)
+    reasoning = toolparse.list_reasoning_formats(aliases=True)
+    assert sorted(out["reasoning_names"]) == sorted(tp_vllm.PREFIX + r for r in reasoning)
 
 
 # ==================================================================================================

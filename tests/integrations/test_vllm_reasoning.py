@@ -101,6 +101,43 @@ def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
     ]
 
 
+def fallback_texts(r: str, fmt: str) -> List[Tuple[str, str]]:
+    """Malformed markup, and output cut inside its only call, after a think block (empty or
+    not): the text after the block is content, as the server's two parsers give it."""
+    s = toolparse.spec.REASONING[r]
+    start, end = s.start, s.end
+    bad = corpus.malformed_texts(fmt)
+    cut = corpus.truncated_texts(fmt)[0][0]
+    return [
+        ("empty_block_malformed", f"{start}{end}{bad[0]}"),
+        ("block_malformed", f"{start}plan{end}\n{bad[-1]}"),
+        ("empty_block_cut", f"{start}{end}{cut}"),
+        ("block_cut", f"{start}p{end}{cut}"),
+    ]
+
+
+def one_pass_stream(
+    r: str, fmt: str, backend: str, tools: Any, chunks: List[str], started: Optional[bool] = None
+) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
+    """What a client rebuilds from ``get_parser(F, tools, reasoning=R).stream()`` fed ``chunks``:
+    the one-pass result where streaming cannot take back what it sent (malformed markup)."""
+    stream = toolparse.get_parser(
+        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
+    ).stream()
+    reasoning, content, calls = "", "", []
+    for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
+        if d is None:
+            continue
+        content += d.content or ""
+        reasoning += d.reasoning or ""
+        for tc in d.tool_calls or []:
+            if tc.index == len(calls):
+                calls.append([tc.function.name, tc.function.arguments or ""])
+            else:
+                calls[tc.index][1] += tc.function.arguments or ""
+    return reasoning or None, content or None, [(n, a) for n, a in calls]
+
+
 def expected(
     r: str, fmt: str, backend: str, text: str, tools: Any, started: Optional[bool] = None
 ) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
@@ -268,9 +305,27 @@ def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
 
 
 @pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
+def test_pair_fallback_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
+    """Malformed or cut markup after a block (an empty one too): the stream is the one-pass
+    machine's stream under every splitting (what was sent stays sent), and the message of a
+    malformed output is the non-streaming one."""
+    case = corpus.composite_case(fmt)
+    tools = tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
+    for label, text in fallback_texts(r, fmt):
+        whole = one_pass_stream(r, fmt, backend, tools, [text])
+        for split, chunks in splittings(text, seed=len(text)).items():
+            client, _, _ = serve_stream(r, fmt, tools, chunks)
+            where = f"{r}+{fmt}/{backend} {label} split={split}: {text!r}"
+            assert client.result() == one_pass_stream(r, fmt, backend, tools, chunks), where
+            assert client.result() == whole, where
+        if "malformed" in label and not whole[2]:
+            assert whole == expected(r, fmt, backend, text, tools), label
+
+
+@pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
 def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
     cls = composed(r, fmt)
-    for label, text in texts(r, fmt):
+    for label, text in texts(r, fmt) + fallback_texts(r, fmt):
         tools = tools_for(
             [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
             corpus.composite_case(fmt).tools,
@@ -368,6 +423,154 @@ def test_engine_core_checks_on_token_ids() -> None:
     ids.end_seq = [5, 6, 7]
     assert rsn.end_in_delta(ids, [0, 5, 6, 7], [7]) is True
     assert rsn.end_in_delta(ids, [5, 6, 7, 0], [0]) is False
+
+
+# A richer vocabulary: call starts, whitespace, text and a start marker of two tokens (gemma4's
+# "<|channel>thought\n"); decode gives each token's text ("x" for the unknown token).
+VOCAB2 = {
+    **VOCAB,
+    "<tool_call>": 20,
+    "<｜tool▁calls▁begin｜>": 21,
+    "[TOOL_CALLS]": 22,
+    "\n": 30,
+    "a": 31,
+    "b": 32,
+    "<|channel>": 33,
+    "thought\n": 34,
+    "<channel|>": 35,
+}
+TEXT_OF = {i: t for t, i in VOCAB2.items()}
+TEXT_OF[0] = "x"
+
+
+class Tokenizer2(Tokenizer):
+    def get_vocab(self) -> Dict[str, int]:
+        return dict(VOCAB2)
+
+    def decode(self, ids: Any, **_: Any) -> str:
+        return "".join(TEXT_OF.get(i, "x") for i in ids)
+
+
+TOKENIZER2 = Tokenizer2()
+
+
+def ids2(*parts: str) -> List[int]:
+    return [VOCAB2.get(p, 0) for p in parts]
+
+
+class OnlyTheTail(list):  # type: ignore[type-arg]
+    """all_token_ids that fail if anything but a short slice of their end is read."""
+
+    def __iter__(self) -> Any:
+        raise AssertionError("all_token_ids re-scanned")
+
+    def __getitem__(self, key: Any) -> Any:
+        if not isinstance(key, slice) or key.start is None or key.start > 0 or key.start < -8:
+            raise AssertionError(f"all_token_ids read at {key!r}")
+        return super().__getitem__(key)
+
+
+def test_engine_core_call_start_ends_an_open_block() -> None:
+    """The engine core's per-step check follows the machine: a call start that ends an open
+    block ends reasoning there (built alone, the reasoning format's own call starts; paired, the
+    tool format's), a start marker inside does not; only the step's ids are read."""
+    for r, call in [("qwen3", "<tool_call>"), ("deepseek_r1", "<｜tool▁calls▁begin｜>")]:
+        core = tp_vllm.reasoning_parser_class(r)(tokenizer=TOKENIZER2, chat_template_kwargs={})
+        big = OnlyTheTail([0] * 10_000)
+        assert core.is_reasoning_end_streaming(big, ids2("a", call)) is True
+        assert core.is_reasoning_end_streaming(big, ids2("a", "</think>")) is True
+        assert core.is_reasoning_end_streaming(big, ids2("a", "<think>", "b")) is False
+        assert core.is_reasoning_end_streaming(big, ids2("[TOOL_CALLS]")) is False
+    m = tp_vllm.reasoning_parser_class("mistral")(tokenizer=TOKENIZER2)
+    assert m.is_reasoning_end_streaming([0], ids2("[TOOL_CALLS]")) is True
+    # the prompt's last turn: a call start after the opened block ended it
+    core = tp_vllm.reasoning_parser_class("qwen3")(tokenizer=TOKENIZER2, chat_template_kwargs={})
+    assert core.is_reasoning_end(ids2("<|im_start|>", "<think>", "a")) is False
+    assert core.is_reasoning_end(ids2("<|im_start|>", "<think>", "a", "<tool_call>", "b")) is True
+    assert core.is_reasoning_end(ids2("<think>", "<tool_call>", "<|im_start|>", "a")) is False
+    # paired (vLLM's frontend): the tool format's call start
+    parser = composed("deepseek_r1", "hermes")(
+        TOKENIZER2, None, chat_template_kwargs=None, model_config=None
+    )
+    reasoner = parser._reasoning_parser
+    assert reasoner.is_reasoning_end_streaming([0], ids2("<tool_call>")) is True
+    assert reasoner.is_reasoning_end_streaming([0], ids2("<｜tool▁calls▁begin｜>")) is False
+
+
+TOKENS = ["<think>", "</think>", "<tool_call>", "a", "b", "x"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(toks=st.lists(st.sampled_from(TOKENS), max_size=12), fmt=st.sampled_from([None, "hermes"]))
+def test_token_checks_agree_with_the_machine(toks: List[str], fmt: Optional[str]) -> None:
+    """Per decode step (one token each), the first step ``is_reasoning_end_streaming`` reports
+    is the token at which qwen3's machine (the prompt opened the block) hands the text over, and
+    ``count_reasoning_tokens`` counts the tokens of the reasoning it emits."""
+    ids = ids2(*toks)
+    core = tp_vllm.reasoning_parser_class("qwen3")(tokenizer=TOKENIZER2, chat_template_kwargs={})
+    first = next(
+        (
+            j
+            for j in range(len(ids))
+            if core.is_reasoning_end_streaming(ids[: j + 1], ids[j : j + 1])
+        ),
+        None,
+    )
+    text = "".join(TEXT_OF[i] for i in ids)
+    stream = toolparse.get_parser(fmt, reasoning="qwen3", reasoning_started=True).stream()
+    offsets, reasoning = [0], ""
+    for i in ids:
+        offsets.append(offsets[-1] + len(TEXT_OF[i]))
+    for c in [TEXT_OF[i] for i in ids]:
+        d = stream.feed(c)
+        reasoning += (d.reasoning or "") if d else ""
+    at = stream.machine_from
+    d = stream.finish()
+    reasoning += (d.reasoning or "") if d else ""
+    if first is None:
+        assert at is None, text
+    else:
+        assert at in (offsets[first], offsets[first + 1]), (text, first, at)
+    counted = core.count_reasoning_tokens(tuple(ids))
+    inside = [i for i in ids[: len(ids) if first is None else first] if TEXT_OF[i] != "<think>"]
+    assert counted == len(inside)
+    assert reasoning == "".join(TEXT_OF[i] for i in inside)
+
+
+def test_count_reasoning_tokens() -> None:
+    """vLLM's ``Parser.count_reasoning_tokens`` (the usage's ``reasoning_tokens``) through the
+    composed parser: the tokens inside the block, markers excluded, by the machine's rules."""
+    parser = composed("qwen3", "hermes")(
+        TOKENIZER2, None, chat_template_kwargs=None, model_config=None
+    )
+    parser.set_prompt_token_ids(ids2("<|im_start|>", "a"))
+    count = parser.count_reasoning_tokens
+    assert count(tuple(ids2("<think>", "a", "b", "</think>", "x"))) == 2  # started: qwen3's default
+    assert count(tuple(ids2("a", "b", "<tool_call>", "x", "</think>"))) == 2  # a call start ends
+    assert count(tuple(ids2("a", "b"))) == 2  # never closed
+    # grown one delta at a time, as vLLM passes it, equals counting afresh; another sequence resets
+    ids = ids2("a", "<think>", "b", "x", "</think>", "a", "a")
+    assert [count(tuple(ids[:n])) for n in range(len(ids) + 1)] == [0, 1, 1, 2, 3, 3, 3, 3]
+    assert count(tuple(ids2("b", "</think>"))) == 1
+    # thinking off: outside a block, one opens only at the beginning (after whitespace)
+    off = composed("qwen3", "hermes")(
+        TOKENIZER2, None, chat_template_kwargs={"enable_thinking": False}, model_config=None
+    )
+    assert off.count_reasoning_tokens(tuple(ids2("a", "<think>", "b", "</think>"))) == 0
+    v3 = composed("deepseek_v3", "deepseek_v3")(
+        TOKENIZER2, None, chat_template_kwargs=None, model_config=None
+    )
+    assert v3.count_reasoning_tokens(tuple(ids2("\n", "<think>", "a", "b", "</think>", "x"))) == 2
+    # a start marker of two tokens (gemma4's), told by decoding the first tokens only
+    g = tp_vllm.reasoning_parser_class("gemma4")(tokenizer=TOKENIZER2)
+    assert g.count_reasoning_tokens(ids2("<|channel>", "thought\n", "a", "b", "<channel|>")) == 2
+    for toks in [("<|channel>", "a", "b", "<channel|>"), ("x", "<|channel>", "a", "<channel|>")]:
+        text = "".join(toks)
+        info = toolparse.get_parser(None, reasoning="gemma4").extract_tool_calls(text)
+        assert g.count_reasoning_tokens(ids2(*toks)) == len(info.reasoning or "")  # 1 char/token
+    # harmony reasons in channels: not counted from ids
+    h = tp_vllm.reasoning_parser_class("openai_gptoss")(tokenizer=TOKENIZER2)
+    assert h.count_reasoning_tokens(ids2("a", "b")) == 0
 
 
 def test_tool_choice_required_reads_the_raw_rest(backend: str) -> None:

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from toolparse import spec as _spec
 
 PREFIX = "toolparse_"
+
+# The most whitespace before a start marker at the beginning of the output (rust/reasoning.rs).
+LEAD_CAP = 64
 
 
 def formats(aliases: bool = True) -> List[str]:
@@ -133,7 +136,9 @@ def raw_rest(parser: Any, text: str) -> str:
 # --------------------------------------------------------------------------------------------------
 class MarkerIds:
     """A tokenizer's ids for a reasoning format's markers (each a single token, or None), its
-    other special tokens (turn boundaries), and the end marker's token sequence."""
+    other special tokens (turn boundaries), the end marker's token sequence, and the single-token
+    call-start markers that end an open block (per paired tool format, as the front scans for
+    them: :meth:`toolparse.spec.ReasoningSpec.scan`)."""
 
     def __init__(self, tokenizer: Any, reasoning: str) -> None:
         rspec = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
@@ -144,18 +149,51 @@ class MarkerIds:
             vocab = {}
         self.start: Optional[int] = vocab.get(rspec.start) if rspec.start else None
         self.end: Optional[int] = vocab.get(rspec.end) if rspec.end else None
+        self.starts: FrozenSet[int] = _ids_of(vocab, rspec.starts)
+        self.ends: FrozenSet[int] = _ids_of(vocab, rspec.ends)
         self.end_seq: List[int] = [self.end] if self.end is not None else []
         if not self.end_seq and rspec.end and tokenizer is not None:
             try:
                 self.end_seq = list(tokenizer.encode(rspec.end, add_special_tokens=False))
             except Exception:  # noqa: BLE001
                 self.end_seq = []
-        markers = {i for i in (self.start, self.end) if i is not None}
+        markers = self.starts | self.ends
+        # call starts: None (no tool format: the reasoning format's own) and each tool format
+        self._calls: Dict[Optional[str], FrozenSet[int]] = {}
+        self._stops: Dict[Optional[str], FrozenSet[int]] = {}  # ends | calls, per tool format
+        fmts: List[Optional[str]] = [None, *_spec.list_formats()]
+        for fmt in fmts:
+            scan = rspec.scan(_spec.SPECS[fmt] if fmt is not None else None)
+            ids = _ids_of(vocab, [m for m in scan if m not in rspec.starts + rspec.ends])
+            self._calls[fmt] = ids
+            markers |= ids
+        self.starts_text: Tuple[str, ...] = tuple(m for m in rspec.starts if m)
         try:
             special = set(getattr(tokenizer, "all_special_ids", None) or ())
         except Exception:  # noqa: BLE001
             special = set()
         self.boundaries = frozenset(special - markers)
+
+    def calls(self, tool_format: Optional[str]) -> FrozenSet[int]:
+        """The single-token call starts that end an open block with ``tool_format`` paired
+        (None: the reasoning format's own call starts)."""
+        if tool_format is not None and tool_format not in self._calls:
+            try:
+                tool_format = _spec.canonical(tool_format)
+            except (TypeError, ValueError):
+                tool_format = None
+        return self._calls.get(tool_format, self._calls[None])
+
+    def stops(self, tool_format: Optional[str]) -> FrozenSet[int]:
+        """The single tokens that end an open block: end markers and :meth:`calls`."""
+        out = self._stops.get(tool_format)
+        if out is None:
+            out = self._stops[tool_format] = self.ends | self.calls(tool_format)
+        return out
+
+
+def _ids_of(vocab: Mapping[str, int], markers: Iterable[str]) -> FrozenSet[int]:
+    return frozenset(i for m in markers if m and (i := vocab.get(m)) is not None)
 
 
 _IDS: Dict[int, Any] = {}
@@ -183,21 +221,28 @@ def marker_ids(tokenizer: Any, reasoning: str) -> MarkerIds:
     return ids
 
 
-def prompt_verdict(ids: MarkerIds, prompt_ids: Optional[Sequence[int]]) -> Optional[bool]:
+def prompt_verdict(
+    ids: MarkerIds, prompt_ids: Optional[Sequence[int]], tool_format: Optional[str] = None
+) -> Optional[bool]:
     """True when the prompt's last turn opened the think block (a start marker after the last
-    turn boundary with no end marker after it), False when it closed one (thinking switched off
-    by the template), None when the last turn has neither. Scans back from the end, stopping at
-    the first special token that is not a reasoning marker."""
+    turn boundary with no end marker, and no call start that ends the block, after it), False
+    when it closed one (thinking switched off by the template, or a call start ended it), None
+    when the last turn has neither. Scans back from the end, stopping at the first special token
+    that is not a reasoning or call-start marker."""
     if not prompt_ids:
         return None
-    start, end, bounds = ids.start, ids.end, ids.boundaries
+    starts, ends, bounds = ids.starts, ids.ends, ids.boundaries
+    calls = ids.calls(tool_format)
+    called = False
     for i in range(len(prompt_ids) - 1, -1, -1):
         t = prompt_ids[i]
-        if t == end and end is not None:
+        if t in ends:
             return False
-        if t == start and start is not None:
-            return True
-        if t in bounds:
+        if t in calls:
+            called = True
+        elif t in starts:
+            return not called
+        elif t in bounds:
             return None
     return None
 
@@ -214,19 +259,155 @@ def kwargs_verdict(chat_template_kwargs: Optional[Mapping[str, Any]]) -> Optiona
     return None
 
 
-def end_in_delta(ids: MarkerIds, input_ids: Sequence[int], delta_ids: Iterable[int]) -> bool:
-    """Whether the end marker's tokens end within the last decode step's ``delta_ids`` (the tail
-    of ``input_ids``); looks at ``len(delta) + len(marker) - 1`` ids only."""
-    seq = ids.end_seq
-    if not seq:
-        return False
+def end_in_delta(
+    ids: MarkerIds,
+    input_ids: Sequence[int],
+    delta_ids: Iterable[int],
+    tool_format: Optional[str] = None,
+) -> bool:
+    """Whether an open think block ends within the last decode step's ``delta_ids`` (the tail
+    of ``input_ids``): an end marker (its tokens ending in the step), or a single-token call
+    start that ends an open block (the machine's rule). Looks at the delta, plus
+    ``len(marker) - 1`` ids before it for a multi-token end marker: never at the rest."""
     delta = delta_ids if isinstance(delta_ids, (list, tuple)) else list(delta_ids)
-    if len(seq) == 1:
-        return seq[0] in delta
+    stops = ids.stops(tool_format)
+    if stops and not stops.isdisjoint(delta):
+        return True
+    seq = ids.end_seq
+    if len(seq) < 2:
+        return False
     n = len(delta) + len(seq) - 1
     window = list(input_ids[-n:]) if n > 0 else []
     k = len(seq)
     return any(window[i : i + k] == seq for i in range(0, max(0, len(window) - k + 1)))
+
+
+class ReasoningTokens:
+    """Counts the reasoning tokens of a stream's generated ids by the front's rules where token
+    ids tell them: starting inside the block (``started``) or, outside, after optional
+    whitespace a start marker opens it; inside, every token is reasoning but start markers (with
+    the tokens that continue one into a longer start marker: gemma4's ``<|channel>`` then
+    ``thought\n``, told with ``decode``); an end marker or a call start (``calls``) ends the
+    block, which never reopens. Markers are not counted. Resumes where the last call stopped
+    when the ids extend the ones it read (servers pass the whole sequence per delta; one C-level
+    comparison tells), so Python looks at each id of a stream once, and not at all after the
+    block ended."""
+
+    BEFORE, INSIDE, AFTER = 0, 1, 2
+
+    def __init__(
+        self, ids: MarkerIds, started: bool, calls: FrozenSet[int], decode: Any = None
+    ) -> None:
+        self._ids = ids
+        self._started = started
+        self._calls = calls
+        self._decode = decode
+        self._longer = len(ids.starts_text) > 1  # a start marker may continue into another
+        self._stops = ids.ends | calls
+        self.key: Any = None  # what the owner built it for
+        self._reset()
+
+    def _reset(self) -> None:
+        self.state = self.INSIDE if self._started else self.BEFORE
+        self.count = 0
+        self._pos = 0
+        self._seen: Tuple[int, ...] = ()  # the ids read so far
+        self._lead = ""  # text decoded before the block while it may still open one
+        self._opening: Optional[str] = None  # a start marker that a longer one may continue
+
+    def _text(self, t: int) -> str:
+        if self._decode is None:
+            return ""
+        try:
+            return str(self._decode(t) or "")
+        except Exception:  # noqa: BLE001 - cannot tell
+            return ""
+
+    def __call__(self, token_ids: Sequence[int]) -> int:
+        if not isinstance(token_ids, tuple):
+            token_ids = tuple(token_ids)
+        n = len(token_ids)
+        if n < self._pos or token_ids[: self._pos] != self._seen:
+            self._reset()  # not the ids read so far: count afresh
+        if self.state == self.AFTER:
+            return self.count
+        i = self._pos
+        ids, seq = self._ids, self._ids.end_seq
+        k = len(seq)
+        stops, starts = self._stops, ids.starts
+        while i < n and self.state != self.AFTER:
+            if self.state == self.INSIDE and self._opening is None and k < 2:
+                # the common run: reasoning tokens up to a marker (no per-token attributes)
+                count, j = self.count, i
+                while j < n:
+                    t = token_ids[j]
+                    if t in stops or t in starts:
+                        break
+                    count += 1
+                    j += 1
+                self.count, i = count, j
+                if i == n:
+                    break
+            t = token_ids[i]
+            if self.state == self.BEFORE:
+                self._before(t)
+            elif self._opening is not None and self._continues(t):
+                pass
+            elif t in ids.ends or t in self._calls:
+                self.state = self.AFTER
+            elif t in ids.starts:
+                self._opened(self._text(t) if self._longer else "")
+            else:
+                self.count += 1
+                if k > 1 and t == seq[-1] and i + 1 >= k:
+                    if list(token_ids[i + 1 - k : i + 1]) == seq:  # a multi-token end marker
+                        self.count = max(0, self.count - k)
+                        self.state = self.AFTER
+            i += 1
+        if i > self._pos:
+            self._pos = i
+            self._seen = token_ids[:i]
+        return self.count
+
+    def _opened(self, marker: str) -> None:
+        """A start marker (``marker``: its text, "" when no longer one exists) was read."""
+        self.state = self.INSIDE
+        longer = marker and any(
+            len(m) > len(marker) and m.startswith(marker) for m in self._ids.starts_text
+        )
+        self._opening = marker if longer else None
+
+    def _continues(self, t: int) -> bool:
+        """Whether token ``t`` continues the start marker just read into a longer one."""
+        opening = self._opening or ""
+        self._opening = None
+        text = self._text(t)
+        cand = opening + text
+        if not text or not any(
+            len(m) > len(opening) and m.startswith(cand) for m in self._ids.starts_text
+        ):
+            return False
+        self._opened(cand)
+        return True
+
+    def _before(self, t: int) -> None:
+        if t in self._ids.starts:
+            self._opened(self._text(t) if self._longer else "")
+            return
+        text = self._text(t)
+        full = self._lead + text
+        lead = full.lstrip()
+        ws = len(full.encode("utf-8", "replace")) - len(lead.encode("utf-8", "replace"))
+        if text and ws <= LEAD_CAP:
+            if not lead:  # whitespace before the block
+                self._lead = full
+                return
+            if any(m.startswith(lead) for m in self._ids.starts_text):
+                self._lead = full
+                if lead in self._ids.starts_text:
+                    self._opened(lead)
+                return
+        self.state = self.AFTER
 
 
 # --------------------------------------------------------------------------------------------------

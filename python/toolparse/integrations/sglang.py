@@ -25,7 +25,7 @@ import logging
 import os
 import runpy
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from pydantic import BaseModel
 
@@ -395,6 +395,50 @@ def _serving_parsers() -> Dict[str, Optional[str]]:
         return {}
 
 
+def _template_reasoning_config() -> Tuple[bool, Any]:
+    """(known, config): the reasoning toggle SGLang's template detection found for the served
+    chat template (``TemplateManager.reasoning_config``, None when it found none), read from the
+    HTTP server's global state when the server has one; (False, None) otherwise."""
+    server = sys.modules.get("sglang.srt.entrypoints.http_server")
+    try:
+        manager = getattr(getattr(server, "_global_state", None), "template_manager", None)
+        if manager is None:
+            return False, None
+        return True, manager.reasoning_config
+    except Exception:  # noqa: BLE001 - another SGLang: nothing known
+        return False, None
+
+
+def started_of(force_reasoning: Optional[bool]) -> Optional[bool]:
+    """``reasoning_started`` for SGLang's ``force_reasoning``, which its serving computes per
+    request as "the chat template opens the block, or the request's thinking switch is on"
+    (``template_manager.force_reasoning or _get_reasoning_from_request``).
+
+    True: the output starts inside reasoning. False: thinking is off where SGLang read a switch
+    (with no toggle detected in the template, SGLang reads the request's ``enable_thinking``
+    for a format that starts inside reasoning by default, ``thinking`` otherwise: the
+    detector's ``reasoning_default``; a detected toggle, or Mistral's ``reasoning_effort``);
+    then a block opens only at a start marker that begins the output. A False SGLang computed
+    without a switch (a detected template with no toggle: SGLang cannot tell) and a missing
+    ``force_reasoning`` (no request: ``/separate_reasoning``, probes) give None: the format's
+    default."""
+    if force_reasoning is None:
+        return None
+    if force_reasoning:
+        return True
+    known, config = _template_reasoning_config()
+    if not known or config is None:
+        return False  # SGLang read the request through the detector's reasoning_default
+    if getattr(config, "special_case", None) == "mistral":
+        return False
+    if (
+        getattr(config, "toggle_param", None)
+        and getattr(config, "default_enabled", None) is not None
+    ):
+        return False
+    return None
+
+
 class _ToolparseReasoningDetector:
     """What every ``toolparse_R`` reasoning detector adds to SGLang's base detector: the think
     block of toolparse's one-pass machine for R paired with the server's tool parser.
@@ -405,10 +449,11 @@ class _ToolparseReasoningDetector:
     does (F's call starts inside an open block included); otherwise at R's own call starts. The
     reasoning is the machine's; the normal text is the raw rest after the block, unchanged, which
     ``toolparse_F`` then parses from the state the one-pass machine's tool side starts in.
-    ``force_reasoning`` (SGLang's only thinking switch) True: the output starts inside
-    reasoning; False: a block opens only at a start marker that begins the output; not given:
-    the format's default. Harmony (no front): the reasoning is its analysis channel; the normal
-    text is the raw text for ``toolparse_openai``, the machine's content otherwise."""
+    Thinking on/off reaches the detector only as ``force_reasoning`` (see :func:`started_of`):
+    True, the output starts inside reasoning; False read from a thinking switch, a block opens
+    only at a start marker that begins the output; otherwise the format's default. Harmony (no
+    front): the reasoning is its analysis channel; the normal text is the raw text for
+    ``toolparse_openai``, the machine's content otherwise."""
 
     toolparse_reasoning = ""
     toolparse_backend = "rust"
@@ -434,9 +479,7 @@ class _ToolparseReasoningDetector:
             force_nonempty_content=force_nonempty_content,
             reasoning_default="enable_thinking" if rspec.started else "explicit_thinking",
         )
-        self._tp_started: Optional[bool] = (
-            None if force_reasoning is None else bool(force_reasoning)
-        )
+        self._tp_started: Optional[bool] = started_of(force_reasoning)
         tool = _rsn.tool_format_of(_serving_parsers().get("tool"))
         self._tp_tool = tool if _rsn.pairs(self.toolparse_reasoning, tool) else None
         self._tp_transparent = _rsn.transparent(self.toolparse_reasoning)
@@ -604,13 +647,15 @@ def _allowlist() -> Optional[set]:
 def check() -> Dict[str, Any]:
     """Whether SGLang is installed, its version, whether toolparse's entry point loads there
     through SGLang's own ``load_plugins()``, and the ``toolparse_*`` names ``--tool-call-parser``
-    then accepts; ``error`` says in one line why not."""
+    (``names``) and ``--reasoning-parser`` (``reasoning_names``) then accept; ``error`` says in
+    one line why not."""
     out: Dict[str, Any] = {
         "server": "sglang",
         "installed": False,
         "version": None,
         "ok": False,
         "names": [],
+        "reasoning_names": [],
         "error": None,
     }
     try:
@@ -661,6 +706,15 @@ def check() -> Dict[str, Any]:
     names = [n for n in enum if n.startswith(PREFIX)]
     out["names"] = names
     missing = [PREFIX + f for f in formats() if PREFIX + f not in enum]
+    try:
+        rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
+        dmap = rp.ReasoningParser.DetectorMap
+    except Exception as exc:  # noqa: BLE001 - reported, one line
+        out["error"] = f"importing SGLang's reasoning parsers failed: {type(exc).__name__}: {exc}"
+        out["error"] = out["error"].replace("\n", " ")
+        return out
+    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX)]
+    missing += [PREFIX + r for r in reasoning_formats() if PREFIX + r not in dmap]
     if missing:
         out["error"] = (
             f"SGLang's load_plugins() did not register {', '.join(missing)} (see SGLang's log)"

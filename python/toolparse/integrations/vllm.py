@@ -480,6 +480,7 @@ def _reasoning_base() -> Any:
             self._ended = False
             self._finished = False
             self._used = False  # parsed something: too late to pair
+            self._counter: Any = None  # count_reasoning_tokens' state
             if "model_config" in kwargs:
                 # Built by vLLM's Parser, which builds its tool parser next, in this thread.
                 _rsn.leave(self)
@@ -511,11 +512,13 @@ def _reasoning_base() -> Any:
             return self._started_for(self._prompt)
 
         def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-            """On the prompt: whether the output starts after reasoning (thinking off)."""
+            """On the prompt: whether the output starts after reasoning (thinking off, or the
+            last turn's block ended, by its end marker or a call start)."""
             if _rsn.transparent(self.toolparse_reasoning):
                 return False
             try:
-                started = self._started_for(_rsn.prompt_verdict(self._ids, input_ids))
+                verdict = _rsn.prompt_verdict(self._ids, input_ids, self._tool_format())
+                started = self._started_for(verdict)
             except Exception:  # noqa: BLE001 - never raise into the serving loop
                 started = None
             if started is None:
@@ -523,13 +526,43 @@ def _reasoning_base() -> Any:
             return not started
 
         def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
-            """Per decode step in the engine core: the end marker's tokens ended in this step.
-            (A tool-call start that ends an open block is not reported here: the grammar would
-            start after that token.)"""
+            """Per decode step in the engine core: the open block ended in this step, at the
+            end marker's tokens or at a single-token call start that ends a block (the paired
+            tool format's; built alone, as the engine core builds it, the reasoning format's
+            own). Looks at ``delta_ids`` only (and the end marker's length before them)."""
             try:
-                return _rsn.end_in_delta(self._ids, input_ids, delta_ids)
+                return _rsn.end_in_delta(self._ids, input_ids, delta_ids, self._tool_format())
             except Exception:  # noqa: BLE001
                 return False
+
+        def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+            """The generated tokens inside the think block, markers excluded, by the front's
+            rules as token ids tell them (see :class:`toolparse.integrations.reasoning.
+            ReasoningTokens`); resumes from the last call when ``token_ids`` extends the ids it
+            saw, as vLLM passes the whole sequence per delta. 0 for harmony (its channels) and
+            formats without reasoning (``content_prefix``)."""
+            rspec = _spec.REASONING[self.toolparse_reasoning]
+            if _rsn.transparent(self.toolparse_reasoning) or rspec.content_prefix:
+                return 0
+            try:
+                started = self.started
+                if started is None:
+                    started = _rsn.default_started(self.toolparse_reasoning)
+                calls = self._ids.calls(self._tool_format())
+                counter = self._counter
+                if counter is None or counter.key != (started, calls):
+                    counter = _rsn.ReasoningTokens(self._ids, started, calls, self._decode_one)
+                    counter.key = (started, calls)
+                    self._counter = counter
+                return int(counter(token_ids))
+            except Exception:  # noqa: BLE001 - never raise into the serving loop
+                logger.exception(
+                    "toolparse_%s: counting reasoning tokens", self.toolparse_reasoning
+                )
+                return 0
+
+        def _decode_one(self, token_id: int) -> str:
+            return str(self.model_tokenizer.decode([token_id]))
 
         def extract_content_ids(self, input_ids: List[int]) -> List[int]:
             end = self._ids.end
@@ -539,7 +572,7 @@ def _reasoning_base() -> Any:
 
         def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
             try:
-                self._prompt = _rsn.prompt_verdict(self._ids, prompt_token_ids)
+                self._prompt = _rsn.prompt_verdict(self._ids, prompt_token_ids, self._tool_format())
             except Exception:  # noqa: BLE001
                 self._prompt = None
 
@@ -766,13 +799,15 @@ def register_reasoning() -> List[str]:
 def check() -> Dict[str, Any]:
     """Whether vLLM is installed beside toolparse, and whether toolparse's entry point loads there
     through vLLM's own plugin loader: ``{"server", "installed", "version", "ok", "names",
-    "error"}``."""
+    "reasoning_names", "error"}`` (``names``: ``--tool-call-parser``; ``reasoning_names``:
+    ``--reasoning-parser``)."""
     out: Dict[str, Any] = {
         "server": "vllm",
         "installed": False,
         "version": None,
         "ok": False,
         "names": [],
+        "reasoning_names": [],
         "error": None,
     }
     if importlib.util.find_spec("vllm") is None:
@@ -801,9 +836,17 @@ def check() -> Dict[str, Any]:
         registered = set(ToolParserManager.list_registered())
         out["names"] = [PREFIX + f for f in formats() if PREFIX + f in registered]
         missing = [PREFIX + f for f in formats() if PREFIX + f not in registered]
+        from vllm.reasoning import ReasoningParserManager
+
+        reasoners = set(ReasoningParserManager.list_registered())
+        out["reasoning_names"] = [
+            PREFIX + r for r in reasoning_formats() if PREFIX + r in reasoners
+        ]
+        missing += [PREFIX + r for r in reasoning_formats() if PREFIX + r not in reasoners]
         if missing:
             raise RuntimeError(f"not registered: {', '.join(missing)}")
         ToolParserManager.get_tool_parser(PREFIX + formats()[0])
+        ReasoningParserManager.get_reasoning_parser(PREFIX + reasoning_formats()[0])
         out["ok"] = True
     except Exception as e:  # report in one line, never raise
         out["error"] = f"{type(e).__name__}: {e}".splitlines()[0]

@@ -354,8 +354,8 @@ def extract(
     schemas: Optional[SchemaTrees] = None,
 ) -> Extracted:
     """Non-streaming: the same machine fed the whole text at once. With a reasoning format, the
-    fallback content of malformed or truncated markup is the text after the think block, and the
-    reasoning is kept (as ``Parser::extract_with``)."""
+    fallback content of malformed or truncated markup is the text after the think block (an
+    empty block included), and the reasoning is kept (as ``Parser::extract_with``)."""
     if not isinstance(text, str):
         raise TypeError(f"argument 'text': expected str, not {type(text).__name__}")
     try:
@@ -367,7 +367,7 @@ def extract(
     p._end()
     x = extracted_from_events(p._out.take(), p.malformed, p.truncated)
     content, reasoning_text, calls, malformed, truncated = x
-    if reasoning_text is not None and (malformed or (truncated and not calls)):
+    if reasoning is not None and (malformed or (truncated and not calls)):
         rest = text[min(p.machine_from or 0, len(text)) :]
         return (rest or None, reasoning_text, calls, malformed, truncated)
     return x
