@@ -202,13 +202,16 @@ def test_unsupported_tool_schema_falls_back_to_untyped(caplog: pytest.LogCapture
     assert info.tools_called and info.tool_calls[0].function.arguments == '{"a": "1"}'
 
 
-@pytest.mark.parametrize("fmt", ["llama3_json", "hermes"])
+@pytest.mark.parametrize("fmt", ["llama3_json", "hermes", "kimi_k3"])
 def test_adjust_request_keeps_special_token_markers(fmt: str) -> None:
     p = tp_vllm.parser_class(fmt)(TOKENIZER)
     req = p.adjust_request(chat_request(tools_for(["f"])))
     default = chat_request(tools_for(["f"])).skip_special_tokens
     special = bool(toolparse.spec.get_spec(fmt).special_tokens)
     assert req.skip_special_tokens is (False if special else default)
+    # kimi_k3's spec asks for no spaces between special tokens (as vLLM's own K3 parser does)
+    no_spaces = toolparse.spec.get_spec(fmt).raw.get("spaces_between_special_tokens") is False
+    assert req.spaces_between_special_tokens is (not no_spaces)
     plain = p.adjust_request(
         ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
     )

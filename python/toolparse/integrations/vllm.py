@@ -218,8 +218,15 @@ def _base() -> Any:
                 and _spec.get_spec(self.toolparse_format).special_tokens
                 and hasattr(request, "skip_special_tokens")
             ):
-                # The format's markers are special tokens: the detokenizer must keep them.
+                # The format's markers are special tokens: the detokenizer must keep them, and
+                # (spec "spaces_between_special_tokens": false, kimi_k3) not put spaces between
+                # them, or `<|open|>tools<|sep|>` reaches the parser as `<|open|> tools <|sep|>`.
                 request.skip_special_tokens = False
+                spec = _spec.get_spec(self.toolparse_format)
+                if spec.raw.get("spaces_between_special_tokens") is False and hasattr(
+                    request, "spaces_between_special_tokens"
+                ):
+                    request.spaces_between_special_tokens = False
             return request
 
         # -- non-streaming ---------------------------------------------------------------------
