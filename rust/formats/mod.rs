@@ -13,6 +13,7 @@ use crate::Step;
 mod functiongemma;
 mod llama3_json;
 mod mistral;
+mod muse;
 mod named_json;
 mod openai;
 mod pythonic;

@@ -148,17 +148,26 @@ pub struct Style {
     pub end: Markers,
     /// step3's `<｜tool_call_end｜>` after each function, if any.
     pub item_end: Option<&'static str>,
+    /// How a value is typed (where the head does not say: `string_attr`).
+    pub typing: Typing,
+    /// A function name written twice (`f.f`, as muse's template invites for a bare tool name)
+    /// is the tool's name `f` when `f` is a tool and `f.f` is not (vLLM's rule).
+    pub doubled_names: bool,
+}
+
+/// How a value is typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typing {
+    /// By the tool's schema ([`crate::params`]).
+    Schema,
+    /// JSON if it parses, else the raw text as a string (muse_glimmer).
+    Json,
+    /// A string where the tool's schema types the parameter as one, else as `Json` (muse).
+    JsonUnlessString,
 }
 
 pub fn new(style: &'static Style, tools: &Tools) -> Box<dyn Machine> {
-    Box::new(XmlParams {
-        style,
-        tools: tools.clone(),
-        st: State::Text,
-        func: String::new(),
-        params: 0,
-        eof: false,
-    })
+    Box::new(XmlParams::new(style, tools))
 }
 
 /// Where a value stands with respect to its optional leading newline.
@@ -241,6 +250,17 @@ pub struct XmlParams {
 }
 
 impl XmlParams {
+    pub fn new(style: &'static Style, tools: &Tools) -> XmlParams {
+        XmlParams {
+            style,
+            tools: tools.clone(),
+            st: State::Text,
+            func: String::new(),
+            params: 0,
+            eof: false,
+        }
+    }
+
     /// Closes the current call's arguments and the call.
     fn close(out: &mut Emitter) {
         out.args("}");
@@ -296,6 +316,27 @@ impl XmlParams {
         }
     }
 
+    /// Whether no call is open or being read (between calls, or in plain text): the text can
+    /// end here.
+    pub fn idle(&self) -> bool {
+        matches!(self.st, State::Text | State::After { .. })
+    }
+
+    /// The kind of parameter `name` of the current call, by the style's typing.
+    fn kind(&self, name: &str) -> Kind {
+        match self.style.typing {
+            Typing::Schema => params::param_kind(&self.tools, &self.func, name),
+            Typing::Json => Kind::Json,
+            Typing::JsonUnlessString => {
+                let schema = self.tools.functions.get(&self.func);
+                match schema.and_then(|p| p.get(name)) {
+                    Some(Kind::Str) => Kind::Str,
+                    _ => Kind::Json,
+                }
+            }
+        }
+    }
+
     /// The state after the function end.
     fn after(&self) -> State {
         if self.style.end.list.is_empty() {
@@ -304,6 +345,19 @@ impl XmlParams {
             State::After { ws: String::new() }
         }
     }
+}
+
+/// The tool name for a function name as written (see [`Style::doubled_names`]).
+fn tool_name(style: &Style, tools: &Tools, name: &str) -> String {
+    let known = |n: &str| tools.functions.contains_key(n);
+    if style.doubled_names && !known(name) {
+        if let Some((head, tail)) = name.split_once('.') {
+            if head == tail && known(head) {
+                return head.to_owned();
+            }
+        }
+    }
+    name.to_owned()
 }
 
 /// Sends value text: escaped at once for a string, kept for a typed value.
@@ -415,7 +469,7 @@ impl Machine for XmlParams {
                         }
                         if tail.starts_with(tag) && !is_blank(&raw[*at..]) {
                             // `<invoke name="N"/>`: a call without arguments.
-                            self.func = raw[*at..].to_owned();
+                            self.func = tool_name(style, &self.tools, &raw[*at..]);
                             i += p + tag.len();
                             out.tool_start(None, self.func.clone());
                             out.args("{");
@@ -441,7 +495,7 @@ impl Machine for XmlParams {
                     };
                     match end {
                         Some(n) if !is_blank(&raw[*at..]) => {
-                            self.func = raw[*at..].to_owned();
+                            self.func = tool_name(style, &self.tools, &raw[*at..]);
                             self.params = 0;
                             i += p + n;
                             out.tool_start(None, self.func.clone());
@@ -511,7 +565,7 @@ impl Machine for XmlParams {
                             Kind::Json
                         }
                     } else {
-                        params::param_kind(&self.tools, &self.func, &name)
+                        self.kind(&name)
                     };
                     self.st = if style.value_start.is_some() {
                         State::Open { name, kind }

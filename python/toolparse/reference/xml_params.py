@@ -63,10 +63,23 @@ class Style:
     after_function: Markers  # what must follow "\n" + function_end in a value to close it
     end: Markers  # after the function end: [call_end?, item_end?, function_start?]
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
+    typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
+    doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
 
 
-def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
-    """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
+# How a value is typed (where the head does not say): by the tool's schema; JSON if it parses,
+# else the raw text as a string (muse_glimmer); a string where the schema types the parameter as
+# one, else as JSON (muse).
+SCHEMA, JSON, JSON_UNLESS_STRING = "schema", "json", "json_unless_string"
+TYPINGS = {
+    "xml_parameters_json_or_string": JSON,
+    "xml_parameters_json_unless_schema_string": JSON_UNLESS_STRING,
+}
+
+
+def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "") -> Style:
+    """The style of a spec entry's markers, ``call`` object and ``arguments`` (the twin of
+    ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
     # other spellings of the section start (call_start_2, call_start_3, ...)
     sections = ([section] if section else []) + [
@@ -114,6 +127,8 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str]) -> Style:
         after_function=Markers([section_end or function_end]),
         end=Markers(end),
         item_end=item_end,
+        typing=TYPINGS.get(arguments, SCHEMA),
+        doubled_names=call.get("doubled_names") == "collapse",
     )
 
 
@@ -217,6 +232,29 @@ class XmlParams:
             return params.kind_of_types([base])
         return kind
 
+    def idle(self) -> bool:
+        """Whether no call is open or being read (between calls, or in plain text): the text can
+        end here."""
+        return self.st in ("Text", "After")
+
+    def _kind(self, name: str) -> params.Kind:
+        """The kind of parameter ``name`` of the current call, by the style's typing."""
+        typing = self.style.typing
+        if typing == SCHEMA:
+            return params.param_kind(self.tools, self.func, name)
+        if typing == JSON:
+            return params.JSON
+        types = self.tools.get(self.func, {}).get(name)
+        return params.STR if types is not None and params.kind_of_types(types) == params.STR else params.JSON
+
+    def _tool_name(self, name: str) -> str:
+        """The tool name for a function name as written (see ``Style.doubled_names``)."""
+        if self.style.doubled_names and name not in self.tools:
+            head, dot, tail = name.partition(".")
+            if dot and head == tail and head in self.tools:
+                return head
+        return name
+
     def feed(self, s: str, out: Emitter) -> int:
         style = self.style
         i = 0
@@ -285,7 +323,7 @@ class XmlParams:
                     name = "".join(self.name_parts)
                     if s.startswith(close, t) and not is_blank(name):
                         # <invoke name="N"/>: a call without arguments.
-                        self.func = name
+                        self.func = self._tool_name(name)
                         self.raw, self.name_parts = [], []
                         i = t + len(close)
                         out.tool_start(None, self.func)
@@ -304,7 +342,7 @@ class XmlParams:
                     end = {"\n": 1, "<": 0}.get(s[t], -1)
                 name = "".join(self.name_parts)
                 if end != -1 and not is_blank(name):
-                    self.func = name
+                    self.func = self._tool_name(name)
                     self.raw, self.name_parts = [], []
                     self.params = 0
                     i = t + end
@@ -354,7 +392,7 @@ class XmlParams:
                 if style.string_attr:
                     self.kind = params.STR if head == 0 else params.JSON
                 else:
-                    self.kind = params.param_kind(self.tools, self.func, name)
+                    self.kind = self._kind(name)
                 if style.value_start is not None:
                     self.st, self.param = "Open", name
                 else:

@@ -465,3 +465,30 @@ for _fmt, _s, _e in (
         (f"{_s}get_time{_e}{_s}get_weather<arg_key>city</arg_key><arg_v", 1),
         (f"{_s}get_time{_e}\n{_s}get_wea", 1),
     ]
+
+# muse, muse_glimmer: recipient headers around ATEM calls (XML parameters)
+_MU_TOOL = "<|start|>assistant to=functions.f<|message|>"
+_MU_INV = '<atem:invoke name="f"><atem:parameter name="a">1</atem:parameter></atem:invoke>'
+for _fmt in ("muse", "muse_glimmer"):
+    NO_CALL_LOOKALIKES[_fmt] = [
+        "to=self is just text",
+        "<atem:invoke> and <|not a marker|>",
+        "a <| b |> c <atem:function_calls>",
+    ]
+    MALFORMED[_fmt] = [
+        # a header with another role
+        "<|start|>user<|message|>hi<|eom|>" + _MU_TOOL + _MU_INV + "<|eom|>",
+        # a tool body that ends inside a call
+        _MU_TOOL + '<atem:invoke name="f"><atem:parameter name="a">1<|eom|>',
+        # text between parameters
+        _MU_TOOL + '<atem:invoke name="f">junk</atem:invoke><|eom|>',
+        # a stray end marker between messages
+        " to=self<|message|>x<|eom|> <|eot|>" + _MU_TOOL + _MU_INV,
+    ]
+    TRUNCATED[_fmt] = [
+        (_MU_TOOL + '<atem:invoke name="f"><atem:parameter name="a">To', 0),
+        (" to=self<|message|>Let me look.<|eom|><|start|>assistant to=functions.get_wea", 0),
+        (_MU_TOOL + "<atem:function_calls>\n<atem:invoke name=\"get_wea", 0),
+        (_MU_TOOL + _MU_INV + '\n<atem:invoke name="g"><atem:parameter name="b', 1),
+        (_MU_TOOL + _MU_INV + "<|eom|>" + _MU_TOOL + '<atem:invoke name="g">', 1),
+    ]
