@@ -233,6 +233,20 @@ RENDER.update(
 )
 
 
+# muse, muse_glimmer: a tool message holding an ATEM call
+RENDER.update(
+    {
+        "muse": lambda n, a: (
+            f" to=self<|message|>Writing the file.<|eom|><|start|>assistant to=functions.{n}"
+            f'<|message|><atem:function_calls>\n<atem:invoke name="{n}">\n'
+            + "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in a.items())
+            + "</atem:invoke>\n</atem:function_calls><|eom|>"
+        ),
+    }
+)
+RENDER["muse_glimmer"] = RENDER["muse"]
+
+
 def bench_formats() -> List[str]:
     """Registered formats that have a renderer, in registry order."""
     return [f for f in toolparse.list_formats() if f in RENDER]

@@ -229,7 +229,14 @@ enum State {
     Type { name: String, ty: String },
     /// Inside a value. `lead`: where it stands with its optional leading newline. `buf`: the raw
     /// text of a typed value (string values are sent as they come).
-    Value { kind: Kind, lead: Lead, buf: String },
+    /// `sniff`: the value's kind is JSON-or-string and its first non-whitespace character has not
+    /// come yet (one that cannot start JSON text makes it a string, streamed from then on).
+    Value {
+        kind: Kind,
+        lead: Lead,
+        buf: String,
+        sniff: bool,
+    },
     /// After the function end: whitespace, then the optional section end (or the next function,
     /// or step3's item end). `ws`: the whitespace read, content if other text follows.
     After { ws: String },
@@ -288,6 +295,7 @@ impl XmlParams {
                 Lead::Body
             },
             buf: String::new(),
+            sniff: kind == Kind::Json && self.style.typing != Typing::Schema,
         }
     }
 
@@ -360,17 +368,44 @@ fn tool_name(style: &Style, tools: &Tools, name: &str) -> String {
     name.to_owned()
 }
 
-/// Sends value text: escaped at once for a string, kept for a typed value.
-fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
+/// Sends value text: escaped at once for a string, kept for a typed value. A JSON-or-string
+/// value being sniffed becomes a string (its text so far sent) at its first non-whitespace
+/// character if that cannot start JSON text (`json.loads` would fail: the peers keep the text).
+fn value_text(kind: &mut Kind, sniff: &mut bool, buf: &mut String, s: &str, out: &mut Emitter) {
     if s.is_empty() {
         return;
     }
-    if kind == Kind::Str {
+    if *kind == Kind::Str {
         out.args_with(|fragment| params::push_json_str_body(fragment, s));
-    } else {
-        buf.push_str(s);
+        return;
+    }
+    buf.push_str(s);
+    if !*sniff {
+        return;
+    }
+    // What came before is whitespace (else the sniff is over).
+    if let Some(c) = s.trim_start_matches(crate::event::is_ws).chars().next() {
+        *sniff = false;
+        if !JSON_STARTS.contains(c) {
+            *kind = Kind::Str;
+            out.args_with(|fragment| {
+                fragment.push('"');
+                params::push_json_str_body(fragment, buf);
+            });
+            buf.clear();
+        }
     }
 }
+
+/// Whether `raw` is a spelling of null other than `null` that [`params::convert`] reads as null
+/// (`None`, `NULL`, ...).
+fn loose_null(raw: &str) -> bool {
+    let t = raw.trim_matches(crate::event::is_ws);
+    t != "null" && (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
+}
+
+/// The characters JSON text can start with (`json.loads` also reads `NaN` and `Infinity`).
+const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
 
 /// Characters that end a function name (the name end completes it; the others make it not a
 /// call).
@@ -623,7 +658,12 @@ impl Machine for XmlParams {
                     let kind = self.typed_kind(&name, &ty);
                     self.st = State::Open { name, kind };
                 }
-                State::Value { kind, lead, buf } => {
+                State::Value {
+                    kind,
+                    lead,
+                    buf,
+                    sniff,
+                } => {
                     if *lead == Lead::Start {
                         // One leading newline is stripped, unless it begins an end marker.
                         if style.value.starts(rest).is_some() {
@@ -641,8 +681,7 @@ impl Machine for XmlParams {
                     }
                     match style.value.find(rest) {
                         Found::Marker { at, which } => {
-                            let kind = *kind;
-                            value_text(kind, buf, &rest[..at], out);
+                            value_text(kind, sniff, buf, &rest[..at], out);
                             if at > 0 {
                                 *lead = Lead::Body;
                             }
@@ -661,16 +700,21 @@ impl Machine for XmlParams {
                                     Lead::Kept => m.strip_prefix('\n').unwrap_or(m),
                                     _ => m,
                                 };
-                                value_text(kind, buf, text, out);
+                                value_text(kind, sniff, buf, text, out);
                                 *lead = Lead::Body;
                                 i += at + m.len();
                                 continue;
                             }
-                            if kind == Kind::Str {
+                            if *kind == Kind::Str {
                                 out.args("\"");
+                            } else if style.typing != Typing::Schema && loose_null(buf) {
+                                // `json.loads` reads only `null` as null: `None`, `NULL` are text.
+                                let mut s = String::new();
+                                params::push_json_str(&mut s, buf);
+                                out.args(&s);
                             } else {
                                 let mut s = String::new();
-                                params::convert(kind, buf, &mut s);
+                                params::convert(*kind, buf, &mut s);
                                 out.args(&s);
                             }
                             i += at + m.len();
@@ -686,7 +730,7 @@ impl Machine for XmlParams {
                             };
                         }
                         Found::Partial { safe } => {
-                            value_text(*kind, buf, &rest[..safe], out);
+                            value_text(kind, sniff, buf, &rest[..safe], out);
                             return i + safe;
                         }
                     }

@@ -161,6 +161,19 @@ def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[s
     return f"{m['call_start']}{m['name_start']}{name}{{{body}}}{m['call_end']}"
 
 
+def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    m = s.markers
+    params = "".join(
+        f"{m['parameter_start']}{k}{m['parameter_name_end']}{v}{m['parameter_end']}\n"
+        for k, v in args.items()
+    )
+    return (
+        f"{m['start']}assistant to=functions.{name}{m['message']}{m['call_start']}\n"
+        f"{m['function_start']}{name}{m['function_name_end']}\n{params}{m['function_end']}\n"
+        f"{m['call_end']}{m['end']}"
+    )
+
+
 _FAMILIES = {
     "tagged_json": _tagged_json,
     "llama3_json": _llama3_json,
@@ -170,6 +183,7 @@ _FAMILIES = {
     "xml_params": _xml_params,
     "named_json": _named_json,
     "functiongemma": _functiongemma,
+    "muse": _muse,
 }
 
 

@@ -71,6 +71,15 @@ class Style:
 # else the raw text as a string (muse_glimmer); a string where the schema types the parameter as
 # one, else as JSON (muse).
 SCHEMA, JSON, JSON_UNLESS_STRING = "schema", "json", "json_unless_string"
+def _loose_null(raw: str) -> bool:
+    """Whether ``raw`` is a spelling of null other than "null" that ``params.convert`` reads as
+    null ("None", "NULL", ...)."""
+    t = raw.strip(WS)
+    return t != "null" and params._ascii_lower(t) in ("null", "none")
+
+
+# The characters JSON text can start with (json.loads also reads NaN and Infinity).
+JSON_STARTS = frozenset('{["-0123456789tfnNI')
 TYPINGS = {
     "xml_parameters_json_or_string": JSON,
     "xml_parameters_json_unless_schema_string": JSON_UNLESS_STRING,
@@ -182,6 +191,9 @@ class XmlParams:
         # the style keeps values verbatim)
         self.lead = "Start"
         self.buf: List[str] = []  # Value: the raw text of a typed value
+        # Value: its kind is JSON-or-string and its first non-whitespace character has not come
+        # yet (one that cannot start JSON text makes it a string, streamed from then on)
+        self.sniff = False
         self.ws: List[str] = []  # After: the whitespace read, content if other text follows
         self.func = ""  # the current call's function name
         self.params = 0  # parameters written in the current call
@@ -198,12 +210,24 @@ class XmlParams:
         return "After" if self.style.end.list else "Text"
 
     def _value_text(self, s: str, out: Emitter) -> None:
+        """Sends value text: escaped at once for a string, kept for a typed value. A
+        JSON-or-string value being sniffed becomes a string (its text so far sent) at its first
+        non-whitespace character if that cannot start JSON text."""
         if not s:
             return
         if self.kind == params.STR:
             out.args(params.json_str_body(s))
-        else:
-            self.buf.append(s)
+            return
+        self.buf.append(s)
+        if not self.sniff:
+            return
+        t = s.lstrip(WS)
+        if t:
+            self.sniff = False
+            if t[0] not in JSON_STARTS:
+                self.kind = params.STR
+                out.args('"' + params.json_str_body("".join(self.buf)))
+                self.buf = []
 
     def _open_value(self, name: str, out: Emitter) -> None:
         """Writes parameter ``name``'s key (and the opening quote of a string) and starts its
@@ -215,6 +239,7 @@ class XmlParams:
         self.params += 1
         self.st, self.buf = "Value", []
         self.lead = "Start" if self.style.strip else "Body"
+        self.sniff = self.kind == params.JSON and self.style.typing != SCHEMA
 
     def _typed_kind(self, name: str, ty: str) -> params.Kind:
         """The kind of parameter ``name`` written with the value type ``ty`` (k2_horizon, as
@@ -464,10 +489,14 @@ class XmlParams:
                     self.lead = "Body"
                     i = after
                     continue
+                raw = "".join(self.buf)
                 if self.kind == params.STR:
                     out.args('"')
+                elif self.style.typing != SCHEMA and _loose_null(raw):
+                    # json.loads reads only "null" as null: "None", "NULL" are text.
+                    out.args(params.json_str(raw))
                 else:
-                    out.args(params.convert(self.kind, "".join(self.buf)))
+                    out.args(params.convert(self.kind, raw))
                 self.buf = []
                 i = after
                 if which in (0, 1):
