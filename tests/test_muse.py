@@ -43,9 +43,7 @@ WEATHER_TOOLS = [
 
 
 def invoke(name: str, **params: str) -> str:
-    body = "".join(
-        f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in params.items()
-    )
+    body = "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in params.items())
     return f'<atem:invoke name="{name}">\n{body}</atem:invoke>'
 
 
@@ -56,9 +54,9 @@ def calls_block(*invokes: str) -> str:
 # The model card's turn: reasoning, a call (to the doubled bare name the template invites), an
 # answer; escapes and non-ASCII in the values.
 TURN = (
-    " to=self<|message|>User wants weather; \"quotes\" & 東京 🎉.<|eom|>"
+    ' to=self<|message|>User wants weather; "quotes" & 東京 🎉.<|eom|>'
     f"{S} to=get_weather<|message|>"
-    + calls_block(invoke("get_weather.get_weather", city="Zürich \"CH\"\\n", days="3"))
+    + calls_block(invoke("get_weather.get_weather", city='Zürich "CH"\\n', days="3"))
     + f"<|eom|>{S} to=user<|message|>It is sunny ✅<|eot|>"
 )
 

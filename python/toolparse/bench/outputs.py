@@ -162,16 +162,10 @@ def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[s
 
 
 def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    """A tool message holding the ATEM call (XML parameters)."""
     m = s.markers
-    params = "".join(
-        f"{m['parameter_start']}{k}{m['parameter_name_end']}{v}{m['parameter_end']}\n"
-        for k, v in args.items()
-    )
-    return (
-        f"{m['start']}assistant to=functions.{name}{m['message']}{m['call_start']}\n"
-        f"{m['function_start']}{name}{m['function_name_end']}\n{params}{m['function_end']}\n"
-        f"{m['call_end']}{m['end']}"
-    )
+    body = _xml_params(s, name, args)
+    return f"{m['start']}assistant to=functions.{name}{m['message']}{body}{m['end']}"
 
 
 _FAMILIES = {

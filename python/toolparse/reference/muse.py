@@ -231,8 +231,8 @@ class Muse:
                 i += at + len(markers.list[which])
                 tail, self.tail = self.tail, ""
                 if which == MESSAGE:
-                    text, recipient = tail_header(tail)
-                    _emit(out, self.reasoning, tail[:text])
+                    body_len, recipient = tail_header(tail)
+                    _emit(out, self.reasoning, tail[:body_len])
                     self._route(recipient)
                 elif which == START:
                     _emit(out, self.reasoning, tail)
@@ -291,4 +291,3 @@ class Muse:
             self.x.finish(rest, out)
         else:
             out.content(rest)
-

@@ -71,6 +71,13 @@ class Style:
 # else the raw text as a string (muse_glimmer); a string where the schema types the parameter as
 # one, else as JSON (muse).
 SCHEMA, JSON, JSON_UNLESS_STRING = "schema", "json", "json_unless_string"
+# The spec's "arguments" values that pick them.
+TYPINGS = {
+    "xml_parameters_json_or_string": JSON,
+    "xml_parameters_json_unless_schema_string": JSON_UNLESS_STRING,
+}
+
+
 def _loose_null(raw: str) -> bool:
     """Whether ``raw`` is a spelling of null other than "null" that ``params.convert`` reads as
     null ("None", "NULL", ...)."""
@@ -80,10 +87,6 @@ def _loose_null(raw: str) -> bool:
 
 # The characters JSON text can start with (json.loads also reads NaN and Infinity).
 JSON_STARTS = frozenset('{["-0123456789tfnNI')
-TYPINGS = {
-    "xml_parameters_json_or_string": JSON,
-    "xml_parameters_json_unless_schema_string": JSON_UNLESS_STRING,
-}
 
 
 def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "") -> Style:
@@ -270,7 +273,8 @@ class XmlParams:
         if typing == JSON:
             return params.JSON
         types = self.tools.get(self.func, {}).get(name)
-        return params.STR if types is not None and params.kind_of_types(types) == params.STR else params.JSON
+        string = types is not None and params.kind_of_types(types) == params.STR
+        return params.STR if string else params.JSON
 
     def _tool_name(self, name: str) -> str:
         """The tool name for a function name as written (see ``Style.doubled_names``)."""

@@ -488,7 +488,7 @@ for _fmt in ("muse", "muse_glimmer"):
     TRUNCATED[_fmt] = [
         (_MU_TOOL + '<atem:invoke name="f"><atem:parameter name="a">To', 0),
         (" to=self<|message|>Let me look.<|eom|><|start|>assistant to=functions.get_wea", 0),
-        (_MU_TOOL + "<atem:function_calls>\n<atem:invoke name=\"get_wea", 0),
+        (_MU_TOOL + '<atem:function_calls>\n<atem:invoke name="get_wea', 0),
         (_MU_TOOL + _MU_INV + '\n<atem:invoke name="g"><atem:parameter name="b', 1),
         (_MU_TOOL + _MU_INV + "<|eom|>" + _MU_TOOL + '<atem:invoke name="g">', 1),
     ]

@@ -1,5 +1,6 @@
 use super::*;
-use crate::event::{Delta, Extracted};
+use crate::event::Extracted;
+use crate::formats::invariants::{stream_with, Streamed};
 use crate::formats::{Format, Parser};
 use std::collections::HashMap;
 
@@ -21,37 +22,6 @@ fn extract(name: &str, tools: &Tools, text: &str) -> Extracted {
     Parser::extract(format(name), tools, text)
 }
 
-/// Streams `text` cut at `cuts`; returns (content, reasoning, [(name, args)], malformed).
-fn stream(
-    name: &str,
-    tools: &Tools,
-    text: &str,
-    cuts: &[usize],
-) -> (String, String, Vec<(String, String)>, bool) {
-    let mut p = Parser::new(format(name), tools);
-    let mut deltas: Vec<Delta> = Vec::new();
-    let mut prev = 0;
-    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-        deltas.extend(p.feed_delta(&text[prev..c]));
-        prev = c;
-    }
-    deltas.extend(p.finish_delta());
-    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
-    for d in deltas {
-        content.push_str(d.content.as_deref().unwrap_or(""));
-        reasoning.push_str(d.reasoning.as_deref().unwrap_or(""));
-        for c in d.calls {
-            if let Some((_, name)) = c.start {
-                calls.push((name, String::new()));
-            }
-            if let Some(last) = calls.last_mut() {
-                last.1.push_str(c.args.as_deref().unwrap_or(""));
-            }
-        }
-    }
-    (content, reasoning, calls, p.malformed())
-}
-
 fn boundaries(s: &str) -> Vec<usize> {
     (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
 }
@@ -59,10 +29,10 @@ fn boundaries(s: &str) -> Vec<usize> {
 /// Every split in two and one character at a time give the non-streaming result.
 fn check_splits(name: &str, tools: &Tools, text: &str) {
     let x = extract(name, tools, text);
-    let calls: Vec<(String, String)> = x
+    let calls: Vec<(String, String, bool)> = x
         .calls
         .iter()
-        .map(|c| (c.name.clone(), c.arguments.clone()))
+        .map(|c| (c.name.clone(), c.arguments.clone(), true))
         .collect();
     let want = (
         x.content.clone().unwrap_or_default(),
@@ -70,11 +40,17 @@ fn check_splits(name: &str, tools: &Tools, text: &str) {
         calls,
         x.malformed,
     );
+    let got = |s: Streamed| (s.content, s.reasoning, s.calls, s.malformed);
+    let f = format(name);
     for k in boundaries(text) {
-        assert_eq!(stream(name, tools, text, &[k]), want, "cut at {k}: {text:?}");
+        assert_eq!(
+            got(stream_with(f, tools, text, &[k])),
+            want,
+            "cut at {k}: {text:?}"
+        );
     }
     let every = boundaries(text);
-    assert_eq!(stream(name, tools, text, &every), want, "{text:?}");
+    assert_eq!(got(stream_with(f, tools, text, &every)), want, "{text:?}");
 }
 
 const TURN: &str = " to=self<|message|>Need the weather.<|eom|>\
@@ -104,16 +80,23 @@ fn muse_keeps_schema_strings_and_glimmer_decodes_them() {
         <atem:parameter name=\"days\">{\"a\":1}</atem:parameter></atem:invoke><|eom|>";
     let tools = weather_tools();
     let m = extract("muse", &tools, text);
-    assert_eq!(m.calls[0].arguments, "{\"city\": \"123\", \"days\": {\"a\": 1}}");
+    assert_eq!(
+        m.calls[0].arguments,
+        "{\"city\": \"123\", \"days\": {\"a\": 1}}"
+    );
     let g = extract("muse_glimmer", &tools, text);
-    assert_eq!(g.calls[0].arguments, "{\"city\": 123, \"days\": {\"a\": 1}}");
+    assert_eq!(
+        g.calls[0].arguments,
+        "{\"city\": 123, \"days\": {\"a\": 1}}"
+    );
     check_splits("muse", &tools, text);
     check_splits("muse_glimmer", &tools, text);
 }
 
 #[test]
 fn recipients_differ_between_the_profiles() {
-    let text = "<|message|>thinking<|eom|><|start|>assistant to=commentary<|message|>Working.<|eom|>\
+    let text =
+        "<|message|>thinking<|eom|><|start|>assistant to=commentary<|message|>Working.<|eom|>\
         <|start|>assistant to=user<|message|>Done.<|eot|>";
     let m = extract("muse", &Tools::default(), text);
     assert_eq!(m.reasoning.as_deref(), Some("thinking"));
