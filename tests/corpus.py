@@ -120,6 +120,8 @@ __all__ = [
     "py_str",
     "random_chunks",
     "renderer",
+    "sample_offsets",
+    "spread",
     "schema_types",
     "split_plans",
     "standard_cases",
@@ -141,6 +143,39 @@ OTHER_FORMATS = ("gemma4", "plamo3", "ling3", "spark25", "iquest_q1", "trinity")
 def formats() -> List[str]:
     """The registered formats (every one must have a renderer)."""
     return toolparse.list_formats()
+
+
+# Where a split lands mid-escape or at a string's edge.
+_PUNCT = set('"\\')
+
+
+def spread(cases: List[Any], k: int = 4) -> List[Any]:
+    """A spread sample of a list of cases (the first, the last and every ``len/k``-th): the
+    default run's sample where every variant of a pattern times every splitting would be slow."""
+    if len(cases) <= k:
+        return list(cases)
+    step = max(1, len(cases) // k)
+    return list(cases[::step]) + ([cases[-1]] if (len(cases) - 1) % step else [])
+
+
+def sample_offsets(fmt: str, text: str, every: int = 7) -> List[int]:
+    """The split (or cut) offsets the default run tries on a long text: within two characters of
+    every occurrence of the format's markers (both ends), next to quotes and backslashes, and every
+    ``every``-th offset; the exhaustive tests try every offset."""
+    n = len(text)
+    picked = set(range(0, n + 1, every)) | {n}
+    for m in set(toolparse.spec.get_spec(fmt).markers.values()):
+        if not m:
+            continue
+        at = text.find(m)
+        while at >= 0:
+            for edge in (at, at + len(m)):
+                picked.update(range(max(0, edge - 2), min(n, edge + 2) + 1))
+            at = text.find(m, at + 1)
+    for i, c in enumerate(text):
+        if c in _PUNCT:
+            picked.update((i, i + 1))
+    return sorted(picked)
 
 
 # ==================================================================================================

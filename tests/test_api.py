@@ -172,7 +172,7 @@ def test_streams_are_independent(fmt: str, backend: str) -> None:
 def test_feed_returns_none_or_a_non_empty_delta(fmt: str, backend: str) -> None:
     """``feed`` returns None when there is nothing to emit, never an empty DeltaMessage."""
     rng = random.Random(5)
-    cases = [c for cs in corpus.standard_cases(fmt).values() for c in cs]
+    cases = [c for cs in corpus.standard_cases(fmt).values() for c in corpus.spread(cs)]
     texts = [(c.text, c.tools) for c in cases]
     texts += [(t, None) for t in corpus.malformed_texts(fmt) + corpus.no_call_texts(fmt)]
     nones = 0
@@ -253,7 +253,7 @@ def test_streaming_protocol(fmt: str, backend: str) -> None:
     an arguments fragment; indices start at 0 and increase by one."""
     rng = random.Random(11)
     for cs in corpus.standard_cases(fmt).values():
-        for case in cs:
+        for case in corpus.spread(cs):
             p = toolparse.get_parser(fmt, tools=case.tools, backend=backend)
             names = [n for n, _ in case.calls]
             for chunks in ([case.text], list(case.text), corpus.random_chunks(case.text, rng)):

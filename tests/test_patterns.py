@@ -72,7 +72,9 @@ def check_ids(fmt: str, ids: List[str]) -> None:
     need(len(set(ids)) == len(ids), f"ids not unique: {ids}")
 
 
-def check_case(fmt: str, backend: str, case: Case) -> None:
+def check_case(fmt: str, backend: str, case: Case, per_char: bool = True) -> None:
+    """Non-streaming, then streaming in one delta, in 4-character deltas and (``per_char``) one
+    character per delta, against the case's expected result."""
     parser = toolparse.get_parser(fmt, tools=case.tools, backend=backend)
     # --- non-streaming
     info = parser.extract_tool_calls(case.text)
@@ -96,11 +98,10 @@ def check_case(fmt: str, backend: str, case: Case) -> None:
         f"extract reasoning: got {info.reasoning!r}, expected {case.reasoning!r}",
     )
     # --- streaming == non-streaming (pattern 9)
-    for label, chunks in (
-        ("whole", [case.text]),
-        ("chars", list(case.text)),
-        ("4", chunk4(case.text)),
-    ):
+    plans = [("whole", [case.text]), ("4", chunk4(case.text))]
+    if per_char:
+        plans.append(("chars", list(case.text)))
+    for label, chunks in plans:
         rec, _ = corpus.facade_stream(parser, chunks)
         streamed = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
         need(streamed == got, f"stream[{label}] calls: {streamed!r} != extract {got!r}")
@@ -113,6 +114,26 @@ def check_case(fmt: str, backend: str, case: Case) -> None:
             f"stream[{label}] reasoning {rec.reasoning!r} != {case.reasoning!r}",
         )
         check_ids(fmt, [c.id for c in rec.tool_calls])
+
+
+PATTERNS = [
+    "one_call",  # 2
+    "parallel",  # 3
+    "all_types",  # 4
+    "no_arguments",  # 5
+    "no_arguments_parallel",  # 5
+    "text_before",  # 6
+    "text_after",  # 6
+    "text_both",  # 6
+    "text_unicode",  # 6
+    "text_between",  # 6
+    "whitespace_around",  # 6
+    "escapes",  # 7
+    "markers_in_strings",  # 7 (markers inside JSON strings are text)
+    "raw_escapes",  # 7 (JSON-native: escapes kept byte for byte)
+    "reasoning",  # formats with a reasoning channel
+    "reasoning_text",
+]
 
 
 def pattern_cases(fmt: str, pattern: str) -> List[Case]:
@@ -147,28 +168,18 @@ def test_no_tool_call(fmt: str, backend: str) -> None:
 # ----- patterns 2-7 and 9 -----
 
 
-@pytest.mark.parametrize(
-    "pattern",
-    [
-        "one_call",  # 2
-        "parallel",  # 3
-        "all_types",  # 4
-        "no_arguments",  # 5
-        "no_arguments_parallel",  # 5
-        "text_before",  # 6
-        "text_after",  # 6
-        "text_both",  # 6
-        "text_unicode",  # 6
-        "text_between",  # 6
-        "whitespace_around",  # 6
-        "escapes",  # 7
-        "markers_in_strings",  # 7 (markers inside JSON strings are text)
-        "raw_escapes",  # 7 (JSON-native: escapes kept byte for byte)
-        "reasoning",  # formats with a reasoning channel
-        "reasoning_text",
-    ],
-)
+@pytest.mark.parametrize("pattern", PATTERNS)
 def test_pattern(fmt: str, backend: str, pattern: str) -> None:
+    """Every variant of the pattern (the renderer's spellings); one character per delta for a
+    spread sample of them (every variant under ``-m exhaustive``)."""
+    cases = pattern_cases(fmt, pattern)
+    per_char = {id(c) for c in corpus.spread(cases)}
+    run_all(cases, lambda case: check_case(fmt, backend, case, per_char=id(case) in per_char))
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_pattern_every_variant_per_char(fmt: str, backend: str, pattern: str) -> None:
     run_all(pattern_cases(fmt, pattern), lambda case: check_case(fmt, backend, case))
 
 
@@ -291,15 +302,15 @@ def _whole(backend: str, fmt: str, case: Case):
     return s.result()
 
 
-def test_split_at_every_offset(fmt: str, backend: str) -> None:
-    """Every two-way split, and every three-way split with a middle piece of 1-3 characters
-    (mid-marker, mid-name, mid-key, mid-value, mid-escape, between calls), gives the same result
-    as the whole text in one delta."""
+def _check_splits(fmt: str, backend: str, offsets: List[int]) -> None:
+    """Every two-way split at ``offsets``, and every three-way split there with a middle piece of
+    1-3 characters (mid-marker, mid-name, mid-key, mid-value, mid-escape, between calls), gives
+    the same result as the whole text in one delta."""
     case = corpus.composite_case(fmt)
     text = case.text
     want = _whole(backend, fmt, case)
     failures = []
-    for k in range(len(text) + 1):
+    for k in offsets:
         plans = [[text[:k], text[k:]]]
         plans += [[text[:k], text[k:j], text[j:]] for j in range(k + 1, min(k + 4, len(text) + 1))]
         for chunks in plans:
@@ -312,6 +323,18 @@ def test_split_at_every_offset(fmt: str, backend: str) -> None:
     assert not failures, f"whole text gives {want!r}; failing splits:\n" + "\n".join(failures)
 
 
+def test_split_near_markers(fmt: str, backend: str) -> None:
+    """Splits near every marker of the format and at a spread sample of the other offsets."""
+    text = corpus.composite_case(fmt).text
+    _check_splits(fmt, backend, corpus.sample_offsets(fmt, text))
+
+
+@pytest.mark.exhaustive
+def test_split_at_every_offset(fmt: str, backend: str) -> None:
+    """Splits at every offset of the composite case."""
+    _check_splits(fmt, backend, list(range(len(corpus.composite_case(fmt).text) + 1)))
+
+
 def test_split_one_char(fmt: str, backend: str) -> None:
     for case in [corpus.composite_case(fmt)] + pattern_cases(fmt, "escapes"):
         want = _whole(backend, fmt, case)
@@ -319,9 +342,8 @@ def test_split_one_char(fmt: str, backend: str) -> None:
         assert s.result() == want, (case.label, case.text)
 
 
-def test_split_random_multiway(fmt: str, backend: str) -> None:
+def _random_multiway(fmt: str, backend: str, cases: List[Case]) -> None:
     rng = random.Random(1234)
-    cases = [c for cs in corpus.standard_cases(fmt).values() for c in cs]
     for case in cases:
         want = _whole(backend, fmt, case)
         for _ in range(5):
@@ -330,15 +352,40 @@ def test_split_random_multiway(fmt: str, backend: str) -> None:
             assert s.result() == want, (case.label, chunks)
 
 
-def test_twins_agree_on_patterns(fmt: str) -> None:
-    """Invariant 5 on every pattern case: per-feed identical output for the same splits."""
+def _twins_on(fmt: str, cases: List[Case]) -> None:
     rng = random.Random(99)
-    texts = [(c.text, c.types) for cs in corpus.standard_cases(fmt).values() for c in cs]
+    texts = [(c.text, c.types) for c in cases]
     texts += [(t, {}) for t in corpus.malformed_texts(fmt) + corpus.no_call_texts(fmt)]
     for text, types in texts:
         corpus.twin_extract(fmt, text, types)
         for chunks in [[text], list(text), corpus.random_chunks(text, rng)]:
             corpus.twin_stream(fmt, chunks, types)
+
+
+def _cases(fmt: str, every_variant: bool) -> List[Case]:
+    std = corpus.standard_cases(fmt).values()
+    return [c for cs in std for c in (cs if every_variant else corpus.spread(cs))]
+
+
+def test_split_random_multiway(fmt: str, backend: str) -> None:
+    """Random multi-way splits of a spread sample of each pattern's variants."""
+    _random_multiway(fmt, backend, _cases(fmt, False))
+
+
+def test_twins_agree_on_patterns(fmt: str) -> None:
+    """Invariant 5 on a spread sample of each pattern's variants and every malformed and no-call
+    text: per-feed identical output for the same splits."""
+    _twins_on(fmt, _cases(fmt, False))
+
+
+@pytest.mark.exhaustive
+def test_split_random_multiway_every_variant(fmt: str, backend: str) -> None:
+    _random_multiway(fmt, backend, _cases(fmt, True))
+
+
+@pytest.mark.exhaustive
+def test_twins_agree_on_every_variant(fmt: str) -> None:
+    _twins_on(fmt, _cases(fmt, True))
 
 
 # ----- invariant 1: held-back text is bounded -----

@@ -417,6 +417,10 @@ PAIRED = [
     ("minimax_m2", "minimax_m2"),
     ("seed_oss", "seed_oss"),
     ("step3", "step3"),
+    ("cohere_command3", "cohere_command3"),
+    ("cohere_command4", "cohere_command4"),
+    ("hy_v3", "hy_v3"),
+    ("hy_v4", "hy_v4"),
 ]
 
 
@@ -430,7 +434,7 @@ def test_paired_seams(fmt: str, r: str) -> None:
     case = corpus.renderer(fmt).render([("f", {"a": "x"})])
     call = case.text.strip()
     calls = [(n, a) for n, a in case.calls]
-    start, end = ("<seed:think>", "</seed:think>") if r == "seed_oss" else ("<think>", "</think>")
+    start, end = toolparse.spec.REASONING[r].start, toolparse.spec.REASONING[r].end
     check(fmt, r, None, f"{start}plan{end}{call}", (None, "plan", calls))
     check(fmt, r, None, f"{start}plan{end}\n\n{call}", (None, "plan", calls))
     check(fmt, r, None, f"{start}plan{call}", (None, "plan", calls))
@@ -461,10 +465,6 @@ NOT_REGISTERED = {
     "hf": "parses with the checkpoint's own chat template",
     "response_template": "parses with the checkpoint's own chat template",
     "beam": "response-template driven (the checkpoint's template)",
-    "cohere_command3": "cohere_melody's state machine (response and action blocks)",
-    "cohere_command4": "cohere_melody's state machine (response and action blocks)",
-    "hy_v3": "markers carry a suffix read from the tokenizer's vocabulary",
-    "hy_v4": "markers carry a suffix read from the tokenizer's vocabulary",
     "kimi_k3": "open/close/sep message blocks with response channels",
     "inkling": "message blocks with a content kind after each header",
 }
@@ -617,6 +617,24 @@ THINK_TAG_CASES = [
     ("k2_horizon", None, "r<ifm|tool_calls>x", "r", "<ifm|tool_calls>x"),
     ("poolside_v1", None, "c", None, "c"),
     ("poolside_v1", None, "<think>r</think>c", "r", "c"),
+    # cohere_command3/4 (vLLM runs cohere_melody): the thinking block is reasoning; without the
+    # paired tool format the response wrapper stays content (the tool format drops it)
+    (
+        "cohere_command3",
+        None,
+        "<|START_THINKING|>r<|END_THINKING|><|START_RESPONSE|>c<|END_RESPONSE|>",
+        "r",
+        "<|START_RESPONSE|>c<|END_RESPONSE|>",
+    ),
+    ("cohere_command4", None, "plain", None, "plain"),
+    # hy_v3: vLLM's default reasoning_effort is no_think (the output is content); with thinking
+    # on the prompt opened the block. hy_v4: thinking on by default. Only the unsuffixed
+    # markers (vLLM reads a per-checkpoint suffix from the tokenizer's vocabulary)
+    ("hy_v3", None, "plain", None, "plain"),
+    ("hy_v3", None, "<think>r</think>c", "r", "c"),
+    ("hy_v3", True, "r</think>c", "r", "c"),
+    ("hy_v4", None, "r</think>c", "r", "c"),
+    ("hy_v4", False, "plain", None, "plain"),
 ]
 
 

@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - the extension is built by maturin
 
 BACKENDS = ("rust", "python")
 
-# Bound once: attribute lookups on pydantic model classes are slow (see models.py).
+# Bound once: attribute lookups on pydantic model classes are slow (see toolparse.models).
 _message_fast = DeltaMessage._fast
 _args_fast = DeltaMessage._fast_tool_args
 _call_fast = DeltaToolCall._fast

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
-from .models import _STRICT_JSON
+from .models._base import _STRICT_JSON
 
 if TYPE_CHECKING:  # pragma: no cover
     from .models import DeltaMessage, DeltaToolCall, Message, Tool, ToolCall

@@ -1,5 +1,6 @@
 use super::*;
-use crate::event::{Event, Extracted};
+use crate::event::{Emitter, Event, Extracted};
+use crate::scan::{NAME_MAX, WS_MAX};
 
 fn scan_all(s: &str) -> Step {
     let mut sc = JsonScanner::new();
