@@ -363,17 +363,51 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     other => return Err(format!("{name}: call.calls_per_section {other:?}")),
                 };
                 let mut text: Vec<&str> = sections.clone();
-                text.extend(&functions);
+                // A bare function starts a call too, unless the section is required (kimi_k3).
+                let required =
+                    call.and_then(|c| c.get("section_required")) == Some(&Value::Bool(true));
+                if required && sections.is_empty() {
+                    return Err(format!("{name}: call.section_required without call_start"));
+                }
+                if !required {
+                    text.extend(&functions);
+                }
+                // Then the content's wrappers (kimi_k3's channel markers: dropped).
+                let wrappers: Vec<&str> = ["text_start", "text_end", "text_end_2"]
+                    .iter()
+                    .filter_map(|r| marker(r))
+                    .collect();
+                text.extend(&wrappers);
+                let unescape =
+                    call.and_then(|c| c.get("unescape_attributes")) == Some(&Value::Bool(true));
                 let mut body = vec![param, function_end];
                 body.extend(section_end);
                 let head = need("parameter_name_end")?;
                 let string_attr = marker("parameter_string").is_some();
                 let mut heads = Vec::new();
+                // The heads that make a string (`parameter_string`, `parameter_string_2`, ...),
+                // then those that make JSON (`parameter_json`, `parameter_json_2`, ...).
+                let spellings = |role: &str| -> Vec<&str> {
+                    let mut v: Vec<(&str, &str)> = markers
+                        .iter()
+                        .filter(|(r, _)| r.starts_with(&format!("{role}_")))
+                        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+                        .collect();
+                    v.sort_unstable();
+                    v.into_iter().map(|(_, v)| v).collect()
+                };
                 if string_attr {
                     heads.push(need("parameter_string")?);
-                    heads.push(need("parameter_json")?);
+                    heads.extend(spellings("parameter_string"));
                 }
-                heads.push(head);
+                let strings = heads.len();
+                if string_attr {
+                    heads.push(need("parameter_json")?);
+                    heads.extend(spellings("parameter_json"));
+                }
+                if !heads.contains(&head) {
+                    heads.push(head);
+                }
                 let value: Vec<String> = if strip {
                     vec![
                         param_end.to_owned(),
@@ -402,6 +436,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                      text: Markers::new(&{text:?}), sections: {}, function: Markers::new(&{functions:?}), \
                      name_end: xml_params::NameEnd::{name_end}, self_close: {:?}, body: Markers::new(&{body:?}), \
                      quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
+                     strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
                      item_end: {item_end:?}, typing: xml_params::Typing::{typing}, \
@@ -409,6 +444,11 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     sections.len(),
                     marker("function_self_close"),
                     head.starts_with('"'),
+                    match marker("function_attrs_end") {
+                        Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
+                        None => "None".to_owned(),
+                    },
+                    wrappers.len(),
                     match (marker("value_start"), marker("value_type_start")) {
                         (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
                         (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
@@ -442,12 +482,29 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                          markers: Markers::new(&{frame:?}), role: {:?}, reasoning: &{:?}, \
                          content: &{:?}, atem: &{upper}_STYLE }};",
                         switch("role").ok_or_else(|| format!("{name}: no call.role"))?,
-                        strings(recipients, "reasoning", name)?,
-                        strings(recipients, "content", name)?,
+                        self::strings(recipients, "reasoning", name)?,
+                        self::strings(recipients, "content", name)?,
                     )
                     .map_err(|e| e.to_string())?;
                     format!("muse::new(&{upper}_FRAME, tools)")
                 }
+            }
+            "xml_elements" => {
+                let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+                let ns = need("namespace")?;
+                let (start, end) = (need("call_start")?, need("call_end")?);
+                let (invoke, invoke_end) = (need("invoke_start")?, need("invoke_end")?);
+                let open = format!("{ns}<");
+                writeln!(
+                    statics,
+                    "pub(crate) static {upper}_STYLE: xml_elements::Style = xml_elements::Style {{ \
+                     text: Markers::new(&[{start:?}]), invoke: Markers::new(&[{invoke:?}]), \
+                     after: Markers::new(&[{invoke:?}, {end:?}]), tag: Markers::new(&[{open:?}]), \
+                     inner: Markers::new(&[{open:?}, {ns:?}]), open: {open:?}, \
+                     invoke_end: {invoke_end:?} }};"
+                )
+                .map_err(|e| e.to_string())?;
+                format!("xml_elements::new(&{upper}_STYLE, tools)")
             }
             "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
             "functiongemma" => {

@@ -232,6 +232,25 @@ RENDER.update(
     }
 )
 
+# kimi_k3's XTML: string arguments are raw text between the argument's blocks
+RENDER["kimi_k3"] = lambda n, a: (
+    f'<|open|>tools<|sep|><|open|>call tool="{n}" index="1"<|sep|>'
+    + "".join(
+        f'<|open|>argument key="{k}" type="string"<|sep|>{v}<|close|>argument<|sep|>'
+        for k, v in a.items()
+    )
+    + "<|close|>call<|sep|><|close|>tools<|sep|>"
+)
+
+
+# minimax_m3: namespaced XML elements
+_MM = "]<]minimax[>["
+RENDER["minimax_m3"] = lambda n, a: (
+    f'{_MM}<tool_call>\n{_MM}<invoke name="{n}">\n'
+    + "".join(f"{_MM}<{k}>{_xml(v)}{_MM}</{k}>\n" for k, v in a.items())
+    + f"{_MM}</invoke>\n{_MM}</tool_call>"
+)
+
 
 # muse, muse_glimmer: a tool message holding an ATEM call
 RENDER.update(

@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 use crate::event::{Delta, Extracted};
-use crate::formats::{Format, Parser, Setup, Tools};
+use crate::formats::{Format, Parser, RawSchemaNode, Setup, Tools};
 use crate::reasoning::Reasoning;
 
 /// The one place core failures become Python exceptions; messages name the format and offset.
@@ -85,8 +85,14 @@ fn setup_name(s: &Setup) -> &'static str {
 /// function name -> parameter name -> the JSON Schema types it admits (a list of str).
 type ToolTypes = HashMap<String, HashMap<String, Vec<String>>>;
 
-fn tools_of(tools: Option<ToolTypes>) -> Tools {
-    Tools::new(tools.unwrap_or_default())
+/// function name -> its schema tree: `(types, container, children, other)` nodes.
+type Schemas = HashMap<String, Vec<RawSchemaNode>>;
+
+fn tools_of(tools: Option<ToolTypes>, schemas: Option<Schemas>) -> Tools {
+    match schemas {
+        Some(schemas) => Tools::with_schemas(tools.unwrap_or_default(), schemas),
+        None => Tools::new(tools.unwrap_or_default()),
+    }
 }
 
 /// The UTF-8 text of a Python str, borrowed without a copy where the interpreter allows it.
@@ -152,16 +158,17 @@ struct PyParser {
 #[pymethods]
 impl PyParser {
     #[new]
-    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None))]
+    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None, schemas=None))]
     fn new(
         format: Option<&str>,
         tools: Option<ToolTypes>,
         reasoning: Option<&str>,
         reasoning_started: Option<bool>,
+        schemas: Option<Schemas>,
     ) -> PyResult<Self> {
         let setup = setup_of(format, reasoning, reasoning_started)?;
         Ok(PyParser::of(
-            Parser::with(setup, &tools_of(tools)),
+            Parser::with(setup, &tools_of(tools, schemas)),
             setup_name(&setup),
         ))
     }
@@ -256,7 +263,7 @@ impl PyParser {
 
 /// Non-streaming: `(content, reasoning, [(id, name, arguments), ...], malformed, truncated)`.
 #[pyfunction]
-#[pyo3(signature = (format, text, tools=None, reasoning=None, reasoning_started=None))]
+#[pyo3(signature = (format, text, tools=None, reasoning=None, reasoning_started=None, schemas=None))]
 fn extract(
     py: Python<'_>,
     format: Option<&str>,
@@ -264,9 +271,10 @@ fn extract(
     tools: Option<ToolTypes>,
     reasoning: Option<&str>,
     reasoning_started: Option<bool>,
+    schemas: Option<Schemas>,
 ) -> PyResult<Py<PyAny>> {
     let setup = setup_of(format, reasoning, reasoning_started)?;
-    extract_in(py, setup, &tools_of(tools), text)
+    extract_in(py, setup, &tools_of(tools, schemas), text)
 }
 
 fn extract_in(
@@ -291,16 +299,17 @@ struct PyFormat {
 #[pymethods]
 impl PyFormat {
     #[new]
-    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None))]
+    #[pyo3(signature = (format, tools=None, reasoning=None, reasoning_started=None, schemas=None))]
     fn new(
         format: Option<&str>,
         tools: Option<ToolTypes>,
         reasoning: Option<&str>,
         reasoning_started: Option<bool>,
+        schemas: Option<Schemas>,
     ) -> PyResult<Self> {
         Ok(PyFormat {
             setup: setup_of(format, reasoning, reasoning_started)?,
-            tools: tools_of(tools),
+            tools: tools_of(tools, schemas),
         })
     }
 
@@ -343,7 +352,7 @@ fn extracted_to_py(py: Python<'_>, x: Extracted) -> PyResult<Py<PyAny>> {
 /// reconstructed, in the shape of `extract`: the core's per-delta work without Python objects
 /// per delta (for replaying recorded streams and for measuring the core alone).
 #[pyfunction]
-#[pyo3(signature = (format, chunks, tools=None, reasoning=None, reasoning_started=None))]
+#[pyo3(signature = (format, chunks, tools=None, reasoning=None, reasoning_started=None, schemas=None))]
 fn replay(
     py: Python<'_>,
     format: Option<&str>,
@@ -351,10 +360,11 @@ fn replay(
     tools: Option<ToolTypes>,
     reasoning: Option<&str>,
     reasoning_started: Option<bool>,
+    schemas: Option<Schemas>,
 ) -> PyResult<Py<PyAny>> {
     let setup = setup_of(format, reasoning, reasoning_started)?;
     let name = setup_name(&setup);
-    let mut p = Parser::with(setup, &tools_of(tools));
+    let mut p = Parser::with(setup, &tools_of(tools, schemas));
     // One pass over the list: each chunk is read where it lies and fed at once.
     for (k, item) in chunks.iter().enumerate() {
         let text = item

@@ -465,7 +465,6 @@ NOT_REGISTERED = {
     "hf": "parses with the checkpoint's own chat template",
     "response_template": "parses with the checkpoint's own chat template",
     "beam": "response-template driven (the checkpoint's template)",
-    "kimi_k3": "open/close/sep message blocks with response channels",
     "inkling": "message blocks with a content kind after each header",
 }
 

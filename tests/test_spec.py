@@ -163,6 +163,7 @@ PEER_ALIASES.update(
         "spark25": set(),
         "iquest_q1": set(),
         "trinity": set(),
+        "kimi_k3": set(),
     }
 )
 
@@ -431,6 +432,7 @@ MODELS += [
     ("XHToken/Spark-X2.5-1.7B", "spark25"),
     ("IQuestLab/IQuest-Q1-40B", "iquest_q1"),
     ("arcee-ai/Trinity-Mini", "trinity"),
+    ("moonshotai/Kimi-K3", "kimi_k3"),
 ]
 
 
@@ -744,3 +746,8 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
     p = corpus.core_parser(backend, "hermes")
     with pytest.raises(TypeError, match="'text'"):
         p.feed(5)
+
+
+# minimax_m3 (namespaced XML elements)
+PEER_ALIASES["minimax_m3"] = {"minimax-m3"}
+MODELS.append(("MiniMaxAI/MiniMax-M3", "minimax_m3"))

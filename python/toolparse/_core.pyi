@@ -23,6 +23,10 @@ _Delta = Tuple[Optional[str], Optional[str], Optional[List[_DeltaCall]]]
 _Extracted = Tuple[Optional[str], Optional[str], List[Tuple[Optional[str], str, str]], bool, bool]
 # function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
 _ToolTypes = Dict[str, Dict[str, List[str]]]
+# function name -> its schema tree (the xml_elements family): nodes (types, container 0 scalar /
+# 1 object / 2 array, property name -> node index, items or additionalProperties node or -1),
+# node 0 the parameters object
+_Schemas = Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]]
 
 @final
 class Parser:
@@ -34,6 +38,7 @@ class Parser:
         tools: Optional[_ToolTypes] = None,
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
+        schemas: Optional[_Schemas] = None,
     ) -> Parser: ...
     def feed(self, text: str) -> Optional[_Delta]:
         """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
@@ -71,6 +76,7 @@ class Format:
         tools: Optional[_ToolTypes] = None,
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
+        schemas: Optional[_Schemas] = None,
     ) -> Format: ...
     def parser(self) -> Parser:
         """A new streaming parser for one response."""
@@ -85,6 +91,7 @@ def extract(
     tools: Optional[_ToolTypes] = None,
     reasoning: Optional[str] = None,
     reasoning_started: Optional[bool] = None,
+    schemas: Optional[_Schemas] = None,
 ) -> _Extracted:
     """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
 
@@ -94,6 +101,7 @@ def replay(
     tools: Optional[_ToolTypes] = None,
     reasoning: Optional[str] = None,
     reasoning_started: Optional[bool] = None,
+    schemas: Optional[_Schemas] = None,
 ) -> _Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""

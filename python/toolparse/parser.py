@@ -5,7 +5,7 @@ place that makes model objects from them."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .ids import IdSource
 from .models import (
@@ -113,6 +113,83 @@ def _prop_types(prop: Any) -> List[str]:
     return types
 
 
+# Schema trees: at most this many nodes per function (a schema is a tree as JSON; shared Python
+# objects could make it a much larger one).
+_TREE_MAX = 10_000
+
+
+def _schema_trees(
+    tools: List[Tool],
+) -> Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]]:
+    """function name -> its schema tree, for the formats whose parameters nest (the xml_elements
+    family): a list of nodes ``(types, container, children, other)``, node 0 the parameters
+    object. ``types`` as ``_prop_types``; ``container`` 0 (a scalar), 1 (an object) or 2 (an
+    array): the first ``array`` or ``object`` alternative of the schema (its ``type``, else
+    ``items`` / ``properties`` / ``additionalProperties``, else its ``anyOf`` / ``oneOf`` branches
+    in order), as vLLM's minimax_m3 parser decides; ``children`` the object's properties (node
+    indices); ``other`` the array's ``items`` or the object's ``additionalProperties`` (-1: none).
+    Built with explicit stacks (no recursion)."""
+    out: Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]] = {}
+    for tool in tools:
+        fn = tool.function
+        params = fn.parameters.model_dump(exclude_none=True) if fn.parameters is not None else {}
+        nodes: List[Tuple[List[str], int, Dict[str, int], int]] = []
+        root_children: Dict[str, int] = {}
+        nodes.append(([], 1, root_children, -1))
+        # (schema, where its index goes: (children dict, key) or (node position, None))
+        work: List[Tuple[Any, Any, Any]] = []
+        props = params.get("properties")
+        if isinstance(props, dict):
+            for k, v in reversed(list(props.items())):
+                work.append((v, root_children, k))
+        while work:
+            schema, slot, key = work.pop()
+            if not isinstance(schema, dict) or len(nodes) >= _TREE_MAX:
+                continue
+            container, branch = _container(schema)
+            children: Dict[str, int] = {}
+            index = len(nodes)
+            nodes.append((_prop_types(schema), container, children, -1))
+            if isinstance(slot, dict):
+                slot[key] = index
+            else:
+                t, c, ch, _ = nodes[slot]
+                nodes[slot] = (t, c, ch, index)
+            other = branch.get("items") if container == 2 else branch.get("additionalProperties")
+            if container:
+                work.append((other, index, None))
+            if container == 1:
+                bprops = branch.get("properties")
+                if isinstance(bprops, dict):
+                    for k, v in reversed(list(bprops.items())):
+                        work.append((v, children, k))
+        out[fn.name] = nodes
+    return out
+
+
+def _container(schema: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
+    """(2, branch) for an array, (1, branch) for an object, (0, schema) otherwise."""
+    todo = [schema]
+    while todo:
+        s = todo.pop()
+        t = s.get("type")
+        for code, kind in ((2, "array"), (1, "object")):
+            if t == kind or (isinstance(t, list) and kind in t):
+                return code, s
+        if t is None:
+            if "items" in s:
+                return 2, s
+            if "properties" in s or "additionalProperties" in s:
+                return 1, s
+        branches: List[Dict[str, Any]] = []
+        for key in ("anyOf", "oneOf"):
+            listed = s.get(key)
+            if isinstance(listed, list):
+                branches.extend(b for b in listed if isinstance(b, dict))
+        todo.extend(reversed(branches))
+    return 0, schema
+
+
 class ToolParser:
     """A tool-call parser for one format. Cheap to make; ``stream()`` gives one
     :class:`ToolCallStream` per response."""
@@ -159,18 +236,28 @@ class ToolParser:
         self.backend = backend
         self.tools = _tool_models(tools)
         self._types = _schema_types(self.tools)
+        spec = get_spec(fmt) if fmt is not None else None
+        schemas = (
+            _schema_trees(self.tools)
+            if spec is not None and spec.family == "xml_elements"
+            else None
+        )
         self._ids = ids if ids is not None else IdSource()
         self._id_style = get_spec(fmt).id_style if fmt is not None else "chatcmpl"
         # The format with its tools, converted once; every stream and extract reuses it.
         if backend == "rust":
-            if rname is None:
-                self._format: Any = _core.Format(fmt, self._types)
+            if schemas is not None:
+                self._format: Any = _core.Format(
+                    fmt, self._types, rname, reasoning_started, schemas
+                )
+            elif rname is None:
+                self._format = _core.Format(fmt, self._types)
             else:
                 self._format = _core.Format(fmt, self._types, rname, reasoning_started)
         else:
             from . import reference  # the twin: never imported on the Rust path
 
-            self._format = reference.Format(fmt, self._types, rname, reasoning_started)
+            self._format = reference.Format(fmt, self._types, rname, reasoning_started, schemas)
 
     def _new_parser(self) -> Any:
         return self._format.parser()

@@ -20,6 +20,7 @@ mod pythonic;
 #[cfg(test)]
 mod spec_check;
 mod tagged_json;
+mod xml_elements;
 mod xml_params;
 
 /// A format state machine. `feed` consumes as much of `input` as can be decided now and returns
@@ -36,6 +37,49 @@ pub trait Machine: Send + Sync {
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
     pub functions: Arc<HashMap<String, HashMap<String, Kind>>>,
+    /// function name -> its schema tree, node 0 the parameters object (the xml_elements family's
+    /// nested parameters; given only for its formats).
+    pub schemas: Arc<HashMap<String, Vec<SchemaNode>>>,
+}
+
+/// A node of a function's schema tree: how an element is typed, and the nodes of its elements.
+#[derive(Debug, Clone)]
+pub struct SchemaNode {
+    /// How the element's text converts (from the types the schema admits).
+    pub kind: Kind,
+    /// The schema admits a string (or gives no type): an empty element is "".
+    pub string_ok: bool,
+    /// 0: a scalar; 1: an object; 2: an array (`xml_elements::{NONE, OBJECT, ARRAY}`).
+    pub container: u8,
+    /// An object's properties: name -> node (None: an index out of range).
+    pub children: HashMap<String, Option<usize>>,
+    /// An array's `items`, or an object's `additionalProperties`.
+    pub other: Option<usize>,
+}
+
+/// A schema node as the binding receives it: `(types, container, children, other)`, indices
+/// below 0 meaning none.
+pub type RawSchemaNode = (Vec<String>, u8, HashMap<String, i64>, i64);
+
+impl SchemaNode {
+    pub fn from_raw((types, container, children, other): RawSchemaNode) -> SchemaNode {
+        let kind = kind_of_types(&types);
+        let string_ok = match kind {
+            Kind::Str => true,
+            Kind::Union(mask) => mask & crate::params::T_STRING != 0,
+            _ => false,
+        };
+        SchemaNode {
+            kind,
+            string_ok,
+            container,
+            children: children
+                .into_iter()
+                .map(|(k, v)| (k, usize::try_from(v).ok()))
+                .collect(),
+            other: usize::try_from(other).ok(),
+        }
+    }
 }
 
 impl Tools {
@@ -55,7 +99,23 @@ impl Tools {
             .collect();
         Tools {
             functions: Arc::new(functions),
+            schemas: Arc::default(),
         }
+    }
+
+    /// As [`Tools::new`], with the functions' schema trees.
+    pub fn with_schemas(
+        functions: HashMap<String, HashMap<String, Vec<String>>>,
+        schemas: HashMap<String, Vec<RawSchemaNode>>,
+    ) -> Tools {
+        let mut t = Tools::new(functions);
+        t.schemas = Arc::new(
+            schemas
+                .into_iter()
+                .map(|(f, nodes)| (f, nodes.into_iter().map(SchemaNode::from_raw).collect()))
+                .collect(),
+        );
+        t
     }
 }
 
@@ -670,6 +730,7 @@ mod tests {
                             m("function_start"),
                             "f",
                             m("function_name_end"),
+                            m("function_attrs_end"),
                             m("parameter_start"),
                             "a",
                             head,
@@ -682,6 +743,17 @@ mod tests {
                         ]
                         .concat(),
                     )
+                }
+                "xml_elements" => {
+                    let m = |r: &str| spec.marker(r).unwrap_or_default();
+                    let ns = m("namespace");
+                    Some(format!(
+                        "a{}{}\"f\">{ns}<a>1{ns}</a>{}{}b",
+                        m("call_start"),
+                        m("invoke_start"),
+                        m("invoke_end"),
+                        m("call_end")
+                    ))
                 }
                 "functiongemma" => {
                     let m = |r: &str| spec.marker(r).unwrap_or_default();

@@ -39,7 +39,20 @@
 //!   written when its value opens, so a type can still change its kind; a type longer than
 //!   [`NAME_MAX`] characters is malformed.
 //!
-//! A bare function (without the section wrapper) starts a call too. Arguments are written like
+//! - kimi_k3 (XTML): `<|open|>tools<|sep|>` around several
+//!   `<|open|>call tool="N" index="I"<|sep|>` ... `<|close|>call<|sep|>`, parameters
+//!   `<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`: the name ends at its
+//!   `"`, the other attributes are skipped up to `<|sep|>` (the spec's `function_attrs_end`; at
+//!   most [`NAME_MAX`] characters without `<`, else malformed); `type="string"` (or no type)
+//!   makes V a string, the JSON types JSON (text that is not JSON stays a string), any other
+//!   type is malformed; names and keys are attribute-escaped (`&quot;`, `&amp;`, the spec's
+//!   `call.unescape_attributes`); the content's channel markers `<|open|>response<|sep|>`,
+//!   `<|close|>response<|sep|>` and `<|close|>message<|sep|>` (roles `text_start`, `text_end`,
+//!   `text_end_2`) are markup, dropped wherever they stand in the text; a call starts only
+//!   inside `<|open|>tools<|sep|>` (`call.section_required`, as both peers).
+//!
+//! A bare function (without the section wrapper) starts a call too, unless the section is
+//! required. Arguments are written like
 //! `json.dumps(obj, ensure_ascii=False)`, keys in the order they appear, values typed by the
 //! tool's schema ([`crate::params`]).
 //!
@@ -109,7 +122,8 @@ pub enum NameEnd {
 #[derive(Debug)]
 pub struct Style {
     /// Plain text: where a call starts (`[call_start, call_start_2.., function_start..]`, or
-    /// `[function_start..]` when the format has no section wrapper).
+    /// `[function_start..]` when the format has no section wrapper, or `[call_start..]` when the
+    /// spec's `call.section_required` holds), then the content's wrappers.
     pub text: Markers,
     /// How many of `text.list` are section starts (the spellings of the wrapper; 0: none).
     pub sections: usize,
@@ -128,8 +142,17 @@ pub struct Style {
     /// What ends a parameter name (`>`, `">`, `</arg_key>`; DSML: `" string="true">`,
     /// `" string="false">`, `">`).
     pub heads: Markers,
-    /// DSML: the head decides the value's kind (the first: a string; the others: JSON).
+    /// DSML: the head decides the value's kind (the first [`Style::strings`]: a string; the
+    /// others: JSON).
     pub string_attr: bool,
+    /// How many of `heads` make a string when `string_attr` holds (DSML: 1).
+    pub strings: usize,
+    /// kimi_k3: what ends the function's other attributes after its name (`<|sep|>`), if any.
+    pub attrs_end: Option<Markers>,
+    /// How many of the last of `text.list` are content wrappers (markup, dropped).
+    pub wrappers: usize,
+    /// Names and keys are attribute-escaped (`&quot;`, `&amp;`).
+    pub unescape: bool,
     /// What opens a value after its head, after whitespace (glm's `<arg_value>`), then
     /// k2_horizon's `<ifm|arg_type>` that may come before it.
     pub value_start: Option<Markers>,
@@ -218,6 +241,9 @@ enum State {
     Wrapper { raw: String },
     /// Reading the function name; `raw[at..]` is the name so far.
     Name { raw: String, at: usize },
+    /// After the function name (the call started): its other attributes, `n` characters so
+    /// far, up to the style's `attrs_end`.
+    Attrs { n: usize },
     /// Inside the function, between parameters.
     Body,
     /// Reading a parameter name.
@@ -355,6 +381,11 @@ impl XmlParams {
     }
 }
 
+/// An attribute value with its escapes undone (`&quot;` before `&amp;`, as the peers do).
+fn unescape(s: &str) -> String {
+    s.replace("&quot;", "\"").replace("&amp;", "&")
+}
+
 /// The tool name for a function name as written (see [`Style::doubled_names`]).
 fn tool_name(style: &Style, tools: &Tools, name: &str) -> String {
     let known = |n: &str| tools.functions.contains_key(n);
@@ -429,6 +460,10 @@ impl Machine for XmlParams {
                         out.content(&rest[..at]);
                         let m = style.text.list[which];
                         i += at + m.len();
+                        if which >= style.text.list.len() - style.wrappers {
+                            // A wrapper of the content: markup, dropped.
+                            continue;
+                        }
                         self.st = if which < style.sections {
                             State::Wrapper { raw: m.to_owned() }
                         } else {
@@ -530,12 +565,21 @@ impl Machine for XmlParams {
                     };
                     match end {
                         Some(n) if !is_blank(&raw[*at..]) => {
-                            self.func = tool_name(style, &self.tools, &raw[*at..]);
+                            let name = if style.unescape {
+                                unescape(&raw[*at..])
+                            } else {
+                                raw[*at..].to_owned()
+                            };
+                            self.func = tool_name(style, &self.tools, &name);
                             self.params = 0;
                             i += p + n;
                             out.tool_start(None, self.func.clone());
                             out.args("{");
-                            self.st = State::Body;
+                            self.st = if style.attrs_end.is_some() {
+                                State::Attrs { n: 0 }
+                            } else {
+                                State::Body
+                            };
                         }
                         _ => {
                             // Not a call: the markup was content; text goes on at the stop
@@ -545,6 +589,28 @@ impl Machine for XmlParams {
                             self.st = State::Text;
                         }
                     }
+                }
+                State::Attrs { n } => {
+                    let Some(ends) = &style.attrs_end else {
+                        return i;
+                    };
+                    let (at, done) = match ends.find(rest) {
+                        Found::Marker { at, which } => (at, Some(at + ends.list[which].len())),
+                        Found::Partial { safe } => (safe, None),
+                    };
+                    *n += rest[..at].chars().count();
+                    if *n > NAME_MAX || rest[..at].contains('<') {
+                        // Attributes past the cap, or other markup: malformed.
+                        i += rest[..at].find('<').unwrap_or(at);
+                        out.malformed = true;
+                        self.st = State::Fallback;
+                        continue;
+                    }
+                    let Some(end) = done else {
+                        return i + at;
+                    };
+                    i += end;
+                    self.st = State::Body;
                 }
                 State::Body => match expect(rest, &style.body) {
                     Expect::Marker { which: 0, end } => {
@@ -592,9 +658,12 @@ impl Machine for XmlParams {
                         continue;
                     };
                     i += p + style.heads.list[head].len();
-                    let name = std::mem::take(name);
+                    let mut name = std::mem::take(name);
+                    if style.unescape {
+                        name = unescape(&name);
+                    }
                     let kind = if style.string_attr {
-                        if head == 0 {
+                        if head < style.strings {
                             Kind::Str
                         } else {
                             Kind::Json
@@ -789,7 +858,8 @@ impl Machine for XmlParams {
                 out.truncate(raw);
             }
             // Cut off inside the function (its end never came): the call is unfinished.
-            State::Body
+            State::Attrs { .. }
+            | State::Body
             | State::Param { .. }
             | State::Open { .. }
             | State::Type { .. }

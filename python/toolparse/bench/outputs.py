@@ -132,7 +132,8 @@ def _xml_params(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]
         for k, v in args.items()
     )
     return (
-        f"{m.get('call_start', '')}{nl}{m['function_start']}{name}{m['function_name_end']}{nl}"
+        f"{m.get('call_start', '')}{nl}{m['function_start']}{name}{m['function_name_end']}"
+        f"{m.get('function_attrs_end', '')}{nl}"
         f"{params}{m['function_end']}{m.get('item_end', '')}{nl}{m.get('call_end', '')}"
     )
 
@@ -161,6 +162,16 @@ def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[s
     return f"{m['call_start']}{m['name_start']}{name}{{{body}}}{m['call_end']}"
 
 
+def _xml_elements(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    m = s.markers
+    ns = m["namespace"]
+    params = "".join(f"{ns}<{k}>{v}{ns}</{k}>\n" for k, v in args.items())
+    return (
+        f'{m["call_start"]}\n{m["invoke_start"]}"{name}">\n{params}{m["invoke_end"]}\n'
+        f"{m['call_end']}"
+    )
+
+
 def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     """A tool message holding the ATEM call (XML parameters)."""
     m = s.markers
@@ -177,6 +188,7 @@ _FAMILIES = {
     "xml_params": _xml_params,
     "named_json": _named_json,
     "functiongemma": _functiongemma,
+    "xml_elements": _xml_elements,
     "muse": _muse,
 }
 

@@ -69,8 +69,8 @@ def formats() -> List[str]:
 
 # --------------------------------------------------------------------------------------------------
 # SGLang's result types, built without validation (per delta, a validated StreamingParseResult
-# plus ToolCallItem costs ~2.8 us; see toolparse/models/_base.py for the technique). The data comes from
-# toolparse's core, so it is already of the right types.
+# plus ToolCallItem costs ~2.8 us; see toolparse/models/_base.py for the technique). The data
+# comes from toolparse's core, so it is already of the right types.
 # --------------------------------------------------------------------------------------------------
 _new = object.__new__
 _RESULT: Any = None  # sglang ... core_types.StreamingParseResult, set by _sglang()

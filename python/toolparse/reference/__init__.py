@@ -15,6 +15,22 @@ from .scan import HOLD_MAX
 
 # function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
 ToolTypes = Dict[str, Dict[str, List[str]]]
+# function name -> its schema tree (the xml_elements family's nested elements; see there)
+SchemaTrees = Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]]
+
+
+class _WithSchemas(dict):  # type: ignore[type-arg]
+    """``ToolTypes`` that also carry the schema trees (``schemas``), as ``Tools`` does in Rust."""
+
+    schemas: SchemaTrees
+
+
+def _tools(tools: Optional[ToolTypes], schemas: Optional[SchemaTrees]) -> ToolTypes:
+    if not schemas:
+        return tools or {}
+    t = _WithSchemas(tools or {})
+    t.schemas = schemas
+    return t
 
 
 class Machine(Protocol):
@@ -74,6 +90,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "xml_params":
         xml_style = xml_params.style_of(m, spec.raw.get("call", {}), spec.raw.get("arguments", ""))
         return lambda tools: xml_params.XmlParams(xml_style, tools)
+    if spec.family == "xml_elements":
+        from . import xml_elements
+
+        el_style = xml_elements.style_of(m)
+        return lambda tools: xml_elements.XmlElements(el_style, tools)
     if spec.family == "muse":
         from . import muse
 
@@ -159,6 +180,7 @@ class Parser:
         tools: Optional[ToolTypes] = None,
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
+        schemas: Optional[SchemaTrees] = None,
     ) -> None:
         from . import reasoning as _reasoning
 
@@ -177,7 +199,7 @@ class Parser:
         if format is None and rspec is None:
             raise ValueError("toolparse: neither a tool format nor a reasoning format given")
         self.format = format
-        self._machine: Machine = REGISTRY[format][0](tools or {}) if format else Plain()
+        self._machine: Machine = REGISTRY[format][0](_tools(tools, schemas)) if format else Plain()
         self._front = (
             _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
         )
@@ -280,19 +302,21 @@ class Format:
         tools: Optional[ToolTypes] = None,
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
+        schemas: Optional[SchemaTrees] = None,
     ) -> None:
         # Checked here, once: the same errors as the binding.
-        Parser(format, tools, reasoning, reasoning_started)
+        Parser(format, tools, reasoning, reasoning_started, schemas)
         self.name = format
+        self._schemas = schemas
         self._tools = tools or {}
         self._reasoning = reasoning
         self._started = reasoning_started
 
     def parser(self) -> Parser:
-        return Parser(self.name, self._tools, self._reasoning, self._started)
+        return Parser(self.name, self._tools, self._reasoning, self._started, self._schemas)
 
     def extract(self, text: str) -> Extracted:
-        return extract(self.name, text, self._tools, self._reasoning, self._started)
+        return extract(self.name, text, self._tools, self._reasoning, self._started, self._schemas)
 
 
 def lossy(text: str) -> str:
@@ -306,6 +330,7 @@ def extract(
     tools: Optional[ToolTypes] = None,
     reasoning: Optional[str] = None,
     reasoning_started: Optional[bool] = None,
+    schemas: Optional[SchemaTrees] = None,
 ) -> Extracted:
     """Non-streaming: the same machine fed the whole text at once. With a reasoning format, the
     fallback content of malformed or truncated markup is the text after the think block, and the
@@ -316,7 +341,7 @@ def extract(
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = lossy(text)
-    p = Parser(format, tools, reasoning, reasoning_started)
+    p = Parser(format, tools, reasoning, reasoning_started, schemas)
     p._push(text)
     p._end()
     x = extracted_from_events(p._out.take(), p.malformed, p.truncated)
@@ -333,10 +358,11 @@ def replay(
     tools: Optional[ToolTypes] = None,
     reasoning: Optional[str] = None,
     reasoning_started: Optional[bool] = None,
+    schemas: Optional[SchemaTrees] = None,
 ) -> Extracted:
     """Streams ``chunks`` one delta at a time and returns what a client would have
     reconstructed, in the shape of :func:`extract`."""
-    p = Parser(format, tools, reasoning, reasoning_started)
+    p = Parser(format, tools, reasoning, reasoning_started, schemas)
     for c in chunks:
         p._push(c)
     p._end()

@@ -14,7 +14,10 @@ XML-like formats (qwen3_xml, step3p5, step5, mimo, poolside_v1, hy_v3, hy_v4, k2
 minicpm5) differ in their markers and a few switches, given by a :class:`Style` built from the
 spec entry: several section starts, a tag that ends the function name (hy_v3's ``<tool_sep>``),
 k2_horizon's optional value type ``<ifm|arg_type>T</ifm|arg_type>`` (the key is written when the
-value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``. The section wrapper may
+value opens), deepseek_v4's self-closing ``<｜DSML｜invoke name="N"/>``,
+kimi_k3's XTML (attributes after the name skipped up to ``function_attrs_end``, several string
+and JSON heads, attribute-escaped names and keys, channel markers around the content dropped,
+a section required). The section wrapper may
 be missing. String values stream as they arrive; typed values (and values of a union that admits
 a string and another type) are sent when their parameter closes; ``{`` goes with the call start
 and ``}`` with the function end. A parameter's closing tag (or the implicit end
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 from . import ToolTypes, params
 from .event import Emitter
@@ -55,7 +58,11 @@ class Style:
     body: Markers  # [parameter_start, function_end, call_end?]
     quoted: bool  # a parameter name ends at '"'
     heads: Markers  # what ends a parameter name
-    string_attr: bool  # DSML: head 0 makes a string, the others JSON
+    string_attr: bool  # DSML: the first `strings` heads make a string, the others JSON
+    strings: int  # how many of heads make a string when string_attr holds (DSML: 1)
+    attrs_end: Optional[Markers]  # kimi_k3: what ends the attributes after the name (<|sep|>)
+    wrappers: int  # how many of the last of text.list are content wrappers (dropped)
+    unescape: bool  # names and keys are attribute-escaped (&quot;, &amp;)
     value_start: Optional[Markers]  # glm's <arg_value>, then k2_horizon's <ifm|arg_type>?
     value_type_end: Optional[Markers]  # k2_horizon's </ifm|arg_type>
     value: Markers  # a value's ends
@@ -89,7 +96,7 @@ def _loose_null(raw: str) -> bool:
 JSON_STARTS = frozenset('{["-0123456789tfnNI')
 
 
-def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "") -> Style:
+def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "") -> Style:
     """The style of a spec entry's markers, ``call`` object and ``arguments`` (the twin of
     ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
@@ -105,11 +112,25 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "")
     if name_end != LINE and name_end[:1] not in "><{}\"' \t\r":
         raise ValueError(f"function_name_end {name_end!r}")
     strip = {"strip_one": True, "keep": False}[call["value_newlines"]]
+    required = call.get("section_required") is True
+    if required and not sections:
+        raise ValueError("call.section_required without call_start")
     many = {"many": True, "one": False}[call["calls_per_section"]]
     head = m["parameter_name_end"]
     string_attr = "parameter_string" in m
-    heads = [m["parameter_string"], m["parameter_json"]] if string_attr else []
-    heads.append(head)
+
+    def spellings(role: str) -> List[str]:
+        return [m[r] for r in sorted(r for r in m if r.startswith(role + "_"))]
+
+    # the heads that make a string (parameter_string, parameter_string_2, ...), then JSON
+    heads = [m["parameter_string"], *spellings("parameter_string")] if string_attr else []
+    strings = len(heads)
+    if string_attr:
+        heads += [m["parameter_json"], *spellings("parameter_json")]
+    if head not in heads:
+        heads.append(head)
+    # then the content's wrappers (kimi_k3's channel markers: dropped)
+    wrappers = [m[r] for r in ("text_start", "text_end", "text_end_2") if r in m]
     if strip:
         value = [param_end, "\n" + param_end, "\n" + param, "\n" + function_end]
     else:
@@ -119,7 +140,8 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "")
     if many:
         end += functions
     return Style(
-        text=Markers(sections + functions),
+        # a bare function starts a call too, unless the section is required (kimi_k3)
+        text=Markers(sections + ([] if required else functions) + wrappers),
         sections=len(sections),
         function=Markers(functions),
         name_end=name_end,
@@ -128,6 +150,10 @@ def style_of(m: Mapping[str, str], call: Mapping[str, str], arguments: str = "")
         quoted=head.startswith('"'),
         heads=Markers(heads),
         string_attr=string_attr,
+        strings=strings,
+        attrs_end=Markers([m["function_attrs_end"]]) if "function_attrs_end" in m else None,
+        wrappers=len(wrappers),
+        unescape=call.get("unescape_attributes") is True,
         value_start=(
             Markers([m["value_start"]] + [m[r] for r in ("value_type_start",) if r in m])
             if "value_start" in m
@@ -157,6 +183,11 @@ def _find_any(s: str, stops: re.Pattern, start: int) -> int:
     return -1 if m is None else m.start() - start
 
 
+def unescape(s: str) -> str:
+    """An attribute value with its escapes undone (``&quot;`` before ``&amp;``, as the peers do)."""
+    return s.replace("&quot;", '"').replace("&amp;", "&")
+
+
 # closes() results
 YES, NO, WAIT = "yes", "no", "wait"
 
@@ -179,7 +210,7 @@ class XmlParams:
         self.value_longest = max(len(m) for m in style.value.list)
         self.head_longest = max(len(m) for m in style.heads.list)
         self.tools = tools
-        # Text | Wrapper | Name | Body | Param | Open | Type | Value | After | Fallback
+        # Text | Wrapper | Name | Attrs | Body | Param | Open | Type | Value | After | Fallback
         self.st = "Text"
         self.raw: List[str] = []  # Wrapper, Name: the markup read so far
         self.name_parts: List[str] = []  # Name: the function name so far
@@ -201,6 +232,7 @@ class XmlParams:
         self.func = ""  # the current call's function name
         self.params = 0  # parameters written in the current call
         self.eof = False  # the end of the output was reached: a held closing tag is decided
+        self.attrs = 0  # Attrs: the characters of the attributes read so far
 
     @staticmethod
     def _close(out: Emitter) -> None:
@@ -297,6 +329,9 @@ class XmlParams:
                     return i + at
                 m = style.text.list[which]
                 i += at + len(m)
+                if which >= len(style.text.list) - style.wrappers:
+                    # A wrapper of the content: markup, dropped.
+                    continue
                 self.raw = [m]
                 if which < style.sections:
                     self.st = "Wrapper"
@@ -371,19 +406,37 @@ class XmlParams:
                     end = {"\n": 1, "<": 0}.get(s[t], -1)
                 name = "".join(self.name_parts)
                 if end != -1 and not is_blank(name):
-                    self.func = self._tool_name(name)
+                    self.func = self._tool_name(unescape(name) if style.unescape else name)
                     self.raw, self.name_parts = [], []
                     self.params = 0
                     i = t + end
                     out.tool_start(None, self.func)
                     out.args("{")
-                    self.st = "Body"
+                    if style.attrs_end is not None:
+                        self.st, self.attrs = "Attrs", 0
+                    else:
+                        self.st = "Body"
                 else:
                     # Not a call: the markup was content; text goes on at the stop character.
                     out.content("".join(self.raw) + name)
                     self.raw, self.name_parts = [], []
                     i = t
                     self.st = "Text"
+            elif st == "Attrs":
+                assert style.attrs_end is not None
+                kind, at, which = style.attrs_end.find(s, i)
+                self.attrs += at
+                lt = s.find("<", i, i + at)
+                if self.attrs > NAME_MAX or lt != -1:
+                    # Attributes past the cap, or other markup: malformed.
+                    i = lt if lt != -1 else i + at
+                    out.malformed = True
+                    self.st = "Fallback"
+                    continue
+                if kind != "marker":
+                    return i + at
+                i += at + len(style.attrs_end.list[which])
+                self.st = "Body"
             elif st == "Body":
                 kind, a, b = expect(s, style.body, i)
                 if kind == "marker" and a == 0:
@@ -417,9 +470,11 @@ class XmlParams:
                     continue
                 i = t + len(style.heads.list[head])
                 name = "".join(self.name)
+                if style.unescape:
+                    name = unescape(name)
                 self.name = []
                 if style.string_attr:
-                    self.kind = params.STR if head == 0 else params.JSON
+                    self.kind = params.STR if head < style.strings else params.JSON
                 else:
                     self.kind = self._kind(name)
                 if style.value_start is not None:
@@ -552,7 +607,7 @@ class XmlParams:
             # Cut off before the call started: its markup so far.
             out.truncate("".join(self.raw) + "".join(self.name_parts) + rest)
             self.raw, self.name_parts = [], []
-        elif st in ("Body", "Param", "Open", "Type", "Value"):
+        elif st in ("Attrs", "Body", "Param", "Open", "Type", "Value"):
             # Cut off inside the function (its end never came): the call is unfinished.
             out.truncate("")
         elif st == "After":

@@ -466,6 +466,87 @@ for _fmt, _s, _e in (
         (f"{_s}get_time{_e}\n{_s}get_wea", 1),
     ]
 
+# kimi_k3: XTML (<|open|>NAME<|sep|> ... <|close|>NAME<|sep|> blocks with attributes)
+_K3_T, _K3_TE = "<|open|>tools<|sep|>", "<|close|>tools<|sep|>"
+_K3_CE = "<|close|>call<|sep|>"
+
+
+def _k3_call(name: str, index: int, args: str = "") -> str:
+    return f'<|open|>call tool="{name}" index="{index}"<|sep|>{args}{_K3_CE}'
+
+
+def _k3_arg(key: str, ty: str, value: str) -> str:
+    return f'<|open|>argument key="{key}" type="{ty}"<|sep|>{value}<|close|>argument<|sep|>'
+
+
+NO_CALL_LOOKALIKES["kimi_k3"] = [
+    _k3_call("f", 1),  # a call outside the tools channel is text (both peers)
+    "<|open|> and <|sep|> and <|close|> words",
+    "<|open|>tool<|sep|>x<|close|>tool<|sep|>",
+]
+MALFORMED["kimi_k3"] = [
+    # text between arguments after the call started
+    f"{_K3_T}{_k3_call('get_weather', 1, 'junk')}{_K3_TE}",
+    # a type the template never writes
+    f"{_K3_T}{_k3_call('f', 1, _k3_arg('a', 'weird', '1'))}{_K3_TE}",
+    # the call's attributes run into the next block (no <|sep|>)
+    f'{_K3_T}<|open|>call tool="f" index="1"{_k3_arg("a", "string", "x")}{_K3_CE}{_K3_TE}',
+    f"Hi {_K3_T}{_k3_call('get_time', 1)}{_k3_call('g', 2, 'junk here')}{_K3_TE}",
+]
+_K3_W = _K3_T + '<|open|>call tool="get_weather" index="1"<|sep|>'
+_K3_G = _K3_T + _k3_call("get_time", 1) + '<|open|>call tool="g'
+TRUNCATED["kimi_k3"] = [
+    (f'{_K3_T}<|open|>call tool="get_wea', 0),
+    (f'{_K3_T}<|open|>call tool="get_weather" ind', 0),
+    (f'{_K3_W}<|open|>argument key="ci', 0),
+    (f'{_K3_W}<|open|>argument key="city" type="string"<|sep|>Tok', 0),
+    (f"Hello {_K3_T}", 0),
+    (
+        f"<|open|>response<|sep|>Let me check<|close|>response<|sep|>{_K3_W}"
+        '<|open|>argument key="days" type="number"<|sep|>3',
+        0,
+    ),
+    (f'{_K3_G}" index="2"<|sep|><|open|>argument key="city" type="string"<|sep|>Pa', 1),
+    (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
+]
+
+
+# minimax_m3 (namespaced XML elements)
+_MM = "]<]minimax[>["
+_MM_S, _MM_E = _MM + "<tool_call>", _MM + "</tool_call>"
+
+
+def minimax_m3_invoke(name: str, params: str) -> str:
+    """One minimax_m3 invoke; ``params`` written with :func:`minimax_m3_el`."""
+    return f'{_MM}<invoke name="{name}">{params}{_MM}</invoke>'
+
+
+def minimax_m3_el(name: str, body: str) -> str:
+    return f"{_MM}<{name}>{body}{_MM}</{name}>"
+
+
+MALFORMED["minimax_m3"] = [
+    _MM_S + minimax_m3_invoke("f", "junk" + minimax_m3_el("a", "1")) + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}</b>") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}x") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}< >1{_MM}</ >") + _MM_E,
+    _MM_S + minimax_m3_invoke("f", minimax_m3_el("a", f"{_MM}</invoke>")) + _MM_E,
+    _MM_S + minimax_m3_invoke("f", f"{_MM}<a>1{_MM}</a>{_MM}</tool_call>"),
+]
+TRUNCATED["minimax_m3"] = [
+    (f'{_MM_S}\n{_MM}<invoke name="get_wea', 0),
+    (f"Let me check. {_MM_S}", 0),
+    (_MM_S + f'{_MM}<invoke name="f">' + minimax_m3_el("city", "Paris") + f"{_MM}<unit>cel", 0),
+    (_MM_S + f'{_MM}<invoke name="f">{_MM}<a>{_MM}<b>1{_MM}</b>{_MM}</', 0),
+    (_MM_S + minimax_m3_invoke("f", "") + f'\n{_MM}<invoke name="g">{_MM}<a', 1),
+    (_MM_S + minimax_m3_invoke("f", minimax_m3_el("a", "1")) + "\n" + _MM + "<invo", 1),
+]
+NO_CALL_LOOKALIKES["minimax_m3"] = [
+    "<tool_call> and <invoke name=f> words",
+    minimax_m3_invoke("f", ""),
+    f"{_MM} alone, {_MM}<tool_call>x",
+]
+
 # muse, muse_glimmer: recipient headers around ATEM calls (XML parameters)
 _MU_TOOL = "<|start|>assistant to=functions.f<|message|>"
 _MU_INV = '<atem:invoke name="f"><atem:parameter name="a">1</atem:parameter></atem:invoke>'

@@ -22,6 +22,7 @@ from .render import (
     _obj,
     args_text,
     converted,
+    json_type,
     py_lit,
 )
 
@@ -343,6 +344,59 @@ class XmlParams(Renderer):
         return before + text + after, expected
 
 
+class XmlParamsXtml(XmlParams):
+    """kimi_k3's XTML, in the XML-parameter family:
+    ``<|open|>tools<|sep|><|open|>call tool="N" index="I"<|sep|>`` then
+    ``<|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>`` per parameter, then
+    ``<|close|>call<|sep|>`` ... ``<|close|>tools<|sep|>``, nothing between the blocks; the type
+    attribute types the value (strings raw, the rest JSON), no schema needed. Forms: the bare
+    section ("wrapped"), or the whole message as the model writes it ("channel": the content in
+    ``<|open|>response<|sep|>`` ... ``<|close|>response<|sep|>``, the section, then
+    ``<|close|>message<|sep|>``)."""
+
+    typed = False
+    plain_content = False  # the channel markers around the content are dropped
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.forms = ("wrapped", "channel")
+
+    def param(self, k: str, v: Any) -> str:
+        m = self.m
+        if isinstance(v, str):
+            head = m["parameter_string"]
+        else:
+            # the template's types: integer collapses onto number
+            t = "null" if v is None else json_type(v).replace("integer", "number")
+            head = m["parameter_string"].replace('"string"', f'"{t}"')
+        return f"{m['parameter_start']}{k}{head}{xml_value(v)}{m['parameter_end']}"
+
+    def function(self, name: str, args: Dict[str, Any], index: int = 1) -> str:
+        m = self.m
+        params = "".join(self.param(k, v) for k, v in args.items())
+        return (
+            f'{m["function_start"]}{name}{m["function_name_end"]} index="{index}"'
+            f"{m['function_attrs_end']}{params}{m['function_end']}"
+        )
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        m = self.m
+        fns = "".join(self.function(n, a, i + 1) for i, (n, a) in enumerate(calls))
+        section = f"{m['call_start']}{fns}{m['call_end']}"
+        expected = [(n, converted(a)) for n, a in calls]
+        if form == "channel":
+            text = f"{m['text_start']}{before}{m['text_end']}{section}{m['text_end_2']}{after}"
+            return text, expected, len(m["text_start"])
+        return before + section + after, expected
+
+
+def _xml_params(name: str) -> Renderer:
+    """The XML-parameter family's renderer (kimi_k3's XTML has its own layout)."""
+    if "function_attrs_end" in toolparse.spec.get_spec(name).markers:
+        return XmlParamsXtml(name)
+    return XmlParams(name)
+
+
 # ----- muse -----
 
 
@@ -629,14 +683,71 @@ class FunctionGemma(Renderer):
         return before + nl.join(blocks) + after, [(n, converted(a)) for n, a in calls]
 
 
+# ----- namespaced XML elements (minimax_m3) -----
+
+
+class XmlElements(Renderer):
+    """The namespaced XML-element family (``rust/formats/xml_elements.rs``), configured from the
+    format's spec entry: minimax_m3's
+    ``NS<tool_call>\nNS<invoke name="N">NS<k>vNS</k>NS</invoke>\nNS</tool_call>``. Values are
+    written as the XML-parameter formats write them (strings raw, others as JSON text typed by
+    the schema); nested elements are the concern of ``tests/test_minimax_m3.py``, whose schemas
+    type them. The function name is written double-quoted, single-quoted or bare."""
+
+    json_native = False
+    typed = True
+    forms = ("double", "single", "bare")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        m = toolparse.spec.get_spec(name).markers
+        self.ns = m["namespace"]
+        self.start, self.end = m["call_start"], m["call_end"]
+        self.invoke, self.invoke_end = m["invoke_start"], m["invoke_end"]
+        self.markers = (self.ns,)
+        self.extra_tokens = (
+            self.start,
+            self.end,
+            self.invoke + '"f">',
+            self.invoke_end,
+            self.ns + "<a>",
+            self.ns + "</a>",
+            self.ns + "<item>",
+        )
+
+    def name_ok(self, name: str) -> bool:
+        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
+
+    def key_ok(self, key: str) -> bool:
+        return self.name_ok(key)
+
+    def value_ok(self, value: Any) -> bool:
+        if isinstance(value, str):
+            return self.ns not in value
+        return _finite(value) and self.ns not in json.dumps(value, ensure_ascii=False)
+
+    def _body(self, calls, before, after, form, style, reasoning):
+        ns = self.ns
+        nl = "" if form == "bare" else "\n"
+        invokes = []
+        for name, args in calls:
+            assert not isinstance(args, RawJSON)
+            quoted = {"double": f'"{name}">', "single": f"'{name}'>", "bare": f"{name}>"}[form]
+            params = "".join(f"{ns}<{k}>{xml_value(v)}{ns}</{k}>{nl}" for k, v in args.items())
+            invokes.append(f"{self.invoke}{quoted}{nl}{params}{self.invoke_end}")
+        text = f"{self.start}{nl}" + nl.join(invokes) + f"{nl}{self.end}"
+        return before + text + after, [(n, converted(a)) for n, a in calls]
+
+
 # The renderer class of each family: a format's renderer is its family's, configured from its spec
 # entry. A new family adds its class here.
 FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "tagged_json": TaggedJson,
     "named_json": NamedJson,
-    "xml_params": XmlParams,
+    "xml_params": _xml_params,
     "pythonic": Pythonic,
     "functiongemma": FunctionGemma,
+    "xml_elements": XmlElements,
     "mistral": lambda name: Mistral(),
     "llama3_json": Llama3Json,
     "openai": lambda name: OpenAIHarmony(),

@@ -473,3 +473,53 @@ fn self_closing_function() {
     let text = "<｜DSML｜invoke name=\" \"/>";
     assert!(extract_as("deepseek_v4", text).calls.is_empty());
 }
+
+#[test]
+fn xtml_attributes_heads_and_channels() {
+    // kimi_k3: attributes after the name are skipped to `<|sep|>`; the type attribute types
+    // the value (no type: a string); names and keys are attribute-escaped; the channel
+    // markers around the content are dropped; a call outside the tools channel is text
+    let arg = |k: &str, ty: &str, v: &str| {
+        let head = if ty.is_empty() {
+            String::new()
+        } else {
+            format!(" type=\"{ty}\"")
+        };
+        format!("<|open|>argument key=\"{k}\"{head}<|sep|>{v}<|close|>argument<|sep|>")
+    };
+    let text = format!(
+        "<|open|>response<|sep|>Hi<|close|>response<|sep|><|open|>tools<|sep|>\
+         <|open|>call tool=\"a&amp;b\" index=\"1\"<|sep|>{}{}{}{}{}<|close|>call<|sep|>\
+         <|open|>call tool=\"g\" index=\"2\"<|sep|><|close|>call<|sep|><|close|>tools<|sep|>\
+         <|close|>message<|sep|>",
+        arg("s", "string", "12"),
+        arg("k&quot;1", "number", "1.50"),
+        arg("o", "object", "{\"x\":[true,null]}"),
+        arg("bad", "array", "[1,"),
+        arg("t", "", "7"),
+    );
+    let x = extract_as("kimi_k3", &text);
+    assert_eq!(
+        calls(&x),
+        [
+            (
+                "a&b",
+                "{\"s\": \"12\", \"k\\\"1\": 1.5, \"o\": {\"x\": [true, null]}, \"bad\": \"[1,\", \
+                 \"t\": \"7\"}"
+            ),
+            ("g", "{}")
+        ]
+    );
+    assert_eq!(x.content.as_deref(), Some("Hi"));
+    assert!(!x.malformed && !x.truncated);
+    let bare = "<|open|>call tool=\"f\" index=\"1\"<|sep|><|close|>call<|sep|>";
+    assert!(extract_as("kimi_k3", bare).calls.is_empty());
+    // attributes that run into other markup, or past NAME_MAX, are malformed
+    let open = "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"";
+    assert!(extract_as("kimi_k3", &format!("{open}<|open|>argument")).malformed);
+    let long = format!(
+        "{open}{}<|sep|><|close|>call<|sep|>",
+        " ".repeat(NAME_MAX + 1)
+    );
+    assert!(extract_as("kimi_k3", &long).malformed);
+}

@@ -1,0 +1,718 @@
+//! Namespaced XML-element tool calls, configured by a [`Style`] that `build.rs` generates from
+//! the format's spec entry. MiniMax-M3 is the model: every structural tag carries the namespace
+//! `]<]minimax[>[` (`NS` below):
+//!
+//! ```text
+//! NS<tool_call>
+//! NS<invoke name="create_order">
+//! NS<user_id>42NS</user_id>
+//! NS<items>NS<item>NS<sku>b1NS</sku>NS</item>NS</items>
+//! NS</invoke>
+//! NS</tool_call>
+//! ```
+//!
+//! Each `<invoke>` is one call. A parameter is an element named after it; an element holding
+//! elements is an object, or an array when its schema says so (the chat template writes list
+//! items as `<item>`; an array's item names are not looked at). Values are typed by the tool's
+//! JSON Schema: the function's schema tree ([`SchemaNode`]s, built once per parser by the facade)
+//! or, without one, the parameter types of [`Tools`] (top-level parameters typed, nested ones
+//! strings and objects). Arguments are written like `json.dumps(obj, ensure_ascii=False)`, keys in
+//! the order they first appear.
+//!
+//! Conversion (vLLM's minimax_m3 parser's rules):
+//! - an element without elements is its text, kept verbatim: a string where the schema admits a
+//!   string or gives no type, else converted by [`crate::params`] (trimmed, typed); an empty (or
+//!   whitespace only) element whose schema is an array or an object and admits no string is `[]`
+//!   or `{}` (the template writes an empty list or dict so);
+//! - an element with elements: an array schema makes a list of its elements' values, each typed
+//!   by `items`; otherwise an object (typed by the schema's `properties`, then
+//!   `additionalProperties`, when the schema is an object; untyped otherwise) in which a name
+//!   given twice or more collects its values into a list at its first place;
+//! - text around the elements of an element, when it is not whitespace only, is kept under the
+//!   field `$text` (`$` is prepended while an element has that name); in an array it is one more
+//!   item;
+//! - an array or object schema is the first `array` / `object` alternative of the schema: its
+//!   `type`, else `items` (array) or `properties` / `additionalProperties` (object) when it has no
+//!   `type`, else its `anyOf` / `oneOf` branches in order.
+//!
+//! Streaming: the call starts, with `{`, when its name is complete. A parameter whose schema is a
+//! single string type streams as it arrives (only a possible marker prefix is held back); the
+//! others are sent when they close (their elements are kept in the state meanwhile, not held
+//! back); `}` is sent when `NS</invoke>` closes the call. vLLM sends the whole arguments at that
+//! point instead, which lets it collect a parameter written twice into a list; here a parameter
+//! written twice at the top level is written twice (a JSON parser keeps the last value), and an
+//! element inside a string parameter that streams is malformed (vLLM makes the parameter an
+//! object). Below the top level, names given twice collect into lists as in vLLM.
+//!
+//! Decisions on the loose points:
+//! - only the block start `NS<tool_call>` starts calls (an `NS<invoke>` outside a block is
+//!   content, as in vLLM); a block start not followed by `NS<invoke name=` (after whitespace) is
+//!   content; the block may hold several invokes (whitespace between them is markup) and its end
+//!   `NS</tool_call>` may be missing; text after the block is content (vLLM drops it);
+//! - the function name may be written `"N"`, `'N'` or bare (`name=N>`); a blank name, or one
+//!   holding `<`, `>`, a newline (or, bare, a quote or whitespace), is not a call: its markup is
+//!   content; a name longer than [`NAME_MAX`] characters too;
+//! - inside the call, text between parameters that is not whitespace, a closing tag that does not
+//!   close the open element, `NS` not followed by `<`, a blank element name, an element name (or
+//!   closing tag) longer than [`NAME_MAX`] characters and an element deeper than [`DEPTH_MAX`]
+//!   are malformed: the rest is content (vLLM keeps the parameters before such an element);
+//! - the end of the output inside a call is truncation: the call is not complete (vLLM converts
+//!   what it has).
+//!
+//! The conversion recurses once per element level, at most [`DEPTH_MAX`] deep.
+
+use std::collections::HashMap;
+
+use super::{Machine, SchemaNode, Tools};
+use crate::event::Emitter;
+use crate::json::is_blank;
+use crate::params::{self, Kind};
+use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
+
+/// The deepest element (a parameter is at depth 1), as vLLM's `MAX_ELEMENT_DEPTH`; deeper is
+/// malformed.
+pub const DEPTH_MAX: usize = 128;
+
+/// The field that keeps the text of an element that also holds elements.
+const TEXT_FIELD: &str = "$text";
+
+/// A schema node's container kinds.
+pub const NONE: u8 = 0;
+pub const OBJECT: u8 = 1;
+pub const ARRAY: u8 = 2;
+
+/// A format's markers (generated by `build.rs` from the spec entry).
+#[derive(Debug)]
+pub struct Style {
+    /// `[call_start]`.
+    pub text: Markers,
+    /// `[invoke_start]`.
+    pub invoke: Markers,
+    /// `[invoke_start, call_end]`.
+    pub after: Markers,
+    /// `[namespace <]`.
+    pub tag: Markers,
+    /// `[namespace <, namespace]`.
+    pub inner: Markers,
+    /// `namespace <`.
+    pub open: &'static str,
+    pub invoke_end: &'static str,
+}
+
+/// One element of the open call.
+#[derive(Debug, Default)]
+struct Elem {
+    name: String,
+    text: String,
+    children: Vec<usize>,
+}
+
+/// A field of an object being written: an element, or the text around an element's elements.
+#[derive(Clone, Copy)]
+enum Field<'a> {
+    Elem(usize),
+    Text(&'a str),
+}
+
+/// What ends a function name (`"` quoted, `'` quoted, or bare).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quote {
+    Double,
+    Single,
+    Bare,
+}
+
+impl Quote {
+    fn stops(self, b: u8) -> bool {
+        match self {
+            Quote::Double => matches!(b, b'<' | b'>' | b'\n' | b'"'),
+            Quote::Single => matches!(b, b'<' | b'>' | b'\n' | b'\''),
+            Quote::Bare => matches!(b, b'<' | b'>' | b'\n' | b'"' | b'\'' | b' ' | b'\t' | b'\r'),
+        }
+    }
+
+    fn byte(self) -> Option<u8> {
+        match self {
+            Quote::Double => Some(b'"'),
+            Quote::Single => Some(b'\''),
+            Quote::Bare => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for the block start.
+    Text,
+    /// After the block start (`raw`: the markup so far), expecting an invoke.
+    Block { raw: String },
+    /// Reading a function name (`raw`: the markup before it; `quote`: None until seen).
+    Name {
+        raw: String,
+        quote: Option<Quote>,
+        name: String,
+        chars: usize,
+    },
+    /// Inside a call, between its parameters.
+    Body,
+    /// After `NS<`: an element's name or a closing tag, up to `>`.
+    Tag { tag: String, chars: usize },
+    /// Inside an element: its text, up to the next `NS`.
+    Inner,
+    /// After a call (`ws`: the whitespace read).
+    After { ws: String },
+    /// Malformed markup: the driver makes the rest content.
+    Fallback,
+}
+
+pub struct XmlElements {
+    style: &'static Style,
+    tools: Tools,
+    st: State,
+    func: String,
+    elems: Vec<Elem>,
+    stack: Vec<usize>,
+    /// The open call's schema nodes when its function has no schema tree (from its parameter
+    /// types); empty when it has one (`tools.schemas` then).
+    flat: Vec<SchemaNode>,
+    /// Parameters written in the open call.
+    params: usize,
+    /// The open parameter is a string sent as it arrives.
+    streaming: bool,
+}
+
+pub fn new(style: &'static Style, tools: &Tools) -> Box<dyn Machine> {
+    Box::new(XmlElements {
+        style,
+        tools: tools.clone(),
+        st: State::Text,
+        func: String::new(),
+        elems: Vec::new(),
+        stack: Vec::new(),
+        flat: Vec::new(),
+        params: 0,
+        streaming: false,
+    })
+}
+
+fn blank(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
+impl Machine for XmlElements {
+    fn feed(&mut self, s: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
+        let n = s.len();
+        let mut i = 0;
+        while i < n {
+            let st = std::mem::replace(&mut self.st, State::Fallback);
+            self.st = match st {
+                State::Text => match style.text.find(&s[i..]) {
+                    Found::Marker { at, which } => {
+                        out.content(&s[i..i + at]);
+                        let m = style.text.list[which];
+                        i += at + m.len();
+                        State::Block { raw: m.to_owned() }
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&s[i..i + safe]);
+                        self.st = State::Text;
+                        return i + safe;
+                    }
+                },
+                State::Block { mut raw } => {
+                    let e = expect(&s[i..], &style.invoke);
+                    let n_ws = match e {
+                        Expect::Marker { which, end } => end - style.invoke.list[which].len(),
+                        Expect::Wait { ws } => ws,
+                        Expect::Other { at } => at,
+                    };
+                    let held = raw.len() - raw.trim_end_matches(crate::event::is_ws).len();
+                    if !matches!(e, Expect::Other { .. }) && held + n_ws > WS_MAX {
+                        // Whitespace after the block start past the cap: not a call.
+                        raw.push_str(&s[i..i + n_ws]);
+                        out.content(&raw);
+                        i += n_ws;
+                        State::Text
+                    } else {
+                        match e {
+                            Expect::Marker { end, .. } => {
+                                raw.push_str(&s[i..i + end]);
+                                i += end;
+                                State::Name {
+                                    raw,
+                                    quote: None,
+                                    name: String::new(),
+                                    chars: 0,
+                                }
+                            }
+                            Expect::Wait { ws } => {
+                                raw.push_str(&s[i..i + ws]);
+                                self.st = State::Block { raw };
+                                return i + ws;
+                            }
+                            Expect::Other { at } => {
+                                // Not a call: the block start was content.
+                                raw.push_str(&s[i..i + at]);
+                                out.content(&raw);
+                                i += at;
+                                State::Text
+                            }
+                        }
+                    }
+                }
+                State::Name {
+                    mut raw,
+                    quote,
+                    mut name,
+                    mut chars,
+                } => {
+                    let Some(quote) = quote else {
+                        let q = match s.as_bytes()[i] {
+                            b'"' => Quote::Double,
+                            b'\'' => Quote::Single,
+                            _ => Quote::Bare,
+                        };
+                        if q != Quote::Bare {
+                            raw.push_str(&s[i..i + 1]);
+                            i += 1;
+                        }
+                        self.st = State::Name {
+                            raw,
+                            quote: Some(q),
+                            name,
+                            chars,
+                        };
+                        continue;
+                    };
+                    let bytes = s.as_bytes();
+                    let stop = bytes[i..].iter().position(|&b| quote.stops(b));
+                    let t = stop.map_or(n, |p| i + p);
+                    name.push_str(&s[i..t]);
+                    chars += s[i..t].chars().count();
+                    if chars > NAME_MAX {
+                        // A name past the cap: not a call.
+                        raw.push_str(&name);
+                        out.content(&raw);
+                        i = t;
+                        self.st = State::Text;
+                        continue;
+                    }
+                    if stop.is_none() {
+                        self.st = State::Name {
+                            raw,
+                            quote: Some(quote),
+                            name,
+                            chars,
+                        };
+                        return n;
+                    }
+                    let end = match quote.byte() {
+                        Some(q) if bytes[t] == q => {
+                            if t + 1 == n {
+                                // The quote at the end of the input: `>` may follow.
+                                self.st = State::Name {
+                                    raw,
+                                    quote: Some(quote),
+                                    name,
+                                    chars,
+                                };
+                                return t;
+                            }
+                            if bytes[t + 1] == b'>' {
+                                2
+                            } else {
+                                0
+                            }
+                        }
+                        Some(_) => 0,
+                        None => usize::from(bytes[t] == b'>'),
+                    };
+                    if end == 0 || is_blank(&name) {
+                        // Not a call: the markup was content; text goes on at the stop character.
+                        raw.push_str(&name);
+                        out.content(&raw);
+                        i = t;
+                        State::Text
+                    } else {
+                        i = t + end;
+                        self.elems.clear();
+                        self.stack.clear();
+                        self.flat = if self.tools.schemas.contains_key(&name) {
+                            Vec::new()
+                        } else {
+                            flat_nodes(&self.tools, &name)
+                        };
+                        self.params = 0;
+                        out.tool_start(None, name.clone());
+                        out.args("{");
+                        self.func = name;
+                        State::Body
+                    }
+                }
+                State::Body => match expect(&s[i..], &style.tag) {
+                    Expect::Marker { end, .. } => {
+                        i += end;
+                        State::Tag {
+                            tag: String::new(),
+                            chars: 0,
+                        }
+                    }
+                    Expect::Wait { ws } => {
+                        self.st = State::Body;
+                        return i + ws;
+                    }
+                    Expect::Other { at } => {
+                        // Text between the parameters: malformed.
+                        out.malformed = true;
+                        return i + at;
+                    }
+                },
+                State::Tag { mut tag, mut chars } => {
+                    let p = memchr::memchr(b'>', &s.as_bytes()[i..]);
+                    let t = p.map_or(n, |p| i + p);
+                    tag.push_str(&s[i..t]);
+                    chars += s[i..t].chars().count();
+                    if chars > NAME_MAX + 1 {
+                        out.malformed = true;
+                        return t;
+                    }
+                    if p.is_none() {
+                        self.st = State::Tag { tag, chars };
+                        return n;
+                    }
+                    i = t + 1;
+                    match self.tag(&tag, out) {
+                        Some(st) => st,
+                        None => {
+                            out.malformed = true;
+                            return i;
+                        }
+                    }
+                }
+                State::Inner => {
+                    let found = style.inner.find(&s[i..]);
+                    let at = match found {
+                        Found::Marker { at, .. } => at,
+                        Found::Partial { safe } => safe,
+                    };
+                    if self.streaming {
+                        out.args_with(|o| params::push_json_str_body(o, &s[i..i + at]));
+                    } else if let Some(e) = self.stack.last().and_then(|&e| self.elems.get_mut(e)) {
+                        e.text.push_str(&s[i..i + at]);
+                    }
+                    match found {
+                        Found::Partial { .. } => {
+                            self.st = State::Inner;
+                            return i + at;
+                        }
+                        Found::Marker { which, .. } => {
+                            i += at + style.inner.list[which].len();
+                            if which != 0 {
+                                // The namespace not followed by a tag.
+                                out.malformed = true;
+                                return i;
+                            }
+                            State::Tag {
+                                tag: String::new(),
+                                chars: 0,
+                            }
+                        }
+                    }
+                }
+                State::After { mut ws } => match expect(&s[i..], &style.after) {
+                    Expect::Marker { which: 0, end } => {
+                        // The next call: the whitespace before it is content if it is not one.
+                        ws.push_str(&s[i..i + end]);
+                        i += end;
+                        State::Name {
+                            raw: ws,
+                            quote: None,
+                            name: String::new(),
+                            chars: 0,
+                        }
+                    }
+                    Expect::Marker { end, .. } => {
+                        i += end;
+                        State::Text
+                    }
+                    Expect::Wait { ws: w } => {
+                        ws.push_str(&s[i..i + w]);
+                        self.st = State::After { ws };
+                        return i + w;
+                    }
+                    Expect::Other { at } => {
+                        // No block end: the whitespace starts the text.
+                        ws.push_str(&s[i..i + at]);
+                        out.content(&ws);
+                        i += at;
+                        State::Text
+                    }
+                },
+                State::Fallback => return i,
+            };
+        }
+        n
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match std::mem::replace(&mut self.st, State::Fallback) {
+            State::Text | State::Fallback => out.content(rest),
+            State::Block { mut raw } => {
+                // Cut off before the call started: its markup so far.
+                raw.push_str(rest);
+                out.truncate(&raw);
+            }
+            State::Name { mut raw, name, .. } => {
+                raw.push_str(&name);
+                raw.push_str(rest);
+                out.truncate(&raw);
+            }
+            // Cut off inside the call (its end never came): the call is unfinished.
+            State::Body | State::Tag { .. } | State::Inner => out.truncate(""),
+            State::After { .. } => {
+                // Whitespace after the last call, or a cut-off block end: markup. The cut-off
+                // start of the next call (and of nothing else) is a truncated call.
+                let [next, end] = [self.style.after.list[0], self.style.after.list[1]];
+                if !rest.is_empty() && next.starts_with(rest) && !end.starts_with(rest) {
+                    out.truncate(rest);
+                }
+            }
+        }
+    }
+}
+
+impl XmlElements {
+    /// A complete tag (its text between `NS<` and `>`): the next state, or None if malformed.
+    fn tag(&mut self, tag: &str, out: &mut Emitter) -> Option<State> {
+        if let Some(closed) = tag.strip_prefix('/') {
+            let Some(&open) = self.stack.last() else {
+                // At the top: only the call's end.
+                let end = self.style.invoke_end;
+                let is_end = end
+                    .strip_prefix(self.style.open)
+                    .and_then(|e| e.strip_suffix('>'))
+                    == Some(tag);
+                if !is_end {
+                    return None;
+                }
+                out.args("}");
+                out.tool_end();
+                return Some(State::After { ws: String::new() });
+            };
+            if self.elems.get(open).map(|e| e.name.as_str()) != Some(closed) {
+                // A closing tag of another element.
+                return None;
+            }
+            self.stack.pop();
+            if self.stack.is_empty() {
+                self.param_end(open, out);
+                return Some(State::Body);
+            }
+            return Some(State::Inner);
+        }
+        // (an element inside a string parameter that streams is malformed too)
+        if is_blank(tag) || self.stack.len() >= DEPTH_MAX || self.streaming {
+            return None;
+        }
+        let e = self.elems.len();
+        self.elems.push(Elem {
+            name: tag.to_owned(),
+            ..Elem::default()
+        });
+        match self.stack.last().and_then(|&p| self.elems.get_mut(p)) {
+            Some(parent) => parent.children.push(e),
+            None => self.param_start(tag, out),
+        }
+        self.stack.push(e);
+        Some(State::Inner)
+    }
+
+    /// The open call's schema nodes.
+    fn nodes(&self) -> &[SchemaNode] {
+        match self.tools.schemas.get(&self.func) {
+            Some(nodes) => nodes,
+            None => &self.flat,
+        }
+    }
+
+    /// The node of parameter `name`.
+    fn param_node(&self, name: &str) -> Option<usize> {
+        let root = self.nodes().first()?;
+        match root.children.get(name) {
+            Some(&k) => k,
+            None => root.other,
+        }
+    }
+
+    /// A parameter opens: a string one starts streaming.
+    fn param_start(&mut self, name: &str, out: &mut Emitter) {
+        let nd = self.param_node(name).and_then(|k| self.nodes().get(k));
+        self.streaming = nd.is_some_and(|nd| nd.container == NONE && nd.kind == Kind::Str);
+        if self.streaming {
+            let first = self.params == 0;
+            out.args_with(|o| {
+                if !first {
+                    o.push_str(", ");
+                }
+                params::push_json_str(o, name);
+                o.push_str(": \"");
+            });
+            self.params += 1;
+        }
+    }
+
+    /// Parameter element `e` closes: the end of its string, or its whole value.
+    fn param_end(&mut self, e: usize, out: &mut Emitter) {
+        if self.streaming {
+            out.args("\"");
+            self.streaming = false;
+        } else {
+            let name = self.elems.get(e).map_or("", |e| e.name.as_str());
+            let mut v = String::new();
+            if self.params > 0 {
+                v.push_str(", ");
+            }
+            params::push_json_str(&mut v, name);
+            v.push_str(": ");
+            self.value(Field::Elem(e), self.nodes(), self.param_node(name), &mut v);
+            out.args(&v);
+            self.params += 1;
+        }
+        self.elems.clear();
+    }
+
+    fn field_name<'a>(&'a self, f: &Field<'a>, text_name: &'a str) -> &'a str {
+        match f {
+            Field::Elem(e) => self.elems.get(*e).map_or("", |e| e.name.as_str()),
+            Field::Text(_) => text_name,
+        }
+    }
+
+    /// An object of `fields` (a repeated name collects its values into a list, at its first
+    /// place), typed by object node `node` (None: untyped). `text_name` names the text field.
+    fn object_named(
+        &self,
+        fields: &[Field],
+        text_name: &str,
+        nodes: &[SchemaNode],
+        node: Option<usize>,
+        out: &mut String,
+    ) {
+        let nd = node.and_then(|k| nodes.get(k));
+        let mut order: Vec<(&str, Vec<String>)> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for f in fields {
+            let name = self.field_name(f, text_name);
+            let sub = nd.and_then(|nd| match nd.children.get(name) {
+                Some(&k) => k,
+                None => nd.other,
+            });
+            let mut v = String::new();
+            self.value(*f, nodes, sub, &mut v);
+            match at.get(name) {
+                Some(&k) => order[k].1.push(v),
+                None => {
+                    at.insert(name, order.len());
+                    order.push((name, vec![v]));
+                }
+            }
+        }
+        out.push('{');
+        for (k, (name, vals)) in order.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            params::push_json_str(out, name);
+            out.push_str(": ");
+            if let [v] = vals.as_slice() {
+                out.push_str(v);
+            } else {
+                out.push('[');
+                out.push_str(&vals.join(", "));
+                out.push(']');
+            }
+        }
+        out.push('}');
+    }
+
+    /// The JSON text of field `f`, typed by `node` (None: untyped).
+    fn value(&self, f: Field, nodes: &[SchemaNode], node: Option<usize>, out: &mut String) {
+        let nd = node.and_then(|k| nodes.get(k));
+        let (text, children): (&str, &[usize]) = match f {
+            Field::Text(t) => (t, &[]),
+            Field::Elem(e) => match self.elems.get(e) {
+                Some(e) => (e.text.as_str(), e.children.as_slice()),
+                None => ("", &[]),
+            },
+        };
+        if children.is_empty() {
+            match nd {
+                None => params::push_json_str(out, text),
+                Some(nd) if nd.container != NONE && !nd.string_ok && blank(text) => {
+                    // The template writes [] and {} as an empty element.
+                    out.push_str(if nd.container == ARRAY { "[]" } else { "{}" });
+                }
+                Some(nd) => params::convert(nd.kind, text, out),
+            }
+            return;
+        }
+        let mut fields: Vec<Field> = children.iter().map(|&c| Field::Elem(c)).collect();
+        let mut text_name = TEXT_FIELD.to_owned();
+        if !blank(text) {
+            while fields
+                .iter()
+                .any(|f| self.field_name(f, "") == text_name.as_str())
+            {
+                text_name.insert(0, '$');
+            }
+            fields.push(Field::Text(text));
+        }
+        match nd {
+            Some(nd) if nd.container == ARRAY => {
+                out.push('[');
+                for (k, f) in fields.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    self.value(*f, nodes, nd.other, out);
+                }
+                out.push(']');
+            }
+            Some(nd) if nd.container == OBJECT => {
+                self.object_named(&fields, &text_name, nodes, node, out)
+            }
+            _ => self.object_named(&fields, &text_name, nodes, None, out),
+        }
+    }
+}
+
+/// The nodes of a function known only by its parameters' kinds: a root object whose parameters
+/// are leaves (their children untyped).
+fn flat_nodes(tools: &Tools, func: &str) -> Vec<SchemaNode> {
+    let mut root = SchemaNode {
+        kind: Kind::Str,
+        string_ok: true,
+        container: OBJECT,
+        children: HashMap::new(),
+        other: None,
+    };
+    let mut out = Vec::new();
+    if let Some(params) = tools.functions.get(func) {
+        for (name, &kind) in params.iter() {
+            root.children.insert(name.clone(), Some(out.len() + 1));
+            out.push(SchemaNode {
+                kind,
+                string_ok: true,
+                container: NONE,
+                children: HashMap::new(),
+                other: None,
+            });
+        }
+    }
+    out.insert(0, root);
+    out
+}
+
+#[cfg(test)]
+mod tests;
