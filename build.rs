@@ -318,7 +318,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
             }
-            "xml_params" => {
+            // muse: headers and recipients around ATEM calls, which are XML parameters.
+            "xml_params" | "muse" => {
                 let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
                 let section = marker("call_start");
                 let section_end = marker("call_end");
@@ -418,6 +419,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     vec![param_end.to_owned()]
                 };
                 let item_end = marker("item_end");
+                let typing = match e.get("arguments").and_then(Value::as_str) {
+                    Some("xml_parameters_json_or_string") => "Json",
+                    Some("xml_parameters_json_unless_schema_string") => "JsonUnlessString",
+                    _ => "Schema",
+                };
+                let doubled = switch("doubled_names") == Some("collapse");
                 let mut end: Vec<&str> = section_end.into_iter().collect();
                 end.extend(item_end);
                 if many {
@@ -432,7 +439,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                      strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
-                     item_end: {item_end:?} }};",
+                     item_end: {item_end:?}, typing: xml_params::Typing::{typing}, \
+                     doubled_names: {doubled} }};",
                     sections.len(),
                     marker("function_self_close"),
                     head.starts_with('"'),
@@ -457,7 +465,29 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     section_end.unwrap_or(function_end),
                 )
                 .map_err(|e| e.to_string())?;
-                format!("xml_params::new(&{upper}_STYLE, tools)")
+                if family == "xml_params" {
+                    format!("xml_params::new(&{upper}_STYLE, tools)")
+                } else {
+                    let frame = ["start", "message", "end", "end_turn"]
+                        .map(need)
+                        .into_iter()
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let recipients = call
+                        .and_then(|c| c.get("recipients"))
+                        .and_then(Value::as_object)
+                        .ok_or_else(|| format!("{name}: no call.recipients"))?;
+                    writeln!(
+                        statics,
+                        "pub(crate) static {upper}_FRAME: muse::Frame = muse::Frame {{ \
+                         markers: Markers::new(&{frame:?}), role: {:?}, reasoning: &{:?}, \
+                         content: &{:?}, atem: &{upper}_STYLE }};",
+                        switch("role").ok_or_else(|| format!("{name}: no call.role"))?,
+                        self::strings(recipients, "reasoning", name)?,
+                        self::strings(recipients, "content", name)?,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    format!("muse::new(&{upper}_FRAME, tools)")
+                }
             }
             "xml_elements" => {
                 let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));

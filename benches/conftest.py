@@ -257,6 +257,18 @@ RENDER["minimax_m3"] = lambda n, a: (
 RENDER["inkling"] = lambda n, a: (
     f"{n}<|content_invoke_tool_json|>{_j({'name': n, 'args': a})}<|end_message|>"
 )
+# muse, muse_glimmer: a tool message holding an ATEM call
+RENDER.update(
+    {
+        "muse": lambda n, a: (
+            f" to=self<|message|>Writing the file.<|eom|><|start|>assistant to=functions.{n}"
+            f'<|message|><atem:function_calls>\n<atem:invoke name="{n}">\n'
+            + "".join(f'<atem:parameter name="{k}">{v}</atem:parameter>\n' for k, v in a.items())
+            + "</atem:invoke>\n</atem:function_calls><|eom|>"
+        ),
+    }
+)
+RENDER["muse_glimmer"] = RENDER["muse"]
 
 
 def bench_formats() -> List[str]:

@@ -167,6 +167,10 @@ PEER_ALIASES.update(
     }
 )
 
+# muse: vLLM registers musespark1x as muse's parser; SGLang's "muse" is vLLM's muse_glimmer (a name
+# clash, pinned in test_muse.py: we follow vLLM's names).
+PEER_ALIASES.update({"muse": {"musespark1x"}, "muse_glimmer": set()})
+
 
 # inkling: vLLM and SGLang both register it as "inkling"
 PEER_ALIASES["inkling"] = set()
@@ -405,6 +409,8 @@ MODELS = [
 # shipped template writes llama4_pythonic; neither peer names the checkpoints that emit dots' and
 # gigachat35's markup (no ids guessed).
 NO_MODELS = {"llama4_json", "dots", "gigachat35"}
+# Neither peer names a Muse Spark or Muse Glimmer checkpoint id (no ids guessed).
+NO_MODELS |= {"muse", "muse_glimmer"}
 # issue 12, the XML-like formats (vLLM's test models and the models' own names)
 MODELS += [
     ("Qwen/Qwen3.5-397B-A17B", "qwen3_xml"),

@@ -52,6 +52,16 @@ const PIECES: &[&str] = &[
     "<｜DSML｜parameter name=\"a\" string=\"false\">",
     "</｜DSML｜parameter>",
     "</｜DSML｜invoke>",
+    "<|eom|>",
+    "<|eot|>",
+    " to=self",
+    "to=user",
+    "t",
+    "<atem:function_calls>",
+    "<atem:invoke name=\"f\">",
+    "<atem:parameter name=\"a\">",
+    "</atem:parameter>",
+    "</atem:invoke>",
     "{",
     "}",
     "[",
@@ -185,20 +195,26 @@ fn random_text(f: Format, rng: &mut Rng) -> String {
     s
 }
 
+/// A stream's result, checked on the way (call indices, unfinished markup only when truncated).
 #[derive(Debug, PartialEq, Eq)]
-struct Streamed {
-    content: String,
+pub(super) struct Streamed {
+    pub(super) content: String,
     /// The markup of a call the text ended inside (sent as content).
-    unfinished: String,
-    reasoning: String,
+    pub(super) unfinished: String,
+    pub(super) reasoning: String,
     /// (name, arguments, ended)
-    calls: Vec<(String, String, bool)>,
-    malformed: bool,
-    truncated: bool,
+    pub(super) calls: Vec<(String, String, bool)>,
+    pub(super) malformed: bool,
+    pub(super) truncated: bool,
 }
 
 fn stream(f: Format, text: &str, cuts: &[usize]) -> Streamed {
-    let mut p = Parser::new(f, &Tools::default());
+    stream_with(f, &Tools::default(), text, cuts)
+}
+
+/// Streams `text` to format `f` with `tools`, cut at `cuts`.
+pub(super) fn stream_with(f: Format, tools: &Tools, text: &str, cuts: &[usize]) -> Streamed {
+    let mut p = Parser::new(f, tools);
     let mut events: Vec<Event> = Vec::new();
     let mut prev = 0;
     for &c in cuts.iter().chain(std::iter::once(&text.len())) {

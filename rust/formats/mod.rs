@@ -14,6 +14,7 @@ mod functiongemma;
 mod inkling;
 mod llama3_json;
 mod mistral;
+mod muse;
 mod named_json;
 mod openai;
 mod pythonic;

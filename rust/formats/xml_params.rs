@@ -171,17 +171,26 @@ pub struct Style {
     pub end: Markers,
     /// step3's `<｜tool_call_end｜>` after each function, if any.
     pub item_end: Option<&'static str>,
+    /// How a value is typed (where the head does not say: `string_attr`).
+    pub typing: Typing,
+    /// A function name written twice (`f.f`, as muse's template invites for a bare tool name)
+    /// is the tool's name `f` when `f` is a tool and `f.f` is not (vLLM's rule).
+    pub doubled_names: bool,
+}
+
+/// How a value is typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typing {
+    /// By the tool's schema ([`crate::params`]).
+    Schema,
+    /// JSON if it parses, else the raw text as a string (muse_glimmer).
+    Json,
+    /// A string where the tool's schema types the parameter as one, else as `Json` (muse).
+    JsonUnlessString,
 }
 
 pub fn new(style: &'static Style, tools: &Tools) -> Box<dyn Machine> {
-    Box::new(XmlParams {
-        style,
-        tools: tools.clone(),
-        st: State::Text,
-        func: String::new(),
-        params: 0,
-        eof: false,
-    })
+    Box::new(XmlParams::new(style, tools))
 }
 
 /// Where a value stands with respect to its optional leading newline.
@@ -246,7 +255,14 @@ enum State {
     Type { name: String, ty: String },
     /// Inside a value. `lead`: where it stands with its optional leading newline. `buf`: the raw
     /// text of a typed value (string values are sent as they come).
-    Value { kind: Kind, lead: Lead, buf: String },
+    /// `sniff`: the value's kind is JSON-or-string and its first non-whitespace character has not
+    /// come yet (one that cannot start JSON text makes it a string, streamed from then on).
+    Value {
+        kind: Kind,
+        lead: Lead,
+        buf: String,
+        sniff: bool,
+    },
     /// After the function end: whitespace, then the optional section end (or the next function,
     /// or step3's item end). `ws`: the whitespace read, content if other text follows.
     After { ws: String },
@@ -267,6 +283,17 @@ pub struct XmlParams {
 }
 
 impl XmlParams {
+    pub fn new(style: &'static Style, tools: &Tools) -> XmlParams {
+        XmlParams {
+            style,
+            tools: tools.clone(),
+            st: State::Text,
+            func: String::new(),
+            params: 0,
+            eof: false,
+        }
+    }
+
     /// Closes the current call's arguments and the call.
     fn close(out: &mut Emitter) {
         out.args("}");
@@ -294,6 +321,7 @@ impl XmlParams {
                 Lead::Body
             },
             buf: String::new(),
+            sniff: kind == Kind::Json && self.style.typing != Typing::Schema,
         }
     }
 
@@ -322,6 +350,27 @@ impl XmlParams {
         }
     }
 
+    /// Whether no call is open or being read (between calls, or in plain text): the text can
+    /// end here.
+    pub fn idle(&self) -> bool {
+        matches!(self.st, State::Text | State::After { .. })
+    }
+
+    /// The kind of parameter `name` of the current call, by the style's typing.
+    fn kind(&self, name: &str) -> Kind {
+        match self.style.typing {
+            Typing::Schema => params::param_kind(&self.tools, &self.func, name),
+            Typing::Json => Kind::Json,
+            Typing::JsonUnlessString => {
+                let schema = self.tools.functions.get(&self.func);
+                match schema.and_then(|p| p.get(name)) {
+                    Some(Kind::Str) => Kind::Str,
+                    _ => Kind::Json,
+                }
+            }
+        }
+    }
+
     /// The state after the function end.
     fn after(&self) -> State {
         if self.style.end.list.is_empty() {
@@ -337,17 +386,57 @@ fn unescape(s: &str) -> String {
     s.replace("&quot;", "\"").replace("&amp;", "&")
 }
 
-/// Sends value text: escaped at once for a string, kept for a typed value.
-fn value_text(kind: Kind, buf: &mut String, s: &str, out: &mut Emitter) {
+/// The tool name for a function name as written (see [`Style::doubled_names`]).
+fn tool_name(style: &Style, tools: &Tools, name: &str) -> String {
+    let known = |n: &str| tools.functions.contains_key(n);
+    if style.doubled_names && !known(name) {
+        if let Some((head, tail)) = name.split_once('.') {
+            if head == tail && known(head) {
+                return head.to_owned();
+            }
+        }
+    }
+    name.to_owned()
+}
+
+/// Sends value text: escaped at once for a string, kept for a typed value. A JSON-or-string
+/// value being sniffed becomes a string (its text so far sent) at its first non-whitespace
+/// character if that cannot start JSON text (`json.loads` would fail: the peers keep the text).
+fn value_text(kind: &mut Kind, sniff: &mut bool, buf: &mut String, s: &str, out: &mut Emitter) {
     if s.is_empty() {
         return;
     }
-    if kind == Kind::Str {
+    if *kind == Kind::Str {
         out.args_with(|fragment| params::push_json_str_body(fragment, s));
-    } else {
-        buf.push_str(s);
+        return;
+    }
+    buf.push_str(s);
+    if !*sniff {
+        return;
+    }
+    // What came before is whitespace (else the sniff is over).
+    if let Some(c) = s.trim_start_matches(crate::event::is_ws).chars().next() {
+        *sniff = false;
+        if !JSON_STARTS.contains(c) {
+            *kind = Kind::Str;
+            out.args_with(|fragment| {
+                fragment.push('"');
+                params::push_json_str_body(fragment, buf);
+            });
+            buf.clear();
+        }
     }
 }
+
+/// Whether `raw` is a spelling of null other than `null` that [`params::convert`] reads as null
+/// (`None`, `NULL`, ...).
+fn loose_null(raw: &str) -> bool {
+    let t = raw.trim_matches(crate::event::is_ws);
+    t != "null" && (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
+}
+
+/// The characters JSON text can start with (`json.loads` also reads `NaN` and `Infinity`).
+const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
 
 /// Characters that end a function name (the name end completes it; the others make it not a
 /// call).
@@ -450,7 +539,7 @@ impl Machine for XmlParams {
                         }
                         if tail.starts_with(tag) && !is_blank(&raw[*at..]) {
                             // `<invoke name="N"/>`: a call without arguments.
-                            self.func = raw[*at..].to_owned();
+                            self.func = tool_name(style, &self.tools, &raw[*at..]);
                             i += p + tag.len();
                             out.tool_start(None, self.func.clone());
                             out.args("{");
@@ -476,11 +565,12 @@ impl Machine for XmlParams {
                     };
                     match end {
                         Some(n) if !is_blank(&raw[*at..]) => {
-                            self.func = if style.unescape {
+                            let name = if style.unescape {
                                 unescape(&raw[*at..])
                             } else {
                                 raw[*at..].to_owned()
                             };
+                            self.func = tool_name(style, &self.tools, &name);
                             self.params = 0;
                             i += p + n;
                             out.tool_start(None, self.func.clone());
@@ -579,7 +669,7 @@ impl Machine for XmlParams {
                             Kind::Json
                         }
                     } else {
-                        params::param_kind(&self.tools, &self.func, &name)
+                        self.kind(&name)
                     };
                     self.st = if style.value_start.is_some() {
                         State::Open { name, kind }
@@ -637,7 +727,12 @@ impl Machine for XmlParams {
                     let kind = self.typed_kind(&name, &ty);
                     self.st = State::Open { name, kind };
                 }
-                State::Value { kind, lead, buf } => {
+                State::Value {
+                    kind,
+                    lead,
+                    buf,
+                    sniff,
+                } => {
                     if *lead == Lead::Start {
                         // One leading newline is stripped, unless it begins an end marker.
                         if style.value.starts(rest).is_some() {
@@ -660,12 +755,11 @@ impl Machine for XmlParams {
                     } else {
                         let found = style.value.find(rest);
                         let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
-                        buf.push_str(&rest[..end]);
+                        value_text(kind, sniff, buf, &rest[..end], out);
                         found
                     };
                     match found {
                         Found::Marker { at, which } => {
-                            let kind = *kind;
                             if at > 0 {
                                 *lead = Lead::Body;
                             }
@@ -684,16 +778,21 @@ impl Machine for XmlParams {
                                     Lead::Kept => m.strip_prefix('\n').unwrap_or(m),
                                     _ => m,
                                 };
-                                value_text(kind, buf, text, out);
+                                value_text(kind, sniff, buf, text, out);
                                 *lead = Lead::Body;
                                 i += at + m.len();
                                 continue;
                             }
-                            if kind == Kind::Str {
+                            if *kind == Kind::Str {
                                 out.args("\"");
+                            } else if style.typing != Typing::Schema && loose_null(buf) {
+                                // `json.loads` reads only `null` as null: `None`, `NULL` are text.
+                                let mut s = String::new();
+                                params::push_json_str(&mut s, buf);
+                                out.args(&s);
                             } else {
                                 let mut s = String::new();
-                                params::convert(kind, buf, &mut s);
+                                params::convert(*kind, buf, &mut s);
                                 out.args(&s);
                             }
                             i += at + m.len();

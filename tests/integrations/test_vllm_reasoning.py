@@ -254,6 +254,21 @@ def test_every_reasoning_format_is_registered() -> None:
         p.is_reasoning_end_streaming([0, 0], [0])
 
 
+@pytest.mark.parametrize("r", ["muse", "muse_glimmer", "openai_gptoss", "qwen3"])
+def test_reasoning_of_a_framed_format_keeps_special_tokens(r: str) -> None:
+    """A reasoning format the tool format's machine separates (harmony, muse) reads that format's
+    markers, which are special tokens: the detokenizer must keep them even without tools (as
+    vLLM's own muse reasoning parser sets). Think-block formats keep the default here (the test
+    tokenizer has no special tokens)."""
+    cls = ReasoningParserManager.get_reasoning_parser(P + r)
+    default = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+    req = cls(TOKENIZER).adjust_request(
+        ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+    )
+    framed = toolparse.spec.REASONING[r].tool_format is not None
+    assert req.skip_special_tokens is (False if framed else default.skip_special_tokens)
+
+
 def test_composition_is_engine_based_and_shares_one_machine(backend: str) -> None:
     cls = composed("qwen3", "hermes")
     parser = cls(TOKENIZER, request_of(tools_for(["f"])).tools, model_config=None)

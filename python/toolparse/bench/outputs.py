@@ -176,6 +176,13 @@ def _inkling(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     return f"{name}{m['call_start']}{_j({'name': name, key: args})}{m['end']}"
 
 
+def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
+    """A tool message holding the ATEM call (XML parameters)."""
+    m = s.markers
+    body = _xml_params(s, name, args)
+    return f"{m['start']}assistant to=functions.{name}{m['message']}{body}{m['end']}"
+
+
 _FAMILIES = {
     "tagged_json": _tagged_json,
     "llama3_json": _llama3_json,
@@ -187,6 +194,7 @@ _FAMILIES = {
     "functiongemma": _functiongemma,
     "xml_elements": _xml_elements,
     "inkling": _inkling,
+    "muse": _muse,
 }
 
 

@@ -587,7 +587,10 @@ def _reasoning_base() -> Any:
             request = super().adjust_request(request)
             special = set(getattr(self.model_tokenizer, "all_special_tokens", None) or ())
             s = _spec.REASONING[self.toolparse_reasoning]
-            if {s.start, s.end} & special and hasattr(request, "skip_special_tokens"):
+            # A reasoning format whose tool format's machine separates it (harmony, muse) needs
+            # that format's markers, which are special tokens, whether the request has tools or not.
+            framed = s.tool_format is not None and _spec.get_spec(s.tool_format).special_tokens
+            if ({s.start, s.end} & special or framed) and hasattr(request, "skip_special_tokens"):
                 request.skip_special_tokens = False  # the markers are special tokens: keep them
             return request
 

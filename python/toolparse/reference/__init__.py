@@ -88,13 +88,20 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         )
         return lambda tools: named_json.NamedJson(named, tools)
     if spec.family == "xml_params":
-        xml_style = xml_params.style_of(m, spec.raw.get("call", {}))
+        xml_style = xml_params.style_of(m, spec.raw.get("call", {}), spec.raw.get("arguments", ""))
         return lambda tools: xml_params.XmlParams(xml_style, tools)
     if spec.family == "xml_elements":
         from . import xml_elements
 
         el_style = xml_elements.style_of(m)
         return lambda tools: xml_elements.XmlElements(el_style, tools)
+    if spec.family == "muse":
+        from . import muse
+
+        call = spec.raw.get("call", {})
+        atem = xml_params.style_of(m, call, spec.raw.get("arguments", ""))
+        frame = muse.frame_of(m, call, atem)
+        return lambda tools: muse.Muse(frame, tools)
     if spec.family == "functiongemma":
         from . import functiongemma
 

@@ -70,10 +70,35 @@ class Style:
     after_function: Markers  # what must follow "\n" + function_end in a value to close it
     end: Markers  # after the function end: [call_end?, item_end?, function_start?]
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
+    typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
+    doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
 
 
-def style_of(m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
-    """The style of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
+# How a value is typed (where the head does not say): by the tool's schema; JSON if it parses,
+# else the raw text as a string (muse_glimmer); a string where the schema types the parameter as
+# one, else as JSON (muse).
+SCHEMA, JSON, JSON_UNLESS_STRING = "schema", "json", "json_unless_string"
+# The spec's "arguments" values that pick them.
+TYPINGS = {
+    "xml_parameters_json_or_string": JSON,
+    "xml_parameters_json_unless_schema_string": JSON_UNLESS_STRING,
+}
+
+
+def _loose_null(raw: str) -> bool:
+    """Whether ``raw`` is a spelling of null other than "null" that ``params.convert`` reads as
+    null ("None", "NULL", ...)."""
+    t = raw.strip(WS)
+    return t != "null" and params._ascii_lower(t) in ("null", "none")
+
+
+# The characters JSON text can start with (json.loads also reads NaN and Infinity).
+JSON_STARTS = frozenset('{["-0123456789tfnNI')
+
+
+def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "") -> Style:
+    """The style of a spec entry's markers, ``call`` object and ``arguments`` (the twin of
+    ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
     # other spellings of the section start (call_start_2, call_start_3, ...)
     sections = ([section] if section else []) + [
@@ -140,6 +165,8 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
         after_function=Markers([section_end or function_end]),
         end=Markers(end),
         item_end=item_end,
+        typing=TYPINGS.get(arguments, SCHEMA),
+        doubled_names=call.get("doubled_names") == "collapse",
     )
 
 
@@ -198,6 +225,9 @@ class XmlParams:
         # the style keeps values verbatim)
         self.lead = "Start"
         self.buf: List[str] = []  # Value: the raw text of a typed value
+        # Value: its kind is JSON-or-string and its first non-whitespace character has not come
+        # yet (one that cannot start JSON text makes it a string, streamed from then on)
+        self.sniff = False
         self.ws: List[str] = []  # After: the whitespace read, content if other text follows
         self.func = ""  # the current call's function name
         self.params = 0  # parameters written in the current call
@@ -215,12 +245,24 @@ class XmlParams:
         return "After" if self.style.end.list else "Text"
 
     def _value_text(self, s: str, out: Emitter) -> None:
+        """Sends value text: escaped at once for a string, kept for a typed value. A
+        JSON-or-string value being sniffed becomes a string (its text so far sent) at its first
+        non-whitespace character if that cannot start JSON text."""
         if not s:
             return
         if self.kind == params.STR:
             out.args(params.json_str_body(s))
-        else:
-            self.buf.append(s)
+            return
+        self.buf.append(s)
+        if not self.sniff:
+            return
+        t = s.lstrip(WS)
+        if t:
+            self.sniff = False
+            if t[0] not in JSON_STARTS:
+                self.kind = params.STR
+                out.args('"' + params.json_str_body("".join(self.buf)))
+                self.buf = []
 
     def _open_value(self, name: str, out: Emitter) -> None:
         """Writes parameter ``name``'s key (and the opening quote of a string) and starts its
@@ -232,6 +274,7 @@ class XmlParams:
         self.params += 1
         self.st, self.buf = "Value", []
         self.lead = "Start" if self.style.strip else "Body"
+        self.sniff = self.kind == params.JSON and self.style.typing != SCHEMA
 
     def _typed_kind(self, name: str, ty: str) -> params.Kind:
         """The kind of parameter ``name`` written with the value type ``ty`` (k2_horizon, as
@@ -248,6 +291,30 @@ class XmlParams:
         if isinstance(kind, int) and kind & params.type_bit(base):
             return params.kind_of_types([base])
         return kind
+
+    def idle(self) -> bool:
+        """Whether no call is open or being read (between calls, or in plain text): the text can
+        end here."""
+        return self.st in ("Text", "After")
+
+    def _kind(self, name: str) -> params.Kind:
+        """The kind of parameter ``name`` of the current call, by the style's typing."""
+        typing = self.style.typing
+        if typing == SCHEMA:
+            return params.param_kind(self.tools, self.func, name)
+        if typing == JSON:
+            return params.JSON
+        types = self.tools.get(self.func, {}).get(name)
+        string = types is not None and params.kind_of_types(types) == params.STR
+        return params.STR if string else params.JSON
+
+    def _tool_name(self, name: str) -> str:
+        """The tool name for a function name as written (see ``Style.doubled_names``)."""
+        if self.style.doubled_names and name not in self.tools:
+            head, dot, tail = name.partition(".")
+            if dot and head == tail and head in self.tools:
+                return head
+        return name
 
     def feed(self, s: str, out: Emitter) -> int:
         style = self.style
@@ -320,7 +387,7 @@ class XmlParams:
                     name = "".join(self.name_parts)
                     if s.startswith(close, t) and not is_blank(name):
                         # <invoke name="N"/>: a call without arguments.
-                        self.func = name
+                        self.func = self._tool_name(name)
                         self.raw, self.name_parts = [], []
                         i = t + len(close)
                         out.tool_start(None, self.func)
@@ -339,7 +406,7 @@ class XmlParams:
                     end = {"\n": 1, "<": 0}.get(s[t], -1)
                 name = "".join(self.name_parts)
                 if end != -1 and not is_blank(name):
-                    self.func = unescape(name) if style.unescape else name
+                    self.func = self._tool_name(unescape(name) if style.unescape else name)
                     self.raw, self.name_parts = [], []
                     self.params = 0
                     i = t + end
@@ -409,7 +476,7 @@ class XmlParams:
                 if style.string_attr:
                     self.kind = params.STR if head < style.strings else params.JSON
                 else:
-                    self.kind = params.param_kind(self.tools, self.func, name)
+                    self.kind = self._kind(name)
                 if style.value_start is not None:
                     self.st, self.param = "Open", name
                 else:
@@ -481,10 +548,14 @@ class XmlParams:
                     self.lead = "Body"
                     i = after
                     continue
+                raw = "".join(self.buf)
                 if self.kind == params.STR:
                     out.args('"')
+                elif self.style.typing != SCHEMA and _loose_null(raw):
+                    # json.loads reads only "null" as null: "None", "NULL" are text.
+                    out.args(params.json_str(raw))
                 else:
-                    out.args(params.convert(self.kind, "".join(self.buf)))
+                    out.args(params.convert(self.kind, raw))
                 self.buf = []
                 i = after
                 if which in (0, 1):

@@ -510,6 +510,7 @@ TRUNCATED["kimi_k3"] = [
     (f"<|open|>response<|sep|>Hi<|close|>response<|sep|>{_K3_G}", 1),
 ]
 
+
 # minimax_m3 (namespaced XML elements)
 _MM = "]<]minimax[>["
 _MM_S, _MM_E = _MM + "<tool_call>", _MM + "</tool_call>"
@@ -574,3 +575,29 @@ TRUNCATED["inkling"] = [
     (_INK_F + _INK_J + '{"name": "g", "args": {"b": [1,', 1),
     (_INK_F + "g" + _INK_J + '{"na', 1),
 ]
+# muse, muse_glimmer: recipient headers around ATEM calls (XML parameters)
+_MU_TOOL = "<|start|>assistant to=functions.f<|message|>"
+_MU_INV = '<atem:invoke name="f"><atem:parameter name="a">1</atem:parameter></atem:invoke>'
+for _fmt in ("muse", "muse_glimmer"):
+    NO_CALL_LOOKALIKES[_fmt] = [
+        "to=self is just text",
+        "<atem:invoke> and <|not a marker|>",
+        "a <| b |> c <atem:function_calls>",
+    ]
+    MALFORMED[_fmt] = [
+        # a header with another role
+        "<|start|>user<|message|>hi<|eom|>" + _MU_TOOL + _MU_INV + "<|eom|>",
+        # a tool body that ends inside a call
+        _MU_TOOL + '<atem:invoke name="f"><atem:parameter name="a">1<|eom|>',
+        # text between parameters
+        _MU_TOOL + '<atem:invoke name="f">junk</atem:invoke><|eom|>',
+        # a stray end marker between messages
+        " to=self<|message|>x<|eom|> <|eot|>" + _MU_TOOL + _MU_INV,
+    ]
+    TRUNCATED[_fmt] = [
+        (_MU_TOOL + '<atem:invoke name="f"><atem:parameter name="a">To', 0),
+        (" to=self<|message|>Let me look.<|eom|><|start|>assistant to=functions.get_wea", 0),
+        (_MU_TOOL + '<atem:function_calls>\n<atem:invoke name="get_wea', 0),
+        (_MU_TOOL + _MU_INV + '\n<atem:invoke name="g"><atem:parameter name="b', 1),
+        (_MU_TOOL + _MU_INV + "<|eom|>" + _MU_TOOL + '<atem:invoke name="g">', 1),
+    ]

@@ -397,6 +397,94 @@ def _xml_params(name: str) -> Renderer:
     return XmlParams(name)
 
 
+# ----- muse -----
+
+
+class Muse(XmlParams):
+    """Muse / Muse Glimmer: messages ``<|start|>assistant to=RECIPIENT<|message|>BODY<|eom|>``
+    (the first without ``<|start|>assistant``); reasoning in ``to=self``, content in ``to=user``,
+    ATEM calls (XML parameters) in a tool recipient's body, wrapped in ``<atem:function_calls>``
+    or bare. muse keeps a schema-string value as written; muse_glimmer decodes any value that is
+    JSON, so its string values must not be."""
+
+    forms = ("wrapped", "bare", "start_first", "no_end", "per_message")
+    reasoning = True
+    plain_content = False
+    markers_in_strings = False
+    extra_tokens = (
+        " to=self",
+        " to=user",
+        "to=functions.f",
+        "<|start|>assistant",
+        "assistant",
+        "self",
+        "user",
+        "commentary",
+        '<atem:invoke name="f">',
+    )
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.forms = Muse.forms
+        self.glimmer = toolparse.spec.get_spec(name).raw["arguments"] == (
+            "xml_parameters_json_or_string"
+        )
+
+    def value_ok(self, value: Any) -> bool:
+        if not super().value_ok(value):
+            return False
+        if self.glimmer and isinstance(value, str):
+            try:
+                json.loads(value)
+            except ValueError:
+                return True
+            return False  # a string that is JSON text reads back as that JSON value
+        return True
+
+    def _joined(self, calls, before, between, after, form, style, reasoning):
+        return self._body(calls, before, after, form, style, reasoning, between)
+
+    def _body(self, calls, before, after, form, style, reasoning, between=()):
+        m = self.m
+        msgs: List[Tuple[str, str]] = []  # (recipient, body)
+        before_msg = -1
+        if reasoning is not None:
+            msgs.append(("self", reasoning))
+        if before:
+            before_msg = len(msgs)
+            msgs.append(("user", before))
+        fns = [self.function(n, a) for n, a in calls]
+        expected = [(n, converted(a)) for n, a in calls]
+
+        def wrap(fs: List[str]) -> str:
+            if form == "bare":
+                return "\n".join(fs)
+            return f"{m['call_start']}\n" + "\n".join(fs) + f"\n{m['call_end']}"
+
+        if form == "per_message" or any(between):
+            for i, (name, _) in enumerate(calls):
+                if 0 < i <= len(between) and between[i - 1]:
+                    msgs.append(("user", between[i - 1]))
+                msgs.append((f"functions.{name}", wrap([fns[i]])))
+        elif fns:
+            msgs.append((f"functions.{calls[0][0]}", wrap(fns)))
+        if after:
+            msgs.append(("user", after))
+        text = ""
+        before_at = 0
+        for i, (r, body) in enumerate(msgs):
+            # The prompt ends with `<|start|>assistant`: the first header is ` to=R<|message|>`.
+            first = i == 0 and form != "start_first"
+            head = f" to={r}<|message|>" if first else f"<|start|>assistant to={r}<|message|>"
+            if i == before_msg:
+                before_at = len(text) + len(head)
+            last = i == len(msgs) - 1
+            # `no_end`: a message is ended by the next header alone.
+            end = m["end_turn"] if last else ("" if form == "no_end" else m["end"])
+            text += head + body + end
+        return text, expected, before_at
+
+
 # ----- harmony -----
 
 
@@ -749,6 +837,7 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "llama3_json": Llama3Json,
     "openai": lambda name: OpenAIHarmony(),
     "inkling": Inkling,
+    "muse": Muse,
 }
 
 

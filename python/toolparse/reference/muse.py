@@ -1,0 +1,293 @@
+"""Muse (Muse Spark, Muse Glimmer) (twin of ``rust/formats/muse.rs``, which documents the format
+and the decisions on its loose points).
+
+The output is a sequence of messages, each a header naming a recipient and a body; bodies
+addressed to a tool hold ATEM calls (XML parameters, read by the :class:`XmlParams` machine)::
+
+     to=self<|message|>REASONING<|eom|>
+    <|start|>assistant to=TOOL<|message|><atem:function_calls>
+    <atem:invoke name="tool.fn">
+    <atem:parameter name="arg">VALUE</atem:parameter>
+    </atem:invoke>
+    </atem:function_calls><|eom|>
+    <|start|>assistant to=user<|message|>ANSWER<|eot|>
+
+A header is ``<|start|>``, whitespace, the role, horizontal whitespace, an optional
+``to=RECIPIENT``, then ``<|message|>``; inside a body that is not a tool's, ``<|message|>`` opens a
+new message whose recipient is the ``to=NAME`` right before it. A body ends at ``<|eom|>``,
+``<|eot|>`` or the next ``<|start|>``. The :class:`Frame` (the spec's ``call.recipients``) says
+which recipients are reasoning and which content; every other one is a tool. Held back: a possible
+marker prefix and the end of a body that could still be a header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional, Tuple
+
+from . import ToolTypes
+from .event import Emitter
+from .openai import HEADER_MAX
+from .scan import NAME_MAX, WS, WS_MAX, Markers, ws_len
+from .xml_params import Style, XmlParams
+
+START, MESSAGE = 0, 1  # 2 and 3: <|eom|> and <|eot|>, the message ends
+_RECIPIENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+@dataclass
+class Frame:
+    """A format's framing (built from the spec entry, as ``build.rs`` does)."""
+
+    markers: Markers  # [start, message, end, end_turn]
+    role: str  # the role every header names
+    reasoning: Tuple[str, ...]  # recipients whose bodies are reasoning ("": no recipient)
+    content: Tuple[str, ...]  # recipients whose bodies are content
+    atem: Style  # the ATEM tool calls in a tool's body
+
+
+def frame_of(m: Mapping[str, str], call: Mapping, atem: Style) -> Frame:
+    """The frame of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
+    recipients = call["recipients"]
+    return Frame(
+        Markers([m["start"], m["message"], m["end"], m["end_turn"]]),
+        call["role"],
+        tuple(recipients["reasoning"]),
+        tuple(recipients["content"]),
+        atem,
+    )
+
+
+def tail_start(s: str) -> int:
+    """Where the end of body text ``s`` that could still become a header starts: the longest
+    suffix made of " " / "\\t" (at most WS_MAX) then "t", "to", or "to=" and at most NAME_MAX
+    recipient characters (each part may be empty)."""
+    end = len(s)
+    q = end
+    while q > 0 and end - q <= NAME_MAX and s[q - 1] in _RECIPIENT:
+        q -= 1
+    if end - q <= NAME_MAX and s.endswith("to=", 0, q):
+        word = q - 3
+    elif s.endswith("to"):
+        word = end - 2
+    elif s.endswith("t"):
+        word = end - 1
+    else:
+        word = end
+    w = word
+    while w > 0 and word - w < WS_MAX and s[w - 1] in " \t":
+        w -= 1
+    return w
+
+
+def tail_header(tail: str) -> Tuple[int, Optional[str]]:
+    """At ``<|message|>`` after body text whose possible header is ``tail``: how much of ``tail``
+    is body text, and the header's recipient (None: a bare header)."""
+    word = tail.lstrip(" \t")
+    if word.startswith("to=") and len(word) > 3:
+        return 0, word[3:]
+    if not word:
+        return 0, None  # whitespace right before a bare <|message|> is header text
+    return len(tail), None  # "t", "to", "to=": body text
+
+
+def parse(h: str, role: str) -> Tuple[bool, Optional[str]]:
+    """The recipient of a complete header text (after ``<|start|>``): (False, None) when the text
+    is not a header, (True, None) when it has no recipient."""
+    t = h.lstrip(WS)
+    if not t.startswith(role):
+        return False, None
+    t = t[len(role) :].lstrip(" \t")
+    if not t:
+        return True, None
+    if not t.startswith("to="):
+        return False, None
+    r = t[3:]
+    ok = 0 < len(r) <= NAME_MAX and all(c in _RECIPIENT for c in r)
+    return (True, r) if ok else (False, None)
+
+
+def _emit(out: Emitter, reasoning: bool, s: str) -> None:
+    if reasoning:
+        out.reasoning(s)
+    else:
+        out.content(s)
+
+
+class Muse:
+    def __init__(self, frame: Frame, tools: ToolTypes) -> None:
+        self.frame = frame
+        self.tools = tools
+        # Outside | Header | Body | Tool | Fallback
+        self.st = "Outside"
+        self.raw = ""  # Outside: the whitespace read; Header: everything read for it
+        self.first = True  # Outside: at the start of the output
+        self.at = 0  # Header: where its text starts in raw
+        self.reasoning = False  # Body: where its text goes
+        self.tail = ""  # Body: its end that could still be a header
+        self.x: Optional[XmlParams] = None  # Tool: the ATEM machine
+
+    def _route(self, recipient: Optional[str]) -> None:
+        """Enters the state a header with ``recipient`` leads to."""
+        r = recipient or ""
+        f = self.frame
+        if r in f.reasoning or r in f.content:
+            self.st, self.reasoning, self.tail = "Body", r in f.reasoning, ""
+        else:
+            self.st, self.x = "Tool", XmlParams(f.atem, self.tools)
+
+    def _header(self) -> None:
+        self.st, self.raw = "Header", self.frame.markers.list[START]
+        self.at = len(self.raw)
+
+    def _outside(self) -> None:
+        self.st, self.raw, self.first = "Outside", "", False
+
+    def _names_tool(self, h: str) -> bool:
+        """Whether a (possibly cut-off) header text names a tool."""
+        t = h.lstrip(WS)
+        if t.startswith(self.frame.role):
+            t = t[len(self.frame.role) :]
+        t = t.lstrip(" \t")
+        if not t.startswith("to="):
+            return False
+        r = t[3:]
+        return bool(r) and r not in self.frame.reasoning and r not in self.frame.content
+
+    def _body_text(self, out: Emitter, s: str) -> None:
+        """Body text ``s`` after the held tail: sends all but the end that could be a header."""
+        if not self.tail:
+            k = tail_start(s)
+            _emit(out, self.reasoning, s[:k])
+            self.tail = s[k:]
+        else:
+            self.tail += s
+            k = tail_start(self.tail)
+            if k > 0:
+                _emit(out, self.reasoning, self.tail[:k])
+                self.tail = self.tail[k:]
+
+    def feed(self, s: str, out: Emitter) -> int:
+        markers = self.frame.markers
+        i, n = 0, len(s)
+        while i < n:
+            st = self.st
+            if st == "Outside":
+                ws = ws_len(s, i)
+                self.raw += s[i : i + ws]
+                i += ws
+                if i == n:
+                    return n
+                which = markers.starts(s, i)
+                if which == -1 and markers.could_start(s[i : i + 16]):
+                    return i
+                raw, self.raw = self.raw, ""
+                if which == START:
+                    i += len(markers.list[START])
+                    self.st, self.raw = "Header", raw + markers.list[START]
+                    self.at = len(self.raw)
+                elif which == MESSAGE:
+                    i += len(markers.list[MESSAGE])
+                    self._route(None)
+                elif which != -1:
+                    # A stray end marker: it goes to content with everything after it.
+                    out.malformed = True
+                    out.content(raw)
+                    self.st = "Fallback"
+                else:
+                    # Text (perhaps the first header's "to="): a content body.
+                    self.st, self.reasoning, self.tail = "Body", False, ""
+                    self._body_text(out, raw)
+            elif st == "Header":
+                kind, at, which = markers.find(s, i)
+                self.raw += s[i : i + at]
+                i += at
+                if kind == "marker":
+                    text = self.raw[self.at :]
+                    ok, r = (
+                        parse(text, self.frame.role)
+                        if which == MESSAGE and len(text) <= HEADER_MAX
+                        else (False, None)
+                    )
+                    if ok:
+                        i += len(markers.list[MESSAGE])
+                        self._route(r)
+                    else:
+                        # Not a header: its text and what follows are content.
+                        out.malformed = True
+                        out.content(self.raw)
+                        self.st = "Fallback"
+                    continue
+                if len(self.raw) - self.at > HEADER_MAX:
+                    out.malformed = True
+                    out.content(self.raw)
+                    self.st = "Fallback"
+                return i
+            elif st == "Body":
+                kind, at, which = markers.find(s, i)
+                self._body_text(out, s[i : i + at])
+                if kind != "marker":
+                    return i + at
+                i += at + len(markers.list[which])
+                tail, self.tail = self.tail, ""
+                if which == MESSAGE:
+                    body_len, recipient = tail_header(tail)
+                    _emit(out, self.reasoning, tail[:body_len])
+                    self._route(recipient)
+                elif which == START:
+                    _emit(out, self.reasoning, tail)
+                    self._header()
+                else:
+                    _emit(out, self.reasoning, tail)
+                    self._outside()
+            elif st == "Tool":
+                x = self.x
+                assert x is not None
+                kind, at, which = markers.find(s, i)
+                seg = s[i : i + at]
+                k = x.feed(seg, out)
+                if out.malformed:
+                    # The ATEM machine fell back: the driver makes the rest content.
+                    self.st = "Fallback"
+                    return i + k
+                if kind != "marker":
+                    return i + k
+                if which == MESSAGE or not x.idle():
+                    # A tool's body ends inside a call, or <|message|> in it: malformed.
+                    out.malformed = True
+                    self.st = "Fallback"
+                    return i + k
+                x.finish(seg[k:], out)
+                i += at + len(markers.list[which])
+                self.x = None
+                if which == START:
+                    self._header()
+                else:
+                    self._outside()
+            else:  # Fallback: the driver makes the rest content
+                return i
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        st = self.st
+        if st == "Outside":
+            # Whitespace after the last message is markup; whitespace-only output is content.
+            if self.first or rest:
+                out.content(self.raw)
+                out.content(rest)
+        elif st == "Header":
+            # A header cut off by the end of the text: the markup of an unfinished call when it
+            # names a tool; else content.
+            self.raw += rest
+            if self._names_tool(self.raw[self.at :]):
+                out.truncate(self.raw)
+            else:
+                out.content(self.raw)
+        elif st == "Body":
+            _emit(out, self.reasoning, self.tail + rest)
+            self.tail = ""
+        elif st == "Tool":
+            assert self.x is not None
+            self.x.finish(rest, out)
+        else:
+            out.content(rest)
