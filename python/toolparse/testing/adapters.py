@@ -62,15 +62,20 @@ class _VLLMStream:
         return out
 
     def finish(self) -> Any:
-        # vLLM's serving layer at the end of a stream: the arguments a parser parsed but did not
-        # stream are appended to the last delta's last call (``finalize_generation``).
+        # vLLM's Parser at the end of a stream: a parser with ``finish_streaming`` (engine-based)
+        # flushes what it held back; then the serving layer appends the arguments a parser parsed
+        # but did not stream to the last delta's last call (``finalize_generation``).
+        flush = getattr(self.parser, "finish_streaming", None)
+        flushed = flush() if flush is not None else None
+        if flushed is not None:
+            self.last = flushed
         last = self.last
         remaining = getattr(self.parser, "get_remaining_unstreamed_args", None)
         if last is not None and getattr(last, "tool_calls", None) and remaining is not None:
             fn = last.tool_calls[-1].function
             if fn is not None:
                 fn.arguments = (fn.arguments or "") + remaining()
-        return None
+        return flushed
 
 
 class _VLLMParser:
