@@ -319,7 +319,10 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
             }
             // muse: headers and recipients around ATEM calls, which are XML parameters.
-            "xml_params" | "muse" => {
+            // beam (openai family): harmony messages whose tool bodies are XML parameters.
+            "xml_params" | "muse" | "openai"
+                if family != "openai" || marker("parameter_start").is_some() =>
+            {
                 let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
                 let section = marker("call_start");
                 let section_end = marker("call_end");
@@ -467,6 +470,14 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 if family == "xml_params" {
                     format!("xml_params::new(&{upper}_STYLE, tools)")
+                } else if family == "openai" {
+                    harmony_frame(
+                        &mut statics,
+                        e,
+                        name,
+                        &upper,
+                        Some(&format!("&{upper}_STYLE")),
+                    )?
                 } else {
                     let frame = ["start", "message", "end", "end_turn"]
                         .map(need)
@@ -542,7 +553,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))")
             }
-            "llama3_json" | "mistral" | "openai" => format!("{family}::new(tools)"),
+            "openai" => harmony_frame(&mut statics, e, name, &upper, None)?,
+            "llama3_json" | "mistral" => format!("{family}::new(tools)"),
             "functiongemma" => {
                 let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
                 writeln!(
@@ -601,6 +613,36 @@ fn optional_strings<'a>(
         return Err(format!("{name}: {key:?} holds an empty string"));
     }
     Ok(list)
+}
+
+/// The frame of an `openai` family entry (the twin of `reference/openai.py`'s `frame_of`), written
+/// to `statics`; returns the expression that builds its machine.
+fn harmony_frame(
+    statics: &mut String,
+    e: &Map<String, Value>,
+    name: &str,
+    upper: &str,
+    xml: Option<&str>,
+) -> Result<String, String> {
+    let call = e.get("call").and_then(Value::as_object);
+    let switch = |key: &str| call.and_then(|c| c.get(key)).and_then(Value::as_str);
+    let prefix = switch("name_prefix").unwrap_or("functions.");
+    let join = match switch("reasoning_join") {
+        None | Some("\n") => "\n",
+        Some("") => "",
+        Some(other) => return Err(format!("{name}: call.reasoning_join {other:?}")),
+    };
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_FRAME: openai::Frame = openai::Frame {{ \
+         prefix: {prefix:?}, xml: {}, join: {join:?} }};",
+        match xml {
+            Some(x) => format!("Some({x})"),
+            None => "None".to_owned(),
+        }
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!("openai::new(&{upper}_FRAME, tools)"))
 }
 
 fn strings<'a>(e: &'a Map<String, Value>, key: &str, name: &str) -> Result<Vec<&'a str>, String> {

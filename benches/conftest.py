@@ -269,6 +269,13 @@ RENDER.update(
     }
 )
 RENDER["muse_glimmer"] = RENDER["muse"]
+# beam: reasoning, then a tool message holding XML parameters
+RENDER["beam"] = lambda n, a: (
+    "<|channel|>analysis<|message|>Writing the file.<|end|><|start|>assistant"
+    f" to={n}<|channel|>analysis <|constrain|>xml<|message|>"
+    + "".join(f'<rfl:parameter name="{k}">\n{v}\n</rfl:parameter>' for k, v in a.items())
+    + "<|call|>"
+)
 
 
 def bench_formats() -> List[str]:

@@ -464,7 +464,6 @@ SGLANG_NAMES = (
 NOT_REGISTERED = {
     "hf": "parses with the checkpoint's own chat template",
     "response_template": "parses with the checkpoint's own chat template",
-    "beam": "response-template driven (the checkpoint's template)",
 }
 
 

@@ -175,6 +175,9 @@ PEER_ALIASES.update({"muse": {"musespark1x"}, "muse_glimmer": set()})
 # inkling: vLLM and SGLang both register it as "inkling"
 PEER_ALIASES["inkling"] = set()
 
+# beam: vLLM and SGLang both register it as "beam" (one template: SGLang's BEAM_RESPONSE_TEMPLATE)
+PEER_ALIASES["beam"] = set()
+
 
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
@@ -411,6 +414,8 @@ MODELS = [
 NO_MODELS = {"llama4_json", "dots", "gigachat35"}
 # Neither peer names a Muse Spark or Muse Glimmer checkpoint id (no ids guessed).
 NO_MODELS |= {"muse", "muse_glimmer"}
+# beam: the peers name the architecture (BeamForCausalLM), no checkpoint id
+NO_MODELS |= {"beam"}
 # issue 12, the XML-like formats (vLLM's test models and the models' own names)
 MODELS += [
     ("Qwen/Qwen3.5-397B-A17B", "qwen3_xml"),

@@ -52,7 +52,14 @@
 //! nothing held back. Malformed markup (a stray marker outside a body, a bad or overlong header
 //! outside a body, a call body that is not one JSON object) sets `malformed` and everything after
 //! is content; a header cut off by the end of the text goes back to content.
+//!
+//! beam (a spec entry of this family, its [`Frame`]): every recipient names a function (no
+//! `functions.` prefix, no built-in tools), a call's body is XML parameters
+//! (`<rfl:parameter name="K">\nV\n</rfl:parameter>`, read by the [`XmlParams`] machine started
+//! inside the function) up to the message's end marker, without which the call is cut off; its
+//! reasoning messages are joined with nothing between them.
 
+use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::{is_blank, JsonScanner};
@@ -76,8 +83,6 @@ pub(super) const MARKERS: Markers = Markers::new(&[
     "<|return|>",
     "<|constrain|>",
 ]);
-/// The recipient prefix of a function call (`to=functions.NAME`).
-const FUNCTION_RECIPIENT: &str = "to=functions.";
 
 /// The longest header accepted, in characters (markers inside it included).
 pub const HEADER_MAX: usize = 512;
@@ -87,13 +92,29 @@ const CHANNELS: &[&str] = &["analysis", "commentary", "final"];
 /// The role of every message the model writes.
 const ROLES: &[&str] = &["assistant"];
 
-pub fn new(_: &Tools) -> Box<dyn Machine> {
+/// What a format of this family changes (built from the spec entry by `build.rs`).
+#[derive(Debug)]
+pub struct Frame {
+    /// What a recipient starts with when it names a function (`""`: any recipient does).
+    pub prefix: &'static str,
+    /// A call's body: XML parameters of this style (beam); `None`: a JSON object.
+    pub xml: Option<&'static Style>,
+    /// What goes between the texts of two reasoning messages.
+    pub join: &'static str,
+}
+
+pub fn new(frame: &'static Frame, tools: &Tools) -> Box<dyn Machine> {
     Box::new(Harmony {
         st: State::Outside {
             raw: String::new(),
             first: true,
         },
-        sep: Sep::default(),
+        sep: Sep {
+            join: frame.join,
+            ..Sep::default()
+        },
+        frame,
+        tools: frame.xml.map(|_| tools.clone()),
     })
 }
 
@@ -265,7 +286,6 @@ impl Header {
     }
 }
 
-#[derive(Debug)]
 enum State {
     /// At the start of the output or after a tool call: whitespace, then a header opener.
     /// `raw` is the whitespace read so far.
@@ -293,6 +313,8 @@ enum State {
     Args(JsonScanner),
     /// After the arguments: whitespace, then the end marker.
     ArgsEnd,
+    /// A call's XML parameters (beam), up to the message's end.
+    Xml(Box<XmlParams>),
     /// After malformed markup: everything is content.
     Fallback,
 }
@@ -304,11 +326,16 @@ struct Sep {
     said: bool,
     /// The current body has emitted nothing yet.
     fresh: bool,
+    /// What goes between the texts of two reasoning messages.
+    join: &'static str,
 }
 
 pub struct Harmony {
     st: State,
     sep: Sep,
+    frame: &'static Frame,
+    /// The tools, for a body of XML parameters.
+    tools: Option<Tools>,
 }
 
 /// Where a message's body goes.
@@ -327,8 +354,8 @@ fn is_hws(c: char) -> bool {
 /// Routes a complete header (the text between `<|start|>` and `<|message|>`; `role`: it begins
 /// with the role); `None` when it is malformed (a role other than `assistant`, a channel other
 /// than `analysis`, `commentary`, `final`, two channels, two recipients, an empty recipient or
-/// function name, more than one other word).
-fn parse(h: &str, role: bool) -> Option<Route> {
+/// function name, more than one other word). A recipient starting with `prefix` names a function.
+fn parse(h: &str, role: bool, prefix: &str) -> Option<Route> {
     let ch = MARKERS.list[CHANNEL];
     let mut channel = "";
     let (before, after) = match h.find(ch) {
@@ -369,7 +396,7 @@ fn parse(h: &str, role: bool) -> Option<Route> {
         }
     }
     match recipient {
-        Some(r) => match r.strip_prefix(&FUNCTION_RECIPIENT[3..]) {
+        Some(r) => match r.strip_prefix(prefix) {
             Some(name) if is_blank(name) => None,
             Some(name) => Some(Route::Tool(name.to_owned())),
             None if r.is_empty() => None,
@@ -386,8 +413,8 @@ fn body(out: &mut Emitter, sep: &mut Sep, reasoning: bool, s: &str) {
         return;
     }
     if reasoning {
-        if sep.fresh && sep.said {
-            out.reasoning("\n");
+        if sep.fresh && sep.said && !sep.join.is_empty() {
+            out.reasoning(sep.join);
         }
         sep.said = true;
         out.reasoning(s);
@@ -414,12 +441,25 @@ fn outside() -> State {
 }
 
 /// The state a routed header leads to.
-fn route(out: &mut Emitter, sep: &mut Sep, r: Route) -> State {
+fn route(
+    out: &mut Emitter,
+    sep: &mut Sep,
+    frame: &Frame,
+    tools: Option<&Tools>,
+    r: Route,
+) -> State {
     match r {
-        Route::Tool(name) => {
-            out.tool_start(None, name);
-            State::ArgsStart
-        }
+        Route::Tool(name) => match (frame.xml, tools) {
+            (Some(style), Some(tools)) => {
+                let mut x = Box::new(XmlParams::new(style, tools));
+                x.open(&name, out);
+                State::Xml(x)
+            }
+            _ => {
+                out.tool_start(None, name);
+                State::ArgsStart
+            }
+        },
         r => {
             sep.fresh = true;
             State::Body {
@@ -535,8 +575,14 @@ impl Machine for Harmony {
                             MESSAGE => {
                                 let m = MARKERS.list[MESSAGE];
                                 i += m.len();
-                                self.st = match parse(&h.raw[h.text..], h.role) {
-                                    Some(r) => route(out, &mut self.sep, r),
+                                self.st = match parse(&h.raw[h.text..], h.role, self.frame.prefix) {
+                                    Some(r) => route(
+                                        out,
+                                        &mut self.sep,
+                                        self.frame,
+                                        self.tools.as_ref(),
+                                        r,
+                                    ),
                                     None => {
                                         h.raw.push_str(m);
                                         match h.quote {
@@ -706,6 +752,34 @@ impl Machine for Harmony {
                         self.st = State::Fallback;
                     }
                 },
+                // XML parameters up to the message's end (a marker inside a value ends it too).
+                State::Xml(x) => {
+                    let (at, which) = match MARKERS.find(rest) {
+                        Found::Marker { at, which } => (at, Some(which)),
+                        Found::Partial { safe } => (safe, None),
+                    };
+                    let k = x.feed(&rest[..at], out);
+                    if out.malformed {
+                        self.st = State::Fallback;
+                        return i + k;
+                    }
+                    let Some(which) = which else {
+                        return i + k;
+                    };
+                    if matches!(which, MESSAGE | CONSTRAIN) || !x.end_function(&rest[k..at], out) {
+                        // The body ends inside a parameter, or a header marker in it: malformed.
+                        out.malformed = true;
+                        self.st = State::Fallback;
+                        return i + k;
+                    }
+                    // An end marker ends the call; `<|start|>` or `<|channel|>` opens the next
+                    // message.
+                    i += at;
+                    if matches!(which, END | CALL | RETURN) {
+                        i += MARKERS.list[which].len();
+                    }
+                    self.st = outside();
+                }
                 // The driver makes the rest content.
                 State::Fallback => return i,
             }
@@ -736,7 +810,8 @@ impl Machine for Harmony {
             // it was never a message.
             State::Header(h) => {
                 h.raw.push_str(rest);
-                if h.raw[h.text..].contains(FUNCTION_RECIPIENT) {
+                let to = format!("to={}", self.frame.prefix);
+                if h.raw[h.text..].contains(&to) {
                     out.truncate(&h.raw[h.lead..]);
                 } else {
                     out.content(&h.raw[h.lead..]);
@@ -748,6 +823,15 @@ impl Machine for Harmony {
             State::Args(_) => out.truncate(""),
             // The end marker is missing (a stop token the server stripped): the call is complete.
             State::ArgsEnd => out.tool_end(),
+            // Without its end marker a call of XML parameters is cut off (a further parameter may
+            // follow), as both peers read it. A cut-off marker at the end is not value text.
+            State::Xml(x) => {
+                let at = match MARKERS.find(rest) {
+                    Found::Marker { at, .. } => at,
+                    Found::Partial { safe } => safe,
+                };
+                x.finish(&rest[..at], out);
+            }
         }
     }
 }

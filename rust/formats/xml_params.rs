@@ -350,6 +350,35 @@ impl XmlParams {
         }
     }
 
+    /// Starts a call of `name` whose parameters follow at once (beam: the function name is the
+    /// recipient of the enclosing message, whose body holds only the parameters).
+    pub fn open(&mut self, name: &str, out: &mut Emitter) {
+        self.func = tool_name(self.style, &self.tools, name);
+        self.params = 0;
+        out.tool_start(None, self.func.clone());
+        out.args("{");
+        self.st = State::Body;
+    }
+
+    /// The enclosing message ends after `rest` (the text this machine held back): closes the
+    /// call when it stands between parameters (a held closing tag is decided by the end);
+    /// false when the call is cut off inside a parameter (its state then says how).
+    pub fn end_function(&mut self, rest: &str, out: &mut Emitter) -> bool {
+        self.eof = true;
+        if !rest.is_empty() {
+            let n = self.feed(rest, out);
+            if !matches!(self.st, State::Body) || n < rest.len() {
+                return false;
+            }
+        }
+        if !matches!(self.st, State::Body) {
+            return false;
+        }
+        Self::close(out);
+        self.st = State::Text;
+        true
+    }
+
     /// Whether no call is open or being read (between calls, or in plain text): the text can
     /// end here.
     pub fn idle(&self) -> bool {

@@ -109,6 +109,17 @@ def _mistral(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
 def _openai(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     m = s.markers
     prefix = s.raw.get("call", {}).get("name_prefix", "functions.")
+    if "parameter_start" in m:
+        # beam: reasoning, then a tool message holding XML parameters
+        params = "".join(
+            f"{m['parameter_start']}{k}{m['parameter_name_end']}\n{v}\n{m['parameter_end']}"
+            for k, v in args.items()
+        )
+        return (
+            f"{m['channel']}analysis{m['message']}Writing the file.{m['end']}{m['start']}"
+            f"assistant to={prefix}{name}{m['channel']}analysis {m['constrain']}xml"
+            f"{m['message']}{params}{m['call']}"
+        )
     return (
         f"{m['channel']}commentary to={prefix}{name} {m['constrain']}json"
         f"{m['message']}{_j(args)}{m['call']}"

@@ -102,6 +102,15 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         atem = xml_params.style_of(m, call, spec.raw.get("arguments", ""))
         frame = muse.frame_of(m, call, atem)
         return lambda tools: muse.Muse(frame, tools)
+    if spec.family == "openai":
+        call = spec.raw.get("call", {})
+        xml = (
+            xml_params.style_of(m, call, spec.raw.get("arguments", ""))
+            if "parameter_start" in m
+            else None
+        )
+        harmony = openai.frame_of(call, xml)
+        return lambda tools: openai.Harmony(harmony, tools)
     if spec.family == "functiongemma":
         from . import functiongemma
 

@@ -55,17 +55,25 @@ possible marker prefix (or a quote being decided) held back, arguments with noth
 Malformed markup (a stray marker outside a body, a bad or overlong header outside a body, a call
 body that is not one JSON object) sets ``malformed`` and everything after is content; a header cut
 off by the end of the text goes back to content.
+
+beam (a spec entry of this family, its :class:`Frame`): every recipient names a function (no
+``functions.`` prefix, no built-in tools), a call's body is XML parameters
+(``<rfl:parameter name="K">\\nV\\n</rfl:parameter>``, read by the :class:`XmlParams` machine
+started inside the function) up to the message's end marker, without which the call is cut off;
+its reasoning messages are joined with nothing between them.
 """
 
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, List, Mapping, Optional, Tuple
 
 from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
 from .scan import Markers, ws_len
+from .xml_params import Style, XmlParams
 
 START, CHANNEL, MESSAGE, END, CALL, RETURN, CONSTRAIN = range(7)
 MARKERS = Markers(
@@ -134,8 +142,29 @@ def _expect(s: str, start: int) -> tuple:
     return ("other", j, -1)
 
 
-def new(_: ToolTypes) -> Harmony:
-    return Harmony()
+@dataclass
+class Frame:
+    """What a format of this family changes (built from the spec entry, as ``build.rs`` does)."""
+
+    prefix: str  # what a recipient starts with when it names a function ("" for any recipient)
+    xml: Optional[Style]  # a call's body: XML parameters of this style (None: a JSON object)
+    join: str  # what goes between the texts of two reasoning messages
+
+
+# openai (gpt-oss): `to=functions.NAME`, JSON arguments, reasoning messages joined with "\n".
+OPENAI = Frame("functions.", None, "\n")
+
+
+def frame_of(call: Mapping[str, Any], xml: Optional[Style]) -> Frame:
+    """The frame of a spec entry's ``call`` object (the twin of ``build.rs``)."""
+    join = call.get("reasoning_join", "\n")
+    if join not in ("\n", ""):
+        raise ValueError(f"call.reasoning_join {join!r}")
+    return Frame(call.get("name_prefix", "functions."), xml, join)
+
+
+def new(tools: ToolTypes) -> Harmony:
+    return Harmony(OPENAI, tools)
 
 
 class Checks:
@@ -204,12 +233,12 @@ class Checks:
         return True
 
 
-def parse(h: str, role: bool) -> Optional[tuple]:
+def parse(h: str, role: bool, prefix: str = FUNCTION_RECIPIENT[3:]) -> Optional[tuple]:
     """Routes a complete header (the text between ``<|start|>`` and ``<|message|>``; ``role``: it
     begins with the role): ``("content",)``, ``("reasoning",)`` or ``("tool", name)``; None when it
     is malformed (a role other than ``assistant``, a channel other than ``analysis``,
     ``commentary``, ``final``, two channels, two recipients, an empty recipient or function
-    name, more than one other word)."""
+    name, more than one other word). A recipient starting with ``prefix`` names a function."""
     ch = MARKERS.list[CHANNEL]
     channel = ""
     before, after = h, ""
@@ -241,16 +270,19 @@ def parse(h: str, role: bool) -> Optional[tuple]:
             if others > 1:
                 return None
     if recipient is not None:
-        if recipient.startswith(FUNCTION_RECIPIENT[3:]):
-            name = recipient[len(FUNCTION_RECIPIENT) - 3 :]
+        if recipient.startswith(prefix):
+            name = recipient[len(prefix) :]
             return None if is_blank(name) else ("tool", name)
         return ("reasoning",) if recipient else None
     return ("reasoning",) if channel == "analysis" else ("content",)
 
 
 class Harmony:
-    def __init__(self) -> None:
-        # Outside | Text | Header | Body | Ended | ArgsStart | Args | ArgsEnd | Fallback
+    def __init__(self, frame: Frame, tools: ToolTypes) -> None:
+        self.frame = frame
+        self.tools = tools
+        self.x: Optional[XmlParams] = None  # Xml: the parameters' machine
+        # Outside | Text | Header | Body | Ended | ArgsStart | Args | ArgsEnd | Xml | Fallback
         self.st = "Outside"
         self.first = True  # Outside: at the start of the output
         # Outside: the whitespace read so far; Header: everything read for this message (after
@@ -284,8 +316,8 @@ class Harmony:
         if not s:
             return
         if reasoning:
-            if self.fresh and self.said:
-                out.reasoning("\n")
+            if self.fresh and self.said and self.frame.join:
+                out.reasoning(self.frame.join)
             self.said = True
             out.reasoning(s)
         else:
@@ -295,6 +327,11 @@ class Harmony:
     def _route(self, out: Emitter, route: tuple) -> None:
         """Goes to the state a routed header leads to."""
         if route[0] == "tool":
+            if self.frame.xml is not None:
+                self.x = XmlParams(self.frame.xml, self.tools)
+                self.x.open(route[1], out)
+                self.st = "Xml"
+                return
             out.tool_start(None, route[1])
             self.st = "ArgsStart"
         else:
@@ -409,7 +446,7 @@ class Harmony:
                 elif which == MESSAGE:
                     m = MARKERS.list[MESSAGE]
                     i += len(m)
-                    route = parse("".join(self.raw[self.text :]), self.role)
+                    route = parse("".join(self.raw[self.text :]), self.role, self.frame.prefix)
                     if route is not None:
                         self.raw = []
                         self._route(out, route)
@@ -528,6 +565,26 @@ class Harmony:
                     out.malformed = True
                     i = a
                     self.st = "Fallback"
+            elif st == "Xml":
+                # XML parameters up to the message's end (a marker inside a value ends it too).
+                x = self.x
+                assert x is not None
+                kind, at, which = _find(s, i)
+                k = x.feed(s[i:at], out)
+                if out.malformed:
+                    self.st = "Fallback"
+                    return i + k
+                if kind != "marker":
+                    return i + k
+                if which in (MESSAGE, CONSTRAIN) or not x.end_function(s[i + k : at], out):
+                    # The body ends inside a parameter, or a header marker in it: malformed.
+                    out.malformed = True
+                    self.st = "Fallback"
+                    return i + k
+                self.x = None
+                # An end marker ends the call; `<|start|>` or `<|channel|>` opens the next message.
+                i = at + len(MARKERS.list[which]) if which in _ENDS else at
+                self._outside()
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -550,7 +607,7 @@ class Harmony:
             # real): the markup of an unfinished call when it names a function recipient; else
             # it was never a message.
             self.raw.append(rest)
-            if FUNCTION_RECIPIENT in "".join(self.raw[self.text :]):
+            if "to=" + self.frame.prefix in "".join(self.raw[self.text :]):
                 out.truncate("".join(self.raw)[self.lead :])
             else:
                 out.content("".join(self.raw)[self.lead :])
@@ -562,5 +619,11 @@ class Harmony:
             out.truncate(rest)
         elif st == "Args":
             out.truncate("")
+        elif st == "Xml":
+            # Without its end marker a call of XML parameters is cut off (a further parameter
+            # may follow), as both peers read it. A cut-off marker at the end is not value text.
+            assert self.x is not None
+            _, at, _ = _find(rest, 0)
+            self.x.finish(rest[:at], out)
         else:  # ArgsEnd: the end marker is missing (a stop token the server stripped)
             out.tool_end()

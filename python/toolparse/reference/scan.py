@@ -47,7 +47,9 @@ class Markers:
         # one search for any marker's first character (a `find` per character would rescan the
         # text to its end for a character that never occurs)
         firsts = sorted({m[0] for m in self.list})
-        self._firsts = re.compile("[" + "".join(re.escape(c) for c in firsts) + "]")
+        # (an empty set never matches)
+        chars = "".join(re.escape(c) for c in firsts)
+        self._firsts = re.compile("[" + chars + "]" if chars else "(?!)")
 
     def _next_candidate(self, s: str, start: int) -> int:
         m = self._firsts.search(s, start)

@@ -292,6 +292,29 @@ class XmlParams:
             return params.kind_of_types([base])
         return kind
 
+    def open(self, name: str, out: Emitter) -> None:
+        """Starts a call of ``name`` whose parameters follow at once (beam: the function name is
+        the recipient of the enclosing message, whose body holds only the parameters)."""
+        self.func, self.params = self._tool_name(name), 0
+        out.tool_start(None, self.func)
+        out.args("{")
+        self.st = "Body"
+
+    def end_function(self, rest: str, out: Emitter) -> bool:
+        """The enclosing message ends after ``rest`` (the text this machine held back): closes
+        the call when it stands between parameters (a held closing tag is decided by the end);
+        False when the call is cut off inside a parameter (its state then says how)."""
+        self.eof = True
+        if rest:
+            k = self.feed(rest, out)
+            if self.st != "Body" or k < len(rest):
+                return False
+        if self.st != "Body":
+            return False
+        self._close(out)
+        self.st = "Text"
+        return True
+
     def idle(self) -> bool:
         """Whether no call is open or being read (between calls, or in plain text): the text can
         end here."""

@@ -601,3 +601,28 @@ for _fmt in ("muse", "muse_glimmer"):
         (_MU_TOOL + _MU_INV + '\n<atem:invoke name="g"><atem:parameter name="b', 1),
         (_MU_TOOL + _MU_INV + "<|eom|>" + _MU_TOOL + '<atem:invoke name="g">', 1),
     ]
+# beam: harmony messages; a call's body holds XML parameters
+_BM_TOOL = "<|start|>assistant to=get_weather<|channel|>analysis <|constrain|>xml<|message|>"
+_BM_P = '<rfl:parameter name="city">\nTokyo\n</rfl:parameter>'
+NO_CALL_LOOKALIKES["beam"] = [
+    "to=get_weather is just text",
+    '<rfl:parameter name="city"> and <|not a marker|>',
+    "a <| b |> c </rfl:parameter>",
+]
+MALFORMED["beam"] = [
+    # a header with another role
+    "<|start|>user<|channel|>final<|message|>hi<|end|>" + _BM_TOOL + _BM_P + "<|call|>",
+    # a call body that ends inside a value
+    _BM_TOOL + '<rfl:parameter name="city">\nTokyo<|call|>',
+    # text between parameters
+    _BM_TOOL + "junk" + _BM_P + "<|call|>",
+    # a stray end marker before any message
+    "<|call|>" + _BM_TOOL + _BM_P,
+]
+TRUNCATED["beam"] = [
+    (_BM_TOOL + '<rfl:parameter name="city">\nTo', 0),
+    ("<|channel|>analysis<|message|>Let me look.<|end|><|start|>assistant to=get_wea", 0),
+    (_BM_TOOL + '<rfl:parameter name="ci', 0),
+    (_BM_TOOL + _BM_P + "<|end|>" + _BM_TOOL + '<rfl:parameter name="city">\nOsa', 1),
+    (_BM_TOOL + _BM_P + "<|end|><|start|>assistant to=get_weather<|chan", 1),
+]

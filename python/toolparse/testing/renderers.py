@@ -567,6 +567,78 @@ class OpenAIHarmony(Renderer):
         return text, expected, before_at
 
 
+class Beam(XmlParams):
+    """beam: harmony messages (``<|channel|>analysis<|message|>R<|end|>``, then
+    ``<|start|>assistant<|channel|>final<|message|>A<|return|>``); a call is the message
+    `` to=N<|channel|>analysis <|constrain|>xml<|message|>`` with one
+    ``<rfl:parameter name="K">\\nV\\n</rfl:parameter>`` per parameter (typed by the schema),
+    closed by ``<|call|>`` (the last) or ``<|end|>``. Forms: closing tags missing before the next
+    parameter ("no_close"), the first message opened by ``<|start|>assistant`` ("start_first")."""
+
+    forms = ("standard", "no_close", "start_first")
+    reasoning = True
+    plain_content = False
+    markers_in_strings = False
+    extra_tokens = (
+        "analysis",
+        "final",
+        " to=get_weather",
+        "assistant",
+        "xml",
+        "<|start|>assistant",
+        '<rfl:parameter name="city">',
+        "</rfl:parameter>",
+        "\n",
+    )
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.forms = Beam.forms
+        self.markers = tuple(v for v in self.m.values() if len(v) > 4) + ("to=",)
+
+    def param(self, k: str, v: Any, close: bool = True) -> str:
+        m = self.m
+        end = m["parameter_end"] if close else ""
+        return f"{m['parameter_start']}{k}{m['parameter_name_end']}\n{xml_value(v)}\n{end}"
+
+    def _joined(self, calls, before, between, after, form, style, reasoning):
+        return self._body(calls, before, after, form, style, reasoning, between)
+
+    def _body(self, calls, before, after, form, style, reasoning, between=()):
+        msgs: List[str] = []  # header + <|message|> + body + end
+        before_msg = -1
+        if reasoning is not None:
+            msgs.append(f"<|channel|>analysis<|message|>{reasoning}<|end|>")
+        if before:
+            before_msg = len(msgs)
+            msgs.append(f"<|channel|>final<|message|>{before}<|end|>")
+        expected = [(n, converted(a)) for n, a in calls]
+        for i, (name, args) in enumerate(calls):
+            if 0 < i <= len(between) and between[i - 1]:
+                msgs.append(f"<|channel|>final<|message|>{between[i - 1]}<|end|>")
+            keys = list(args)
+            body = "".join(
+                self.param(k, args[k], form != "no_close" or j == len(keys) - 1)
+                for j, k in enumerate(keys)
+            )
+            last = i == len(calls) - 1
+            end = "<|call|>" if last else "<|end|>"
+            msgs.append(f" to={name}<|channel|>analysis <|constrain|>xml<|message|>{body}{end}")
+        if after:
+            msgs.append(f"<|channel|>final<|message|>{after}<|return|>")
+        text = ""
+        before_at = 0
+        for i, m in enumerate(msgs):
+            # Every message but the first opens with `<|start|>assistant` (the prompt ends with
+            # it).
+            if i > 0 or form == "start_first":
+                text += "<|start|>assistant"
+            if i == before_msg:
+                before_at = len(text) + m.index("<|message|>") + len("<|message|>")
+            text += m
+        return text, expected, before_at
+
+
 class NamedJson(Renderer):
     """A section of calls, each a header (the name; deepseek_v3: a type, the separator and the
     name; kimi_k2: the call id ``functions.N:IDX``), a separator and the JSON arguments
@@ -839,12 +911,14 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "inkling": Inkling,
     "muse": Muse,
 }
+# Formats whose renderer is not their family's (beam: harmony with XML parameters).
+FORMATS: Dict[str, Callable[[str], Renderer]] = {"beam": Beam}
 
 
 def _build() -> Dict[str, Renderer]:
     out: Dict[str, Renderer] = {}
     for name in toolparse.list_formats():
-        make = FAMILIES.get(toolparse.spec.get_spec(name).family)
+        make = FORMATS.get(name) or FAMILIES.get(toolparse.spec.get_spec(name).family)
         if make is not None:
             out[name] = make(name)
     return out

@@ -165,17 +165,20 @@ fn random_texts_are_split_invariant() {
 
 #[test]
 fn header_parse() {
-    assert_eq!(parse("<|channel|>final", false), Some(Route::Content));
-    assert_eq!(parse("<|channel|>analysis", false), Some(Route::Reasoning));
-    let builtin = "assistant<|channel|>analysis to=browser.search";
-    assert_eq!(parse(builtin, true), Some(Route::Reasoning));
-    let call = "assistant to=functions.a.b<|channel|>commentary<|constrain|>json";
-    assert_eq!(parse(call, true), Some(Route::Tool("a.b".into())));
+    assert_eq!(parse("<|channel|>final", false, FNS), Some(Route::Content));
     assert_eq!(
-        parse(" to=functions.f json", false),
+        parse("<|channel|>analysis", false, FNS),
+        Some(Route::Reasoning)
+    );
+    let builtin = "assistant<|channel|>analysis to=browser.search";
+    assert_eq!(parse(builtin, true, FNS), Some(Route::Reasoning));
+    let call = "assistant to=functions.a.b<|channel|>commentary<|constrain|>json";
+    assert_eq!(parse(call, true, FNS), Some(Route::Tool("a.b".into())));
+    assert_eq!(
+        parse(" to=functions.f json", false, FNS),
         Some(Route::Tool("f".into()))
     );
-    assert_eq!(parse("assistant", true), Some(Route::Content));
+    assert_eq!(parse("assistant", true, FNS), Some(Route::Content));
     for bad in [
         "<|channel|>",
         "<|channel|>other",
@@ -186,14 +189,14 @@ fn header_parse() {
         "<|channel|>final<|channel|>final",
         "<|channel|>commentary o=functions.f <|constrain|>json",
     ] {
-        assert_eq!(parse(bad, false), None, "{bad:?}");
+        assert_eq!(parse(bad, false, FNS), None, "{bad:?}");
     }
     for bad in [
         "user<|channel|>final",
         "assistantto=functions.f<|channel|>commentary",
         "",
     ] {
-        assert_eq!(parse(bad, true), None, "{bad:?}");
+        assert_eq!(parse(bad, true, FNS), None, "{bad:?}");
     }
 }
 
@@ -309,7 +312,7 @@ fn quote_checks_reject_only_what_parse_rejects() {
                     None => c.text(p, role),
                 };
         }
-        let parsed = parse(&h, role);
+        let parsed = parse(&h, role, FNS);
         if !ok {
             assert_eq!(parsed, None, "{h:?} role={role}");
         } else if parsed.is_some() {
@@ -317,4 +320,50 @@ fn quote_checks_reject_only_what_parse_rejects() {
         }
     }
     assert!(valid > 100, "{valid}");
+}
+
+const FNS: &str = "functions.";
+
+fn beam_extract(text: &str) -> Extracted {
+    let f = Format::from_name("beam").unwrap_or_else(|| panic!("beam not registered"));
+    Parser::extract(f, &Tools::default(), text)
+}
+
+#[test]
+fn beam_header_names_any_recipient() {
+    // beam: every recipient is a function; no `functions.` prefix, no built-in tools.
+    let call = "assistant to=get_weather<|channel|>analysis <|constrain|>xml";
+    assert_eq!(
+        parse(call, true, ""),
+        Some(Route::Tool("get_weather".into()))
+    );
+    assert_eq!(
+        parse(" to=browser.search<|channel|>analysis", false, ""),
+        Some(Route::Tool("browser.search".into()))
+    );
+    assert_eq!(parse("<|channel|>analysis to=", false, ""), None);
+}
+
+#[test]
+fn beam_calls_reasoning_and_content() {
+    let text = "<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>analysis\
+                <|message|>b<|end|><|start|>assistant to=f<|channel|>analysis <|constrain|>xml\
+                <|message|><rfl:parameter name=\"x\">\n1\n<rfl:parameter name=\"y\">\nz\n\
+                </rfl:parameter><|call|>";
+    let x = beam_extract(text);
+    // Reasoning messages are joined with nothing between them (SGLang's beam reasoning).
+    assert_eq!(x.reasoning.as_deref(), Some("ab"));
+    assert_eq!(x.calls.len(), 1);
+    assert_eq!(x.calls[0].name, "f");
+    // A parameter whose closing tag is missing ends where the next one starts.
+    assert_eq!(x.calls[0].arguments, r#"{"x": "1", "y": "z"}"#);
+    assert!(!x.malformed);
+    let answer = "<|channel|>final<|message|>hi<|return|>";
+    assert_eq!(beam_extract(answer).content.as_deref(), Some("hi"));
+    // A value the message ends inside (no closing tag, no newline) is malformed (the caller
+    // then returns the whole text as content).
+    let cut =
+        " to=f<|channel|>analysis <|constrain|>xml<|message|><rfl:parameter name=\"x\">\n1<|call|>";
+    let x = beam_extract(cut);
+    assert!(x.malformed && x.calls.is_empty());
 }
