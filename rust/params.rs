@@ -168,13 +168,19 @@ fn escaped(b: u8) -> bool {
     b == b'"' || b == b'\\' || b < 0x20
 }
 
+/// The input length from which [`escape_to_marker`] finds, then escapes, when no marker starts
+/// with a byte JSON escapes.
+const FIND_MIN: usize = 64;
+
 /// [`Markers::find`] on `input` that also appends the text before what it finds (the marker,
-/// or the held-back tail) to `out`, escaped as by [`push_json_str_body`], in one pass over the
-/// text: a string value streamed up to its end marker.
+/// or the held-back tail) to `out`, escaped as by [`push_json_str_body`]: a string value streamed
+/// up to its end marker. In one pass over the text when a marker starts with a byte JSON escapes
+/// (a newline, which a search for first bytes would stop at on every line).
 pub fn escape_to_marker(input: &str, markers: &Markers, out: &mut String) -> Found {
     // The scan stops at the bytes JSON escapes and at one more byte: it must stop wherever a
     // marker may start.
     let mut stop = b'"';
+    let mut stops_differ = false;
     // whether a marker starts with a byte JSON escapes (a newline): checked there too, and the
     // second byte of every such marker if they share it (a quick no at most newlines)
     let mut escaped_first = false;
@@ -193,16 +199,27 @@ pub fn escape_to_marker(input: &str, markers: &Markers, out: &mut String) -> Fou
                 }
             }
         } else if stop != b'"' && stop != *b {
-            // Two marker first bytes the scan does not stop at: find, then escape.
-            let found = markers.find(input);
-            let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
-            push_json_str_body(out, &input[..end]);
-            return found;
+            stops_differ = true;
         } else {
             stop = *b;
         }
     }
+    if stops_differ || (!escaped_first && input.len() >= FIND_MIN) {
+        // Find, then escape: where no marker starts with a byte JSON escapes, on a long input,
+        // `Markers::find` (a vectorised search for the first bytes) and then the escape are
+        // quicker than stopping the escape scan at one more byte (measured on source-code values,
+        // `<` or `]` first; on a streamed delta of a few bytes the one pass is); where two first
+        // bytes are not escaped, one stop byte cannot catch both.
+        let found = markers.find(input);
+        let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
+        push_json_str_body(out, &input[..end]);
+        return found;
+    }
     let bytes = input.as_bytes();
+    if input.len() >= FIND_MIN {
+        // one allocation for the common case, as in `push_json_str_body` (not for a delta)
+        out.reserve(input.len() + input.len() / 8);
+    }
     let mut start = 0;
     let mut i = 0;
     loop {
@@ -838,12 +855,22 @@ mod tests {
                     text.push_str(alphabet[k % alphabet.len()]);
                     k /= alphabet.len();
                 }
-                let (mut got, mut want) = (String::from("x"), String::from("x"));
-                let found = escape_to_marker(&text, &m, &mut got);
-                assert_eq!(found, m.find(&text), "{list:?} {text:?}");
-                let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
-                push_json_str_body(&mut want, &text[..end]);
-                assert_eq!(got, want, "{list:?} {text:?}");
+                // and, for some, after a long run that holds no marker start (the long-input
+                // path: find, then escape)
+                let long = format!("{}{text}", "x\u{e9}\\\u{1}".repeat(FIND_MIN / 4));
+                let texts = if n % 5 == 0 {
+                    vec![text, long]
+                } else {
+                    vec![text]
+                };
+                for text in texts {
+                    let (mut got, mut want) = (String::from("x"), String::from("x"));
+                    let found = escape_to_marker(&text, &m, &mut got);
+                    assert_eq!(found, m.find(&text), "{list:?} {text:?}");
+                    let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
+                    push_json_str_body(&mut want, &text[..end]);
+                    assert_eq!(got, want, "{list:?} {text:?}");
+                }
             }
         }
     }

@@ -405,3 +405,82 @@ def test_without_the_tree_the_parameter_types_type_the_top_level(backend: str) -
 def test_truncated(backend: str) -> None:
     for text, n in corpus.TRUNCATED["minimax_m3"]:
         corpus.check_truncated_output("minimax_m3", backend, text, n)
+
+
+def _dumped_trees(tool: Any) -> List[Any]:
+    """The schema tree walked over ``model_dump(exclude_none=True)`` (how the facade built it
+    before it walked the models): the reference for ``test_schema_trees_walk_the_models``."""
+    from toolparse.parser import _container, _prop_types
+
+    fn = tool.function
+    params = fn.parameters.model_dump(exclude_none=True) if fn.parameters is not None else {}
+    root: dict = {}
+    nodes: List[Any] = [([], 1, root, -1)]
+    work: List[Any] = []
+    props = params.get("properties")
+    if isinstance(props, dict):
+        work.extend((v, root, k) for k, v in reversed(list(props.items())))
+    while work:
+        schema, slot, key = work.pop()
+        if not isinstance(schema, dict):
+            continue
+        container, branch = _container(schema)
+        children: dict = {}
+        index = len(nodes)
+        nodes.append((_prop_types(schema), container, children, -1))
+        if isinstance(slot, dict):
+            slot[key] = index
+        else:
+            t, c, ch, _ = nodes[slot]
+            nodes[slot] = (t, c, ch, index)
+        other = branch.get("items") if container == 2 else branch.get("additionalProperties")
+        if container:
+            work.append((other, index, None))
+        bprops = branch.get("properties") if container == 1 else None
+        if isinstance(bprops, dict):
+            work.extend((v, children, k) for k, v in reversed(list(bprops.items())))
+    return nodes
+
+
+def test_schema_trees_walk_the_models() -> None:
+    """get_parser walks the tool models one level at a time (dumping them runs a Python
+    serializer per node, per request): the trees are the ones the dumped schema gives, for
+    schemas with None keywords, boolean and list ``items``, union branches that are not objects,
+    ``additionalProperties`` and nesting."""
+    import random
+
+    from toolparse.models import Tool
+    from toolparse.parser import _schema_trees
+
+    rnd = random.Random(7)
+    kinds = ["string", "array", "object", "integer", None, ["string", "array"], ["object", "null"]]
+
+    def schema(depth: int) -> Any:
+        s: dict = {}
+        if rnd.random() < 0.8:
+            s["type"] = rnd.choice(kinds)
+        if depth < 4 and rnd.random() < 0.25:
+            s["items"] = rnd.choice([schema(depth + 1), None, True, [schema(depth + 1)]])
+        if depth < 4 and rnd.random() < 0.25:
+            n = rnd.randint(0, 3)
+            s["properties"] = rnd.choice([{f"p{i}": schema(depth + 1) for i in range(n)}, None])
+        if depth < 4 and rnd.random() < 0.15:
+            s["additionalProperties"] = rnd.choice([schema(depth + 1), False, None])
+        for key in ("anyOf", "oneOf"):
+            if depth < 4 and rnd.random() < 0.15:
+                branches = [rnd.choice([schema(depth + 1), None, 3]) for _ in range(3)]
+                s[key] = branches[: rnd.randint(0, 3)]
+        if rnd.random() < 0.1:
+            s["default"] = None
+        return s
+
+    nested = 0
+    for _ in range(400):
+        props = {f"a{j}": schema(1) for j in range(rnd.randint(0, 4))}
+        params = {"type": "object", "properties": props} if rnd.random() < 0.9 else None
+        fn = {"name": "f", "parameters": params}
+        tool = Tool.model_validate({"type": "function", "function": fn})
+        want = _dumped_trees(tool)
+        nested += len(want) > len(props) + 1
+        assert _schema_trees([tool]) == {"f": want}, params
+    assert nested > 50  # the schemas did nest

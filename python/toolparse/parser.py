@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from pydantic import BaseModel
+
 from .ids import IdSource
 from .models import (
     DeltaFunctionCall,
@@ -16,6 +18,7 @@ from .models import (
     FunctionCall,
     Tool,
     ToolCall,
+    ToolProperty,
 )
 from .spec import REASONING, canonical, get_spec, reasoning_canonical
 
@@ -132,24 +135,32 @@ def _schema_trees(
     out: Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]] = {}
     for tool in tools:
         fn = tool.function
-        params = fn.parameters.model_dump(exclude_none=True) if fn.parameters is not None else {}
         nodes: List[Tuple[List[str], int, Dict[str, int], int]] = []
         root_children: Dict[str, int] = {}
         nodes.append(([], 1, root_children, -1))
         # (schema, where its index goes: (children dict, key) or (node position, None))
         work: List[Tuple[Any, Any, Any]] = []
-        props = params.get("properties")
-        if isinstance(props, dict):
+        props = fn.parameters.properties if fn.parameters is not None else None
+        if props:
             for k, v in reversed(list(props.items())):
                 work.append((v, root_children, k))
         while work:
             schema, slot, key = work.pop()
-            if not isinstance(schema, dict) or len(nodes) >= _TREE_MAX:
+            if len(nodes) >= _TREE_MAX:
                 continue
-            container, branch = _container(schema)
+            plain = _plain_type(schema)
+            branch: Dict[str, Any]
+            if plain is not None:  # the common case: one type, nothing nested
+                types, container, branch = [plain], _CONTAINERS.get(plain, 0), {}
+            else:
+                schema = _schema_dict(schema)
+                if not isinstance(schema, dict):
+                    continue
+                container, branch = _container(schema)
+                types = _prop_types(schema)
             children: Dict[str, int] = {}
             index = len(nodes)
-            nodes.append((_prop_types(schema), container, children, -1))
+            nodes.append((types, container, children, -1))
             if isinstance(slot, dict):
                 slot[key] = index
             else:
@@ -165,6 +176,42 @@ def _schema_trees(
                         work.append((v, children, k))
         out[fn.name] = nodes
     return out
+
+
+_PROPERTY_FIELDS = tuple(ToolProperty.model_fields)
+
+
+_CONTAINERS = {"array": 2, "object": 1}
+
+
+def _plain_type(node: Any) -> Optional[str]:
+    """The type of a ``ToolProperty`` that names one type and has no keyword that nests or
+    branches (``items``, ``properties``, any extra keyword); None otherwise."""
+    if (
+        isinstance(node, ToolProperty)
+        and isinstance(node.type, str)
+        and node.items is None
+        and node.properties is None
+        and not node.__pydantic_extra__
+    ):
+        return node.type
+    return None
+
+
+def _schema_dict(node: Any) -> Any:
+    """A schema node as ``model_dump(exclude_none=True)`` writes it, one level deep: a
+    ``ToolProperty``'s keywords that are not None and its extra keywords (None ones too); nested
+    models stay models until they are visited. Anything else as it is. (Dumping the whole
+    parameters model runs a Python serializer per node; this runs per request.)"""
+    if isinstance(node, ToolProperty):
+        out = {k: v for k in _PROPERTY_FIELDS if (v := getattr(node, k)) is not None}
+        extra = node.__pydantic_extra__
+        if extra:
+            out.update(extra)
+        return out
+    if isinstance(node, BaseModel):
+        return node.model_dump(exclude_none=True)
+    return node
 
 
 def _container(schema: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
@@ -185,7 +232,7 @@ def _container(schema: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
         for key in ("anyOf", "oneOf"):
             listed = s.get(key)
             if isinstance(listed, list):
-                branches.extend(b for b in listed if isinstance(b, dict))
+                branches.extend(b for b in map(_schema_dict, listed) if isinstance(b, dict))
         todo.extend(reversed(branches))
     return 0, schema
 
