@@ -896,6 +896,14 @@ class Inkling(Renderer):
         return text, expected, before_at
 
 
+def _harmony(name: str) -> Renderer:
+    """The harmony family's renderer, by its spec entry: JSON arguments (gpt-oss), or XML
+    parameter bodies when the entry has a ``parameter_start`` marker (beam)."""
+    if toolparse.spec.get_spec(name).marker("parameter_start"):
+        return Beam(name)
+    return OpenAIHarmony()
+
+
 # The renderer class of each family: a format's renderer is its family's, configured from its spec
 # entry. A new family adds its class here.
 FAMILIES: Dict[str, Callable[[str], Renderer]] = {
@@ -907,18 +915,16 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "xml_elements": XmlElements,
     "mistral": lambda name: Mistral(),
     "llama3_json": Llama3Json,
-    "openai": lambda name: OpenAIHarmony(),
+    "openai": _harmony,
     "inkling": Inkling,
     "muse": Muse,
 }
-# Formats whose renderer is not their family's (beam: harmony with XML parameters).
-FORMATS: Dict[str, Callable[[str], Renderer]] = {"beam": Beam}
 
 
 def _build() -> Dict[str, Renderer]:
     out: Dict[str, Renderer] = {}
     for name in toolparse.list_formats():
-        make = FORMATS.get(name) or FAMILIES.get(toolparse.spec.get_spec(name).family)
+        make = FAMILIES.get(toolparse.spec.get_spec(name).family)
         if make is not None:
             out[name] = make(name)
     return out
