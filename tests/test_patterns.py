@@ -26,8 +26,8 @@ import toolparse
 from corpus import Case
 from toolparse import IdSource, reference
 
-# Also run by .ci/wheel against the installed wheel.
-pytestmark = pytest.mark.wheel
+# The wheel run (.ci/wheel, -m wheel) checks the installed package on the patterns themselves;
+# the splitting and twin invariants are the engine's, checked by the source build's run.
 
 ID_PATTERNS = {
     "chatcmpl": re.compile(r"chatcmpl-tool-[0-9a-f]{32}"),
@@ -146,6 +146,7 @@ def pattern_cases(fmt: str, pattern: str) -> List[Case]:
 # ----- pattern 1: no tool call -----
 
 
+@pytest.mark.wheel
 def test_no_tool_call(fmt: str, backend: str) -> None:
     parser = toolparse.get_parser(fmt, backend=backend)
     failures = []
@@ -168,6 +169,7 @@ def test_no_tool_call(fmt: str, backend: str) -> None:
 # ----- patterns 2-7 and 9 -----
 
 
+@pytest.mark.wheel
 @pytest.mark.parametrize("pattern", PATTERNS)
 def test_pattern(fmt: str, backend: str, pattern: str) -> None:
     """Every variant of the pattern (the renderer's spellings); one character per delta for a
@@ -183,6 +185,7 @@ def test_pattern_every_variant_per_char(fmt: str, backend: str, pattern: str) ->
     run_all(pattern_cases(fmt, pattern), lambda case: check_case(fmt, backend, case))
 
 
+@pytest.mark.wheel
 def test_parallel_ids_unique_and_indexed(fmt: str, backend: str) -> None:
     """Pattern 3: parallel calls get unique ids, and indices 0, 1, 2 in order when streamed."""
     case = pattern_cases(fmt, "parallel")[0]
@@ -203,6 +206,7 @@ def test_parallel_ids_unique_and_indexed(fmt: str, backend: str) -> None:
 # ----- ids -----
 
 
+@pytest.mark.wheel
 def test_id_style(fmt: str, backend: str) -> None:
     """``chatcmpl-tool-`` + 32 hex digits (vLLM style) or 9 alphanumerics (mistral)."""
     assert reference.id_style(fmt) in ID_PATTERNS
@@ -254,6 +258,7 @@ def test_ids_deterministic_with_seed(fmt: str, backend: str) -> None:
 # ----- pattern 8: malformed markup -----
 
 
+@pytest.mark.wheel
 def test_malformed(fmt: str, backend: str) -> None:
     texts = corpus.malformed_texts(fmt)
     assert texts, f"no malformed cases for {fmt}: add some to corpus.MALFORMED"
@@ -281,6 +286,7 @@ def test_every_format_has_truncated_cases() -> None:
         assert any(n > 0 for _, n in cases), f"{fmt}: add a cut after a complete call"
 
 
+@pytest.mark.wheel
 def test_truncated(fmt: str, backend: str) -> None:
     """Output that ends inside a call (max_tokens) keeps the calls completed before it."""
     for text, complete in corpus.truncated_texts(fmt):

@@ -219,6 +219,13 @@ class _ToolparseDetector:
             index = None
         return set() if index is None else {index}
 
+    @incomplete_tool_call_indices.setter
+    def incomplete_tool_call_indices(self, value: Any) -> None:
+        # A peer detector's __init__ may set it (SGLang's response-template detectors, beam's):
+        # the machine's own answer above stands.
+        if value:
+            logger.debug("toolparse: ignoring an assignment to incomplete_tool_call_indices")
+
     # -- parsing ------------------------------------------------------------------------------
     def _tp_parser_for(self, tools: Optional[Sequence[Any]]) -> toolparse.ToolParser:
         parser = self._tp_parser
