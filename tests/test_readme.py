@@ -84,11 +84,11 @@ def test_formats_table_lists_only_registered_formats():
 def test_setup_commands():
     text = readme()
     assert "pip install . && toolparse demo\n" in text
-    assert "pip install '.[test]' && python -m pytest\n" in text
+    assert "pip install '.[test]' && python -m pytest -n auto\n" in text
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     # CI adds the SDK extras to the test one, so the SDK round trips run there too
     assert re.search(r"^pip install '\.\[test(,[a-z]+)*\]'$", ci, re.M), "CI installs .[test]"
-    assert "python -m pytest" in ci
+    assert re.search(r"^python -m pytest -n auto$", ci, re.M), "CI runs the README's test command"
 
 
 def test_benchmark_command_is_documented():
