@@ -166,16 +166,12 @@ impl TaggedJson {
         }
     }
 
-    /// After the start marker `m` (at the text's `at`): its body, or the forms' dispatch.
+    /// After start marker `m`: how many of its bytes are consumed, and what follows (its body,
+    /// or with `forms` the choice of the call's form).
     fn opened(&mut self, m: &str) -> (usize, State) {
         if self.tags.forms {
             self.ws = 0;
-            return (
-                m.len(),
-                State::Form {
-                    raw: m.to_owned(),
-                },
-            );
+            return (m.len(), State::Form { raw: m.to_owned() });
         }
         let k = self.skip(m);
         (k, self.body(&m[..k]))
