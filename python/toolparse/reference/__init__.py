@@ -52,6 +52,9 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
 
         ends, starts = roles("call_end"), roles("call_start")
         call = spec.raw.get("call", {})
+        forms = call.get("shape") == "list_or_name_then_args"
+        if forms and "args_start" not in m:
+            raise ValueError(f"format spec: {spec.name}: no args_start")
         keys = CallKeys(
             call["name_keys"],
             call["args_keys"],
@@ -67,7 +70,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             tentative=call.get("tentative") is True,
             wrappers=[m[r] for r in ("text_start", "text_end") if r in m],
             # a list, an object, or a name and its arguments (mistral)
-            forms=call.get("shape") == "list_or_name_then_args",
+            forms=forms,
             args=[m[r] for r in ("args_start",) if r in m],
             call_id=[m[r] for r in ("call_id",) if r in m],
         )
