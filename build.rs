@@ -244,13 +244,23 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 // Plain text is scanned for the start markers, then the content's wrappers.
                 let mut text: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
                 text.extend(["text_start", "text_end"].iter().filter_map(|r| marker(r)));
+                // A list, an object, or a name and its arguments (mistral): the optional
+                // separator before the arguments, then the call-id marker.
+                let forms = shape == Some("list_or_name_then_args");
+                let args: Vec<&str> = marker("args_start").into_iter().collect();
+                if forms && args.is_empty() {
+                    return Err(format!("{name}: no args_start"));
+                }
+                let mut after_name = args.clone();
+                after_name.extend(marker("call_id"));
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
                      markers: Markers::new(&{list:?}), ends: {}, array: {}, \
                      keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok}, \
                      by_name: {by_name}, id: &{:?} }}, tentative: {tentative}, \
-                     text: Markers::new(&{text:?}) }};",
+                     text: Markers::new(&{text:?}), forms: {forms}, args: Markers::new(&{args:?}), \
+                     after_name: Markers::new(&{after_name:?}) }};",
                     ends.len(),
                     shape == Some("array"),
                     keys("name_keys")?,
@@ -554,7 +564,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))")
             }
             "openai" => harmony_frame(&mut statics, e, name, &upper, None)?,
-            "llama3_json" | "mistral" => format!("{family}::new(tools)"),
+            "llama3_json" => format!("{family}::new(tools)"),
             "functiongemma" => {
                 let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
                 writeln!(

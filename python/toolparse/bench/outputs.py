@@ -86,6 +86,8 @@ def _j(value: Any) -> str:
 
 def _tagged_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     call = s.raw.get("call", {})
+    if call.get("shape") == "list_or_name_then_args":  # mistral v11+: NAME[ARGS]{...}
+        return f"{s.markers['call_start']}{name}{s.markers['args_start']}{_j(args)}"
     obj: Dict[str, Any]
     if call.get("keyed_by_name"):  # apertus: {NAME: {...}}
         obj = {name: args}
@@ -100,10 +102,6 @@ def _tagged_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str
 
 def _llama3_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     return f"{s.markers['call_start']}{_j({'name': name, 'parameters': args})}"
-
-
-def _mistral(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    return f"{s.markers['call_start']}{name}{s.markers['args_start']}{_j(args)}"
 
 
 def _openai(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
@@ -197,7 +195,6 @@ def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
 _FAMILIES = {
     "tagged_json": _tagged_json,
     "llama3_json": _llama3_json,
-    "mistral": _mistral,
     "openai": _openai,
     "pythonic": _pythonic,
     "xml_params": _xml_params,

@@ -41,7 +41,7 @@ class Machine(Protocol):
 
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
-    from . import llama3_json, mistral, named_json, openai, pythonic, tagged_json, xml_params
+    from . import llama3_json, named_json, openai, pythonic, tagged_json, xml_params
     from .json import CallKeys
 
     m = spec.markers
@@ -52,6 +52,9 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
 
         ends, starts = roles("call_end"), roles("call_start")
         call = spec.raw.get("call", {})
+        forms = call.get("shape") == "list_or_name_then_args"
+        if forms and "args_start" not in m:
+            raise ValueError(f"format spec: {spec.name}: no args_start")
         keys = CallKeys(
             call["name_keys"],
             call["args_keys"],
@@ -66,6 +69,10 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             keys,
             tentative=call.get("tentative") is True,
             wrappers=[m[r] for r in ("text_start", "text_end") if r in m],
+            # a list, an object, or a name and its arguments (mistral)
+            forms=forms,
+            args=[m[r] for r in ("args_start",) if r in m],
+            call_id=[m[r] for r in ("call_id",) if r in m],
         )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":
@@ -146,7 +153,6 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         return lambda _tools: inkling.Inkling(ink)
     modules = {
         "llama3_json": llama3_json,
-        "mistral": mistral,
         "openai": openai,
     }
     if spec.family not in modules:

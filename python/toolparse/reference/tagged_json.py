@@ -1,16 +1,51 @@
 """JSON tool calls after a start marker (twin of ``rust/formats/tagged_json.rs``): ``START {call}
 END`` (hermes, granite4, longcat, internlm, gigachat3) or ``START [{call}, ...] END`` (jamba,
 hunyuan_a13b, granite, phi4_mini_json, cohere_command3/4; ``{NAME: {...}}`` calls in apertus),
-configured by :class:`Tags` from the spec entry (see the Rust module for the rules)."""
+configured by :class:`Tags` from the spec entry (see the Rust module for the rules). With
+``forms`` (mistral) the start marker may also be followed by ``NAME{...}``, ``NAME[ARGS]{...}`` or
+``NAME[CALL_ID]ID[ARGS]{...}``, and calls have no end marker."""
 
 from __future__ import annotations
 
-from typing import Sequence
+import re
+from typing import Optional, Sequence, Set, Tuple
 
 from . import Region
 from .event import Emitter
-from .json import CallKeys, Calls
-from .scan import WS_MAX, Markers, expect
+from .json import DONE, MORE, CallKeys, Calls, JsonScanner
+from .scan import NAME_MAX, WS_MAX, Markers, expect, ws_len
+
+# The longest call id accepted in the name form, in characters.
+ID_MAX = 64
+# In ``after_name``: the call-id marker.
+CALL_ID = 1
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]*")
+_ID = re.compile(r"[A-Za-z0-9]*")
+
+
+def is_name_char(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c in "_-.")
+
+
+def args_open(s: str, at: int, args: Markers) -> Optional[Tuple[int, bool]]:
+    """Where the arguments open after a name or an id (``s[at:]``: the text that follows it):
+    None to wait for more text, else the characters up to ``{`` and whether ``{`` is there.
+    Whitespace past ``WS_MAX`` (before or after the separator) is not: it ends right after the
+    first character over the cap."""
+    if ws_len(s, at) > WS_MAX:
+        return WS_MAX + 1, False
+    kind, a, b = expect(s, args, at)
+    if kind == "marker":
+        w = ws_len(s, at + b)
+        if w > WS_MAX:
+            return b + WS_MAX + 1, False
+        if at + b + w == len(s):
+            return None  # hold the separator and what follows until `{` is seen
+        return b + w, s.startswith("{", at + b + w)
+    if kind == "wait":
+        return None
+    return a, s.startswith("{", at + a)
 
 
 class Tags:
@@ -26,6 +61,9 @@ class Tags:
         keys: CallKeys,
         tentative: bool = False,
         wrappers: Sequence[str] = (),
+        forms: bool = False,
+        args: Sequence[str] = (),
+        call_id: Sequence[str] = (),
     ) -> None:
         self.markers = Markers(markers)
         self.ends = ends
@@ -36,14 +74,26 @@ class Tags:
         # what plain text is scanned for: the start markers, then the content's wrapper markers
         # (dropped)
         self.text = Markers(list(markers[ends:]) + list(wrappers))
+        # a start marker may be followed by a list, an object or a name and its arguments (then
+        # calls have no end marker); the name form's optional separator before the arguments, and
+        # what may follow a name: the separator, then the call-id marker
+        self.forms = forms
+        self.args = Markers(args)
+        self.after_name = Markers([*args, *call_id])
 
 
 class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
-        self.st = "Text"  # Text | Body | After | Fallback
+        self.st = "Text"  # Text | Form | Body | Name | Id | Args | After | Fallback
         self.ws = ""  # After: whitespace read after the body
         self.region: Region | None = None
+        self.raw = ""  # Form / Name / Id: the markup read so far
+        self.name = ""  # Name, Id
+        self.id = ""  # Id: the id the model gave the call
+        self.ids: Set[str] = set()  # the ids the model gave earlier calls
+        self.sc: Optional[JsonScanner] = None  # Args
+        self.n_ws = 0  # Form, Id: the whitespace read so far (capped by WS_MAX)
 
     def _skip(self, m: str) -> int:
         """How much of start marker ``m`` the body does not read itself (its own ``[`` it does)."""
@@ -53,6 +103,21 @@ class TaggedJson:
         keys = self.tags.keys
         calls = Calls.array_of(keys) if self.tags.array else Calls.object(keys, False)
         self.st, self.region = "Body", Region(calls, opener, self.tags.tentative)
+
+    def _opened(self, m: str) -> int:
+        """After start marker ``m``: its body, or the forms' dispatch; how much of ``m`` is
+        consumed."""
+        if self.tags.forms:
+            self.st, self.raw, self.n_ws = "Form", m, 0
+            return len(m)
+        k = self._skip(m)
+        self._body(m[:k])
+        return k
+
+    def _fail(self, raw: str, out: Emitter) -> None:
+        out.malformed = True
+        out.content(raw)
+        self.st = "Fallback"
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
@@ -66,12 +131,32 @@ class TaggedJson:
                     # A wrapper of the content: markup, dropped.
                     i += at + len(self.tags.text.list[which])
                 elif kind == "marker":
-                    m = self.tags.text.list[which]
-                    k = self._skip(m)
-                    i += at + k
-                    self._body(m[:k])
+                    i += at
+                    i += self._opened(self.tags.text.list[which])
                 else:
                     return i + at
+            elif st == "Form":
+                # (At most one character past the cap is read: then it is malformed.)
+                ws = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
+                self.raw += s[i : i + ws]
+                i += ws
+                self.n_ws += ws
+                if self.n_ws > WS_MAX:
+                    c = " "
+                elif i == n:
+                    return n
+                else:
+                    c = s[i]
+                raw, self.raw = self.raw, ""
+                keys = self.tags.keys
+                if c == "[":
+                    self.st, self.region = "Body", Region(Calls.array_of(keys), raw, False)
+                elif c == "{":
+                    self.st, self.region = "Body", Region(Calls.object(keys, False), raw, False)
+                elif is_name_char(c):
+                    self.st, self.raw, self.name = "Name", raw, ""
+                else:
+                    self._fail(raw, out)
             elif st == "Body":
                 region = self.region
                 r, k = region.feed(s, out, i)  # type: ignore[union-attr]
@@ -79,8 +164,10 @@ class TaggedJson:
                     return n
                 i += k
                 if r == "done":
-                    # A tentative body that held no call went back to content.
-                    self.st = "After" if region.is_call() else "Text"  # type: ignore[union-attr]
+                    # A tentative body that held no call went back to content; after the forms'
+                    # calls (no end marker) what follows is text.
+                    call = region.is_call()  # type: ignore[union-attr]
+                    self.st = "After" if call and not self.tags.forms else "Text"
                     self.ws = ""
                 else:
                     # A tentative body that failed before a call started is text: scanning goes
@@ -98,9 +185,8 @@ class TaggedJson:
                 elif kind == "marker" and a >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
                     m = self.tags.markers.list[a]
-                    k = self._skip(m)
-                    i += b - len(m) + k
-                    self._body(m[:k])
+                    i += b - len(m)
+                    i += self._opened(m)
                 elif kind == "marker":
                     i += b
                     self.st = "Text"
@@ -112,6 +198,94 @@ class TaggedJson:
                     out.content(self.ws + s[i : i + a])
                     i += a
                     self.st = "Text"
+            elif st == "Name":
+                # (At most one character past the cap is read: then it is malformed.)
+                k = _NAME.match(s, i).end() - i  # type: ignore[union-attr]
+                k = min(k, NAME_MAX + 1 - len(self.name))
+                self.name += s[i : i + k]
+                self.raw += s[i : i + k]
+                i += k
+                if len(self.name) > NAME_MAX:
+                    self._fail(self.raw, out)
+                    continue
+                if i == n:
+                    return n
+                # Between the name and the arguments: whitespace and the optional separator, or
+                # the call-id marker and the id (whitespace past the cap: see `args_open`).
+                if ws_len(s, i) <= WS_MAX:
+                    kind, a, b = expect(s, self.tags.after_name, i)
+                    if kind == "marker" and a == CALL_ID and self.name:
+                        self.raw += s[i : i + b]
+                        i += b
+                        self.st, self.id, self.n_ws = "Id", "", 0
+                        continue
+                    if kind == "wait":
+                        return i
+                o = args_open(s, i, self.tags.args)
+                if o is None:
+                    return i
+                skip, opened = o
+                if not opened or not self.name:
+                    self.raw += s[i : i + skip]
+                    i += skip
+                    self._fail(self.raw, out)
+                    continue
+                name, self.name = self.name, ""
+                out.tool_start(None, name)
+                i += skip
+                self.st, self.sc = "Args", JsonScanner()
+            elif st == "Id":
+                if not self.id:
+                    w = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
+                    self.raw += s[i : i + w]
+                    i += w
+                    self.n_ws += w
+                    if self.n_ws > WS_MAX:
+                        self._fail(self.raw, out)
+                        continue
+                # (At most one character past the cap is read: then it is malformed.)
+                k = min(_ID.match(s, i).end() - i, ID_MAX + 1 - len(self.id))  # type: ignore[union-attr]
+                self.id += s[i : i + k]
+                self.raw += s[i : i + k]
+                i += k
+                if len(self.id) <= ID_MAX and i == n:
+                    return n
+                # Between the id and the arguments: whitespace and the optional separator.
+                if len(self.id) > ID_MAX:
+                    skip, opened = 0, False
+                else:
+                    o = args_open(s, i, self.tags.args)
+                    if o is None:
+                        return i
+                    skip, opened = o
+                if not opened or not self.id:
+                    self.raw += s[i : i + skip]
+                    i += skip
+                    self._fail(self.raw, out)
+                    continue
+                name, self.name, call_id, self.id = self.name, "", self.id, ""
+                if call_id in self.ids:
+                    out.tool_start(None, name)
+                else:
+                    self.ids.add(call_id)
+                    out.tool_start(call_id, name)
+                i += skip
+                self.st, self.sc = "Args", JsonScanner()
+            elif st == "Args":
+                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
+                if r == DONE:
+                    out.args(s[i : i + k])
+                    out.tool_end()
+                    i += k
+                    self.st = "Text"
+                elif r == MORE:
+                    out.args(s[i:])
+                    return n
+                else:
+                    out.args(s[i : i + k])
+                    out.malformed = True
+                    i += k
+                    self.st = "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -121,4 +295,9 @@ class TaggedJson:
             out.content(rest)
         elif self.st == "Body":
             self.region.finish(rest, out)  # type: ignore[union-attr]
+        elif self.st in ("Form", "Name", "Id"):
+            # Cut off before the arguments (in the name or the id): the call's markup so far.
+            out.truncate(self.raw + rest)
+        elif self.st == "Args":
+            out.truncate("")
         # After: a truncated end marker; the call is complete, the rest is its markup.

@@ -904,16 +904,24 @@ def _harmony(name: str) -> Renderer:
     return OpenAIHarmony()
 
 
+def _tagged_json(name: str) -> Renderer:
+    """The tagged_json family's renderer, by its spec entry: mistral's list, object or
+    ``NAME{...}`` forms (call shape ``list_or_name_then_args``), else JSON bodies after start
+    markers."""
+    if toolparse.spec.get_spec(name).raw["call"].get("shape") == "list_or_name_then_args":
+        return Mistral()
+    return TaggedJson(name)
+
+
 # The renderer class of each family: a format's renderer is its family's, configured from its spec
 # entry. A new family adds its class here.
 FAMILIES: Dict[str, Callable[[str], Renderer]] = {
-    "tagged_json": TaggedJson,
+    "tagged_json": _tagged_json,
     "named_json": NamedJson,
     "xml_params": _xml_params,
     "pythonic": Pythonic,
     "functiongemma": FunctionGemma,
     "xml_elements": XmlElements,
-    "mistral": lambda name: Mistral(),
     "llama3_json": Llama3Json,
     "openai": _harmony,
     "inkling": Inkling,
