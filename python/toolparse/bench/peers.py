@@ -119,7 +119,7 @@ def peer_streams(
         names = [] if harness is None else _names(getattr(harness, table), format)
         if not names:
             # the server's own parser for the format, driven by servers.py
-            gap = why if harness is None else f"the peers harness has no {server} parser for {format}"
+            gap = why or f"the peers harness has no {server} parser for {format}"
             more, lost = servers_mod.server_streams(format, [server])
             found.update(more)
             missing.update({k: f"{gap}; {v}" if k == server else v for k, v in lost.items()})

@@ -52,6 +52,35 @@ SERVERS = ("vllm", "sglang")
 CLASHES: Dict[str, Dict[str, str]] = {"sglang": {"muse": "muse_glimmer"}}
 # toolparse's own plugins register under this prefix in both servers; they are not peers
 PLUGIN_PREFIX = "toolparse_"
+# Names that are no fixed wire format: the response-template parsers read the format the model's
+# tokenizer configuration describes (vLLM's `hf`, SGLang's `response_template`).
+GENERIC = {"vllm": frozenset({"hf"}), "sglang": frozenset({"response_template"})}
+
+# Peers (vLLM 0.33.0, SGLang 0.5.23) that do not return the bench's call, and why; checked by
+# tests/integrations/test_bench_peers.py. "unavailable": the parser is not built here.
+MISREADS: Dict[str, str] = {
+    "vllm:hunyuan_a13b": "streams the `<tool_calls>` start marker as content when it arrives as"
+    " a delta of its own (as the model's special token does), then the call",
+    "vllm:phi4_mini_json": "its extract_tool_calls_streaming returns None: it streams nothing",
+    "vllm:xlam": "(peers harness) the streamed arguments start with a doubled `{`",
+    "vllm:functiongemma": "the streamed arguments are not JSON: a `}` after the first argument",
+    "vllm:inkling": "keeps the call's header (the function name before"
+    " `<|content_invoke_tool_json|>`) as content: it drops a header only after a"
+    " `<|message_model|>` in the output, which the prompt ends with (README, inkling row)",
+    "sglang:inkling": "as vLLM's inkling: the header is content without `<|message_model|>`",
+    "sglang:interns1": "starts a call only at `<|action_start|> <|plugin|>` (a space between,"
+    " Intern-S1's form); the bench writes InternLM2's `<|action_start|><|plugin|>`",
+    "sglang:trinity": "starts a call only at `<tool_call>` and a newline (Qwen 2.5's form, the"
+    " Qwen25Detector it extends); the bench writes `<tool_call>{...}</tool_call>`",
+    "sglang:beam": "returns the call but gives the analysis message (reasoning, which SGLang's"
+    " reasoning parser would take first) and `<|start|>assistant` as content",
+}
+UNAVAILABLE: Dict[str, str] = {
+    "vllm:cohere_command3": "needs the cohere_melody package",
+    "vllm:cohere_command4": "needs the cohere_melody package",
+    "vllm:beam": "needs response_template metadata in a real tokenizer configuration",
+    "vllm:openai": "(peers harness) openai_harmony downloads its vocabulary file: no network",
+}
 
 
 def _quiet() -> None:
@@ -60,25 +89,34 @@ def _quiet() -> None:
     logging.disable(logging.WARNING)
 
 
+def _vllm_first() -> None:
+    """Imports vLLM's parsers where vLLM is installed: SGLang's import needs them first under the
+    peers' torch stand-in."""
+    try:
+        import vllm.tool_parsers  # noqa: F401
+    except Exception:  # no vLLM, or one that does not import here: SGLang may still
+        pass
+
+
 _REGISTERED: Dict[str, Tuple[Optional[List[str]], str]] = {}
 
 
 def _load_registered(server: str) -> Tuple[Optional[List[str]], str]:
     _quiet()
+    if server == "sglang":
+        _vllm_first()
     try:
-        # vLLM first, always: SGLang's import needs it first under the torch stand-in
-        from vllm.tool_parsers import ToolParserManager
-
         if server == "vllm":
+            from vllm.tool_parsers import ToolParserManager
+
             names = list(ToolParserManager.list_registered())
         else:
             from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
             names = list(FunctionCallParser.ToolCallParserEnum)
     except ImportError as e:
-        missing = getattr(e, "name", None) or ""
-        if missing.split(".")[0] in ("vllm", "sglang"):
-            return None, f"{missing.split('.')[0]} is not installed"
+        if (getattr(e, "name", None) or "").split(".")[0] == server:
+            return None, f"{server} is not installed"
         return None, f"{server} does not import here ({type(e).__name__}: {e})"
     except Exception as e:  # a server whose import fails for another reason (no torch, ...)
         return None, f"{server} does not import here ({type(e).__name__}: {e})"
@@ -260,7 +298,7 @@ def sglang_stream(name: str, format: str) -> Stream:
     """SGLang's parser ``name`` on ``format``'s deltas, as ``serving_chat`` streams (a fresh
     ``FunctionCallParser`` per stream)."""
     _quiet()
-    import vllm.tool_parsers  # noqa: F401  (first, for SGLang under the torch stand-in)
+    _vllm_first()
     from sglang.srt.entrypoints.openai.protocol import Tool
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
