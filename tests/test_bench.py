@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 import toolparse
 from toolparse import bench, cli
-from toolparse.bench import outputs
+from toolparse.bench import outputs, servers
 from toolparse.bench import peers as bench_peers
 from toolparse.spec import get_spec
 
@@ -392,6 +392,135 @@ def test_a_slow_size_stops_the_larger_ones(
     assert [r["seconds"] is None for r in rows] == [False, True, True]
     assert "budget" in rows[1]["skipped"] and rows[1]["correct"] is None
     assert all(r["seconds"] is not None for r in _rows(report, "toolparse:rust"))
+
+
+# ------------------------------------------------------------------------------------------------
+# the servers' own parsers for the formats the harness does not know (bench/servers.py)
+# ------------------------------------------------------------------------------------------------
+
+
+def _installed(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@pytest.mark.skipif(_installed("vllm") or _installed("sglang"), reason="a server is installed")
+def test_servers_not_installed_is_a_clean_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(servers, "_REGISTERED", {})
+    found, missing = servers.server_streams("seed_oss")
+    assert found == {}
+    assert missing == {"vllm": "vllm is not installed", "sglang": "sglang is not installed"}
+
+
+@pytest.mark.skipif(_installed("vllm"), reason="vLLM is installed")
+def test_the_bench_notes_a_server_that_is_not_installed(
+    capsys: pytest.CaptureFixture[str], harness_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A format the harness has no parser for falls to servers.py, which says why it cannot run
+    (after the harness's own reason)."""
+    monkeypatch.setattr(servers, "_REGISTERED", {})
+    code, out, _ = run(
+        capsys, "bench", "-f", "seed_oss", "-s", "120", "--repeat", "1", "--json",
+        "--peers-dir", str(harness_dir),
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out)
+    assert {r["parser"] for r in report["results"]} == {"toolparse:rust", "toolparse:python"}
+    reasons = {u["parser"]: u["reason"] for u in report["unavailable"]}
+    assert reasons["vllm"] == (
+        "the peers harness has no vllm parser for seed_oss; vllm is not installed"
+    )
+
+
+@pytest.mark.parametrize(
+    "server, name, expected",
+    [
+        ("vllm", "hermes", "hermes"),
+        ("sglang", "qwen25", "hermes"),  # an alias
+        ("sglang", "deepseekv32", "deepseek_v32"),
+        ("vllm", "muse", "muse"),
+        ("vllm", "musespark1x", "muse"),
+        ("sglang", "muse", "muse_glimmer"),  # SGLang's `muse` is vLLM's muse_glimmer
+        ("vllm", "hf", None),  # response-template parsers: no fixed wire format
+        ("sglang", "response_template", None),
+    ],
+)
+def test_a_server_name_maps_to_its_format(server: str, name: str, expected: Any) -> None:
+    assert servers.format_of(server, name) == expected
+
+
+def test_the_formats_own_name_is_preferred() -> None:
+    assert servers.peer_name("sglang", "hermes", ["qwen25", "qwen", "hermes"]) == "hermes"
+    assert servers.peer_name("sglang", "hermes", ["qwen25", "qwen"]) == "qwen"  # spec order
+    assert servers.peer_name("sglang", "muse_glimmer", ["muse", "hermes"]) == "muse"
+    assert servers.peer_name("sglang", "muse", ["muse", "hermes"]) is None
+    assert servers.peer_name("vllm", "seed_oss", ["hermes"]) is None
+
+
+def test_the_driver_serves_what_the_harness_lacks(
+    harness_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harness's formats keep the harness's parser; another format gets the server's own
+    parser, named by its registered name, on the bench's deltas."""
+    seen: List[Tuple[str, str, int]] = []
+
+    def maker(server: str) -> Any:
+        def make(name: str, fmt: str) -> Any:
+            def stream(deltas: List[str]) -> Any:
+                seen.append((server, name, len(deltas)))
+                size = len(outputs.argument_text(120))
+                return "", [("write_file", json.dumps(outputs.arguments(size)))]
+
+            return stream
+
+        return make
+
+    registered = {"vllm": (["hermes", "seed_oss"], ""), "sglang": (None, "sglang is not here")}
+    monkeypatch.setattr(servers, "_REGISTERED", registered)
+    monkeypatch.setattr(servers, "_MAKERS", {s: maker(s) for s in servers.SERVERS})
+    report = bench.run(["hermes", "seed_oss"], [120], repeat=1, peers_dir=str(harness_dir))
+    parsers = [(r["format"], r["parser"]) for r in report["results"]]
+    assert ("hermes", "vllm:hermes") in parsers and ("seed_oss", "vllm:seed_oss") in parsers
+    assert {s[:2] for s in seen} == {("vllm", "seed_oss")}  # hermes ran through the harness
+    deltas = len(outputs.chunk("seed_oss", outputs.model_output("seed_oss", 120)))
+    assert seen[0][2] == deltas
+    (row,) = [r for r in report["results"] if r["parser"] == "vllm:seed_oss"]
+    assert row["correct"] is True and row["deltas"] == deltas
+    missing = {(u["format"], u["parser"]): u["reason"] for u in report["unavailable"]}
+    assert missing[("seed_oss", "sglang")].endswith("; sglang is not here")
+
+
+def test_a_known_misread_is_explained_in_the_table() -> None:
+    row = {
+        "format": "xlam", "parser": "vllm:xlam", "size": 120, "output_chars": 1, "deltas": 1,
+        "seconds": 1e-3, "us_per_delta": 1000.0, "correct": False, "skipped": None,
+    }  # fmt: skip
+    report = {
+        "toolparse": "0", "python": "3", "servers": {}, "delta_chars": 4, "repeat": 1,
+        "clock": "cpu", "budget_seconds": 20.0, "formats": ["xlam"], "sizes": [120],
+        "results": [row], "unavailable": [],
+    }  # fmt: skip
+    text = bench.table(report)
+    assert "1000 !" in text
+    assert f"'!' vllm:xlam: {servers.MISREADS['vllm:xlam']}" in text
+
+
+def test_bench_tokenizer_gives_markers_ids_of_their_own() -> None:
+    tok = servers.BenchTokenizer("hermes")
+    vocab = tok.get_vocab()
+    assert "<tool_call>" in vocab and "</tool_call>" in vocab
+    text = outputs.model_output("hermes", 40)
+    deltas = outputs.chunk("hermes", text)
+    ids = tok.encode(text)
+    assert len(ids) == len(deltas)  # one id per delta
+    assert tok.decode(ids) == text
+    assert tok.convert_ids_to_tokens(ids) == deltas
+    assert tok.convert_tokens_to_ids("<tool_call>") == vocab["<tool_call>"]
+    assert tok.all_special_ids == []
 
 
 def test_readme_shows_the_plot_and_the_command() -> None:

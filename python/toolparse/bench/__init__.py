@@ -39,6 +39,7 @@ import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from . import outputs
+from .servers import MISREADS
 
 __all__ = ["Progress", "parse_size", "plot", "require_plot", "run", "table"]
 
@@ -326,6 +327,7 @@ def table(report: Dict[str, Any]) -> str:
     ]
     bad = skipped = False
     errors: Dict[str, List[str]] = {}
+    wrong: set = set()
     for format in report["formats"]:
         rows = [r for r in report["results"] if r["format"] == format]
         parsers = list(dict.fromkeys(r["parser"] for r in rows))
@@ -338,7 +340,9 @@ def table(report: Dict[str, Any]) -> str:
             for p in parsers:
                 r = cells[(p, size)]
                 line.append(_cell(r))
-                bad |= r["us_per_delta"] is not None and not r["correct"]
+                if r["us_per_delta"] is not None and not r["correct"]:
+                    bad = True
+                    wrong.add(p)
                 skipped |= r["us_per_delta"] is None and _cell(r) == "skipped"
                 if _cell(r) == "error":
                     place = f"{p} ({format} {size_label(size)})"
@@ -353,6 +357,7 @@ def table(report: Dict[str, Any]) -> str:
     notes = []
     if bad:
         notes.append("'!': the parser did not return the call (wrong or missing arguments)")
+        notes.extend(f"'!' {p}: {MISREADS[p]}" for p in sorted(wrong) if p in MISREADS)
     if skipped:
         notes.append(
             f"skipped: over the {report['budget_seconds']:g} s budget (a run, or the last size's"

@@ -132,12 +132,18 @@ def _pythonic(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     return f"{m.get('section_start', '')}{call}{m.get('section_end', '')}"
 
 
+# Formats whose template writes a value inline, `<parameter name="K">V</parameter>`, though the
+# parser strips one newline around it (MiniMax's tool-calling guide for M2/M2.5)
+_INLINE_VALUES = frozenset({"minimax_m2"})
+
+
 def _xml_params(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     m = s.markers
     nl = "\n" if s.raw.get("call", {}).get("value_newlines") == "strip_one" else ""
+    vnl = "" if s.name in _INLINE_VALUES else nl
     value_start = m.get("parameter_string", m["parameter_name_end"]) + m.get("value_start", "")
     params = "".join(
-        f"{m['parameter_start']}{k}{value_start}{nl}{v}{nl}{m['parameter_end']}\n"
+        f"{m['parameter_start']}{k}{value_start}{vnl}{v}{vnl}{m['parameter_end']}\n"
         for k, v in args.items()
     )
     return (

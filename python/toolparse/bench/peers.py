@@ -4,6 +4,8 @@ The harness (``peers.py`` + ``corpus.py`` + ``faketorch/``, see the project's pe
 dependency, not part of toolparse: it is used where ``import peers`` finds it, or from the folder
 given by ``--peers-dir`` / ``$TOOLPARSE_PEERS_DIR``. Its ``Peer.stream(deltas)`` runs a parser the
 way that server's streaming path does (a fresh parser, every delta, the end of the stream).
+A format the harness has no parser for (or every format, when there is no harness) is timed with
+the server's own parser for it, if the server registers one, by ``servers.py``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..spec import get_spec
+from . import servers as servers_mod
 
 __all__ = ["load_harness", "peer_streams"]
 
@@ -110,15 +113,16 @@ def peer_streams(
         ("sglang", "SGLANG_PEERS", "make_sglang_peer"),
     )
     for server, table, make in servers:
-        if harness is None:
-            missing[server] = why
-            continue
         if versions()[server] is None:
-            missing[server] = f"{server} is not installed"
+            missing[server] = why if harness is None else f"{server} is not installed"
             continue
-        names = _names(getattr(harness, table), format)
+        names = [] if harness is None else _names(getattr(harness, table), format)
         if not names:
-            missing[server] = f"the peers harness has no {server} parser for {format}"
+            # the server's own parser for the format, driven by servers.py
+            gap = why or f"the peers harness has no {server} parser for {format}"
+            more, lost = servers_mod.server_streams(format, [server])
+            found.update(more)
+            missing.update({k: f"{gap}; {v}" if k == server else v for k, v in lost.items()})
             continue
         label = f"{server}:{names[0]}"
         key = "harmony" if format == "openai" else format
