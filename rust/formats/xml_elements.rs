@@ -67,7 +67,7 @@ use super::{Machine, SchemaNode, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
 use crate::params::{self, Kind};
-use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
 
 /// The deepest element (a parameter is at depth 1), as vLLM's `MAX_ELEMENT_DEPTH`; deeper is
 /// malformed.
@@ -221,43 +221,29 @@ impl Machine for XmlElements {
                     }
                 },
                 State::Block { mut raw } => {
-                    let e = expect(&s[i..], &style.invoke);
-                    let n_ws = match e {
-                        Expect::Marker { which, end } => end - style.invoke.list[which].len(),
-                        Expect::Wait { ws } => ws,
-                        Expect::Other { at } => at,
-                    };
-                    let held = raw.len() - raw.trim_end_matches(crate::event::is_ws).len();
-                    if !matches!(e, Expect::Other { .. }) && held + n_ws > WS_MAX {
-                        // Whitespace after the block start past the cap: not a call.
-                        raw.push_str(&s[i..i + n_ws]);
-                        out.content(&raw);
-                        i += n_ws;
-                        State::Text
-                    } else {
-                        match e {
-                            Expect::Marker { end, .. } => {
-                                raw.push_str(&s[i..i + end]);
-                                i += end;
-                                State::Name {
-                                    raw,
-                                    quote: None,
-                                    name: String::new(),
-                                    chars: 0,
-                                }
+                    match expect_capped(&s[i..], &style.invoke, trailing_ws(&raw)) {
+                        Expect::Marker { end, .. } => {
+                            raw.push_str(&s[i..i + end]);
+                            i += end;
+                            State::Name {
+                                raw,
+                                quote: None,
+                                name: String::new(),
+                                chars: 0,
                             }
-                            Expect::Wait { ws } => {
-                                raw.push_str(&s[i..i + ws]);
-                                self.st = State::Block { raw };
-                                return i + ws;
-                            }
-                            Expect::Other { at } => {
-                                // Not a call: the block start was content.
-                                raw.push_str(&s[i..i + at]);
-                                out.content(&raw);
-                                i += at;
-                                State::Text
-                            }
+                        }
+                        Expect::Wait { ws } => {
+                            raw.push_str(&s[i..i + ws]);
+                            self.st = State::Block { raw };
+                            return i + ws;
+                        }
+                        Expect::Other { at } => {
+                            // Not a call (other text, or whitespace past the cap): the block
+                            // start was content.
+                            raw.push_str(&s[i..i + at]);
+                            out.content(&raw);
+                            i += at;
+                            State::Text
                         }
                     }
                 }

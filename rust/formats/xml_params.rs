@@ -102,7 +102,7 @@ use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
 use crate::params::{self, Kind};
-use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
 
 /// The longest run of whitespace allowed between a closing tag inside a value and what confirms
 /// it; a longer run makes the tag part of the value (bounds what is held back).
@@ -471,12 +471,6 @@ const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
 /// call).
 const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
 
-/// The whitespace at the end of `s` (what the wrapper has read since its marker), in bytes
-/// (whitespace is ASCII: bytes are characters).
-fn trailing_ws(s: &str) -> usize {
-    s.len() - s.trim_end_matches(crate::event::is_ws).len()
-}
-
 impl Machine for XmlParams {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let style = self.style;
@@ -507,43 +501,29 @@ impl Machine for XmlParams {
                         return i + safe;
                     }
                 },
-                State::Wrapper { raw } => match expect(rest, &style.function) {
-                    // Whitespace after the wrapper past the cap: not a call, the wrapper was
-                    // content.
-                    Expect::Marker { which, end }
-                        if trailing_ws(raw) + end - style.function.list[which].len() > WS_MAX =>
-                    {
-                        let n = end - style.function.list[which].len();
-                        raw.push_str(&rest[..n]);
-                        out.content(raw);
-                        i += n;
-                        self.st = State::Text;
+                State::Wrapper { raw } => {
+                    match expect_capped(rest, &style.function, trailing_ws(raw)) {
+                        Expect::Marker { end, .. } => {
+                            raw.push_str(&rest[..end]);
+                            let raw = std::mem::take(raw);
+                            let at = raw.len();
+                            i += end;
+                            self.st = State::Name { raw, at };
+                        }
+                        Expect::Wait { ws } => {
+                            raw.push_str(&rest[..ws]);
+                            return i + ws;
+                        }
+                        Expect::Other { at } => {
+                            // Not a call (other text, or whitespace past the cap): the wrapper was
+                            // content.
+                            raw.push_str(&rest[..at]);
+                            out.content(raw);
+                            i += at;
+                            self.st = State::Text;
+                        }
                     }
-                    Expect::Wait { ws } if trailing_ws(raw) + ws > WS_MAX => {
-                        raw.push_str(&rest[..ws]);
-                        out.content(raw);
-                        i += ws;
-                        self.st = State::Text;
-                    }
-                    Expect::Marker { end, .. } => {
-                        raw.push_str(&rest[..end]);
-                        let raw = std::mem::take(raw);
-                        let at = raw.len();
-                        i += end;
-                        self.st = State::Name { raw, at };
-                    }
-                    Expect::Wait { ws } => {
-                        raw.push_str(&rest[..ws]);
-                        return i + ws;
-                    }
-                    Expect::Other { at } => {
-                        // Not a call: the wrapper was content.
-                        raw.push_str(&rest[..at]);
-                        out.content(raw);
-                        i += at;
-                        self.st = State::Text;
-                    }
-                },
+                }
                 State::Name { raw, at } => {
                     let Some(p) = rest.find(NAME_STOPS) else {
                         raw.push_str(rest);

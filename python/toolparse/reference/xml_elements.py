@@ -25,7 +25,7 @@ from typing import Dict, List, Mapping, Optional, Tuple, Union
 from . import ToolTypes, params
 from .event import Emitter
 from .json import is_blank
-from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
+from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
 
 # The deepest element (a parameter is at depth 1), as vLLM's MAX_ELEMENT_DEPTH: deeper is malformed.
 DEPTH_MAX = 128
@@ -157,16 +157,8 @@ class XmlElements:
                 self.raw = [m]
                 self.st = "Block"
             elif st == "Block":
-                kind, a, b = expect(s, style.invoke, i)
-                n_ws = b - len(style.invoke.list[a]) if kind == "marker" else a
-                raw = "".join(self.raw)
-                if kind != "other" and len(raw) - len(raw.rstrip(WS)) + n_ws > WS_MAX:
-                    # Whitespace after the block start past the cap: not a call.
-                    out.content(raw + s[i : i + n_ws])
-                    self.raw = []
-                    i += n_ws
-                    self.st = "Text"
-                elif kind == "marker":
+                kind, a, b = expect_capped(s, style.invoke, i, trailing_ws("".join(self.raw)))
+                if kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
                     self.st, self.quote, self.name = "Name", None, []
@@ -174,7 +166,8 @@ class XmlElements:
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
-                    # Not a call: the block start was content.
+                    # Not a call (other text, or whitespace past the cap): the block start was
+                    # content.
                     self.raw.append(s[i : i + a])
                     i += a
                     self._not_a_call(out, "")

@@ -35,7 +35,7 @@ from typing import Any, List, Mapping, Optional
 from . import ToolTypes, params
 from .event import Emitter
 from .json import is_blank
-from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
+from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -361,17 +361,8 @@ class XmlParams:
                 else:
                     self.st, self.name_parts = "Name", []
             elif st == "Wrapper":
-                kind, a, b = expect(s, style.function, i)
-                n_ws = b - len(style.function.list[a]) if kind == "marker" else a
-                raw = "".join(self.raw)
-                if kind != "other" and len(raw) - len(raw.rstrip(WS)) + n_ws > WS_MAX:
-                    # Whitespace after the wrapper past the cap: not a call, the wrapper was
-                    # content.
-                    out.content(raw + s[i : i + n_ws])
-                    self.raw = []
-                    i += n_ws
-                    self.st = "Text"
-                elif kind == "marker":
+                kind, a, b = expect_capped(s, style.function, i, trailing_ws("".join(self.raw)))
+                if kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
                     self.st, self.name_parts = "Name", []
@@ -379,7 +370,8 @@ class XmlParams:
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
-                    # Not a call: the wrapper was content.
+                    # Not a call (other text, or whitespace past the cap): the wrapper was
+                    # content.
                     self.raw.append(s[i : i + a])
                     out.content("".join(self.raw))
                     self.raw = []
