@@ -63,6 +63,7 @@
 
 use std::collections::HashMap;
 
+use super::between::{after_call, finish_after_call, After};
 use super::{Machine, SchemaNode, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
@@ -406,10 +407,9 @@ impl Machine for XmlElements {
                         }
                     }
                 }
-                State::After { mut ws } => match expect(&s[i..], &style.after) {
-                    Expect::Marker { which: 0, end } => {
+                State::After { mut ws } => match after_call(&mut ws, &s[i..], &style.after, out) {
+                    After::Marker { which: 0, end } => {
                         // The next call: the whitespace before it is content if it is not one.
-                        ws.push_str(&s[i..i + end]);
                         i += end;
                         State::Name {
                             raw: ws,
@@ -418,19 +418,16 @@ impl Machine for XmlElements {
                             chars: 0,
                         }
                     }
-                    Expect::Marker { end, .. } => {
+                    After::Marker { end, .. } => {
                         i += end;
                         State::Text
                     }
-                    Expect::Wait { ws: w } => {
-                        ws.push_str(&s[i..i + w]);
+                    After::Wait(n) => {
                         self.st = State::After { ws };
-                        return i + w;
+                        return i + n;
                     }
-                    Expect::Other { at } => {
-                        // No block end: the whitespace starts the text.
-                        ws.push_str(&s[i..i + at]);
-                        out.content(&ws);
+                    // No block end: the whitespace started the text.
+                    After::Text(at) => {
                         i += at;
                         State::Text
                     }
@@ -457,12 +454,8 @@ impl Machine for XmlElements {
             // Cut off inside the call (its end never came): the call is unfinished.
             State::Body | State::Tag { .. } | State::Inner => out.truncate(""),
             State::After { .. } => {
-                // Whitespace after the last call, or a cut-off block end: markup. The cut-off
-                // start of the next call (and of nothing else) is a truncated call.
-                let [next, end] = [self.style.after.list[0], self.style.after.list[1]];
-                if !rest.is_empty() && next.starts_with(rest) && !end.starts_with(rest) {
-                    out.truncate(rest);
-                }
+                let after = &self.style.after;
+                finish_after_call(rest, after, &after.list[..1], out);
             }
         }
     }

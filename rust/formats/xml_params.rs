@@ -98,6 +98,7 @@
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
+use super::between::{after_call, finish_after_call, After};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
@@ -819,33 +820,25 @@ impl Machine for XmlParams {
                         Found::Partial { safe } => return i + safe,
                     }
                 }
-                State::After { ws } => match expect(rest, &style.end) {
-                    Expect::Marker { which, end } => {
+                State::After { ws } => match after_call(ws, rest, &style.end, out) {
+                    After::Marker { which, end } => {
                         let m = style.end.list[which];
+                        i += end;
                         if style.item_end == Some(m) {
                             // step3's item end: the section end or the next call may follow.
                             ws.clear();
-                            i += end;
                         } else if style.function.list.contains(&m) {
                             // The next call: the whitespace before it is content if it is not.
-                            let mut raw = std::mem::take(ws);
-                            raw.push_str(&rest[..end]);
+                            let raw = std::mem::take(ws);
                             let at = raw.len();
-                            i += end;
                             self.st = State::Name { raw, at };
                         } else {
-                            i += end;
                             self.st = State::Text;
                         }
                     }
-                    Expect::Wait { ws: n } => {
-                        ws.push_str(&rest[..n]);
-                        return i + n;
-                    }
-                    Expect::Other { at } => {
-                        // No section end (a bare call): the whitespace starts the text.
-                        ws.push_str(&rest[..at]);
-                        out.content(ws);
+                    After::Wait(n) => return i + n,
+                    // No section end (a bare call): the whitespace started the text.
+                    After::Text(at) => {
                         i += at;
                         self.st = State::Text;
                     }
@@ -882,15 +875,7 @@ impl Machine for XmlParams {
             // Whitespace after the last call, or a truncated section end: markup. The cut-off
             // start of the next function (and of nothing else) is a truncated call.
             State::After { .. } => {
-                let next = self.style.function.list;
-                let ends = self.style.end.list.iter();
-                let other = ends
-                    .filter(|m| !next.contains(m))
-                    .any(|m| m.starts_with(rest));
-                let call = next.iter().any(|m| m.starts_with(rest));
-                if !rest.is_empty() && call && !other {
-                    out.truncate(rest);
-                }
+                finish_after_call(rest, &self.style.end, self.style.function.list, out)
             }
         }
     }

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import ToolTypes, params
+from .between import after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
@@ -283,24 +284,21 @@ class XmlElements:
                     # The namespace not followed by a tag.
                     self._malformed(out)
             elif st == "After":
-                kind, a, b = expect(s, style.after, i)
+                kind, a, b = after_call(self.ws, s, i, style.after, out)
                 if kind == "marker" and a == 0:
                     # The next call: the whitespace before it is content if it is not one.
-                    self.raw = self.ws + [s[i : i + b]]
-                    self.ws = []
+                    self.raw, self.ws = self.ws, []
                     i += b
                     self.st, self.quote, self.name = "Name", None, []
                 elif kind == "marker":
                     i += b
                     self.st, self.ws = "Text", []
                 elif kind == "wait":
-                    self.ws.append(s[i : i + a])
                     return i + a
                 else:
-                    # No block end: the whitespace starts the text.
-                    out.content("".join(self.ws) + s[i : i + a])
+                    # No block end: the whitespace started the text.
                     i += a
-                    self.st, self.ws = "Text", []
+                    self.st = "Text"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -317,11 +315,7 @@ class XmlElements:
             # Cut off inside the call (its end never came): the call is unfinished.
             out.truncate("")
         elif st == "After":
-            # Whitespace after the last call, or a cut-off block end: markup. The cut-off start
-            # of the next call (and of nothing else) is a truncated call.
-            nxt, end = self.style.after.list
-            if rest and nxt.startswith(rest) and not end.startswith(rest):
-                out.truncate(rest)
+            finish_after_call(rest, self.style.after, self.style.after.list[:1], out)
 
     # ----- the arguments, at the end of the call -----
 

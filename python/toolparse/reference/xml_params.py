@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
 from . import ToolTypes, params
+from .between import after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
@@ -581,30 +582,25 @@ class XmlParams:
                     self._close(out)
                     self.st = self._after()
             elif st == "After":
-                kind, a, b = expect(s, style.end, i)
+                kind, a, b = after_call(self.ws, s, i, style.end, out)
                 if kind == "marker":
                     m = style.end.list[a]
+                    i += b
                     if m == style.item_end:
                         # step3's item end: the section end or the next call may follow.
                         self.ws = []
-                        i += b
                     elif m in style.function.list:
                         # The next call: the whitespace before it is content if it is not.
-                        self.raw = self.ws + [s[i : i + b]]
-                        self.ws, self.name_parts = [], []
-                        i += b
+                        self.raw, self.ws, self.name_parts = self.ws, [], []
                         self.st = "Name"
                     else:
-                        i += b
                         self.st, self.ws = "Text", []
                 elif kind == "wait":
-                    self.ws.append(s[i : i + a])
                     return i + a
                 else:
-                    # No section end (a bare call): the whitespace starts the text.
-                    out.content("".join(self.ws) + s[i : i + a])
+                    # No section end (a bare call): the whitespace started the text.
                     i += a
-                    self.st, self.ws = "Text", []
+                    self.st = "Text"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -628,7 +624,4 @@ class XmlParams:
         elif st == "After":
             # Whitespace after the last call, or a truncated section end: markup. The cut-off
             # start of the next function (and of nothing else) is a truncated call.
-            nxt = self.style.function.list
-            other = any(m not in nxt and m.startswith(rest) for m in self.style.end.list)
-            if rest and any(m.startswith(rest) for m in nxt) and not other:
-                out.truncate(rest)
+            finish_after_call(rest, self.style.end, self.style.function.list, out)
