@@ -1,5 +1,5 @@
-//! Between calls: the markup after a call, shared by the families whose calls may follow each
-//! other in a block (xml_params, xml_elements). After a call stand whitespace, then one of the
+//! Between calls: the markup after a call, shared by the families that read it alike
+//! (xml_params, xml_elements, functiongemma). After a call stand whitespace, then one of the
 //! family's markers (the next call's start, the block's end, ...); whitespace before other text is
 //! content, and so is that text.
 

@@ -1,7 +1,7 @@
-"""Between calls: the markup after a call, shared by the families whose calls may follow each
-other in a block (twin of ``rust/formats/between.rs``). After a call stand whitespace, then one of
-the family's markers (the next call's start, the block's end, ...); whitespace before other text
-is content, and so is that text."""
+"""Between calls: the markup after a call, shared by the families that read it alike (xml_params,
+xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
+then one of the family's markers (the next call's start, the block's end, ...); whitespace before
+other text is content, and so is that text."""
 
 from __future__ import annotations
 
