@@ -187,6 +187,29 @@ pub fn expect(input: &str, markers: &Markers) -> Expect {
     Expect::Other { at: ws }
 }
 
+/// The whitespace at the end of `s` (markup read since its last marker), in bytes (whitespace is
+/// ASCII: bytes are characters).
+pub fn trailing_ws(s: &str) -> usize {
+    s.len() - s.trim_end_matches(crate::event::is_ws).len()
+}
+
+/// [`expect`] where the whitespace continues a run of `held` characters read before `input`
+/// (markup between tokens, capped by [`WS_MAX`]): a run that passes the cap before a marker is
+/// `Other` at its end, as if other text stood there.
+pub fn expect_capped(input: &str, markers: &Markers, held: usize) -> Expect {
+    let e = expect(input, markers);
+    let ws = match e {
+        Expect::Marker { which, end } => end - markers.list[which].len(),
+        Expect::Wait { ws } => ws,
+        Expect::Other { .. } => return e,
+    };
+    if held + ws > WS_MAX {
+        Expect::Other { at: ws }
+    } else {
+        e
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +246,24 @@ mod tests {
             Found::Partial { safe } => assert_eq!(&s[safe..], "<｜tool▁ca"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn expect_capped_ends_a_long_run() {
+        let ws = " ".repeat(WS_MAX);
+        assert_eq!(
+            expect_capped(&format!("{ws}</tool_call>"), &M, 0),
+            Expect::Marker {
+                which: 1,
+                end: WS_MAX + 12
+            }
+        );
+        let input = format!("{ws}</tool_call>");
+        assert_eq!(expect_capped(&input, &M, 1), Expect::Other { at: WS_MAX });
+        assert_eq!(expect_capped("  ", &M, WS_MAX - 2), Expect::Wait { ws: 2 });
+        assert_eq!(expect_capped("  ", &M, WS_MAX - 1), Expect::Other { at: 2 });
+        assert_eq!(expect_capped(" x", &M, WS_MAX), Expect::Other { at: 1 });
+        assert_eq!(trailing_ws("<a> \n"), 2);
     }
 
     #[test]

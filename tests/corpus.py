@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import toolparse
 import toolparse.spec
@@ -299,6 +299,60 @@ def facade_stream(parser: Any, chunks: Sequence[str]) -> Tuple[Any, List[Any]]:
         if d is not None:
             rec.append_delta(d)
     return rec, deltas
+
+
+# (content, reasoning, [(name, arguments)]), as a client rebuilds a message
+Message = Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]
+
+
+def extracted_message(info: Any) -> Message:
+    """The message of a non-streaming result: (content, reasoning, [(name, arguments)])."""
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    return info.content, info.reasoning, calls
+
+
+def streamed_message(parser: Any, chunks: Sequence[str]) -> Message:
+    """The message a client rebuilds from ``parser.stream()`` fed ``chunks`` (as
+    :func:`extracted_message`; empty texts are None)."""
+    rec, deltas = facade_stream(parser, chunks)
+    reasoning = "".join(d.reasoning for d in deltas if d is not None and d.reasoning)
+    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+    return rec.other_content or None, reasoning or None, calls
+
+
+def check_splits_in_two(parser: Any, text: str) -> Any:
+    """The non-streaming result of ``text``, checked equal to the stream for every split in two,
+    one character at a time and all at once."""
+    info = parser.extract_tool_calls(text)
+    want = extracted_message(info)
+    for k in range(len(text) + 1):
+        assert streamed_message(parser, [text[:k], text[k:]]) == want, (text, k)
+    assert streamed_message(parser, list(text)) == want, text
+    return info
+
+
+def stream_outcome(parser: Any, chunks: Sequence[str]) -> Tuple[Any, ...]:
+    """Streams ``chunks`` through the facade: (content, [(name, arguments)], malformed,
+    truncated), as a client rebuilds them."""
+    s = parser.stream()
+    rec = toolparse.StreamingToolReconstructor(strict_order=True)
+    for d in [s.feed(c) for c in chunks] + [s.finish()]:
+        if d is not None:
+            rec.append_delta(d)
+    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+    return rec.other_content, calls, s.malformed, s.truncated
+
+
+def check_cuts(streamed: Callable[[List[str]], Any], text: str) -> None:
+    """Every single cut of ``text``, and pairs of cuts (sampled), give ``streamed`` the result
+    of the whole text."""
+    whole = streamed([text])
+    for a in range(len(text) + 1):
+        assert streamed([text[:a], text[a:]]) == whole, a
+    step = max(3, len(text) // 25)
+    for a in range(0, len(text) + 1, step):
+        for b in range(a, len(text) + 1, step + 2):
+            assert streamed([text[:a], text[a:b], text[b:]]) == whole, (a, b)
 
 
 def check_truncated_output(

@@ -19,7 +19,7 @@ with the spec switches ``name_prefix: ""``, ``reasoning_join: ""`` and XML param
 from __future__ import annotations
 
 import json
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 import corpus
 import pytest
@@ -65,28 +65,15 @@ TURN = (
 )
 
 
-def result(info: Any) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
-    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    return info.content, info.reasoning, calls
-
-
-def streamed(parser: Any, chunks: List[str]) -> Tuple[Optional[str], Optional[str], List[Any]]:
-    rec, deltas = corpus.facade_stream(parser, chunks)
-    reasoning = "".join(d.reasoning for d in deltas if d is not None and d.reasoning)
-    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-    return rec.other_content or None, reasoning or None, calls
+result = corpus.extracted_message
 
 
 def every_split(backend: str, text: str, tools: Any = WEATHER_TOOLS) -> Any:
     """Non-streaming result, checked equal to the stream for every split in two, one character
     at a time and all at once."""
-    p = toolparse.get_parser("beam", tools=tools, backend=backend)
-    info = p.extract_tool_calls(text)
-    want = result(info)
-    for k in range(len(text) + 1):
-        assert streamed(p, [text[:k], text[k:]]) == want, k
-    assert streamed(p, list(text)) == want
-    return info
+    return corpus.check_splits_in_two(
+        toolparse.get_parser("beam", tools=tools, backend=backend), text
+    )
 
 
 def dumps(args: Any) -> str:

@@ -242,13 +242,7 @@ MALFORMED = [
 
 def streamed(fmt: str, backend: str, chunks: List[str], tools: Any = None) -> Tuple[Any, ...]:
     """Streams through the facade: (content, [(name, arguments)], malformed, truncated)."""
-    s = toolparse.get_parser(fmt, tools=tools, backend=backend).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
-    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-    return rec.other_content, calls, s.malformed, s.truncated
+    return corpus.stream_outcome(toolparse.get_parser(fmt, tools=tools, backend=backend), chunks)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -80,13 +80,8 @@ def block(*invokes: Tuple[str, str]) -> str:
 
 def streamed(backend: str, chunks: List[str], tools: Any = TOOLS) -> Tuple[Any, ...]:
     """Streams through the facade: (content, [(name, arguments)], malformed, truncated)."""
-    s = toolparse.get_parser("minimax_m3", tools=tools, backend=backend).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
-    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-    return rec.other_content, calls, s.malformed, s.truncated
+    parser = toolparse.get_parser("minimax_m3", tools=tools, backend=backend)
+    return corpus.stream_outcome(parser, chunks)
 
 
 def extracted(backend: str, text: str, tools: Any = TOOLS) -> Tuple[Any, ...]:
@@ -204,13 +199,7 @@ EVERY_SPLIT = [
 @pytest.mark.parametrize("text", EVERY_SPLIT)
 def test_every_split(backend: str, text: str) -> None:
     """Every single cut, and pairs of cuts (sampled), give the result of the whole text."""
-    whole = streamed(backend, [text])
-    for a in range(len(text) + 1):
-        assert streamed(backend, [text[:a], text[a:]]) == whole, a
-    step = max(3, len(text) // 25)
-    for a in range(0, len(text) + 1, step):
-        for b in range(a, len(text) + 1, step + 2):
-            assert streamed(backend, [text[:a], text[a:b], text[b:]]) == whole, (a, b)
+    corpus.check_cuts(lambda chunks: streamed(backend, chunks), text)
 
 
 @pytest.mark.parametrize("text", [c[0] for c in CASES] + EVERY_SPLIT)

@@ -18,7 +18,7 @@ Decisions this file pins down (see ``rust/formats/muse.rs``):
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List
 
 import corpus
 import pytest
@@ -61,28 +61,13 @@ TURN = (
 )
 
 
-def result(info: Any) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
-    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    return info.content, info.reasoning, calls
-
-
-def streamed(parser: Any, chunks: List[str]) -> Tuple[Optional[str], Optional[str], List[Any]]:
-    rec, deltas = corpus.facade_stream(parser, chunks)
-    reasoning = "".join(d.reasoning for d in deltas if d is not None and d.reasoning)
-    calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-    return rec.other_content or None, reasoning or None, calls
+result = corpus.extracted_message
 
 
 def every_split(fmt: str, backend: str, text: str, tools: Any = None) -> Any:
     """Non-streaming result, checked equal to the stream for every split in two, one character
     at a time and all at once."""
-    p = toolparse.get_parser(fmt, tools=tools, backend=backend)
-    info = p.extract_tool_calls(text)
-    want = result(info)
-    for k in range(len(text) + 1):
-        assert streamed(p, [text[:k], text[k:]]) == want, (fmt, k)
-    assert streamed(p, list(text)) == want
-    return info
+    return corpus.check_splits_in_two(toolparse.get_parser(fmt, tools=tools, backend=backend), text)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -43,10 +43,11 @@
 //!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
 //!   ending inside a call is truncation: the call is unfinished.
 
+use super::between::{after_call, After};
 use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
 use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
-use crate::scan::{expect, Expect, Found, Markers};
+use crate::scan::{Found, Markers};
 
 /// The longest function name or key accepted, in characters.
 pub const NAME_CAP: usize = 256;
@@ -487,19 +488,14 @@ impl Machine for FunctionGemma {
                         self.fail(out);
                     }
                 }
-                State::After { ws } => match expect(rest, &style.end) {
-                    Expect::Marker { end, .. } => {
+                State::After { ws } => match after_call(ws, rest, &style.end, out) {
+                    After::Marker { end, .. } => {
                         i += end;
                         self.st = State::Text;
                     }
-                    Expect::Wait { ws: n } => {
-                        ws.push_str(&rest[..n]);
-                        return i + n;
-                    }
-                    Expect::Other { at } => {
-                        // No end marker: the whitespace starts the text.
-                        ws.push_str(&rest[..at]);
-                        out.content(ws);
+                    After::Wait(n) => return i + n,
+                    // No end marker: the whitespace started the text.
+                    After::Text(at) => {
                         i += at;
                         self.st = State::Text;
                     }

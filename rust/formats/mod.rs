@@ -10,6 +10,7 @@ use crate::reasoning::{Front, Reasoning};
 use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
 
+mod between;
 mod functiongemma;
 mod inkling;
 mod llama3_json;

@@ -79,8 +79,12 @@ enum State {
     /// At the start of the output or after a message end: whitespace (`raw`), then a header.
     Outside { raw: String, first: bool },
     /// A header after `<|start|>`: `raw` is everything read for it (content if it fails),
-    /// `raw[at..]` its text.
-    Header { raw: String, at: usize },
+    /// `raw[at..]` its text, `chars` characters long.
+    Header {
+        raw: String,
+        at: usize,
+        chars: usize,
+    },
     /// A reasoning or content body (or text outside messages: content); `tail` is its end that
     /// could still be a header.
     Body { reasoning: bool, tail: String },
@@ -190,17 +194,22 @@ impl Muse {
             State::Tool(Box::new(XmlParams::new(f.atem, &self.tools)))
         }
     }
+}
 
-    /// Whether a (possibly cut-off) header text names a tool.
-    fn names_tool(&self, h: &str) -> bool {
-        let t = h.trim_start_matches(is_ws);
-        let t = t.strip_prefix(self.frame.role).unwrap_or(t);
-        let t = t.trim_start_matches([' ', '\t']);
-        t.strip_prefix("to=").is_some_and(|r| {
-            let f = self.frame;
-            !r.is_empty() && !f.reasoning.contains(&r) && !f.content.contains(&r)
-        })
-    }
+/// Whether a (possibly cut-off) header text names a tool.
+fn names_tool(f: &Frame, h: &str) -> bool {
+    let t = h.trim_start_matches(is_ws);
+    let t = t.strip_prefix(f.role).unwrap_or(t);
+    let t = t.trim_start_matches([' ', '\t']);
+    t.strip_prefix("to=")
+        .is_some_and(|r| !r.is_empty() && !f.reasoning.contains(&r) && !f.content.contains(&r))
+}
+
+/// A header starts after `raw` (what was read before it: whitespace, content if it fails).
+fn header(mut raw: String, markers: &Markers) -> State {
+    raw.push_str(markers.list[START]);
+    let at = raw.len();
+    State::Header { raw, at, chars: 0 }
 }
 
 impl Machine for Muse {
@@ -225,11 +234,8 @@ impl Machine for Muse {
                     let raw = std::mem::take(raw);
                     self.st = match which {
                         Some(START) => {
-                            let mut raw = raw;
-                            raw.push_str(markers.list[START]);
                             i += markers.list[START].len();
-                            let at = raw.len();
-                            State::Header { raw, at }
+                            header(raw, markers)
                         }
                         Some(MESSAGE) => {
                             i += markers.list[MESSAGE].len();
@@ -252,14 +258,13 @@ impl Machine for Muse {
                         }
                     };
                 }
-                State::Header { raw, at } => match markers.find(rest) {
+                State::Header { raw, at, chars } => match markers.find(rest) {
                     Found::Marker { at: m, which } => {
                         raw.push_str(&rest[..m]);
+                        *chars += rest[..m].chars().count();
                         i += m;
                         let parsed = match which {
-                            MESSAGE if raw[*at..].chars().count() <= HEADER_MAX => {
-                                parse(&raw[*at..], self.frame.role)
-                            }
+                            MESSAGE if *chars <= HEADER_MAX => parse(&raw[*at..], self.frame.role),
                             _ => None,
                         };
                         match parsed {
@@ -277,7 +282,8 @@ impl Machine for Muse {
                     }
                     Found::Partial { safe } => {
                         raw.push_str(&rest[..safe]);
-                        if raw[*at..].chars().count() > HEADER_MAX {
+                        *chars += rest[..safe].chars().count();
+                        if *chars > HEADER_MAX {
                             out.malformed = true;
                             out.content(raw);
                             self.st = State::Fallback;
@@ -301,9 +307,7 @@ impl Machine for Muse {
                                 }
                                 START => {
                                     emit(out, reasoning, &tail);
-                                    let raw = markers.list[START].to_owned();
-                                    let at = raw.len();
-                                    State::Header { raw, at }
+                                    header(String::new(), markers)
                                 }
                                 _ => {
                                     emit(out, reasoning, &tail);
@@ -343,9 +347,7 @@ impl Machine for Muse {
                     x.finish(&seg[n..], out);
                     i += seg.len() + markers.list[which].len();
                     self.st = if which == START {
-                        let raw = markers.list[START].to_owned();
-                        let at = raw.len();
-                        State::Header { raw, at }
+                        header(String::new(), markers)
                     } else {
                         State::Outside {
                             raw: String::new(),
@@ -361,10 +363,7 @@ impl Machine for Muse {
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
-        let tool = match &self.st {
-            State::Header { raw, at } => self.names_tool(&format!("{}{rest}", &raw[*at..])),
-            _ => false,
-        };
+        let frame = self.frame;
         match &mut self.st {
             // Whitespace after the last message is markup; whitespace-only output is content.
             State::Outside { raw, first } => {
@@ -375,9 +374,9 @@ impl Machine for Muse {
             }
             // A header cut off by the end of the text: the markup of an unfinished call when it
             // names a tool; else content.
-            State::Header { raw, .. } => {
+            State::Header { raw, at, .. } => {
                 raw.push_str(rest);
-                if tool {
+                if names_tool(frame, &raw[*at..]) {
                     out.truncate(raw);
                 } else {
                     out.content(raw);

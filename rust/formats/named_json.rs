@@ -32,7 +32,7 @@ use std::collections::HashSet;
 use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
 use crate::json::JsonScanner;
-use crate::scan::{expect, ws_len, Expect, Found, Markers, WS_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, ws_len, Expect, Found, Markers};
 use crate::Step;
 
 /// The longest call header accepted, in characters.
@@ -156,12 +156,6 @@ fn fail(raw: &str, out: &mut Emitter) -> State {
     State::Fallback
 }
 
-/// The whitespace at the end of `s` (what a section has read since its last markup), in bytes
-/// (whitespace is ASCII: bytes are characters).
-fn trailing_ws(s: &str) -> usize {
-    s.len() - s.trim_end_matches(crate::event::is_ws).len()
-}
-
 impl Machine for NamedJson {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let style = self.style;
@@ -184,50 +178,39 @@ impl Machine for NamedJson {
                         return i + safe;
                     }
                 },
-                State::Section { raw, open } => match expect(rest, &style.between) {
-                    // Whitespace in a section past the cap: malformed markup.
-                    Expect::Marker { which, end }
-                        if trailing_ws(raw) + end - style.between.list[which].len() > WS_MAX =>
-                    {
-                        let n = end - style.between.list[which].len();
-                        raw.push_str(&rest[..n]);
-                        i += n;
-                        self.st = fail(raw, out);
-                    }
-                    Expect::Wait { ws } if trailing_ws(raw) + ws > WS_MAX => {
-                        raw.push_str(&rest[..ws]);
-                        i += ws;
-                        self.st = fail(raw, out);
-                    }
-                    Expect::Marker { which: 0, end } => {
-                        raw.push_str(&rest[..end]);
-                        i += end;
-                        self.st = State::Header {
-                            raw: std::mem::take(raw),
-                            field: 0,
-                            text: String::new(),
-                            chars: 0,
-                        };
-                    }
-                    Expect::Marker { end, .. } => {
-                        // The section's end. A section with no call in it is content.
-                        if *open {
+                State::Section { raw, open } => {
+                    match expect_capped(rest, &style.between, trailing_ws(raw)) {
+                        Expect::Marker { which: 0, end } => {
                             raw.push_str(&rest[..end]);
-                            out.content(raw);
+                            i += end;
+                            self.st = State::Header {
+                                raw: std::mem::take(raw),
+                                field: 0,
+                                text: String::new(),
+                                chars: 0,
+                            };
                         }
-                        i += end;
-                        self.st = State::Text;
+                        Expect::Marker { end, .. } => {
+                            // The section's end. A section with no call in it is content.
+                            if *open {
+                                raw.push_str(&rest[..end]);
+                                out.content(raw);
+                            }
+                            i += end;
+                            self.st = State::Text;
+                        }
+                        Expect::Wait { ws } => {
+                            raw.push_str(&rest[..ws]);
+                            return i + ws;
+                        }
+                        Expect::Other { at } => {
+                            // Other text, or whitespace past the cap: malformed markup.
+                            raw.push_str(&rest[..at]);
+                            i += at;
+                            self.st = fail(raw, out);
+                        }
                     }
-                    Expect::Wait { ws } => {
-                        raw.push_str(&rest[..ws]);
-                        return i + ws;
-                    }
-                    Expect::Other { at } => {
-                        raw.push_str(&rest[..at]);
-                        i += at;
-                        self.st = fail(raw, out);
-                    }
-                },
+                }
                 State::Header {
                     raw,
                     field,

@@ -53,7 +53,7 @@ use std::collections::HashSet;
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
-use crate::scan::{expect, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// The longest call id accepted in the name form, in characters.
@@ -267,23 +267,7 @@ impl Machine for TaggedJson {
                         };
                     }
                 },
-                State::After { ws } => match expect(rest, &self.tags.markers) {
-                    // Whitespace past the cap after a call: it is text, and so is what follows.
-                    Expect::Marker { which, end }
-                        if ws.len() + end - self.tags.markers.list[which].len() > WS_MAX =>
-                    {
-                        let n = end - self.tags.markers.list[which].len();
-                        ws.push_str(&rest[..n]);
-                        out.content(ws);
-                        i += n;
-                        self.st = State::Text;
-                    }
-                    Expect::Wait { ws: n } if ws.len() + n > WS_MAX => {
-                        ws.push_str(&rest[..n]);
-                        out.content(ws);
-                        i += n;
-                        self.st = State::Text;
-                    }
+                State::After { ws } => match expect_capped(rest, &self.tags.markers, ws.len()) {
                     Expect::Marker { which, end } if which >= self.tags.ends => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[which];
@@ -300,7 +284,8 @@ impl Machine for TaggedJson {
                         return i + n;
                     }
                     Expect::Other { at } => {
-                        // No end marker: the whitespace starts the text.
+                        // No end marker (or whitespace past the cap): the whitespace starts the
+                        // text, and so does what follows.
                         ws.push_str(&rest[..at]);
                         out.content(ws);
                         i += at;

@@ -63,11 +63,12 @@
 
 use std::collections::HashMap;
 
+use super::between::{after_call, finish_after_call, After};
 use super::{Machine, SchemaNode, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
 use crate::params::{self, Kind};
-use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
 
 /// The deepest element (a parameter is at depth 1), as vLLM's `MAX_ELEMENT_DEPTH`; deeper is
 /// malformed.
@@ -221,43 +222,29 @@ impl Machine for XmlElements {
                     }
                 },
                 State::Block { mut raw } => {
-                    let e = expect(&s[i..], &style.invoke);
-                    let n_ws = match e {
-                        Expect::Marker { which, end } => end - style.invoke.list[which].len(),
-                        Expect::Wait { ws } => ws,
-                        Expect::Other { at } => at,
-                    };
-                    let held = raw.len() - raw.trim_end_matches(crate::event::is_ws).len();
-                    if !matches!(e, Expect::Other { .. }) && held + n_ws > WS_MAX {
-                        // Whitespace after the block start past the cap: not a call.
-                        raw.push_str(&s[i..i + n_ws]);
-                        out.content(&raw);
-                        i += n_ws;
-                        State::Text
-                    } else {
-                        match e {
-                            Expect::Marker { end, .. } => {
-                                raw.push_str(&s[i..i + end]);
-                                i += end;
-                                State::Name {
-                                    raw,
-                                    quote: None,
-                                    name: String::new(),
-                                    chars: 0,
-                                }
+                    match expect_capped(&s[i..], &style.invoke, trailing_ws(&raw)) {
+                        Expect::Marker { end, .. } => {
+                            raw.push_str(&s[i..i + end]);
+                            i += end;
+                            State::Name {
+                                raw,
+                                quote: None,
+                                name: String::new(),
+                                chars: 0,
                             }
-                            Expect::Wait { ws } => {
-                                raw.push_str(&s[i..i + ws]);
-                                self.st = State::Block { raw };
-                                return i + ws;
-                            }
-                            Expect::Other { at } => {
-                                // Not a call: the block start was content.
-                                raw.push_str(&s[i..i + at]);
-                                out.content(&raw);
-                                i += at;
-                                State::Text
-                            }
+                        }
+                        Expect::Wait { ws } => {
+                            raw.push_str(&s[i..i + ws]);
+                            self.st = State::Block { raw };
+                            return i + ws;
+                        }
+                        Expect::Other { at } => {
+                            // Not a call (other text, or whitespace past the cap): the block
+                            // start was content.
+                            raw.push_str(&s[i..i + at]);
+                            out.content(&raw);
+                            i += at;
+                            State::Text
                         }
                     }
                 }
@@ -420,10 +407,9 @@ impl Machine for XmlElements {
                         }
                     }
                 }
-                State::After { mut ws } => match expect(&s[i..], &style.after) {
-                    Expect::Marker { which: 0, end } => {
+                State::After { mut ws } => match after_call(&mut ws, &s[i..], &style.after, out) {
+                    After::Marker { which: 0, end } => {
                         // The next call: the whitespace before it is content if it is not one.
-                        ws.push_str(&s[i..i + end]);
                         i += end;
                         State::Name {
                             raw: ws,
@@ -432,19 +418,16 @@ impl Machine for XmlElements {
                             chars: 0,
                         }
                     }
-                    Expect::Marker { end, .. } => {
+                    After::Marker { end, .. } => {
                         i += end;
                         State::Text
                     }
-                    Expect::Wait { ws: w } => {
-                        ws.push_str(&s[i..i + w]);
+                    After::Wait(n) => {
                         self.st = State::After { ws };
-                        return i + w;
+                        return i + n;
                     }
-                    Expect::Other { at } => {
-                        // No block end: the whitespace starts the text.
-                        ws.push_str(&s[i..i + at]);
-                        out.content(&ws);
+                    // No block end: the whitespace started the text.
+                    After::Text(at) => {
                         i += at;
                         State::Text
                     }
@@ -471,12 +454,8 @@ impl Machine for XmlElements {
             // Cut off inside the call (its end never came): the call is unfinished.
             State::Body | State::Tag { .. } | State::Inner => out.truncate(""),
             State::After { .. } => {
-                // Whitespace after the last call, or a cut-off block end: markup. The cut-off
-                // start of the next call (and of nothing else) is a truncated call.
-                let [next, end] = [self.style.after.list[0], self.style.after.list[1]];
-                if !rest.is_empty() && next.starts_with(rest) && !end.starts_with(rest) {
-                    out.truncate(rest);
-                }
+                let after = &self.style.after;
+                finish_after_call(rest, after, &after.list[..1], out);
             }
         }
     }

@@ -98,11 +98,12 @@
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
+use super::between::{after_call, finish_after_call, After};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
 use crate::params::{self, Kind};
-use crate::scan::{expect, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
 
 /// The longest run of whitespace allowed between a closing tag inside a value and what confirms
 /// it; a longer run makes the tag part of the value (bounds what is held back).
@@ -471,12 +472,6 @@ const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
 /// call).
 const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
 
-/// The whitespace at the end of `s` (what the wrapper has read since its marker), in bytes
-/// (whitespace is ASCII: bytes are characters).
-fn trailing_ws(s: &str) -> usize {
-    s.len() - s.trim_end_matches(crate::event::is_ws).len()
-}
-
 impl Machine for XmlParams {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let style = self.style;
@@ -507,43 +502,29 @@ impl Machine for XmlParams {
                         return i + safe;
                     }
                 },
-                State::Wrapper { raw } => match expect(rest, &style.function) {
-                    // Whitespace after the wrapper past the cap: not a call, the wrapper was
-                    // content.
-                    Expect::Marker { which, end }
-                        if trailing_ws(raw) + end - style.function.list[which].len() > WS_MAX =>
-                    {
-                        let n = end - style.function.list[which].len();
-                        raw.push_str(&rest[..n]);
-                        out.content(raw);
-                        i += n;
-                        self.st = State::Text;
+                State::Wrapper { raw } => {
+                    match expect_capped(rest, &style.function, trailing_ws(raw)) {
+                        Expect::Marker { end, .. } => {
+                            raw.push_str(&rest[..end]);
+                            let raw = std::mem::take(raw);
+                            let at = raw.len();
+                            i += end;
+                            self.st = State::Name { raw, at };
+                        }
+                        Expect::Wait { ws } => {
+                            raw.push_str(&rest[..ws]);
+                            return i + ws;
+                        }
+                        Expect::Other { at } => {
+                            // Not a call (other text, or whitespace past the cap): the wrapper was
+                            // content.
+                            raw.push_str(&rest[..at]);
+                            out.content(raw);
+                            i += at;
+                            self.st = State::Text;
+                        }
                     }
-                    Expect::Wait { ws } if trailing_ws(raw) + ws > WS_MAX => {
-                        raw.push_str(&rest[..ws]);
-                        out.content(raw);
-                        i += ws;
-                        self.st = State::Text;
-                    }
-                    Expect::Marker { end, .. } => {
-                        raw.push_str(&rest[..end]);
-                        let raw = std::mem::take(raw);
-                        let at = raw.len();
-                        i += end;
-                        self.st = State::Name { raw, at };
-                    }
-                    Expect::Wait { ws } => {
-                        raw.push_str(&rest[..ws]);
-                        return i + ws;
-                    }
-                    Expect::Other { at } => {
-                        // Not a call: the wrapper was content.
-                        raw.push_str(&rest[..at]);
-                        out.content(raw);
-                        i += at;
-                        self.st = State::Text;
-                    }
-                },
+                }
                 State::Name { raw, at } => {
                     let Some(p) = rest.find(NAME_STOPS) else {
                         raw.push_str(rest);
@@ -839,33 +820,25 @@ impl Machine for XmlParams {
                         Found::Partial { safe } => return i + safe,
                     }
                 }
-                State::After { ws } => match expect(rest, &style.end) {
-                    Expect::Marker { which, end } => {
+                State::After { ws } => match after_call(ws, rest, &style.end, out) {
+                    After::Marker { which, end } => {
                         let m = style.end.list[which];
+                        i += end;
                         if style.item_end == Some(m) {
                             // step3's item end: the section end or the next call may follow.
                             ws.clear();
-                            i += end;
                         } else if style.function.list.contains(&m) {
                             // The next call: the whitespace before it is content if it is not.
-                            let mut raw = std::mem::take(ws);
-                            raw.push_str(&rest[..end]);
+                            let raw = std::mem::take(ws);
                             let at = raw.len();
-                            i += end;
                             self.st = State::Name { raw, at };
                         } else {
-                            i += end;
                             self.st = State::Text;
                         }
                     }
-                    Expect::Wait { ws: n } => {
-                        ws.push_str(&rest[..n]);
-                        return i + n;
-                    }
-                    Expect::Other { at } => {
-                        // No section end (a bare call): the whitespace starts the text.
-                        ws.push_str(&rest[..at]);
-                        out.content(ws);
+                    After::Wait(n) => return i + n,
+                    // No section end (a bare call): the whitespace started the text.
+                    After::Text(at) => {
                         i += at;
                         self.st = State::Text;
                     }
@@ -902,15 +875,7 @@ impl Machine for XmlParams {
             // Whitespace after the last call, or a truncated section end: markup. The cut-off
             // start of the next function (and of nothing else) is a truncated call.
             State::After { .. } => {
-                let next = self.style.function.list;
-                let ends = self.style.end.list.iter();
-                let other = ends
-                    .filter(|m| !next.contains(m))
-                    .any(|m| m.starts_with(rest));
-                let call = next.iter().any(|m| m.starts_with(rest));
-                if !rest.is_empty() && call && !other {
-                    out.truncate(rest);
-                }
+                finish_after_call(rest, &self.style.end, self.style.function.list, out)
             }
         }
     }

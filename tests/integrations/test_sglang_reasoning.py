@@ -43,8 +43,18 @@ rp = pytest.importorskip("sglang.srt.parser.reasoning_parser")
 
 import corpus  # noqa: E402
 import orjson  # noqa: E402
+import reasoning_pairs  # noqa: E402  (this folder is on sys.path: pytest's rootdir)
 import toolparse  # noqa: E402
-from server_cases import splittings, tools_for  # noqa: E402
+from reasoning_pairs import (  # noqa: E402
+    BACKENDS,
+    PAIRS,
+    call_text,
+    fallback_texts,
+    one_pass_stream,
+    texts,
+    tools_of,
+)
+from server_cases import splittings  # noqa: E402
 from sglang.srt.entrypoints.openai import protocol  # noqa: E402
 from sglang.srt.function_call.core_types import ToolCallItem  # noqa: E402
 from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
@@ -55,9 +65,6 @@ FunctionCallParser = fcp.FunctionCallParser
 ReasoningParser = rp.ReasoningParser
 ENUM = FunctionCallParser.ToolCallParserEnum
 DMAP = ReasoningParser.DetectorMap
-BACKENDS = ("rust", "python")
-PAIRS = [("qwen3", "hermes"), ("qwen3", "qwen3_coder"), ("deepseek_r1", "deepseek_v3")]
-PAIRS += [("mistral", "mistral")]
 P = tp_sglang.PREFIX
 
 tp_sglang.register()
@@ -264,76 +271,8 @@ def non_stream(serving: Serving, request: Any, text: str) -> Tuple[Any, Any, Any
     return reasoning or None, text or None, calls
 
 
-def call_text(fmt: str, calls: List[Tuple[str, Dict[str, Any]]]) -> str:
-    return corpus.renderer(fmt).render(calls).text
-
-
-def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
-    s = toolparse.spec.REASONING[r]
-    start, end = s.start, s.end
-    comp = corpus.composite_case(fmt).text
-    one = call_text(fmt, [("get_weather", {"city": "Paris"})])
-    inner = call_text(fmt, [("get_weather", {"city": f"{start}x{end} y"})])
-    return [
-        ("block+composite", f"{start}I should call.{end}\n\n{comp}"),
-        ("block+call", f"{start}plan{end}{one}"),
-        ("prompt_opened", f"plan{end}\n{one}"),
-        ("call_in_unclosed_block", f"{start}plan then {one}"),
-        ("markers_in_argument", f"{start}p{end}{inner}"),
-        ("never_closed", f"{start}a long thought that never ends"),
-        ("no_block", "Just an answer."),
-        ("nested", f"{start}a{start}b{end}c{end}d"),
-    ]
-
-
-def fallback_texts(r: str, fmt: str) -> List[Tuple[str, str]]:
-    """Malformed markup, and output cut inside its only call, after a think block (empty or
-    not): the text after the block is content, as the server's two parsers give it."""
-    s = toolparse.spec.REASONING[r]
-    start, end = s.start, s.end
-    bad = corpus.malformed_texts(fmt)
-    cut = corpus.truncated_texts(fmt)[0][0]
-    return [
-        ("empty_block_malformed", f"{start}{end}{bad[0]}"),
-        ("block_malformed", f"{start}plan{end}\n{bad[-1]}"),
-        ("empty_block_cut", f"{start}{end}{cut}"),
-        ("block_cut", f"{start}p{end}{cut}"),
-    ]
-
-
-def one_pass_stream(
-    r: str, fmt: str, backend: str, tools: Any, chunks: List[str], started: Optional[bool] = None
-) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
-    """What a client rebuilds from ``get_parser(F, tools, reasoning=R).stream()`` fed ``chunks``:
-    the one-pass result where streaming cannot take back what it sent (malformed markup)."""
-    stream = toolparse.get_parser(
-        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
-    ).stream()
-    reasoning, content, calls = "", "", []
-    for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
-        if d is None:
-            continue
-        content += d.content or ""
-        reasoning += d.reasoning or ""
-        for tc in d.tool_calls or []:
-            if tc.index == len(calls):
-                calls.append([tc.function.name, tc.function.arguments or ""])
-            else:
-                calls[tc.index][1] += tc.function.arguments or ""
-    return reasoning or None, content or None, [(n, a) for n, a in calls]
-
-
-def tools_of(fmt: str) -> List[Dict[str, Any]]:
-    case = corpus.composite_case(fmt)
-    return tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
-
-
 def expected(r: str, fmt: str, backend: str, text: str, started: Optional[bool]) -> Any:
-    info = toolparse.get_parser(
-        fmt, tools=tools_of(fmt), backend=backend, reasoning=r, reasoning_started=started
-    ).extract_tool_calls(text)
-    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    return info.reasoning or None, info.content or None, calls
+    return reasoning_pairs.expected(r, fmt, backend, text, tools_of(fmt), started)
 
 
 def started_of(serving: Serving, request: Any) -> bool:

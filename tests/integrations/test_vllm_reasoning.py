@@ -28,7 +28,18 @@ from hypothesis import strategies as st
 pytest.importorskip("vllm.tool_parsers")
 
 import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
+import reasoning_pairs  # noqa: E402  (this folder is on sys.path: pytest's rootdir)
 import toolparse  # noqa: E402
+from reasoning_pairs import (  # noqa: E402
+    BACKENDS,
+    PAIRS,
+    call_text,
+    expected,
+    fallback_texts,
+    markers,
+    one_pass_stream,
+    tools_of,
+)
 from server_cases import splittings, tools_for  # noqa: E402
 from toolparse.integrations import reasoning as rsn  # noqa: E402
 from toolparse.integrations import vllm as tp_vllm  # noqa: E402
@@ -40,9 +51,6 @@ from vllm.parser.parser_manager import ParserManager  # noqa: E402
 from vllm.reasoning import ReasoningParserManager  # noqa: E402
 from vllm.tool_parsers import ToolParserManager  # noqa: E402
 
-BACKENDS = ("rust", "python")
-PAIRS = [("qwen3", "hermes"), ("qwen3", "qwen3_coder"), ("deepseek_r1", "deepseek_v3")]
-PAIRS += [("mistral", "mistral")]
 P = tp_vllm.PREFIX
 
 # Token ids: markers are single tokens; 1 is a turn boundary (a special token); text is 0.
@@ -72,80 +80,13 @@ def ids_of(*parts: str) -> List[int]:
     return [VOCAB.get(p, 0) for p in parts]
 
 
-def markers(r: str) -> Tuple[str, str]:
-    s = toolparse.spec.REASONING[r]
-    return s.start, s.end
-
-
-def call_text(fmt: str, calls: List[Tuple[str, Dict[str, Any]]]) -> str:
-    return corpus.renderer(fmt).render(calls).text
-
-
 def texts(r: str, fmt: str) -> List[Tuple[str, str]]:
-    """(label, model output): a think block then content and calls; the seams."""
+    """The pairs' texts, and two seams vLLM's engine-based composition meets."""
     start, end = markers(r)
-    comp = corpus.composite_case(fmt).text
-    one = call_text(fmt, [("get_weather", {"city": "Paris"})])
-    inner = call_text(fmt, [("get_weather", {"city": f"{start}x{end} y"})])
-    return [
-        ("block+composite", f"{start}I should call.{end}\n\n{comp}"),
-        ("block+call", f"{start}plan{end}{one}"),
-        ("prompt_opened", f"plan{end}\n{one}"),
-        ("call_in_unclosed_block", f"{start}plan then {one}"),
-        ("markers_in_argument", f"{start}p{end}{inner}"),
-        ("never_closed", f"{start}a long thought that never ends"),
-        ("no_block", "Just an answer."),
+    return reasoning_pairs.texts(r, fmt) + [
         ("stray_end", f"answer {end} more"),
-        ("nested", f"{start}a{start}b{end}c{end}d"),
         ("empty_block", f"{start}{end}content"),
     ]
-
-
-def fallback_texts(r: str, fmt: str) -> List[Tuple[str, str]]:
-    """Malformed markup, and output cut inside its only call, after a think block (empty or
-    not): the text after the block is content, as the server's two parsers give it."""
-    s = toolparse.spec.REASONING[r]
-    start, end = s.start, s.end
-    bad = corpus.malformed_texts(fmt)
-    cut = corpus.truncated_texts(fmt)[0][0]
-    return [
-        ("empty_block_malformed", f"{start}{end}{bad[0]}"),
-        ("block_malformed", f"{start}plan{end}\n{bad[-1]}"),
-        ("empty_block_cut", f"{start}{end}{cut}"),
-        ("block_cut", f"{start}p{end}{cut}"),
-    ]
-
-
-def one_pass_stream(
-    r: str, fmt: str, backend: str, tools: Any, chunks: List[str], started: Optional[bool] = None
-) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
-    """What a client rebuilds from ``get_parser(F, tools, reasoning=R).stream()`` fed ``chunks``:
-    the one-pass result where streaming cannot take back what it sent (malformed markup)."""
-    stream = toolparse.get_parser(
-        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
-    ).stream()
-    reasoning, content, calls = "", "", []
-    for d in [stream.feed(c) for c in chunks] + [stream.finish()]:
-        if d is None:
-            continue
-        content += d.content or ""
-        reasoning += d.reasoning or ""
-        for tc in d.tool_calls or []:
-            if tc.index == len(calls):
-                calls.append([tc.function.name, tc.function.arguments or ""])
-            else:
-                calls[tc.index][1] += tc.function.arguments or ""
-    return reasoning or None, content or None, [(n, a) for n, a in calls]
-
-
-def expected(
-    r: str, fmt: str, backend: str, text: str, tools: Any, started: Optional[bool] = None
-) -> Tuple[Optional[str], Optional[str], List[Tuple[str, str]]]:
-    info = toolparse.get_parser(
-        fmt, tools=tools, backend=backend, reasoning=r, reasoning_started=started
-    ).extract_tool_calls(text)
-    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    return info.reasoning or None, info.content or None, calls
 
 
 def request_of(tools: List[Dict[str, Any]], **kw: Any) -> Any:
@@ -305,8 +246,7 @@ def test_harmony_reasoning_pairs_only_with_its_own_format(backend: str) -> None:
 def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
     checked = 0
     for label, text in texts(r, fmt):
-        names = [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"]
-        tools = tools_for(names, corpus.composite_case(fmt).tools)
+        tools = tools_of(fmt)
         exp = expected(r, fmt, backend, text, tools)
         for split, chunks in splittings(text, seed=len(text)).items():
             client, finish, parser = serve_stream(r, fmt, tools, chunks)
@@ -324,8 +264,7 @@ def test_pair_fallback_stream_equals_one_pass(r: str, fmt: str, backend: str) ->
     """Malformed or cut markup after a block (an empty one too): the stream is the one-pass
     machine's stream under every splitting (what was sent stays sent), and the message of a
     malformed output is the non-streaming one."""
-    case = corpus.composite_case(fmt)
-    tools = tools_for([n for n, _ in case.calls] + ["get_weather"], case.tools)
+    tools = tools_of(fmt)
     for label, text in fallback_texts(r, fmt):
         whole = one_pass_stream(r, fmt, backend, tools, [text])
         for split, chunks in splittings(text, seed=len(text)).items():
@@ -341,10 +280,7 @@ def test_pair_fallback_stream_equals_one_pass(r: str, fmt: str, backend: str) ->
 def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None:
     cls = composed(r, fmt)
     for label, text in texts(r, fmt) + fallback_texts(r, fmt):
-        tools = tools_for(
-            [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
-            corpus.composite_case(fmt).tools,
-        )
+        tools = tools_of(fmt)
         request = request_of(tools)
         parser = cls(TOKENIZER, request.tools, chat_template_kwargs=None, model_config=None)
         parser.set_prompt_token_ids([0])
@@ -359,10 +295,7 @@ def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None
 def test_pair_random_splits(r: str, fmt: str, data: st.DataObject) -> None:
     label, text = data.draw(st.sampled_from(texts(r, fmt)))
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=30, unique=True))
-    tools = tools_for(
-        [n for n, _ in corpus.composite_case(fmt).calls] + ["get_weather"],
-        corpus.composite_case(fmt).tools,
-    )
+    tools = tools_of(fmt)
     client, _, _ = serve_stream(r, fmt, tools, corpus.chunks_at(text, cuts))
     assert client.result() == expected(r, fmt, "rust", text, tools), (label, cuts)
 

@@ -185,6 +185,8 @@ def _xml_elements(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[st
         f'{m["call_start"]}\n{m["invoke_start"]}"{name}">\n{params}{m["invoke_end"]}\n'
         f"{m['call_end']}"
     )
+
+
 def _inkling(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
     m = s.markers
     key = s.raw["call"]["args_keys"][0]

@@ -22,7 +22,6 @@ if TYPE_CHECKING:  # the SDKs are optional (extras "openai", "anthropic"): for a
     pass
 
 
-
 _ModelT = TypeVar("_ModelT", bound=BaseModel)
 
 Role = Literal["system", "user", "assistant", "tool"]

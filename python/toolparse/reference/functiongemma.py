@@ -16,8 +16,9 @@ import re
 from typing import List, Optional
 
 from . import ToolTypes, params
+from .between import after_call
 from .event import Emitter
-from .scan import WS, Markers, expect
+from .scan import WS, Markers
 
 # The longest function name or key accepted, in characters.
 NAME_CAP = 256
@@ -93,7 +94,7 @@ class FunctionGemma:
             out.args("}" if top[0] else "]")
         if not self.stack:
             out.tool_end()
-            self.st = ["after", ""]
+            self.st = ["after", []]
         else:
             self.st = ["next"]
 
@@ -304,17 +305,14 @@ class FunctionGemma:
                     self._fail(out)
                     return i
             elif kind == "after":
-                e = expect(s, style.end, i)
+                e = after_call(st[1], s, i, style.end, out)
                 if e[0] == "marker":
                     i += e[2]
                     self.st = ["text"]
                 elif e[0] == "wait":
-                    st[1] += s[i : i + e[1]]
                     return i + e[1]
                 else:
-                    # No end marker: the whitespace starts the text.
-                    st[1] += s[i : i + e[1]]
-                    out.content(st[1])
+                    # No end marker: the whitespace started the text.
                     i += e[1]
                     self.st = ["text"]
             else:
@@ -330,6 +328,6 @@ class FunctionGemma:
         elif kind == "head":
             out.truncate(st[1] + rest)
         elif kind == "after":
-            out.content(st[1] + rest)
+            out.content("".join(st[1]) + rest)
         else:
             out.truncate("")

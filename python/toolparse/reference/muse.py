@@ -23,7 +23,7 @@ marker prefix and the end of a body that could still be a header.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from . import ToolTypes
 from .event import Emitter
@@ -120,9 +120,10 @@ class Muse:
         self.tools = tools
         # Outside | Header | Body | Tool | Fallback
         self.st = "Outside"
-        self.raw = ""  # Outside: the whitespace read; Header: everything read for it
+        self.raw = ""  # Outside: the whitespace read; Header: what was read before its text
         self.first = True  # Outside: at the start of the output
-        self.at = 0  # Header: where its text starts in raw
+        self.head: List[str] = []  # Header: its text (content with raw if it fails)
+        self.chars = 0  # Header: the length of its text
         self.reasoning = False  # Body: where its text goes
         self.tail = ""  # Body: its end that could still be a header
         self.x: Optional[XmlParams] = None  # Tool: the ATEM machine
@@ -136,9 +137,10 @@ class Muse:
         else:
             self.st, self.x = "Tool", XmlParams(f.atem, self.tools)
 
-    def _header(self) -> None:
-        self.st, self.raw = "Header", self.frame.markers.list[START]
-        self.at = len(self.raw)
+    def _header(self, raw: str = "") -> None:
+        """A header starts after ``raw`` (what was read before it: whitespace)."""
+        self.st, self.raw = "Header", raw + self.frame.markers.list[START]
+        self.head, self.chars = [], 0
 
     def _outside(self) -> None:
         self.st, self.raw, self.first = "Outside", "", False
@@ -184,8 +186,7 @@ class Muse:
                 raw, self.raw = self.raw, ""
                 if which == START:
                     i += len(markers.list[START])
-                    self.st, self.raw = "Header", raw + markers.list[START]
-                    self.at = len(self.raw)
+                    self._header(raw)
                 elif which == MESSAGE:
                     i += len(markers.list[MESSAGE])
                     self._route(None)
@@ -200,13 +201,15 @@ class Muse:
                     self._body_text(out, raw)
             elif st == "Header":
                 kind, at, which = markers.find(s, i)
-                self.raw += s[i : i + at]
+                self.head.append(s[i : i + at])
+                self.chars += at
                 i += at
                 if kind == "marker":
-                    text = self.raw[self.at :]
+                    text = "".join(self.head)
+                    self.head = []
                     ok, r = (
                         parse(text, self.frame.role)
-                        if which == MESSAGE and len(text) <= HEADER_MAX
+                        if which == MESSAGE and self.chars <= HEADER_MAX
                         else (False, None)
                     )
                     if ok:
@@ -215,12 +218,13 @@ class Muse:
                     else:
                         # Not a header: its text and what follows are content.
                         out.malformed = True
-                        out.content(self.raw)
+                        out.content(self.raw + text)
                         self.st = "Fallback"
                     continue
-                if len(self.raw) - self.at > HEADER_MAX:
+                if self.chars > HEADER_MAX:
                     out.malformed = True
-                    out.content(self.raw)
+                    out.content(self.raw + "".join(self.head))
+                    self.head = []
                     self.st = "Fallback"
                 return i
             elif st == "Body":
@@ -278,11 +282,12 @@ class Muse:
         elif st == "Header":
             # A header cut off by the end of the text: the markup of an unfinished call when it
             # names a tool; else content.
-            self.raw += rest
-            if self._names_tool(self.raw[self.at :]):
-                out.truncate(self.raw)
+            text = "".join(self.head) + rest
+            self.head = []
+            if self._names_tool(text):
+                out.truncate(self.raw + text)
             else:
-                out.content(self.raw)
+                out.content(self.raw + text)
         elif st == "Body":
             _emit(out, self.reasoning, self.tail + rest)
             self.tail = ""

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import WS, WS_MAX, Markers, expect, ws_len
+from .scan import WS, Markers, expect, expect_capped, trailing_ws, ws_len
 
 # The longest call header accepted, in characters.
 HEADER_MAX = 256
@@ -123,15 +123,8 @@ class NamedJson:
                 else:
                     return i + at
             elif st == "Section":
-                kind, a, b = expect(s, style.between, i)
-                n_ws = b - len(style.between.list[a]) if kind == "marker" else a
-                trailing = len(self.raw) - len(self.raw.rstrip(WS))
-                if kind != "other" and trailing + n_ws > WS_MAX:
-                    # Whitespace in a section past the cap: malformed markup.
-                    self.raw += s[i : i + n_ws]
-                    i += n_ws
-                    self._fail(self.raw, out)
-                elif kind == "marker" and a == 0:
+                kind, a, b = expect_capped(s, style.between, i, trailing_ws(self.raw))
+                if kind == "marker" and a == 0:
                     self._header(self.raw + s[i : i + b])
                     i += b
                 elif kind == "marker":
@@ -144,6 +137,7 @@ class NamedJson:
                     self.raw += s[i : i + a]
                     return i + a
                 else:
+                    # Other text, or whitespace past the cap: malformed markup.
                     self.raw += s[i : i + a]
                     i += a
                     self._fail(self.raw, out)

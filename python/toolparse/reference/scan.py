@@ -99,3 +99,20 @@ def expect(s: str, markers: Markers, start: int = 0) -> Expect:
     if which != -1:
         return ("marker", which, ws + len(markers.list[which]))
     return ("other", ws, -1)
+
+
+def trailing_ws(s: str) -> int:
+    """The whitespace at the end of ``s`` (markup read since its last marker)."""
+    return len(s) - len(s.rstrip(WS))
+
+
+def expect_capped(s: str, markers: Markers, start: int, held: int) -> Expect:
+    """:func:`expect` where the whitespace continues a run of ``held`` characters read before
+    ``s[start:]`` (markup between tokens, capped by ``WS_MAX``): a run that passes the cap before
+    a marker is ``("other", at, -1)`` at its end, as if other text stood there."""
+    e = expect(s, markers, start)
+    kind, a, b = e
+    if kind == "other":
+        return e
+    ws = b - len(markers.list[a]) if kind == "marker" else a
+    return ("other", ws, -1) if held + ws > WS_MAX else e

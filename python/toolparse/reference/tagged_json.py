@@ -13,7 +13,7 @@ from typing import Optional, Sequence, Set, Tuple
 from . import Region
 from .event import Emitter
 from .json import DONE, MORE, CallKeys, Calls, JsonScanner
-from .scan import NAME_MAX, WS_MAX, Markers, expect, ws_len
+from .scan import NAME_MAX, WS_MAX, Markers, expect, expect_capped, ws_len
 
 # The longest call id accepted in the name form, in characters.
 ID_MAX = 64
@@ -174,15 +174,8 @@ class TaggedJson:
                     # on from the offending character.
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
-                kind, a, b = expect(s, self.tags.markers, i)
-                n_ws = b - len(self.tags.markers.list[a]) if kind == "marker" else a
-                if kind != "other" and len(self.ws) + n_ws > WS_MAX:
-                    # Whitespace past the cap after a call: it is text, and so is what follows.
-                    out.content(self.ws + s[i : i + n_ws])
-                    self.ws = ""
-                    i += n_ws
-                    self.st = "Text"
-                elif kind == "marker" and a >= self.tags.ends:
+                kind, a, b = expect_capped(s, self.tags.markers, i, len(self.ws))
+                if kind == "marker" and a >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
                     m = self.tags.markers.list[a]
                     i += b - len(m)
@@ -194,7 +187,8 @@ class TaggedJson:
                     self.ws += s[i : i + a]
                     return i + a
                 else:
-                    # No end marker: the whitespace starts the text.
+                    # No end marker (or whitespace past the cap): the whitespace starts the
+                    # text, and so does what follows.
                     out.content(self.ws + s[i : i + a])
                     i += a
                     self.st = "Text"

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import ToolTypes, params
+from .between import after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
-from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
+from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
 
 # The deepest element (a parameter is at depth 1), as vLLM's MAX_ELEMENT_DEPTH: deeper is malformed.
 DEPTH_MAX = 128
@@ -157,16 +158,8 @@ class XmlElements:
                 self.raw = [m]
                 self.st = "Block"
             elif st == "Block":
-                kind, a, b = expect(s, style.invoke, i)
-                n_ws = b - len(style.invoke.list[a]) if kind == "marker" else a
-                raw = "".join(self.raw)
-                if kind != "other" and len(raw) - len(raw.rstrip(WS)) + n_ws > WS_MAX:
-                    # Whitespace after the block start past the cap: not a call.
-                    out.content(raw + s[i : i + n_ws])
-                    self.raw = []
-                    i += n_ws
-                    self.st = "Text"
-                elif kind == "marker":
+                kind, a, b = expect_capped(s, style.invoke, i, trailing_ws("".join(self.raw)))
+                if kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
                     self.st, self.quote, self.name = "Name", None, []
@@ -174,7 +167,8 @@ class XmlElements:
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
-                    # Not a call: the block start was content.
+                    # Not a call (other text, or whitespace past the cap): the block start was
+                    # content.
                     self.raw.append(s[i : i + a])
                     i += a
                     self._not_a_call(out, "")
@@ -290,24 +284,21 @@ class XmlElements:
                     # The namespace not followed by a tag.
                     self._malformed(out)
             elif st == "After":
-                kind, a, b = expect(s, style.after, i)
+                kind, a, b = after_call(self.ws, s, i, style.after, out)
                 if kind == "marker" and a == 0:
                     # The next call: the whitespace before it is content if it is not one.
-                    self.raw = self.ws + [s[i : i + b]]
-                    self.ws = []
+                    self.raw, self.ws = self.ws, []
                     i += b
                     self.st, self.quote, self.name = "Name", None, []
                 elif kind == "marker":
                     i += b
                     self.st, self.ws = "Text", []
                 elif kind == "wait":
-                    self.ws.append(s[i : i + a])
                     return i + a
                 else:
-                    # No block end: the whitespace starts the text.
-                    out.content("".join(self.ws) + s[i : i + a])
+                    # No block end: the whitespace started the text.
                     i += a
-                    self.st, self.ws = "Text", []
+                    self.st = "Text"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -324,11 +315,7 @@ class XmlElements:
             # Cut off inside the call (its end never came): the call is unfinished.
             out.truncate("")
         elif st == "After":
-            # Whitespace after the last call, or a cut-off block end: markup. The cut-off start
-            # of the next call (and of nothing else) is a truncated call.
-            nxt, end = self.style.after.list
-            if rest and nxt.startswith(rest) and not end.startswith(rest):
-                out.truncate(rest)
+            finish_after_call(rest, self.style.after, self.style.after.list[:1], out)
 
     # ----- the arguments, at the end of the call -----
 

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
 from . import ToolTypes, params
+from .between import after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
-from .scan import NAME_MAX, WS, WS_MAX, Markers, expect
+from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -361,17 +362,8 @@ class XmlParams:
                 else:
                     self.st, self.name_parts = "Name", []
             elif st == "Wrapper":
-                kind, a, b = expect(s, style.function, i)
-                n_ws = b - len(style.function.list[a]) if kind == "marker" else a
-                raw = "".join(self.raw)
-                if kind != "other" and len(raw) - len(raw.rstrip(WS)) + n_ws > WS_MAX:
-                    # Whitespace after the wrapper past the cap: not a call, the wrapper was
-                    # content.
-                    out.content(raw + s[i : i + n_ws])
-                    self.raw = []
-                    i += n_ws
-                    self.st = "Text"
-                elif kind == "marker":
+                kind, a, b = expect_capped(s, style.function, i, trailing_ws("".join(self.raw)))
+                if kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
                     self.st, self.name_parts = "Name", []
@@ -379,7 +371,8 @@ class XmlParams:
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
-                    # Not a call: the wrapper was content.
+                    # Not a call (other text, or whitespace past the cap): the wrapper was
+                    # content.
                     self.raw.append(s[i : i + a])
                     out.content("".join(self.raw))
                     self.raw = []
@@ -589,30 +582,25 @@ class XmlParams:
                     self._close(out)
                     self.st = self._after()
             elif st == "After":
-                kind, a, b = expect(s, style.end, i)
+                kind, a, b = after_call(self.ws, s, i, style.end, out)
                 if kind == "marker":
                     m = style.end.list[a]
+                    i += b
                     if m == style.item_end:
                         # step3's item end: the section end or the next call may follow.
                         self.ws = []
-                        i += b
                     elif m in style.function.list:
                         # The next call: the whitespace before it is content if it is not.
-                        self.raw = self.ws + [s[i : i + b]]
-                        self.ws, self.name_parts = [], []
-                        i += b
+                        self.raw, self.ws, self.name_parts = self.ws, [], []
                         self.st = "Name"
                     else:
-                        i += b
                         self.st, self.ws = "Text", []
                 elif kind == "wait":
-                    self.ws.append(s[i : i + a])
                     return i + a
                 else:
-                    # No section end (a bare call): the whitespace starts the text.
-                    out.content("".join(self.ws) + s[i : i + a])
+                    # No section end (a bare call): the whitespace started the text.
                     i += a
-                    self.st, self.ws = "Text", []
+                    self.st = "Text"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
@@ -636,7 +624,4 @@ class XmlParams:
         elif st == "After":
             # Whitespace after the last call, or a truncated section end: markup. The cut-off
             # start of the next function (and of nothing else) is a truncated call.
-            nxt = self.style.function.list
-            other = any(m not in nxt and m.startswith(rest) for m in self.style.end.list)
-            if rest and any(m.startswith(rest) for m in nxt) and not other:
-                out.truncate(rest)
+            finish_after_call(rest, self.style.end, self.style.function.list, out)

@@ -1,0 +1,48 @@
+"""Between calls: the markup after a call, shared by the families that read it alike (xml_params,
+xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
+then one of the family's markers (the next call's start, the block's end, ...); whitespace before
+other text is content, and so is that text."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from .event import Emitter
+from .scan import Markers, expect
+
+# after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
+After = Tuple[str, int, int]
+
+
+def after_call(ws: List[str], s: str, start: int, markers: Markers, out: Emitter) -> After:
+    """Reads the text after a call (``s[start:]``), ``ws`` holding the whitespace read since the
+    call ended; positions are relative to ``start``:
+
+    - ``("marker", which, end)``: marker ``which`` follows the whitespace; ``end`` characters were
+      read (the whitespace and the marker, now at the end of ``ws``: the markup of the next call,
+      content if its name fails);
+    - ``("wait", n, -1)``: only whitespace (or whitespace and a marker's prefix): ``n`` characters
+      were read into ``ws``; wait for more;
+    - ``("text", at, -1)``: other text at ``at``: the held whitespace and the text before ``at``
+      were sent as content (``ws`` is emptied); plain text follows.
+    """
+    kind, a, b = expect(s, markers, start)
+    if kind == "marker":
+        ws.append(s[start : start + b])
+        return ("marker", a, b)
+    if kind == "wait":
+        ws.append(s[start : start + a])
+        return ("wait", a, -1)
+    out.content("".join(ws) + s[start : start + a])
+    ws.clear()
+    return ("text", a, -1)
+
+
+def finish_after_call(rest: str, markers: Markers, nxt: Sequence[str], out: Emitter) -> None:
+    """The end of the output after a call, ``rest`` being what was held back: whitespace and a
+    cut-off block end are markup; the cut-off start of the next call (one of ``nxt``, and of none
+    of the other ``markers``) is a truncated call."""
+    call = any(m.startswith(rest) for m in nxt)
+    other = any(m not in nxt and m.startswith(rest) for m in markers.list)
+    if rest and call and not other:
+        out.truncate(rest)

@@ -1,0 +1,56 @@
+//! Between calls: the markup after a call, shared by the families that read it alike
+//! (xml_params, xml_elements, functiongemma). After a call stand whitespace, then one of the
+//! family's markers (the next call's start, the block's end, ...); whitespace before other text is
+//! content, and so is that text.
+
+use crate::event::Emitter;
+use crate::scan::{expect, Expect, Markers};
+
+/// What the text after a call holds (read by [`after_call`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// Marker `which` follows the whitespace; `end` bytes were read (the whitespace and the
+    /// marker, now at the end of the held text: the markup of the next call, content if its name
+    /// fails).
+    Marker { which: usize, end: usize },
+    /// Only whitespace (or whitespace and a marker's prefix): `n` bytes were read into the held
+    /// text; wait for more.
+    Wait(usize),
+    /// Other text at byte `at`: the held whitespace and the input before `at` were sent as
+    /// content; plain text follows.
+    Text(usize),
+}
+
+/// Reads the text after a call (`input`), `ws` holding the whitespace read since the call ended.
+pub fn after_call(ws: &mut String, input: &str, markers: &Markers, out: &mut Emitter) -> After {
+    match expect(input, markers) {
+        Expect::Marker { which, end } => {
+            ws.push_str(&input[..end]);
+            After::Marker { which, end }
+        }
+        Expect::Wait { ws: n } => {
+            ws.push_str(&input[..n]);
+            After::Wait(n)
+        }
+        Expect::Other { at } => {
+            ws.push_str(&input[..at]);
+            out.content(ws);
+            ws.clear();
+            After::Text(at)
+        }
+    }
+}
+
+/// The end of the output after a call, `rest` being what was held back: whitespace and a cut-off
+/// block end are markup; the cut-off start of the next call (one of `next`, and of none of the
+/// other `markers`) is a truncated call.
+pub fn finish_after_call(rest: &str, markers: &Markers, next: &[&str], out: &mut Emitter) {
+    let call = next.iter().any(|m| m.starts_with(rest));
+    let other = markers
+        .list
+        .iter()
+        .any(|m| !next.contains(m) && m.starts_with(rest));
+    if !rest.is_empty() && call && !other {
+        out.truncate(rest);
+    }
+}
