@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
-
 from toolparse.models import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
 
