@@ -31,6 +31,7 @@ TOP_KEYS = {
     "sizes",
     "results",
     "unavailable",
+    "ratios",
 }
 ROW_KEYS = {
     "format",
@@ -41,6 +42,7 @@ ROW_KEYS = {
     "seconds",
     "us_per_delta",
     "correct",
+    "pieces",
     "skipped",
 }
 
@@ -535,3 +537,48 @@ def test_readme_shows_the_plot_and_the_command() -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert png.stat().st_size < 200_000
     assert (root / "benches" / "plot_readme.py").is_file()
+
+
+def _row(parser: str, us: float, pieces: int, correct: bool = True) -> Dict[str, Any]:
+    return {
+        "format": "qwen3_coder", "parser": parser, "size": 4096, "output_chars": 4200,
+        "deltas": 1000, "seconds": us * 1e-3, "us_per_delta": us, "correct": correct,
+        "pieces": pieces, "skipped": None,
+    }  # fmt: skip
+
+
+def test_ratios_name_the_fastest_peer_and_the_fastest_that_streamed() -> None:
+    """A peer that sends the argument in a few pieces (it holds the value until it ends) does
+    less work per delta than one that streams it: the ratios name both, the table marks it."""
+    rows = [
+        _row("toolparse:rust", 2.0, 990),
+        _row("toolparse:python", 5.0, 990),
+        _row("sglang:qwen3_coder", 6.0, 4),  # held: 4 pieces for 1000 deltas
+        _row("vllm:qwen3_coder", 40.0, 990),
+        _row("vllm:other", 3.0, 990, correct=False),  # wrong: never the reference
+    ]
+    report = {
+        "toolparse": "0", "python": "3", "servers": {}, "delta_chars": 4, "repeat": 1,
+        "clock": "cpu", "budget_seconds": 20.0, "formats": ["qwen3_coder"], "sizes": [4096],
+        "results": rows, "unavailable": [],
+    }  # fmt: skip
+    assert [bench.streams(r) for r in rows] == [True, True, False, True, True]
+    (r,) = bench.ratios(report)
+    assert (r["peer"], r["ratio"]) == ("sglang:qwen3_coder", 3.0)
+    assert (r["streaming_peer"], r["streaming_ratio"]) == ("vllm:qwen3_coder", 20.0)
+    report["ratios"] = [r]
+    text = bench.table(report)
+    assert "6.00 =4" in text and "40.0 " in text
+    assert "3.0x sglang:qwen3_coder, 20.0x vllm:qwen3_coder (streaming)" in text
+    assert "'=N': the parser sent the argument in N pieces" in text
+
+
+def test_toolparse_streams_the_argument_and_counts_its_pieces(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "bench", "-f", "hermes", "--json", "--size", "1KB", "--repeat", "1",
+                       "--no-peers")  # fmt: skip
+    assert code == 0
+    for row in json.loads(out)["results"]:
+        assert bench.streams(row), row
+        assert row["pieces"] <= row["deltas"]

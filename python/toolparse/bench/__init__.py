@@ -19,11 +19,18 @@ harness drives them (``peers.py``).
                   time, grown quadratically, would pass it
     formats       [format, ...]                  sizes      [SIZE, ...] (characters of content)
     results       [{"format", "parser", "size", "output_chars", "deltas", "seconds",
-                    "us_per_delta", "correct", "skipped"}, ...]
+                    "us_per_delta", "correct", "pieces", "skipped"}, ...]
                   parser: "toolparse:rust", "toolparse:python", "vllm:<name>", "sglang:<name>";
                   correct: the stream gave the one call with its arguments, and no content;
+                  pieces: how many arguments fragments the stream sent: about one per delta for
+                  a parser that streams the argument, a few for one that holds a value until it
+                  ends (``streams(row)``: at least one piece per STREAMS_EVERY deltas)
                   skipped: null, or why it was not run (then seconds and us_per_delta are null)
     unavailable   [{"format", "parser", "reason"}, ...]: peers that could not run at all
+    ratios        [{"format", "size", "toolparse", "peer", "peer_us", "ratio", "streaming_peer",
+                    "streaming_peer_us", "streaming_ratio"}, ...]: toolparse:rust's µs per delta
+                  against the fastest peer that returned the call (null when none did), and
+                  against the fastest such peer that also streamed the argument (``pieces``)
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
 
-from . import outputs
+from . import outputs, servers
 from .servers import MISREADS
 
 __all__ = ["Progress", "parse_size", "plot", "require_plot", "run", "table"]
@@ -82,8 +89,16 @@ def _toolparse_stream(format: str, backend: str) -> Tuple[Stream, Callable[[List
     def checked(deltas: List[str]) -> Result:
         rec = toolparse.StreamingToolReconstructor()
         s = toolparse.get_parser(format, tools=outputs.TOOLS, backend=backend).stream()
-        rec.append_deltas(s.feed(d) for d in deltas)
-        rec.append_deltas([s.finish()])
+        sent = [s.feed(d) for d in deltas]
+        sent.append(s.finish())
+        servers.PIECES[0] += sum(
+            1
+            for m in sent
+            if m is not None
+            for c in m.tool_calls
+            if c.function and c.function.arguments
+        )
+        rec.append_deltas(sent)
         return rec.other_content or "", [
             (c.function.name, c.function.arguments) for c in rec.tool_calls
         ]
@@ -225,14 +240,17 @@ def _measure(
                     "seconds": None,
                     "us_per_delta": None,
                     "correct": None,
+                    "pieces": None,
                     "skipped": over,
                 }
                 if over is None:
                     try:
                         with _deadline(budget, clock):
+                            servers.PIECES[0] = 0
                             t0 = tick()
                             row["correct"] = _correct(checked(deltas), size)
                             first = tick() - t0
+                            row["pieces"] = servers.PIECES[0]
                             # a slow parser's checked run is its (only) timed run
                             if first > budget / 10 and checked is timed:
                                 seconds = first
@@ -294,7 +312,7 @@ def run(
         _measure(plan, sizes, repeat, budget, clock, bar, results)
     finally:
         bar.close()
-    return {
+    report: Dict[str, Any] = {
         "toolparse": toolparse.__version__,
         "python": platform.python_version(),
         "servers": peers_mod.versions(),
@@ -307,6 +325,49 @@ def run(
         "results": results,
         "unavailable": unavailable,
     }
+    report["ratios"] = ratios(report)
+    return report
+
+
+STREAMS_EVERY = 8
+
+
+def streams(row: Dict[str, Any]) -> bool:
+    """Whether the parser streamed the argument: at least one arguments piece per
+    ``STREAMS_EVERY`` deltas (a parser holding the 16 KB value until it ends sends 1-4)."""
+    pieces = row.get("pieces")
+    return pieces is not None and pieces * STREAMS_EVERY >= row["deltas"]
+
+
+def ratios(report: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Per (format, size): toolparse:rust against the fastest correct peer, and against the
+    fastest correct peer that streamed the argument (see the module docstring's ``ratios``)."""
+    out: List[Dict[str, Any]] = []
+    for format in report["formats"]:
+        for size in report["sizes"]:
+            rows = [r for r in report["results"] if r["format"] == format and r["size"] == size]
+            mine = next((r for r in rows if r["parser"] == "toolparse:rust"), None)
+            if mine is None or not mine["us_per_delta"]:  # not run, or a clock that did not move
+                continue
+            peers = [
+                r
+                for r in rows
+                if not r["parser"].startswith("toolparse:")
+                and r["us_per_delta"] is not None
+                and r["correct"]
+            ]
+            entry: Dict[str, Any] = {
+                "format": format,
+                "size": size,
+                "toolparse": mine["us_per_delta"],
+            }
+            for key, pool in (("", peers), ("streaming_", [r for r in peers if streams(r)])):
+                best = min(pool, key=lambda r: r["us_per_delta"], default=None)
+                entry[f"{key}peer"] = best["parser"] if best else None
+                entry[f"{key}peer_us"] = best["us_per_delta"] if best else None
+                entry[f"{key}ratio"] = best["us_per_delta"] / mine["us_per_delta"] if best else None
+            out.append(entry)
+    return out
 
 
 def _cell(row: Dict[str, Any]) -> str:
@@ -314,7 +375,8 @@ def _cell(row: Dict[str, Any]) -> str:
         return "error" if row["skipped"].startswith("raised") else "skipped"
     v = row["us_per_delta"]
     text = f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 1000 else f"{v:.0f}"
-    return text + ("" if row["correct"] else " !")
+    held = "" if row.get("pieces") is None or streams(row) else " =" + str(row["pieces"])
+    return text + ("" if row["correct"] else " !") + held
 
 
 def table(report: Dict[str, Any]) -> str:
@@ -325,7 +387,7 @@ def table(report: Dict[str, Any]) -> str:
         f" deltas, best of {report['repeat']}+, {report['clock']} clock; toolparse"
         f" {report['toolparse']}, python {report['python']}{servers}"
     ]
-    bad = skipped = False
+    bad = skipped = held = False
     errors: Dict[str, List[str]] = {}
     wrong: set = set()
     for format in report["formats"]:
@@ -354,7 +416,22 @@ def table(report: Dict[str, Any]) -> str:
         lines.append("  " + " | ".join(h.rjust(w) for h, w in zip(head, widths)))
         lines.append("  " + "-+-".join("-" * w for w in widths))
         lines.extend("  " + " | ".join(c.rjust(w) for c, w in zip(row, widths)) for row in body)
+        for r in report.get("ratios", []):
+            if r["format"] == format and r["peer"] is not None:
+                ratio = f"  {size_label(r['size'])}: toolparse:rust {r['ratio']:.1f}x {r['peer']}"
+                if r["streaming_peer"] is None:
+                    ratio += " (no peer streamed the argument)"
+                elif r["streaming_peer"] != r["peer"]:
+                    ratio += f", {r['streaming_ratio']:.1f}x {r['streaming_peer']} (streaming)"
+                lines.append(ratio)
+                held |= r["streaming_peer"] != r["peer"]
     notes = []
+    if held:
+        notes.append(
+            "'=N': the parser sent the argument in N pieces, not as it streamed (it holds a value"
+            " until the value ends: less work per delta, and its client sees nothing meanwhile);"
+            " the ratios also name the fastest peer that streamed it"
+        )
     if bad:
         notes.append("'!': the parser did not return the call (wrong or missing arguments)")
         notes.extend(f"'!' {p}: {MISREADS[p]}" for p in sorted(wrong) if p in MISREADS)

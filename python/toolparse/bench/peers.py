@@ -41,6 +41,23 @@ def _is_harness(module: Any) -> bool:
     return all(hasattr(module, a) for a in ("make_vllm_peer", "make_sglang_peer", "VLLM_PEERS"))
 
 
+def _counted(harness: ModuleType) -> ModuleType:
+    """The harness with its client-side merge of tool-call deltas counting the arguments pieces
+    into ``servers.PIECES`` (its streams look the function up as a module global per call)."""
+    merge = getattr(harness, "merge_tool_deltas", None)
+    if merge is None or getattr(merge, "_toolparse_counted", False):
+        return harness
+
+    def counted(acc: Any, index: int, name: Optional[str], args: Optional[str]) -> None:
+        if args:
+            servers_mod.PIECES[0] += 1
+        merge(acc, index, name, args)
+
+    counted._toolparse_counted = True  # type: ignore[attr-defined]
+    harness.merge_tool_deltas = counted  # type: ignore[attr-defined]
+    return harness
+
+
 def load_harness(peers_dir: Optional[str] = None) -> Tuple[Optional[ModuleType], str]:
     """(the harness's ``peers`` module, "") or (None, why not)."""
     folder = peers_dir or os.environ.get("TOOLPARSE_PEERS_DIR")
@@ -53,7 +70,7 @@ def load_harness(peers_dir: Optional[str] = None) -> Tuple[Optional[ModuleType],
             return None, f"the peers harness does not load ({type(e).__name__}: {e})"
         if not _is_harness(module):
             return None, "the importable 'peers' module is not the peers harness"
-        return module, ""
+        return _counted(module), ""
     d = Path(folder)
     if not (d / "peers.py").is_file():
         return None, f"no peers harness in {d} (no peers.py)"
@@ -74,7 +91,7 @@ def load_harness(peers_dir: Optional[str] = None) -> Tuple[Optional[ModuleType],
             sys.modules["corpus"] = saved
         else:
             sys.modules.pop("corpus", None)
-    return module, ""
+    return _counted(module), ""
 
 
 def _installed(module: str) -> Optional[str]:

@@ -242,8 +242,16 @@ class BenchTokenizer:
         return "".join(tokens)
 
 
+# Arguments fragments merged since the bench last reset it (``PIECES[0] = 0``): how many pieces a
+# parser sent the arguments in. A streaming parser sends about one per delta; a parser that holds
+# a value until it ends sends a few. The peers harness's merge is counted here too (peers.py).
+PIECES = [0]
+
+
 def _merge(acc: Dict[int, List[str]], index: int, name: Optional[str], args: Optional[str]) -> None:
     """An OpenAI client's merge of a tool-call delta: the name once, the arguments appended."""
+    if args:
+        PIECES[0] += 1
     slot = acc.setdefault(index, ["", ""])
     if name and not slot[0]:
         slot[0] = name
