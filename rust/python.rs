@@ -4,14 +4,16 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 
 use crate::event::{Delta, Extracted};
 use crate::formats::{Format, Parser, RawSchemaNode, Setup, Tools};
 use crate::reasoning::Reasoning;
+
+mod models;
 
 /// The one place core failures become Python exceptions; messages name the format and offset.
 fn error(format: &str, offset: Option<usize>, msg: &str) -> PyErr {
@@ -153,6 +155,8 @@ struct PyParser {
     chars: usize,
     /// Where the tool machine's raw text starts, in characters (None while reasoning is open).
     machine_from: Option<usize>,
+    /// Makes the id of a call the format gives none (`feed_message`; once per such call).
+    new_id: Option<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -170,27 +174,37 @@ impl PyParser {
         Ok(PyParser::of(
             Parser::with(setup, &tools_of(tools, schemas)),
             setup_name(&setup),
+            None,
         ))
     }
 
     fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
-        let s = text;
-        let text = text_of(s);
-        if self.inner.is_finished() {
-            return Err(error(self.format, Some(self.fed), "feed() after finish()"));
-        }
-        self.fed += text.len();
-        if self.machine_from.is_none() {
-            // Counted only while reasoning is open: Python's length is O(1), exact unless a
-            // lone surrogate made a lossy copy.
-            self.chars += match &text {
-                Cow::Borrowed(_) => s.len()?,
-                Cow::Owned(t) => t.chars().count(),
-            };
-        }
-        let d = self.inner.feed_delta(&text);
-        self.note_hand_over();
+        let d = self.feed_core(text)?;
         delta_to_py(py, d)
+    }
+
+    /// `feed`, returning the facade's `DeltaMessage` (or None) built here: what
+    /// `ToolCallStream.feed` returns on the Rust backend.
+    fn feed_message(
+        &mut self,
+        py: Python<'_>,
+        delta_text: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let Ok(text) = delta_text.cast::<PyString>() else {
+            return Err(PyTypeError::new_err(format!(
+                "delta_text must be a str, not {}",
+                delta_text.get_type().name()?
+            )));
+        };
+        let d = self.feed_core(text)?;
+        models::delta_message(py, d, self.new_id.as_ref())
+    }
+
+    /// `finish`, returning the facade's `DeltaMessage` (or None).
+    fn finish_message(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = self.inner.finish_delta();
+        self.note_hand_over();
+        models::delta_message(py, d, self.new_id.as_ref())
     }
 
     /// Feeds several deltas in one call (batched tokens, speculative decoding); one result each.
@@ -242,7 +256,7 @@ impl PyParser {
 }
 
 impl PyParser {
-    fn of(inner: Parser, format: &'static str) -> PyParser {
+    fn of(inner: Parser, format: &'static str, new_id: Option<Py<PyAny>>) -> PyParser {
         let machine_from = inner.machine_from().map(|_| 0);
         PyParser {
             inner,
@@ -250,7 +264,27 @@ impl PyParser {
             fed: 0,
             chars: 0,
             machine_from,
+            new_id,
         }
+    }
+
+    fn feed_core(&mut self, s: &Bound<'_, PyString>) -> PyResult<Option<Delta>> {
+        let text = text_of(s);
+        if self.inner.is_finished() {
+            return Err(error(self.format, Some(self.fed), "feed() after finish()"));
+        }
+        self.fed += text.len();
+        if self.machine_from.is_none() {
+            // Counted only while reasoning is open: Python's length is O(1), exact unless a
+            // lone surrogate made a lossy copy.
+            self.chars += match &text {
+                Cow::Borrowed(_) => s.len()?,
+                Cow::Owned(t) => t.chars().count(),
+            };
+        }
+        let d = self.inner.feed_delta(&text);
+        self.note_hand_over();
+        Ok(d)
     }
 
     /// After a feed or finish: the hand-over point in characters, once the core has one.
@@ -313,11 +347,14 @@ impl PyFormat {
         })
     }
 
-    /// A new streaming parser for one response.
-    fn parser(&self) -> PyParser {
+    /// A new streaming parser for one response; `new_id()` makes the id of a call whose format
+    /// gives none, for `feed_message` / `finish_message` (called once per such call).
+    #[pyo3(signature = (new_id=None))]
+    fn parser(&self, new_id: Option<Py<PyAny>>) -> PyParser {
         PyParser::of(
             Parser::with(self.setup, &self.tools),
             setup_name(&self.setup),
+            new_id,
         )
     }
 
@@ -375,6 +412,16 @@ fn replay(
     extracted_to_py(py, p.into_extracted())
 }
 
+/// The facade's delta model classes, handed over once at import: `feed_message` builds them.
+#[pyfunction]
+fn set_models(
+    message: &Bound<'_, PyType>,
+    call: &Bound<'_, PyType>,
+    function: &Bound<'_, PyType>,
+) -> PyResult<()> {
+    models::set(message, call, function)
+}
+
 #[pyfunction]
 fn list_formats() -> Vec<&'static str> {
     Format::names()
@@ -400,6 +447,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;
     m.add_function(wrap_pyfunction!(list_reasoning_formats, m)?)?;
     m.add_function(wrap_pyfunction!(is_json, m)?)?;
+    m.add_function(wrap_pyfunction!(set_models, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

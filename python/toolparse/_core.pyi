@@ -1,6 +1,8 @@
 """Stubs for the native module ``toolparse._core`` (built from ``rust/python.rs``)."""
 
-from typing import Dict, List, Optional, Tuple, final
+from typing import Any, Callable, Dict, List, Optional, Tuple, final
+
+from .models import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
 __version__: str
 __all__ = [
@@ -11,6 +13,7 @@ __all__ = [
     "list_formats",
     "list_reasoning_formats",
     "replay",
+    "set_models",
     "__version__",
 ]
 
@@ -46,6 +49,11 @@ class Parser:
         """Feeds several deltas in one call; one result per delta."""
     def finish(self) -> Optional[_Delta]:
         """Flushes what was held back at the end of the text."""
+    def feed_message(self, delta_text: Any) -> Optional[DeltaMessage]:
+        """``feed``, as the facade's ``DeltaMessage`` (built here, see ``set_models``); a call
+        start without an id gets ``new_id()`` (``Format.parser``). TypeError for a non-str."""
+    def finish_message(self) -> Optional[DeltaMessage]:
+        """``finish``, as the facade's ``DeltaMessage``."""
     @property
     def malformed(self) -> bool:
         """The tool markup seen so far was malformed."""
@@ -78,8 +86,9 @@ class Format:
         reasoning_started: Optional[bool] = None,
         schemas: Optional[_Schemas] = None,
     ) -> Format: ...
-    def parser(self) -> Parser:
-        """A new streaming parser for one response."""
+    def parser(self, new_id: Optional[Callable[[], str]] = None) -> Parser:
+        """A new streaming parser for one response; ``new_id()`` makes the id of a call whose
+        format gives none (for ``feed_message`` / ``finish_message``)."""
     def extract(self, text: str) -> _Extracted:
         """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
     @property
@@ -105,6 +114,12 @@ def replay(
 ) -> _Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""
+
+def set_models(
+    message: type[DeltaMessage], call: type[DeltaToolCall], function: type[DeltaFunctionCall]
+) -> None:
+    """The facade's delta model classes, handed over once (at import); again with the same
+    classes is a no-op, with others a RuntimeError."""
 
 def list_formats() -> List[str]: ...
 def list_reasoning_formats() -> List[str]: ...

@@ -29,6 +29,11 @@ except ImportError:  # pragma: no cover - the extension is built by maturin
 
 BACKENDS = ("rust", "python")
 
+if _core is not None:
+    # The Rust backend builds the stream's DeltaMessages itself (``Parser.feed_message``), the
+    # same objects as the fast constructors below make.
+    _core.set_models(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
+
 # Bound once: attribute lookups on pydantic model classes are slow (see toolparse.models).
 _message_fast = DeltaMessage._fast
 _args_fast = DeltaMessage._fast_tool_args
@@ -355,10 +360,22 @@ class ToolCallStream:
 
     def __init__(self, parser: ToolParser) -> None:
         self.parser = parser
-        self._core = parser._new_parser()
+        if parser.backend == "rust":
+            self._core = parser._format.parser(parser.new_id)
+            # The per-delta path without a Python frame: the instance's ``feed`` and ``finish``
+            # are the core's, which build the same DeltaMessage as the methods below (and raise
+            # the same errors).
+            self.feed = self._core.feed_message  # type: ignore[method-assign]
+            self.finish = self._core.finish_message  # type: ignore[method-assign]
+        else:
+            self._core = parser._new_parser()
 
     def feed(self, delta_text: str) -> Optional[DeltaMessage]:
-        """Returns the delta to send, or None when there is nothing new yet."""
+        """Returns the delta to send, or None when there is nothing new yet. ``TypeError`` for a
+        ``delta_text`` that is not a str, ``ValueError`` after ``finish()``.
+
+        (On the Rust backend a stream's ``feed`` is the native ``Parser.feed_message``, bound at
+        creation, which gives the same result; this method is the Python backend's.)"""
         try:
             d = self._core.feed(delta_text)
         except TypeError:

@@ -1,0 +1,329 @@
+//! Binding only: builds the facade's result models (`DeltaMessage`, `DeltaToolCall`,
+//! `DeltaFunctionCall`, pydantic v2 models) from a core `Delta` without validation, exactly as
+//! the Python fast constructors `DeltaMessage._fast` / `_fast_tool_args` do (see the comment block
+//! in `models/_base.py`): same `__dict__` (same keys, same order), the same fields set, and
+//! `__pydantic_extra__` / `__pydantic_private__` None. No parsing here.
+//!
+//! An instance is allocated with its class's `tp_new` and empty arguments (`object.__new__`:
+//! BaseModel defines no `__new__`); its field values and the three slots are stored with
+//! `PyObject_GenericSetAttr`, which bypasses BaseModel's Python `__setattr__` (on 3.11+ the values
+//! go in the instance's inline values, which CPython turns into its `__dict__`, in insertion
+//! order, when something asks for it; before 3.11 in its dict).
+
+use std::os::raw::c_int;
+use std::ptr;
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyList, PyString, PyTuple, PyType};
+
+use crate::event::Delta;
+
+/// The three model classes, handed over once by the facade (`set_models`).
+pub(super) struct Models {
+    message: Class,
+    call: Class,
+    function: Class,
+}
+
+struct Class {
+    cls: Py<PyType>,
+    new: ffi::newfunc,
+    /// The slot descriptors of `__pydantic_fields_set__`, `__pydantic_extra__` and
+    /// `__pydantic_private__` with their setter, where the interpreter gives it (3.10+: slots of
+    /// static types are readable): the store `PyObject_GenericSetAttr` makes, without its lookup.
+    slots: Option<[(Py<PyAny>, ffi::descrsetfunc); 3]>,
+}
+
+const SLOTS: [&str; 3] = [
+    "__pydantic_fields_set__",
+    "__pydantic_extra__",
+    "__pydantic_private__",
+];
+
+static MODELS: PyOnceLock<Models> = PyOnceLock::new();
+
+impl Class {
+    fn of(cls: &Bound<'_, PyType>) -> PyResult<Class> {
+        // SAFETY: `cls` is a live type object; a heap type's slots are readable on every version.
+        let slot = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_new) };
+        if slot.is_null() {
+            return Err(PyTypeError::new_err(format!(
+                "toolparse: {} cannot be instantiated",
+                cls.name()?
+            )));
+        }
+        // SAFETY: the Py_tp_new slot holds a `newfunc`.
+        let new = unsafe { std::mem::transmute::<*mut std::ffi::c_void, ffi::newfunc>(slot) };
+        Ok(Class {
+            cls: cls.clone().unbind(),
+            new,
+            slots: slot_setters(cls),
+        })
+    }
+
+    /// A new instance without `__init__`: its class's `tp_new` with empty arguments.
+    fn alloc<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let args = PyTuple::empty(py);
+        // SAFETY: `new` is the class's own tp_new, called with the class and an empty tuple.
+        unsafe {
+            let obj = (self.new)(
+                self.cls.as_ptr().cast::<ffi::PyTypeObject>(),
+                args.as_ptr(),
+                ptr::null_mut(),
+            );
+            Bound::from_owned_ptr_or_err(py, obj)
+        }
+    }
+}
+
+/// The three slots' descriptors and setters, if every one is a data descriptor whose setter
+/// `PyType_GetSlot` gives (None before 3.10, where it gives none for a static type).
+fn slot_setters(cls: &Bound<'_, PyType>) -> Option<[(Py<PyAny>, ffi::descrsetfunc); 3]> {
+    let py = cls.py();
+    let mut out = Vec::with_capacity(3);
+    for name in SLOTS {
+        // The class attribute of a slot is its member descriptor itself.
+        let descr = cls.getattr(name).ok()?;
+        let kind = descr.get_type();
+        // SAFETY: `kind` is a live type object.
+        let slot = unsafe { ffi::PyType_GetSlot(kind.as_type_ptr(), ffi::Py_tp_descr_set) };
+        if slot.is_null() {
+            let _ = PyErr::take(py);
+            return None;
+        }
+        // SAFETY: the Py_tp_descr_set slot holds a `descrsetfunc`.
+        let set = unsafe { std::mem::transmute::<*mut std::ffi::c_void, ffi::descrsetfunc>(slot) };
+        out.push((descr.unbind(), set));
+    }
+    out.try_into().ok()
+}
+
+/// `_core.set_models(DeltaMessage, DeltaToolCall, DeltaFunctionCall)`: once per process (again
+/// with the same classes is a no-op).
+pub(super) fn set(
+    message: &Bound<'_, PyType>,
+    call: &Bound<'_, PyType>,
+    function: &Bound<'_, PyType>,
+) -> PyResult<()> {
+    let py = message.py();
+    if let Some(m) = MODELS.get(py) {
+        if m.message.cls.is(message) && m.call.cls.is(call) && m.function.cls.is(function) {
+            return Ok(());
+        }
+        return Err(PyRuntimeError::new_err(
+            "toolparse: the delta model classes are already set",
+        ));
+    }
+    let models = Models {
+        message: Class::of(message)?,
+        call: Class::of(call)?,
+        function: Class::of(function)?,
+    };
+    let _ = MODELS.set(py, models);
+    Ok(())
+}
+
+pub(super) fn get(py: Python<'_>) -> PyResult<&'static Models> {
+    MODELS.get(py).ok_or_else(|| {
+        PyRuntimeError::new_err("toolparse: the delta model classes are not set (set_models)")
+    })
+}
+
+fn check(py: Python<'_>, rc: c_int) -> PyResult<()> {
+    if rc < 0 {
+        Err(PyErr::fetch(py))
+    } else {
+        Ok(())
+    }
+}
+
+/// A model instance of `class` with `fields` (name, value) in its `__dict__`, in that order, and
+/// `fields_set` (names, in the order the Python fast constructors insert them) as its fields set.
+fn instance<'py>(
+    py: Python<'py>,
+    class: &Class,
+    fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
+    fields_set: &[&Bound<'py, PyString>],
+) -> PyResult<Bound<'py, PyAny>> {
+    let obj = class.alloc(py)?;
+    let ptr = obj.as_ptr();
+    // SAFETY: the pointers are live objects; a fresh set is only touched here until returned.
+    unsafe {
+        let put = |name: &Bound<'py, PyString>, value: *mut ffi::PyObject| {
+            check(py, ffi::PyObject_GenericSetAttr(ptr, name.as_ptr(), value))
+        };
+        for (name, value) in fields {
+            put(name, value.as_ptr())?;
+        }
+        let set = Bound::from_owned_ptr_or_err(py, ffi::PySet_New(ptr::null_mut()))?;
+        for name in fields_set {
+            check(py, ffi::PySet_Add(set.as_ptr(), name.as_ptr()))?;
+        }
+        let values = [set.as_ptr(), ffi::Py_None(), ffi::Py_None()];
+        match &class.slots {
+            Some(slots) => {
+                for ((descr, store), value) in slots.iter().zip(values) {
+                    check(py, store(descr.as_ptr(), ptr, value))?;
+                }
+            }
+            None => {
+                let names = [
+                    intern!(py, "__pydantic_fields_set__"),
+                    intern!(py, "__pydantic_extra__"),
+                    intern!(py, "__pydantic_private__"),
+                ];
+                for (name, value) in names.into_iter().zip(values) {
+                    put(name, value)?;
+                }
+            }
+        }
+    }
+    Ok(obj)
+}
+
+fn opt<'py>(py: Python<'py>, s: Option<String>) -> Bound<'py, PyAny> {
+    match s {
+        Some(s) => PyString::new(py, &s).into_any(),
+        None => py.None().into_bound(py),
+    }
+}
+
+/// `DeltaFunctionCall._fast(name, arguments)`.
+fn function<'py>(
+    py: Python<'py>,
+    m: &Models,
+    name: Option<String>,
+    args: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (k_name, k_args) = (intern!(py, "name"), intern!(py, "arguments"));
+    let mut set: Vec<&Bound<'py, PyString>> = Vec::with_capacity(2);
+    if name.is_some() {
+        set.push(k_name);
+    }
+    if args.is_some() {
+        set.push(k_args);
+    }
+    instance(
+        py,
+        &m.function,
+        &[(k_name, opt(py, name)), (k_args, opt(py, args))],
+        &set,
+    )
+}
+
+/// `DeltaToolCall._fast(index, id, type, function)` with `function` given.
+fn call<'py>(
+    py: Python<'py>,
+    m: &Models,
+    index: usize,
+    id: Option<Bound<'py, PyAny>>,
+    function: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (k_index, k_id, k_type, k_function) = (
+        intern!(py, "index"),
+        intern!(py, "id"),
+        intern!(py, "type"),
+        intern!(py, "function"),
+    );
+    let none = || py.None().into_bound(py);
+    let index = index.into_pyobject(py)?.into_any();
+    match id {
+        None => instance(
+            py,
+            &m.call,
+            &[
+                (k_index, index),
+                (k_id, none()),
+                (k_type, none()),
+                (k_function, function),
+            ],
+            &[k_index, k_function],
+        ),
+        Some(id) => instance(
+            py,
+            &m.call,
+            &[
+                (k_index, index),
+                (k_id, id),
+                (k_type, intern!(py, "function").clone().into_any()),
+                (k_function, function),
+            ],
+            &[k_index, k_id, k_type, k_function],
+        ),
+    }
+}
+
+/// `DeltaMessage._fast(content, reasoning, tool_calls)`.
+fn message<'py>(
+    py: Python<'py>,
+    m: &Models,
+    content: Option<String>,
+    reasoning: Option<String>,
+    tool_calls: Bound<'py, PyList>,
+    any_calls: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (k_content, k_reasoning, k_calls) = (
+        intern!(py, "content"),
+        intern!(py, "reasoning"),
+        intern!(py, "tool_calls"),
+    );
+    let mut set: Vec<&Bound<'py, PyString>> = Vec::with_capacity(3);
+    if any_calls {
+        set.push(k_calls);
+    }
+    if content.is_some() {
+        set.push(k_content);
+    }
+    if reasoning.is_some() {
+        set.push(k_reasoning);
+    }
+    instance(
+        py,
+        &m.message,
+        &[
+            (intern!(py, "role"), py.None().into_bound(py)),
+            (k_content, opt(py, content)),
+            (k_reasoning, opt(py, reasoning)),
+            (k_calls, tool_calls.into_any()),
+        ],
+        &set,
+    )
+}
+
+/// The `DeltaMessage` of one core delta (None for none), as the facade's `_message` builds it: a
+/// call's first fragment gets `type="function"` and its id, `new_id()` when the format gave none.
+pub(super) fn delta_message(
+    py: Python<'_>,
+    d: Option<Delta>,
+    new_id: Option<&Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let Some(d) = d else { return Ok(py.None()) };
+    let m = get(py)?;
+    let any_calls = !d.calls.is_empty();
+    let mut made_calls = Vec::with_capacity(d.calls.len());
+    for c in d.calls {
+        let made = match c.start {
+            None => call(py, m, c.index, None, function(py, m, None, c.args)?)?,
+            Some((id, name)) => {
+                let id = match (id, new_id) {
+                    (Some(id), _) => PyString::new(py, &id).into_any(),
+                    (None, Some(f)) => f.bind(py).call0()?,
+                    (None, None) => {
+                        return Err(PyRuntimeError::new_err(
+                            "toolparse: a call without an id and no id source",
+                        ))
+                    }
+                };
+                let f = function(py, m, Some(name), c.args)?;
+                call(py, m, c.index, Some(id), f)?
+            }
+        };
+        made_calls.push(made);
+    }
+    let list = PyList::new(py, made_calls)?;
+    Ok(message(py, m, d.content, d.reasoning, list, any_calls)?.unbind())
+}
