@@ -260,6 +260,35 @@ def test_progress_bar_only_on_a_terminal() -> None:
     assert tty.written[-1] == "\r\x1b[2K"  # the bar is cleared, the table follows alone
 
 
+def test_every_parser_is_warmed_up_before_the_first_timed_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: List[Tuple[str, str, int]] = []
+
+    def parser(name: str, fail: bool = False) -> Tuple[Any, Any]:
+        def run(kind: str) -> Any:
+            def go(deltas: List[str]) -> Any:
+                calls.append((name, kind, len(deltas)))
+                if fail:
+                    raise RuntimeError("a peer that raises")
+                return "", []
+
+            return go
+
+        return run("checked"), run("timed")
+
+    plan = [("hermes", {"a": parser("a"), "b": parser("b", fail=True)})]
+    bench._warm_up(plan, [300, 4096], 5.0, "wall")  # what "b" raises is not the warm-up's
+    n = len(outputs.chunk("hermes", outputs.model_output("hermes", 300)))
+    assert calls == [("a", "checked", n), ("a", "timed", n), ("b", "checked", n)]
+
+    order: List[str] = []
+    monkeypatch.setattr(bench, "_warm_up", lambda *a: order.append("warm-up"))
+    monkeypatch.setattr(bench, "_measure", lambda *a: order.append("measure"))
+    bench.run(["hermes"], [200], repeat=1, peers=False)
+    assert order == ["warm-up", "measure"]
+
+
 def test_deadline_stops_a_run_that_does_not_end() -> None:
     with pytest.raises(bench.OverBudget):
         with bench._deadline(0.05, "wall"):
