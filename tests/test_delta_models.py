@@ -10,9 +10,8 @@ import pickle
 from typing import Any, List, Optional, Set, Tuple
 
 import pytest
-from pydantic import BaseModel
-
 import toolparse
+from pydantic import BaseModel
 from toolparse import IdSource
 from toolparse.models import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 from toolparse.parser import ToolCallStream, _core
