@@ -80,8 +80,9 @@ impl Class {
     }
 }
 
-/// The three slots' descriptors and setters, if every one is a data descriptor whose setter
-/// `PyType_GetSlot` gives (None before 3.10, where it gives none for a static type).
+/// The three slots' descriptors and setters, if every one is a slot's member descriptor whose
+/// setter `PyType_GetSlot` gives (None before 3.10, where it gives none for a static type; the
+/// instances are then built with `PyObject_GenericSetAttr` alone).
 fn slot_setters(cls: &Bound<'_, PyType>) -> Option<[(Py<PyAny>, ffi::descrsetfunc); 3]> {
     let py = cls.py();
     let mut out = Vec::with_capacity(3);
@@ -89,6 +90,9 @@ fn slot_setters(cls: &Bound<'_, PyType>) -> Option<[(Py<PyAny>, ffi::descrsetfun
         // The class attribute of a slot is its member descriptor itself.
         let descr = cls.getattr(name).ok()?;
         let kind = descr.get_type();
+        if kind.name().ok()? != "member_descriptor" {
+            return None;
+        }
         // SAFETY: `kind` is a live type object.
         let slot = unsafe { ffi::PyType_GetSlot(kind.as_type_ptr(), ffi::Py_tp_descr_set) };
         if slot.is_null() {
