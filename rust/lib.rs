@@ -3,7 +3,8 @@
 //! The core is pure Rust: every format is a state machine (`formats/<name>.rs`) that is fed the
 //! model's text delta by delta and emits [`event::Event`]s. Work is linear in the text: no delta
 //! re-scans earlier text, and only a bounded suffix that could still become a marker is held back.
-//! The Python binding lives in `python.rs` alone, behind the `python` feature.
+//! The Python binding lives in `python.rs` (and its `python/models.rs`, which builds the facade's
+//! delta models) alone, behind the `python` feature.
 
 pub mod convert;
 pub mod event;

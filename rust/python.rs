@@ -1,5 +1,6 @@
-//! The only PyO3 file: thin classes over the core. Data crosses as Python objects (tuples, lists,
-//! str), never as JSON text.
+//! The PyO3 binding (with `python/models.rs`): thin classes over the core. Data crosses as Python
+//! objects (tuples, lists, str; the facade's DeltaMessages from `feed_message`), never as JSON
+//! text.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -1,6 +1,7 @@
 """The facade: picks a backend and turns core deltas into DeltaMessage and
-ExtractedToolCallInformation. Both backends return the same plain tuples; this module is the only
-place that makes model objects from them."""
+ExtractedToolCallInformation. Both backends return the same plain tuples, which this module makes
+model objects from; on the Rust backend a stream's DeltaMessages are built by the binding instead
+(``_core.Parser.feed_message``, the same objects as ``ToolCallStream._message`` makes)."""
 
 from __future__ import annotations
 
