@@ -40,8 +40,13 @@ CASES: List[Tuple[str, Optional[str], Optional[bool], str, Tuple[int, ...]]] = [
     ("hermes", "qwen3", True, "Let me think.</think>Sure. " + HERMES_CALL, (0, 4, 7)),
     ("hermes", "qwen3", True, "Still thinking", (0, 5)),
     ("kimi_k2", None, None, KIMI, (0, 4, 11)),
-    ("qwen3_coder", None, None, "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"
-     "</function>\n</tool_call>", (0, 2, 5)),
+    (
+        "qwen3_coder",
+        None,
+        None,
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
+        (0, 2, 5),
+    ),
 ]
 
 
