@@ -296,6 +296,17 @@ def test_deadline_stops_a_run_that_does_not_end() -> None:
                 pass
 
 
+def test_deadline_is_not_swallowed_by_a_parser_catching_exception() -> None:
+    """vLLM's lfm2 catches Exception around its work and logs it: the budget must still stop it."""
+    with pytest.raises(bench.OverBudget):
+        with bench._deadline(0.05, "wall"):
+            while True:
+                try:
+                    sum(range(1000))
+                except Exception:
+                    pass
+
+
 # ------------------------------------------------------------------------------------------------
 # peers, through a stand-in harness
 # ------------------------------------------------------------------------------------------------

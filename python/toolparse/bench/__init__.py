@@ -156,9 +156,10 @@ CLOCKS: Dict[str, Callable[[], float]] = {
 MIN_TOTAL = 0.2  # seconds: a fast measurement is repeated (best of) until its runs last this long
 
 
-class OverBudget(Exception):
+class OverBudget(BaseException):
     """Raised inside a run that has lasted past the budget (by a timer signal, where there is
-    one: the main thread on POSIX)."""
+    one: the main thread on POSIX). A BaseException: parsers that catch ``Exception`` around
+    their work (vLLM's lfm2 logs it and goes on) must not swallow the timer."""
 
 
 @contextlib.contextmanager
@@ -234,7 +235,7 @@ def _warm_up(
                 with _deadline(budget, clock):
                     checked(deltas)
                     timed(deltas)
-            except Exception:  # OverBudget too: the timed runs will say so
+            except (Exception, OverBudget):  # the timed runs will say so
                 pass
 
 
