@@ -395,7 +395,9 @@ def test_the_caps() -> None:
 # arguments: ``before + " " * k + after``.
 QWEN_CALL = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"
 MM = "]<]minimax[>["
-MM_CALL = MM + '<tool_call>' + MM + '<invoke name="f">' + MM + "<a>1" + MM + "</a>" + MM + "</invoke>"
+MM_CALL = (
+    MM + "<tool_call>" + MM + '<invoke name="f">' + MM + "<a>1" + MM + "</a>" + MM + "</invoke>"
+)
 AFTER_CALL = [
     # (format, the call, what follows the whitespace: the block's end or the next call, how
     # many calls past the cap: qwen3_coder reads a bare function as a call, minimax_m3 needs its

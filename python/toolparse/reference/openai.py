@@ -404,8 +404,7 @@ class Harmony:
                     which == -1
                     and not over
                     and (
-                        _could_start(s, j)
-                        or (self.first and n - j < 3 and "to=".startswith(s[j:]))
+                        _could_start(s, j) or (self.first and n - j < 3 and "to=".startswith(s[j:]))
                     )
                 ):
                     return i
