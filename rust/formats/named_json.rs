@@ -23,7 +23,8 @@
 //! * The arguments are a JSON object, streamed as written; an end marker right after the
 //!   separator is a call with no arguments (`{}`, as vLLM's kimi_k2). After the object: whitespace,
 //!   the style's fence (deepseek_v3's closing code fence, optional), then the call's end marker
-//!   (the section's end or the next call's start also close it). Anything else is malformed.
+//!   (the section's end or the next call's start also close it). Anything else is malformed, and
+//!   so is a whitespace run past [`WS_MAX`] (in a section, before the arguments, after them).
 //! * A section left open at the end of the text keeps its complete calls; the text ending inside
 //!   a call's markup or arguments is truncation.
 

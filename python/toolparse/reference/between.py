@@ -1,7 +1,8 @@
 """Between calls: the markup after a call, shared by the families that read it alike (xml_params,
 xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
 then one of the family's markers (the next call's start, the block's end, ...); whitespace before
-other text is content, and so is that text."""
+other text is content, and so is that text. A run past ``WS_MAX`` is content too, as if other text
+stood where it passes the cap."""
 
 from __future__ import annotations
 
