@@ -389,3 +389,175 @@ def test_twins_agree_at_the_cap(probe: Probe) -> None:
 def test_the_caps() -> None:
     """The documented values (README "Guarantees"); the Rust side agrees by the tests above."""
     assert (NAME_MAX, WS_MAX, HOLD_MAX) == (256, 4096, 1 << 20)
+
+
+# Whitespace after a call (the families of ``between``), and around a named_json call's
+# arguments: ``before + " " * k + after``.
+QWEN_CALL = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"
+MM = "]<]minimax[>["
+MM_CALL = (
+    MM + "<tool_call>" + MM + '<invoke name="f">' + MM + "<a>1" + MM + "</a>" + MM + "</invoke>"
+)
+AFTER_CALL = [
+    # (format, the call, what follows the whitespace: the block's end or the next call, how
+    # many calls past the cap: qwen3_coder reads a bare function as a call, minimax_m3 needs its
+    # block)
+    ("qwen3_coder", QWEN_CALL, "</tool_call>", 1),
+    ("qwen3_coder", QWEN_CALL, QWEN_CALL[len("<tool_call>\n") :], 2),
+    ("minimax_m3", MM_CALL, MM + "</tool_call>", 1),
+    ("minimax_m3", MM_CALL, MM_CALL[len(MM + "<tool_call>") :], 1),
+    ("functiongemma", "<start_function_call>call:f{a:1}", "<end_function_call>", 1),
+]
+DS31 = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>"
+DS31_END = "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+KIMI = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+KIMI_END = "<|tool_call_end|><|tool_calls_section_end|>"
+DS3 = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json"
+AROUND_ARGS = [
+    # (format, before, after, the call started before the whitespace)
+    ("deepseek_v31", DS31, ARGS + DS31_END, False),
+    ("kimi_k2", KIMI, ARGS + KIMI_END, False),
+    ("deepseek_v3", DS3, ARGS + "\n```" + DS31_END, False),
+    ("deepseek_v31", DS31 + ARGS, DS31_END, True),
+    ("kimi_k2", KIMI + ARGS, KIMI_END, True),
+    ("deepseek_v3", DS3 + ARGS + "\n```", DS31_END, True),
+    ("deepseek_v3", DS3 + ARGS, "```" + DS31_END, True),
+]
+
+
+def _calls(s: corpus.Streamed) -> List[str]:
+    return [n for _, n, _ in s.calls]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt,call,after,past", AFTER_CALL, ids=lambda v: str(v)[-14:])
+def test_whitespace_after_a_call_past_the_cap_is_text(
+    backend: str, fmt: str, call: str, after: str, past: int
+) -> None:
+    """After a call (xml_params, xml_elements, functiongemma), whitespace past the cap reads as
+    text, as after tagged_json's bodies: the call stays, the whitespace is content and so is a
+    block end that follows (the next call's start is still a call: the wrapper may be missing).
+    Stream == non-stream on every split; the feeds emit a long run as it streams."""
+    nxt = call.endswith(after)
+    for k in (WS_MAX, WS_MAX + 1):
+        text = call + " " * k + after
+        content, calls, malformed, truncated = extract(backend, fmt, text)
+        want = (1 + nxt) if k == WS_MAX else past
+        assert len(calls) == want and not malformed and not truncated, (content, calls)
+        if k == WS_MAX:
+            assert content is None
+        elif k > WS_MAX:
+            # the run is content from its first character, and so is a block end after it
+            assert content is not None and content.startswith(" " * k)
+            if past == 1:
+                assert content == " " * k + after
+        for chunks in plans(text, False):
+            s = stream(backend, fmt, chunks)
+            assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls)
+            assert (s.malformed, s.truncated) == (False, False)
+    long = call + " " * (10 * WS_MAX)
+    for chunks in ([long], [long[i : i + 7] for i in range(0, len(long), 7)], list(long)):
+        # nothing waits for the end of the text: past the cap the run is content at once
+        assert fed_content(backend, fmt, chunks) == " " * (10 * WS_MAX)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt,before,after,started", AROUND_ARGS, ids=lambda v: str(v)[-14:])
+def test_whitespace_around_named_json_arguments_past_the_cap(
+    backend: str, fmt: str, before: str, after: str, started: bool
+) -> None:
+    """named_json: whitespace between the header's separator and the arguments, or between the
+    arguments (or the fence) and the end marker, past the cap is malformed markup (as other text
+    in a section is, and a header too long): content fallback. Before the arguments no call has
+    started, so streaming agrees with non-streaming; after them the call was sent and what was
+    held from its end on is content."""
+    for k in (WS_MAX, WS_MAX + 1):
+        text = before + " " * k + after
+        content, calls, malformed, truncated = extract(backend, fmt, text)
+        if k == WS_MAX:
+            assert (content, calls, malformed) == (None, [("f", ARGS)], False)
+        else:
+            assert (content, calls, malformed, truncated) == (text, [], True, False)
+        for chunks in plans(text, False):
+            s = stream(backend, fmt, chunks)
+            assert s.malformed == malformed
+            if k == WS_MAX or not started:
+                assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls)
+            else:
+                # the call was sent; its end (the whitespace, the fence) is content
+                assert _calls(s) == ["f"]
+                assert s.content == text[text.index(ARGS) + len(ARGS) :]
+    long = before + " " * (10 * WS_MAX)
+    for chunks in ([long], [long[i : i + 7] for i in range(0, len(long), 7)], list(long)):
+        fed = fed_content(backend, fmt, chunks)
+        assert fed == (long[long.index(ARGS) + len(ARGS) :] if started else long)
+
+
+@pytest.mark.parametrize(
+    "fmt,before,after",
+    [(f, c, a) for f, c, a, _ in AFTER_CALL] + [(f, b, a) for f, b, a, _ in AROUND_ARGS],
+    ids=lambda v: str(v)[-14:],
+)
+def test_twins_agree_on_long_whitespace(fmt: str, before: str, after: str) -> None:
+    for k in (WS_MAX, WS_MAX + 1, 10 * WS_MAX):
+        text = before + " " * k + after
+        corpus.twin_extract(fmt, text)
+        for chunks in plans(text, False)[1:]:
+            corpus.twin_stream(fmt, chunks)
+
+
+# Whitespace between messages (muse, openai/harmony): held until the next header's marker,
+# capped the same way (past the cap it reads as text).
+MUSE_MSG = "<|start|>assistant to=commentary<|message|>Hi<|eom|>"
+MUSE_NEXT = "<|start|>assistant to=user<|message|>Bye<|eot|>"
+HARMONY_CALL = (
+    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>" + ARGS + "<|call|>"
+)
+HARMONY_NEXT = "<|start|>assistant<|channel|>final<|message|>Bye"
+BETWEEN_MESSAGES = [
+    ("muse", "", MUSE_MSG),
+    ("muse", MUSE_MSG, MUSE_NEXT),
+    ("openai", "", "<|channel|>final<|message|>Bye"),
+    ("openai", HARMONY_CALL, HARMONY_NEXT),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt,before,after", BETWEEN_MESSAGES, ids=lambda v: str(v)[-14:])
+def test_whitespace_between_messages_is_capped(
+    backend: str, fmt: str, before: str, after: str
+) -> None:
+    """Before the first message and between messages, a whitespace run past the cap reads as
+    text: at the start of the output it is content; after a harmony tool call (where only
+    ``<|start|>`` may follow) it is malformed. Where nothing is malformed, streaming agrees with
+    non-streaming on every split; the feeds emit a long run while it streams."""
+    for k in (WS_MAX, WS_MAX + 1):
+        text = before + " " * k + after
+        content, calls, malformed, truncated = extract(backend, fmt, text)
+        assert not truncated
+        if k == WS_MAX:
+            assert not malformed
+            assert not (content or "").startswith(" " * k), content
+        elif before:
+            assert malformed is (fmt == "openai")
+        if k > WS_MAX and not before:
+            assert content is not None and content.startswith(" " * k)
+        for chunks in plans(text, False):
+            s = stream(backend, fmt, chunks)
+            assert s.malformed == malformed
+            if not malformed:
+                assert (s.content or None, [(n, a) for _, n, a in s.calls]) == (content, calls)
+    long = before + " " * (10 * WS_MAX)
+    for chunks in ([long], [long[i : i + 7] for i in range(0, len(long), 7)]):
+        fed = fed_content(backend, fmt, chunks)
+        # at most one capped run is held (muse's bodies keep a run before a possible " to=")
+        assert fed.endswith(" " * (9 * WS_MAX - 1)), len(fed)
+
+
+@pytest.mark.parametrize("fmt,before,after", BETWEEN_MESSAGES, ids=lambda v: str(v)[-14:])
+def test_twins_agree_between_messages(fmt: str, before: str, after: str) -> None:
+    for k in (WS_MAX, WS_MAX + 1, 10 * WS_MAX):
+        text = before + " " * k + after
+        corpus.twin_extract(fmt, text)
+        for chunks in plans(text, False)[1:]:
+            corpus.twin_stream(fmt, chunks)

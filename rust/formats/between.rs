@@ -1,10 +1,11 @@
 //! Between calls: the markup after a call, shared by the families that read it alike
 //! (xml_params, xml_elements, functiongemma). After a call stand whitespace, then one of the
 //! family's markers (the next call's start, the block's end, ...); whitespace before other text is
-//! content, and so is that text.
+//! content, and so is that text. A run past [`WS_MAX`](crate::scan::WS_MAX) is content too, as if
+//! other text stood where it passes the cap.
 
 use crate::event::Emitter;
-use crate::scan::{expect, Expect, Markers};
+use crate::scan::{expect_capped, Expect, Markers};
 
 /// What the text after a call holds (read by [`after_call`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,9 +22,12 @@ pub enum After {
     Text(usize),
 }
 
-/// Reads the text after a call (`input`), `ws` holding the whitespace read since the call ended.
+/// Reads the text after a call (`input`), `ws` holding the whitespace read since the call ended
+/// (a run past [`WS_MAX`](crate::scan::WS_MAX) reads as other text where it passes the cap, as
+/// after tagged_json's bodies: it is content, and so is what follows).
 pub fn after_call(ws: &mut String, input: &str, markers: &Markers, out: &mut Emitter) -> After {
-    match expect(input, markers) {
+    // (`ws` holds whitespace only, ASCII: bytes are characters)
+    match expect_capped(input, markers, ws.len()) {
         Expect::Marker { which, end } => {
             ws.push_str(&input[..end]);
             After::Marker { which, end }

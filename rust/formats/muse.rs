@@ -224,11 +224,13 @@ impl Machine for Muse {
                     raw.push_str(&rest[..ws]);
                     i += ws;
                     let r = &rest[ws..];
-                    if r.is_empty() {
+                    // A run past the cap reads as text (`raw` is whitespace: bytes are chars).
+                    let over = raw.len() > WS_MAX;
+                    if r.is_empty() && !over {
                         return input.len();
                     }
-                    let which = markers.starts(r);
-                    if which.is_none() && markers.could_start(r) {
+                    let which = if over { None } else { markers.starts(r) };
+                    if which.is_none() && !over && markers.could_start(r) {
                         return i;
                     }
                     let raw = std::mem::take(raw);

@@ -23,7 +23,8 @@
 //! * The arguments are a JSON object, streamed as written; an end marker right after the
 //!   separator is a call with no arguments (`{}`, as vLLM's kimi_k2). After the object: whitespace,
 //!   the style's fence (deepseek_v3's closing code fence, optional), then the call's end marker
-//!   (the section's end or the next call's start also close it). Anything else is malformed.
+//!   (the section's end or the next call's start also close it). Anything else is malformed, and
+//!   so is a whitespace run past [`WS_MAX`] (in a section, before the arguments, after them).
 //! * A section left open at the end of the text keeps its complete calls; the text ending inside
 //!   a call's markup or arguments is truncation.
 
@@ -32,7 +33,7 @@ use std::collections::HashSet;
 use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
 use crate::json::JsonScanner;
-use crate::scan::{expect, expect_capped, trailing_ws, ws_len, Expect, Found, Markers};
+use crate::scan::{expect, expect_capped, trailing_ws, ws_len, Expect, Found, Markers, WS_MAX};
 use crate::Step;
 
 /// The longest call header accepted, in characters.
@@ -253,8 +254,15 @@ impl Machine for NamedJson {
                 }
                 State::Open { raw, id, name } => {
                     let ws = ws_len(rest);
+                    // (the header ends with its separator: the whitespace after it is the run)
+                    let over = trailing_ws(raw) + ws > WS_MAX;
                     raw.push_str(&rest[..ws]);
                     i += ws;
+                    if over {
+                        // Whitespace past the cap: malformed markup, as a header too long is.
+                        self.st = fail(raw, out);
+                        continue;
+                    }
                     let after = &rest[ws..];
                     if after.is_empty() {
                         return input.len();
@@ -304,48 +312,51 @@ impl Machine for NamedJson {
                         self.st = State::Fallback;
                     }
                 },
-                State::Close { fence, ws } => match expect(rest, &style.close) {
-                    Expect::Marker { which, end } => {
-                        i += end;
-                        match which {
-                            CALL_END => {
-                                self.st = State::Section {
-                                    raw: String::new(),
-                                    open: false,
+                State::Close { fence, ws } => {
+                    match expect_capped(rest, &style.close, trailing_ws(ws)) {
+                        Expect::Marker { which, end } => {
+                            i += end;
+                            match which {
+                                CALL_END => {
+                                    self.st = State::Section {
+                                        raw: String::new(),
+                                        open: false,
+                                    }
                                 }
-                            }
-                            CALL_START => {
-                                let mut raw = std::mem::take(ws);
-                                raw.push_str(&rest[..end]);
-                                self.st = State::Header {
-                                    raw,
-                                    field: 0,
-                                    text: String::new(),
-                                    chars: 0,
+                                CALL_START => {
+                                    let mut raw = std::mem::take(ws);
+                                    raw.push_str(&rest[..end]);
+                                    self.st = State::Header {
+                                        raw,
+                                        field: 0,
+                                        text: String::new(),
+                                        chars: 0,
+                                    }
                                 }
-                            }
-                            FENCE if style.fence => {
-                                ws.push_str(&rest[..end]);
-                                if *fence {
-                                    self.st = fail(ws, out); // a second fence
-                                } else {
-                                    *fence = true;
+                                FENCE if style.fence => {
+                                    ws.push_str(&rest[..end]);
+                                    if *fence {
+                                        self.st = fail(ws, out); // a second fence
+                                    } else {
+                                        *fence = true;
+                                    }
                                 }
+                                // The section's end.
+                                _ => self.st = State::Text,
                             }
-                            // The section's end.
-                            _ => self.st = State::Text,
+                        }
+                        Expect::Wait { ws: n } => {
+                            ws.push_str(&rest[..n]);
+                            return i + n;
+                        }
+                        Expect::Other { at } => {
+                            // Other text, or whitespace past the cap: malformed markup.
+                            ws.push_str(&rest[..at]);
+                            i += at;
+                            self.st = fail(ws, out);
                         }
                     }
-                    Expect::Wait { ws: n } => {
-                        ws.push_str(&rest[..n]);
-                        return i + n;
-                    }
-                    Expect::Other { at } => {
-                        ws.push_str(&rest[..at]);
-                        i += at;
-                        self.st = fail(ws, out);
-                    }
-                },
+                }
                 // The driver makes the rest content.
                 State::Fallback => return i,
             }

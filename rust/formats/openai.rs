@@ -63,7 +63,7 @@ use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::{is_blank, JsonScanner};
-use crate::scan::{expect, ws_len, Expect, Found, Markers};
+use crate::scan::{expect, ws_len, Expect, Found, Markers, WS_MAX};
 use crate::Step;
 
 const START: usize = 0;
@@ -503,12 +503,15 @@ impl Machine for Harmony {
                     raw.push_str(&rest[..ws]);
                     i += ws;
                     let r = &rest[ws..];
-                    if r.is_empty() {
+                    // A run past the cap reads as text (`raw` is whitespace: bytes are chars).
+                    let over = raw.len() > WS_MAX;
+                    if r.is_empty() && !over {
                         return input.len();
                     }
                     let first = *first;
-                    let which = MARKERS.starts(r);
+                    let which = if over { None } else { MARKERS.starts(r) };
                     if which.is_none()
+                        && !over
                         && (MARKERS.could_start(r)
                             || (first && r.len() < 3 && "to=".starts_with(r)))
                     {
@@ -526,7 +529,7 @@ impl Machine for Harmony {
                             out.content(&raw);
                             State::Fallback
                         }
-                        None if first && r.starts_with("to=") => State::Header(Header {
+                        None if first && !over && r.starts_with("to=") => State::Header(Header {
                             text: raw.len(),
                             raw,
                             tentative: true,

@@ -1,22 +1,35 @@
 """Between calls: the markup after a call, shared by the families that read it alike (xml_params,
 xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
 then one of the family's markers (the next call's start, the block's end, ...); whitespace before
-other text is content, and so is that text."""
+other text is content, and so is that text. A run past ``WS_MAX`` is content too, as if other text
+stood where it passes the cap."""
 
 from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
 from .event import Emitter
-from .scan import Markers, expect
+from .scan import Markers, expect_capped
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
 After = Tuple[str, int, int]
 
 
-def after_call(ws: List[str], s: str, start: int, markers: Markers, out: Emitter) -> After:
+class Held(List[str]):
+    """The text held after a call, as parts (no string re-join per feed), and ``n``, the length
+    of the whitespace read into it (Rust's ``ws.len()``: the run capped by ``WS_MAX``)."""
+
+    __slots__ = ("n",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n = 0
+
+
+def after_call(ws: Held, s: str, start: int, markers: Markers, out: Emitter) -> After:
     """Reads the text after a call (``s[start:]``), ``ws`` holding the whitespace read since the
-    call ended; positions are relative to ``start``:
+    call ended (a run past ``WS_MAX`` reads as other text where it passes the cap); positions
+    are relative to ``start``:
 
     - ``("marker", which, end)``: marker ``which`` follows the whitespace; ``end`` characters were
       read (the whitespace and the marker, now at the end of ``ws``: the markup of the next call,
@@ -26,15 +39,18 @@ def after_call(ws: List[str], s: str, start: int, markers: Markers, out: Emitter
     - ``("text", at, -1)``: other text at ``at``: the held whitespace and the text before ``at``
       were sent as content (``ws`` is emptied); plain text follows.
     """
-    kind, a, b = expect(s, markers, start)
+    kind, a, b = expect_capped(s, markers, start, ws.n)
     if kind == "marker":
         ws.append(s[start : start + b])
+        ws.n += b
         return ("marker", a, b)
     if kind == "wait":
         ws.append(s[start : start + a])
+        ws.n += a
         return ("wait", a, -1)
     out.content("".join(ws) + s[start : start + a])
     ws.clear()
+    ws.n = 0
     return ("text", a, -1)
 
 

@@ -16,7 +16,7 @@ import re
 from typing import List, Optional
 
 from . import ToolTypes, params
-from .between import after_call
+from .between import Held, after_call
 from .event import Emitter
 from .scan import WS, Markers
 
@@ -94,7 +94,7 @@ class FunctionGemma:
             out.args("}" if top[0] else "]")
         if not self.stack:
             out.tool_end()
-            self.st = ["after", []]
+            self.st = ["after", Held()]
         else:
             self.st = ["next"]
 

@@ -178,10 +178,12 @@ class Muse:
                 ws = ws_len(s, i)
                 self.raw += s[i : i + ws]
                 i += ws
-                if i == n:
+                # a run past the cap reads as text
+                over = len(self.raw) > WS_MAX
+                if i == n and not over:
                     return n
-                which = markers.starts(s, i)
-                if which == -1 and markers.could_start(s[i : i + 16]):
+                which = -1 if over else markers.starts(s, i)
+                if which == -1 and not over and markers.could_start(s[i : i + 16]):
                     return i
                 raw, self.raw = self.raw, ""
                 if which == START:

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Set, Tuple
 from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import WS, Markers, expect, expect_capped, trailing_ws, ws_len
+from .scan import WS, WS_MAX, Markers, expect, expect_capped, trailing_ws, ws_len
 
 # The longest call header accepted, in characters.
 HEADER_MAX = 256
@@ -174,8 +174,14 @@ class NamedJson:
                     self._fail(self.raw, out)
             elif st == "Open":
                 w = ws_len(s, i)
+                # (the header ends with its separator: the whitespace after it is the run)
+                over = trailing_ws(self.raw) + w > WS_MAX
                 self.raw += s[i : i + w]
                 i += w
+                if over:
+                    # Whitespace past the cap: malformed markup, as a header too long is.
+                    self._fail(self.raw, out)
+                    continue
                 if i == n:
                     return n
                 if s[i] == "{":
@@ -210,7 +216,7 @@ class NamedJson:
                     i += k
                     self.st = "Fallback"
             elif st == "Close":
-                kind, a, b = expect(s, style.close, i)
+                kind, a, b = expect_capped(s, style.close, i, trailing_ws(self.ws))
                 if kind == "marker":
                     piece = s[i : i + b]
                     i += b
@@ -230,6 +236,7 @@ class NamedJson:
                     self.ws += s[i : i + a]
                     return i + a
                 else:
+                    # Other text, or whitespace past the cap: malformed markup.
                     self.ws += s[i : i + a]
                     i += a
                     self._fail(self.ws, out)

@@ -72,7 +72,7 @@ from typing import Any, List, Mapping, Optional, Tuple
 from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
-from .scan import Markers, ws_len
+from .scan import WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
 
 START, CHANNEL, MESSAGE, END, CALL, RETURN, CONSTRAIN = range(7)
@@ -288,6 +288,7 @@ class Harmony:
         # Outside: the whitespace read so far; Header: everything read for this message (after
         # what `lead` counts); Ended: the end marker and the whitespace after it
         self.raw: List[str] = []
+        self.held = 0  # Outside: the whitespace characters in `raw` (Rust's `raw.len()`)
         # Header: index in `raw` where the header text starts
         self.text = 0
         # Header: characters of header text so far; Ended: of whitespace
@@ -308,7 +309,7 @@ class Harmony:
         self.fresh = False
 
     def _outside(self) -> None:
-        self.st, self.first, self.raw = "Outside", False, []
+        self.st, self.first, self.raw, self.held = "Outside", False, [], 0
 
     def _body(self, out: Emitter, reasoning: bool, s: str) -> None:
         """Body text; a reasoning message's first text after earlier reasoning starts with
@@ -392,12 +393,19 @@ class Harmony:
             if st == "Outside":
                 j = i + ws_len(s, i)
                 self.raw.append(s[i:j])
+                self.held += j - i
                 i = j
-                if j == n:
+                # a run past the cap reads as text
+                over = self.held > WS_MAX
+                if j == n and not over:
                     return n
-                which = MARKERS.starts(s, j)
-                if which == -1 and (
-                    _could_start(s, j) or (self.first and n - j < 3 and "to=".startswith(s[j:]))
+                which = -1 if over else MARKERS.starts(s, j)
+                if (
+                    which == -1
+                    and not over
+                    and (
+                        _could_start(s, j) or (self.first and n - j < 3 and "to=".startswith(s[j:]))
+                    )
                 ):
                     return i
                 raw, self.raw = "".join(self.raw), []
@@ -409,7 +417,7 @@ class Harmony:
                     out.malformed = True
                     out.content(raw)
                     self.st = "Fallback"
-                elif self.first and s.startswith("to=", j):
+                elif self.first and not over and s.startswith("to=", j):
                     self.st, self.raw, self.chars, self.tentative = "Header", [raw], 0, True
                     self.text, self.role, self.quote, self.lead = 1, False, None, 0
                 elif self.first:

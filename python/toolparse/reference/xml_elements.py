@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import ToolTypes, params
-from .between import after_call, finish_after_call
+from .between import Held, after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
@@ -131,7 +131,7 @@ class XmlElements:
         self.nodes: List[Node] = []  # the open call's schema nodes
         self.params = 0  # parameters written in the open call
         self.streaming = False  # the open parameter is a string sent as it arrives
-        self.ws: List[str] = []  # After: the whitespace read
+        self.ws = Held()  # After: the whitespace read
 
     def _malformed(self, out: Emitter) -> None:
         out.malformed = True
@@ -247,7 +247,7 @@ class XmlElements:
                             continue
                         out.args("}")
                         out.tool_end()
-                        self.st, self.ws = "After", []
+                        self.st, self.ws = "After", Held()
                     elif self.elems[self.stack[-1]][0] == tag[1:]:
                         e = self.stack.pop()
                         if not self.stack:
@@ -287,12 +287,12 @@ class XmlElements:
                 kind, a, b = after_call(self.ws, s, i, style.after, out)
                 if kind == "marker" and a == 0:
                     # The next call: the whitespace before it is content if it is not one.
-                    self.raw, self.ws = self.ws, []
+                    self.raw, self.ws = self.ws, Held()
                     i += b
                     self.st, self.quote, self.name = "Name", None, []
                 elif kind == "marker":
                     i += b
-                    self.st, self.ws = "Text", []
+                    self.st, self.ws = "Text", Held()
                 elif kind == "wait":
                     return i + a
                 else:

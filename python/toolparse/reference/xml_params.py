@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
 from . import ToolTypes, params
-from .between import after_call, finish_after_call
+from .between import Held, after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
@@ -229,7 +229,7 @@ class XmlParams:
         # Value: its kind is JSON-or-string and its first non-whitespace character has not come
         # yet (one that cannot start JSON text makes it a string, streamed from then on)
         self.sniff = False
-        self.ws: List[str] = []  # After: the whitespace read, content if other text follows
+        self.ws = Held()  # After: the whitespace read, content if other text follows
         self.func = ""  # the current call's function name
         self.params = 0  # parameters written in the current call
         self.eof = False  # the end of the output was reached: a held closing tag is decided
@@ -242,7 +242,7 @@ class XmlParams:
 
     def _after(self) -> str:
         """The state after the function end."""
-        self.ws = []
+        self.ws = Held()
         return "After" if self.style.end.list else "Text"
 
     def _value_text(self, s: str, out: Emitter) -> None:
@@ -588,13 +588,13 @@ class XmlParams:
                     i += b
                     if m == style.item_end:
                         # step3's item end: the section end or the next call may follow.
-                        self.ws = []
+                        self.ws = Held()
                     elif m in style.function.list:
                         # The next call: the whitespace before it is content if it is not.
-                        self.raw, self.ws, self.name_parts = self.ws, [], []
+                        self.raw, self.ws, self.name_parts = self.ws, Held(), []
                         self.st = "Name"
                     else:
-                        self.st, self.ws = "Text", []
+                        self.st, self.ws = "Text", Held()
                 elif kind == "wait":
                     return i + a
                 else:
