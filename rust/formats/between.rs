@@ -5,7 +5,42 @@
 //! other text stood where it passes the cap.
 
 use crate::event::Emitter;
+use crate::json::JsonScanner;
 use crate::scan::{expect_capped, Expect, Markers};
+use crate::Step;
+
+/// How a call's JSON arguments went in one feed (read by [`stream_args`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Args {
+    /// The object ended after `n` bytes: the call ended.
+    Ended(usize),
+    /// All of the input was arguments; the object goes on.
+    Open,
+    /// Not JSON after `n` bytes: the output is malformed.
+    Broken(usize),
+}
+
+/// Streams a call's arguments object from `input` through `sc` (tagged_json, named_json): what
+/// the scanner takes goes out as arguments, as it comes; its end ends the call, an error marks
+/// the output malformed.
+pub fn stream_args(sc: &mut JsonScanner, input: &str, out: &mut Emitter) -> Args {
+    match sc.feed(input.as_bytes()) {
+        Step::Done(n) => {
+            out.args(&input[..n]);
+            out.tool_end();
+            Args::Ended(n)
+        }
+        Step::NeedMore => {
+            out.args(input);
+            Args::Open
+        }
+        Step::Error(n) => {
+            out.args(&input[..n]);
+            out.malformed = true;
+            Args::Broken(n)
+        }
+    }
+}
 
 /// What the text after a call holds (read by [`after_call`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,11 +30,11 @@
 
 use std::collections::HashSet;
 
+use super::between::{stream_args, Args};
 use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
 use crate::json::JsonScanner;
 use crate::scan::{expect, expect_capped, trailing_ws, ws_len, Expect, Found, Markers, WS_MAX};
-use crate::Step;
 
 /// The longest call header accepted, in characters.
 pub const HEADER_MAX: usize = 256;
@@ -291,23 +291,16 @@ impl Machine for NamedJson {
                         _ => self.st = fail(raw, out),
                     }
                 }
-                State::Args(sc) => match sc.feed(rest.as_bytes()) {
-                    Step::Done(n) => {
-                        out.args(&rest[..n]);
-                        out.tool_end();
+                State::Args(sc) => match stream_args(sc, rest, out) {
+                    Args::Ended(n) => {
                         i += n;
                         self.st = State::Close {
                             fence: false,
                             ws: String::new(),
                         };
                     }
-                    Step::NeedMore => {
-                        out.args(rest);
-                        return input.len();
-                    }
-                    Step::Error(n) => {
-                        out.args(&rest[..n]);
-                        out.malformed = true;
+                    Args::Open => return input.len(),
+                    Args::Broken(n) => {
                         i += n;
                         self.st = State::Fallback;
                     }

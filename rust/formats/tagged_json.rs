@@ -50,11 +50,11 @@
 
 use std::collections::HashSet;
 
+use super::between::{stream_args, Args};
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
 use crate::scan::{expect, expect_capped, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
-use crate::Step;
 
 /// The longest call id accepted in the name form, in characters.
 pub const ID_MAX: usize = 64;
@@ -388,20 +388,13 @@ impl Machine for TaggedJson {
                     i += skip;
                     self.st = State::Args(JsonScanner::new());
                 }
-                State::Args(sc) => match sc.feed(rest.as_bytes()) {
-                    Step::Done(n) => {
-                        out.args(&rest[..n]);
-                        out.tool_end();
+                State::Args(sc) => match stream_args(sc, rest, out) {
+                    Args::Ended(n) => {
                         i += n;
                         self.st = State::Text;
                     }
-                    Step::NeedMore => {
-                        out.args(rest);
-                        return input.len();
-                    }
-                    Step::Error(n) => {
-                        out.args(&rest[..n]);
-                        out.malformed = true;
+                    Args::Open => return input.len(),
+                    Args::Broken(n) => {
                         i += n;
                         self.st = State::Fallback;
                     }

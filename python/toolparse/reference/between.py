@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from .event import Emitter
+from .json import DONE, MORE, JsonScanner
 from .scan import Markers, expect_capped
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
@@ -62,3 +63,20 @@ def finish_after_call(rest: str, markers: Markers, nxt: Sequence[str], out: Emit
     other = any(m not in nxt and m.startswith(rest) for m in markers.list)
     if rest and call and not other:
         out.truncate(rest)
+
+
+def stream_args(sc: JsonScanner, s: str, i: int, out: Emitter) -> Tuple[str, int]:
+    """Streams a call's arguments object from ``s[i:]`` through ``sc`` (tagged_json,
+    named_json): what the scanner takes goes out as arguments, as it comes; its end ends the call,
+    an error marks the output malformed. ("ended", k), ("open", len(s) - i) or ("broken", k)."""
+    r, k = sc.feed(s, i)
+    if r == DONE:
+        out.args(s[i : i + k])
+        out.tool_end()
+        return "ended", k
+    if r == MORE:
+        out.args(s[i:])
+        return "open", len(s) - i
+    out.args(s[i : i + k])
+    out.malformed = True
+    return "broken", k

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Set, Tuple
 
 from . import ToolTypes
+from .between import stream_args
 from .event import Emitter
-from .json import DONE, MORE, JsonScanner
+from .json import JsonScanner
 from .scan import WS, WS_MAX, Markers, expect, expect_capped, trailing_ws, ws_len
 
 # The longest call header accepted, in characters.
@@ -201,19 +202,13 @@ class NamedJson:
                 else:
                     self._fail(self.raw, out)
             elif st == "Args":
-                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
-                if r == DONE:
-                    out.args(s[i : i + k])
-                    out.tool_end()
-                    i += k
-                    self.st, self.fence, self.ws = "Close", False, ""
-                elif r == MORE:
-                    out.args(s[i:])
+                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+                if how == "open":
                     return n
+                i += k
+                if how == "ended":
+                    self.st, self.fence, self.ws = "Close", False, ""
                 else:
-                    out.args(s[i : i + k])
-                    out.malformed = True
-                    i += k
                     self.st = "Fallback"
             elif st == "Close":
                 kind, a, b = expect_capped(s, style.close, i, trailing_ws(self.ws))

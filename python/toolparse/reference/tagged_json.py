@@ -11,8 +11,9 @@ import re
 from typing import Optional, Sequence, Set, Tuple
 
 from . import Region
+from .between import stream_args
 from .event import Emitter
-from .json import DONE, MORE, CallKeys, Calls, JsonScanner
+from .json import CallKeys, Calls, JsonScanner
 from .scan import NAME_MAX, WS_MAX, Markers, expect, expect_capped, ws_len
 
 # The longest call id accepted in the name form, in characters.
@@ -266,20 +267,11 @@ class TaggedJson:
                 i += skip
                 self.st, self.sc = "Args", JsonScanner()
             elif st == "Args":
-                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
-                if r == DONE:
-                    out.args(s[i : i + k])
-                    out.tool_end()
-                    i += k
-                    self.st = "Text"
-                elif r == MORE:
-                    out.args(s[i:])
+                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+                if how == "open":
                     return n
-                else:
-                    out.args(s[i : i + k])
-                    out.malformed = True
-                    i += k
-                    self.st = "Fallback"
+                i += k
+                self.st = "Text" if how == "ended" else "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n
