@@ -183,6 +183,12 @@ impl Emitter {
     pub fn take(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }
+
+    /// The events emitted since the last call, leaving the emitter their buffer's capacity (a
+    /// stream's per-delta path allocates no event list).
+    pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
+        self.events.drain(..)
+    }
 }
 
 /// Whitespace as JSON and the formats understand it.
@@ -209,10 +215,7 @@ pub struct Delta {
 
 impl Delta {
     /// Merges one feed's events; `None` when there is nothing to send.
-    pub fn from_events(events: Vec<Event>) -> Option<Delta> {
-        if events.is_empty() {
-            return None;
-        }
+    pub fn from_events(events: impl IntoIterator<Item = Event>) -> Option<Delta> {
         let mut d = Delta::default();
         for ev in events {
             match ev {

@@ -98,34 +98,14 @@ fn tools_of(tools: Option<ToolTypes>, schemas: Option<Schemas>) -> Tools {
     }
 }
 
-/// The UTF-8 text of a Python str, borrowed without a copy where the interpreter allows it.
+/// The UTF-8 text of a Python str, borrowed without a copy (the interpreter's cached UTF-8).
 /// Lone surrogates (which UTF-8 cannot carry) become U+FFFD, as in the Python twin.
 fn text_of<'a>(s: &'a Bound<'_, PyString>) -> Cow<'a, str> {
-    #[cfg(not(windows))]
-    {
-        extern "C" {
-            // In every CPython 3 (stable ABI since 3.10); exported by the interpreter on 3.9 too.
-            fn PyUnicode_AsUTF8AndSize(
-                o: *mut pyo3::ffi::PyObject,
-                size: *mut pyo3::ffi::Py_ssize_t,
-            ) -> *const std::os::raw::c_char;
-        }
-        let mut size: pyo3::ffi::Py_ssize_t = 0;
-        // SAFETY: `s` is a live str; the buffer it returns lives as long as `s` does.
-        let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
-        if !data.is_null() {
-            if let Ok(len) = usize::try_from(size) {
-                // SAFETY: CPython guarantees `len` bytes of valid UTF-8 at `data`.
-                let bytes = unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) };
-                if let Ok(text) = std::str::from_utf8(bytes) {
-                    return Cow::Borrowed(text);
-                }
-            }
-        }
-        // A lone surrogate: clear the UnicodeEncodeError and fall back to the lossy copy.
-        let _ = PyErr::take(s.py());
+    match s.to_str() {
+        Ok(text) => Cow::Borrowed(text),
+        // A lone surrogate: the UnicodeEncodeError is dropped with `Err`; the lossy copy instead.
+        Err(_) => s.to_string_lossy(),
     }
-    s.to_string_lossy()
 }
 
 /// `(content, reasoning, [(index, id, name, arguments), ...])`, or None.

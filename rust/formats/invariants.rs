@@ -3,7 +3,7 @@
 //! result is the same for every split and equal to the non-streaming one.
 
 use super::{Format, Parser, Tools};
-use crate::event::{Event, Extracted};
+use crate::event::{Delta, Event, Extracted};
 
 /// Pieces random texts are made of: every format's markers and the syntax inside them.
 const PIECES: &[&str] = &[
@@ -210,6 +210,34 @@ pub(super) struct Streamed {
 
 fn stream(f: Format, text: &str, cuts: &[usize]) -> Streamed {
     stream_with(f, &Tools::default(), text, cuts)
+}
+
+/// `text` streamed cut at `cuts` through the `Delta` path (`feed_delta`/`finish_delta`), as the
+/// bindings read it: (content, [(id, name, arguments)], malformed, truncated).
+pub(super) type DeltaStreamed = (String, Vec<(Option<String>, String, String)>, bool, bool);
+
+pub(super) fn stream_deltas(f: Format, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {
+    let mut p = Parser::new(f, tools);
+    let mut deltas: Vec<Delta> = Vec::new();
+    let mut prev = 0;
+    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
+        deltas.extend(p.feed_delta(&text[prev..c]));
+        prev = c;
+    }
+    deltas.extend(p.finish_delta());
+    let (mut content, mut calls) = (String::new(), Vec::new());
+    for d in deltas {
+        content.push_str(d.content.as_deref().unwrap_or(""));
+        for c in d.calls {
+            if let Some((id, name)) = c.start {
+                calls.push((id, name, String::new()));
+            }
+            if let Some(last) = calls.last_mut() {
+                last.2.push_str(c.args.as_deref().unwrap_or(""));
+            }
+        }
+    }
+    (content, calls, p.malformed(), p.truncated())
 }
 
 /// Streams `text` to format `f` with `tools`, cut at `cuts`.

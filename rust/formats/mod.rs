@@ -374,11 +374,13 @@ impl Parser {
     }
 
     pub fn feed_delta(&mut self, text: &str) -> Option<Delta> {
-        Delta::from_events(self.feed(text))
+        self.push(text);
+        Delta::from_events(self.out.drain())
     }
 
     pub fn finish_delta(&mut self) -> Option<Delta> {
-        Delta::from_events(self.finish())
+        self.end();
+        Delta::from_events(self.out.drain())
     }
 
     /// Whether the tool markup seen so far was malformed.

@@ -385,7 +385,8 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::event::{Delta, Extracted};
+    use crate::event::Extracted;
+    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
     use crate::formats::{Format, Parser};
 
     fn format(name: &str) -> Format {
@@ -397,30 +398,8 @@ mod tests {
     }
 
     /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed, truncated).
-    type Streamed = (String, Vec<(Option<String>, String, String)>, bool, bool);
-
-    fn stream(name: &str, tools: &Tools, text: &str, cuts: &[usize]) -> Streamed {
-        let mut p = Parser::new(format(name), tools);
-        let mut deltas: Vec<Delta> = Vec::new();
-        let mut prev = 0;
-        for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-            deltas.extend(p.feed_delta(&text[prev..c]));
-            prev = c;
-        }
-        deltas.extend(p.finish_delta());
-        let (mut content, mut calls) = (String::new(), Vec::new());
-        for d in deltas {
-            content.push_str(d.content.as_deref().unwrap_or(""));
-            for c in d.calls {
-                if let Some((id, name)) = c.start {
-                    calls.push((id, name, String::new()));
-                }
-                if let Some(last) = calls.last_mut() {
-                    last.2.push_str(c.args.as_deref().unwrap_or(""));
-                }
-            }
-        }
-        (content, calls, p.malformed(), p.truncated())
+    fn stream(name: &str, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {
+        stream_deltas(format(name), tools, text, cuts)
     }
 
     fn boundaries(s: &str) -> Vec<usize> {

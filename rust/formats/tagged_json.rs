@@ -618,7 +618,8 @@ mod tests {
 #[cfg(test)]
 mod mistral_forms {
     use super::ID_MAX;
-    use crate::event::{Delta, Extracted};
+    use crate::event::Extracted;
+    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
     use crate::formats::{Format, Parser, Tools};
 
     fn extract(text: &str) -> Extracted {
@@ -626,32 +627,10 @@ mod mistral_forms {
         Parser::extract(f, &Tools::default(), text)
     }
 
-    /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed).
-    type Streamed = (String, Vec<(Option<String>, String, String)>, bool);
-
-    fn stream(text: &str, cuts: &[usize]) -> Streamed {
+    /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed, truncated).
+    fn stream(text: &str, cuts: &[usize]) -> DeltaStreamed {
         let f = Format::from_name("mistral").unwrap_or_else(|| panic!("mistral not registered"));
-        let mut p = Parser::new(f, &Tools::default());
-        let mut deltas: Vec<Delta> = Vec::new();
-        let mut prev = 0;
-        for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-            deltas.extend(p.feed_delta(&text[prev..c]));
-            prev = c;
-        }
-        deltas.extend(p.finish_delta());
-        let (mut content, mut calls) = (String::new(), Vec::new());
-        for d in deltas {
-            content.push_str(d.content.as_deref().unwrap_or(""));
-            for c in d.calls {
-                if let Some((id, name)) = c.start {
-                    calls.push((id, name, String::new()));
-                }
-                if let Some(last) = calls.last_mut() {
-                    last.2.push_str(c.args.as_deref().unwrap_or(""));
-                }
-            }
-        }
-        (content, calls, p.malformed())
+        stream_deltas(f, &Tools::default(), text, cuts)
     }
 
     fn boundaries(s: &str) -> Vec<usize> {

@@ -146,12 +146,13 @@ fn check(py: Python<'_>, rc: c_int) -> PyResult<()> {
 }
 
 /// A model instance of `class` with `fields` (name, value) in its `__dict__`, in that order, and
-/// `fields_set` (names, in the order the Python fast constructors insert them) as its fields set.
+/// the names `fields_set` gives (in the order the Python fast constructors insert them) as its
+/// fields set.
 fn instance<'py>(
     py: Python<'py>,
     class: &Class,
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
-    fields_set: &[&Bound<'py, PyString>],
+    fields_set: &[Option<&Bound<'py, PyString>>],
 ) -> PyResult<Bound<'py, PyAny>> {
     let obj = class.alloc(py)?;
     let ptr = obj.as_ptr();
@@ -164,7 +165,7 @@ fn instance<'py>(
             put(name, value.as_ptr())?;
         }
         let set = Bound::from_owned_ptr_or_err(py, ffi::PySet_New(ptr::null_mut()))?;
-        for name in fields_set {
+        for name in fields_set.iter().flatten() {
             check(py, ffi::PySet_Add(set.as_ptr(), name.as_ptr()))?;
         }
         let values = [set.as_ptr(), ffi::Py_None(), ffi::Py_None()];
@@ -204,13 +205,10 @@ fn function<'py>(
     args: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (k_name, k_args) = (intern!(py, "name"), intern!(py, "arguments"));
-    let mut set: Vec<&Bound<'py, PyString>> = Vec::with_capacity(2);
-    if name.is_some() {
-        set.push(k_name);
-    }
-    if args.is_some() {
-        set.push(k_args);
-    }
+    let set = [
+        name.is_some().then_some(k_name),
+        args.is_some().then_some(k_args),
+    ];
     instance(
         py,
         &m.function,
@@ -245,7 +243,7 @@ fn call<'py>(
                 (k_type, none()),
                 (k_function, function),
             ],
-            &[k_index, k_function],
+            &[Some(k_index), Some(k_function)],
         ),
         Some(id) => instance(
             py,
@@ -256,7 +254,7 @@ fn call<'py>(
                 (k_type, intern!(py, "function").clone().into_any()),
                 (k_function, function),
             ],
-            &[k_index, k_id, k_type, k_function],
+            &[Some(k_index), Some(k_id), Some(k_type), Some(k_function)],
         ),
     }
 }
@@ -275,16 +273,11 @@ fn message<'py>(
         intern!(py, "reasoning"),
         intern!(py, "tool_calls"),
     );
-    let mut set: Vec<&Bound<'py, PyString>> = Vec::with_capacity(3);
-    if any_calls {
-        set.push(k_calls);
-    }
-    if content.is_some() {
-        set.push(k_content);
-    }
-    if reasoning.is_some() {
-        set.push(k_reasoning);
-    }
+    let set = [
+        any_calls.then_some(k_calls),
+        content.is_some().then_some(k_content),
+        reasoning.is_some().then_some(k_reasoning),
+    ];
     instance(
         py,
         &m.message,
@@ -308,8 +301,12 @@ pub(super) fn delta_message(
     let Some(d) = d else { return Ok(py.None()) };
     let m = get(py)?;
     let any_calls = !d.calls.is_empty();
-    let mut made_calls = Vec::with_capacity(d.calls.len());
-    for c in d.calls {
+    let n =
+        isize::try_from(d.calls.len()).map_err(|_| PyRuntimeError::new_err("too many calls"))?;
+    // SAFETY: a new list of `n` empty items, each set exactly once below before it is returned
+    // (an error on the way drops the list, whose empty items are NULL, which its dealloc allows).
+    let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n))? };
+    for (i, c) in (0..n).zip(d.calls) {
         let made = match c.start {
             None => call(py, m, c.index, None, function(py, m, None, c.args)?)?,
             Some((id, name)) => {
@@ -326,8 +323,11 @@ pub(super) fn delta_message(
                 call(py, m, c.index, Some(id), f)?
             }
         };
-        made_calls.push(made);
+        // SAFETY: `i` < `n`; PyList_SetItem steals the reference `into_ptr` hands over.
+        check(py, unsafe {
+            ffi::PyList_SetItem(list.as_ptr(), i, made.into_ptr())
+        })?;
     }
-    let list = PyList::new(py, made_calls)?;
+    let list = list.cast_into::<PyList>()?;
     Ok(message(py, m, d.content, d.reasoning, list, any_calls)?.unbind())
 }
