@@ -138,6 +138,11 @@ struct PyParser {
     machine_from: Option<usize>,
     /// Makes the id of a call the format gives none (`feed_message`; once per such call).
     new_id: Option<Py<PyAny>>,
+    /// The classes `feed_message` builds (None: the facade's, `set_models`).
+    models: Option<Py<models::Models>>,
+    /// With `record`: each call sent so far, (name, arguments streamed), for a server's
+    /// bookkeeping (vLLM's `streamed_args_for_tool`).
+    sent: Option<Vec<(String, String)>>,
 }
 
 #[pymethods]
@@ -178,14 +183,20 @@ impl PyParser {
             )));
         };
         let d = self.feed_core(text)?;
-        models::delta_message(py, d, self.new_id.as_ref())
+        self.message(py, d)
     }
 
     /// `finish`, returning the facade's `DeltaMessage` (or None).
     fn finish_message(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let d = self.inner.finish_delta();
-        self.note_hand_over();
-        models::delta_message(py, d, self.new_id.as_ref())
+        let d = self.finish_core();
+        self.message(py, d)
+    }
+
+    /// With `record`: `[(name, arguments), ...]`, each call sent so far (its arguments as
+    /// streamed); None without.
+    #[getter]
+    fn sent_calls(&self) -> Option<Vec<(String, String)>> {
+        self.sent.clone()
     }
 
     /// Feeds several deltas in one call (batched tokens, speculative decoding); one result each.
@@ -198,8 +209,7 @@ impl PyParser {
     }
 
     fn finish(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let d = self.inner.finish_delta();
-        self.note_hand_over();
+        let d = self.finish_core();
         delta_to_py(py, d)
     }
 
@@ -246,6 +256,38 @@ impl PyParser {
             chars: 0,
             machine_from,
             new_id,
+            models: None,
+            sent: None,
+        }
+    }
+
+    fn message(&self, py: Python<'_>, d: Option<Delta>) -> PyResult<Py<PyAny>> {
+        let m = match &self.models {
+            Some(m) => m.get(),
+            None => models::get(py)?,
+        };
+        models::delta_message(py, m, d, self.new_id.as_ref())
+    }
+
+    fn finish_core(&mut self) -> Option<Delta> {
+        let d = self.inner.finish_delta();
+        self.note_hand_over();
+        self.record(d.as_ref());
+        d
+    }
+
+    /// With `record`: notes the calls `d` starts and the arguments it streams.
+    fn record(&mut self, d: Option<&Delta>) {
+        let (Some(sent), Some(d)) = (self.sent.as_mut(), d) else {
+            return;
+        };
+        for c in &d.calls {
+            if let Some((_, name)) = &c.start {
+                sent.push((name.clone(), String::new()));
+            }
+            if let (Some(args), Some(call)) = (&c.args, sent.get_mut(c.index)) {
+                call.1.push_str(args);
+            }
         }
     }
 
@@ -265,6 +307,7 @@ impl PyParser {
         }
         let d = self.inner.feed_delta(&text);
         self.note_hand_over();
+        self.record(d.as_ref());
         Ok(d)
     }
 
@@ -329,14 +372,23 @@ impl PyFormat {
     }
 
     /// A new streaming parser for one response; `new_id()` makes the id of a call whose format
-    /// gives none, for `feed_message` / `finish_message` (called once per such call).
-    #[pyo3(signature = (new_id=None))]
-    fn parser(&self, new_id: Option<Py<PyAny>>) -> PyParser {
-        PyParser::of(
+    /// gives none, for `feed_message` / `finish_message` (called once per such call); `models`:
+    /// the classes they build (default: the facade's); `record`: keep `sent_calls`.
+    #[pyo3(signature = (new_id=None, models=None, record=false))]
+    fn parser(
+        &self,
+        new_id: Option<Py<PyAny>>,
+        models: Option<Py<models::Models>>,
+        record: bool,
+    ) -> PyParser {
+        let mut p = PyParser::of(
             Parser::with(self.setup, &self.tools),
             setup_name(&self.setup),
             new_id,
-        )
+        );
+        p.models = models;
+        p.sent = record.then(Vec::new);
+        p
     }
 
     /// Non-streaming, as `extract`.
@@ -423,6 +475,7 @@ fn is_json(text: &Bound<'_, PyString>) -> bool {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyParser>()?;
     m.add_class::<PyFormat>()?;
+    m.add_class::<models::Models>()?;
     m.add_function(wrap_pyfunction!(extract, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;

@@ -206,3 +206,96 @@ def test_set_models_once() -> None:
         _core.set_models(DeltaToolCall, DeltaMessage, DeltaFunctionCall)
     m = toolparse.get_parser("hermes").stream().feed("hi")
     assert type(m) is DeltaMessage
+
+
+# ---- a server's own classes: _core.DeltaModels (vLLM's layout), Format.parser(record=True) ----
+class _VFunction(BaseModel):
+    """Stand-ins shaped as vLLM's delta classes: a call's fields are id, type, index, function;
+    the message and the call allow extra fields."""
+
+    name: Optional[str] = None
+    arguments: Optional[str] = None
+
+
+class _VCall(BaseModel, extra="allow"):
+    id: Optional[str] = None
+    type: Optional[str] = None
+    index: int
+    function: Optional[_VFunction] = None
+
+
+class _VMessage(BaseModel, extra="allow"):
+    role: Optional[str] = None
+    content: Optional[str] = None
+    reasoning: Optional[str] = None
+    tool_calls: List[_VCall] = []
+
+
+def _vllm_parser(fmt: str, record: bool = True) -> Any:
+    models = _core.DeltaModels(_VMessage, _VCall, _VFunction, "vllm")
+    ids = IdSource(5)
+    return _core.Format(fmt).parser(lambda: ids.make("chatcmpl"), models, record)
+
+
+def test_vllm_layout_builds_the_servers_classes() -> None:
+    """Every delta shape in the server's classes, dumping as the facade's own deltas do."""
+    shapes: Set[str] = set()
+    for fmt, reasoning, started, text, sizes in CASES:
+        for n in sizes:
+            models = _core.DeltaModels(_VMessage, _VCall, _VFunction, "vllm")
+            kw: Any = {"reasoning": reasoning, "reasoning_started": started}
+            same_ids = toolparse.get_parser(fmt, ids=IdSource(7), **kw)
+            p = same_ids._format.parser(same_ids.new_id, models)
+            ref = toolparse.get_parser(fmt, ids=IdSource(7), **kw).stream()
+            pairs = [(p.feed_message(c), ref.feed(c)) for c in _chunks(text, n)]
+            pairs.append((p.finish_message(), ref.finish()))
+            extras = []
+            for got, want in pairs:
+                if want is None:
+                    assert got is None
+                    continue
+                shapes |= _shape(want)
+                assert type(got) is _VMessage
+                assert list(got.__dict__) == ["role", "content", "reasoning", "tool_calls"]
+                assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
+                assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__
+                assert got.__pydantic_extra__ == {} and got.__pydantic_private__ is None
+                extras.append(got.__pydantic_extra__)
+                for c, w in zip(got.tool_calls, want.tool_calls):
+                    assert type(c) is _VCall and type(c.function) is _VFunction
+                    assert list(c.__dict__) == ["id", "type", "index", "function"]
+                    assert c.__pydantic_fields_set__ == w.__pydantic_fields_set__
+                    assert c.__pydantic_extra__ == {} and c.function.__pydantic_extra__ is None
+                    extras.append(c.__pydantic_extra__)
+                assert _VMessage.model_validate(got.model_dump()) == got
+                assert pickle.loads(pickle.dumps(got)) == got
+            # a new extra dict for each instance, never one shared
+            assert len({id(e) for e in extras}) == len(extras)
+    assert {"content", "reasoning", "several calls", "arguments fragment", "call start"} <= shapes
+
+
+def test_unknown_layout_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match='unknown delta model layout "sglang"'):
+        _core.DeltaModels(_VMessage, _VCall, _VFunction, "sglang")
+
+
+def test_record_keeps_the_calls_sent() -> None:
+    text = "Hi " + HERMES_CALL + HERMES_CALL2
+    for n in (1, 4, 9, len(text)):
+        p = _vllm_parser("hermes")
+        assert p.sent_calls == []
+        for chunk in _chunks(text, n):
+            p.feed_message(chunk)
+        p.finish_message()
+        assert p.sent_calls == [
+            ("get_weather", '{"city": "Paris"}'),
+            ("search", '{"q": "pizza", "n": 5}'),
+        ], n
+    # the tuple path records too; without record there is nothing
+    p = _vllm_parser("hermes")
+    p.feed(HERMES_CALL[:30])
+    p.feed(HERMES_CALL[30:])
+    assert p.sent_calls == [("get_weather", '{"city": "Paris"}')]
+    p = _vllm_parser("hermes", record=False)
+    p.feed_message(HERMES_CALL)
+    assert p.sent_calls is None

@@ -6,6 +6,7 @@ from .models import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
 __version__: str
 __all__ = [
+    "DeltaModels",
     "Format",
     "Parser",
     "extract",
@@ -49,11 +50,16 @@ class Parser:
         """Feeds several deltas in one call; one result per delta."""
     def finish(self) -> Optional[_Delta]:
         """Flushes what was held back at the end of the text."""
-    def feed_message(self, delta_text: Any) -> Optional[DeltaMessage]:
-        """``feed``, as the facade's ``DeltaMessage`` (built here, see ``set_models``); a call
+    def feed_message(self, delta_text: Any) -> Any:
+        """``feed``, as a ``DeltaMessage`` built here: the facade's (``set_models``) or the
+        ``DeltaModels`` given to ``Format.parser``; None when there is nothing to emit yet. A call
         start without an id gets ``new_id()`` (``Format.parser``). TypeError for a non-str."""
-    def finish_message(self) -> Optional[DeltaMessage]:
-        """``finish``, as the facade's ``DeltaMessage``."""
+    def finish_message(self) -> Any:
+        """``finish``, as ``feed_message`` builds it."""
+    @property
+    def sent_calls(self) -> Optional[List[Tuple[str, str]]]:
+        """With ``Format.parser(record=True)``: ``(name, arguments)`` of each call sent so far,
+        its arguments as streamed; None without."""
     @property
     def malformed(self) -> bool:
         """The tool markup seen so far was malformed."""
@@ -86,9 +92,15 @@ class Format:
         reasoning_started: Optional[bool] = None,
         schemas: Optional[_Schemas] = None,
     ) -> Format: ...
-    def parser(self, new_id: Optional[Callable[[], str]] = None) -> Parser:
+    def parser(
+        self,
+        new_id: Optional[Callable[[], str]] = None,
+        models: Optional[DeltaModels] = None,
+        record: bool = False,
+    ) -> Parser:
         """A new streaming parser for one response; ``new_id()`` makes the id of a call whose
-        format gives none (for ``feed_message`` / ``finish_message``)."""
+        format gives none (for ``feed_message`` / ``finish_message``); ``models``: the classes
+        those build (default: the facade's); ``record``: keep ``sent_calls``."""
     def extract(self, text: str) -> _Extracted:
         """Non-streaming: (content, reasoning, [(id, name, arguments)], malformed, truncated)."""
     @property
@@ -114,6 +126,14 @@ def replay(
 ) -> _Extracted:
     """Streams ``chunks`` one delta at a time; returns what a client would have reconstructed,
     in the shape of ``extract``."""
+
+@final
+class DeltaModels:
+    """A server's delta classes and their layout (``"toolparse"`` or ``"vllm"``), for
+    ``Format.parser(models=...)``: its streams build those classes' instances without
+    validation. ValueError for another layout."""
+
+    def __new__(cls, message: type, call: type, function: type, layout: str) -> DeltaModels: ...
 
 def set_models(
     message: type[DeltaMessage], call: type[DeltaToolCall], function: type[DeltaFunctionCall]

@@ -1,8 +1,10 @@
-//! Binding only: builds the facade's result models (`DeltaMessage`, `DeltaToolCall`,
-//! `DeltaFunctionCall`, pydantic v2 models) from a core `Delta` without validation, exactly as
-//! the Python fast constructors `DeltaMessage._fast` / `_fast_tool_args` do (see the comment block
-//! in `models/_base.py`): same `__dict__` (same keys, same order), the same fields set, and
-//! `__pydantic_extra__` / `__pydantic_private__` None. No parsing here.
+//! Binding only: builds a stream's delta models (`DeltaMessage`, `DeltaToolCall`,
+//! `DeltaFunctionCall`, pydantic v2 models) from a core `Delta` without validation. The facade's
+//! own models (`set_models`) come out exactly as the Python fast constructors `DeltaMessage._fast`
+//! / `_fast_tool_args` make them (see the comment block in `models/_base.py`): same `__dict__`
+//! (same keys, same order), the same fields set, and `__pydantic_extra__` /
+//! `__pydantic_private__` None. A `DeltaModels` of another layout builds a server's own classes
+//! (vLLM's: `integrations/vllm.py`). No parsing here.
 //!
 //! An instance is allocated with its class's `tp_new` and empty arguments (`object.__new__`:
 //! BaseModel defines no `__new__`); its field values and the three slots are stored with
@@ -13,7 +15,7 @@
 use std::os::raw::c_int;
 use std::ptr;
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -22,11 +24,65 @@ use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
 use crate::event::Delta;
 
-/// The three model classes, handed over once by the facade (`set_models`).
+/// The three model classes and how their instances are laid out: the facade's, handed over once
+/// (`set_models`), or a server's (`_core.DeltaModels`, given to `Format.parser`).
+#[pyclass(module = "toolparse._core", name = "DeltaModels", frozen)]
 pub(super) struct Models {
     message: Class,
     call: Class,
     function: Class,
+    layout: Layout,
+}
+
+/// How a layout differs from the facade's models.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// toolparse's models: a call's `__dict__` is index, id, type, function; no extra fields.
+    Toolparse,
+    /// vLLM's (`vllm.entrypoints.generate.base.protocol`): a call's `__dict__` is id, type,
+    /// index, function; the message and the call allow extra fields (`__pydantic_extra__` a new
+    /// empty dict each), the function does not; fields sets inserted in `__dict__` order.
+    Vllm,
+}
+
+#[pymethods]
+impl Models {
+    /// `DeltaModels(DeltaMessage, DeltaToolCall, DeltaFunctionCall, layout)`: a server's delta
+    /// classes for `Format.parser(models=...)`; `layout` is `"toolparse"` or `"vllm"`.
+    #[new]
+    fn py_new(
+        message: &Bound<'_, PyType>,
+        call: &Bound<'_, PyType>,
+        function: &Bound<'_, PyType>,
+        layout: &str,
+    ) -> PyResult<Models> {
+        let layout = match layout {
+            "toolparse" => Layout::Toolparse,
+            "vllm" => Layout::Vllm,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "toolparse: unknown delta model layout {other:?} (expected \"toolparse\" or \"vllm\")"
+                )))
+            }
+        };
+        Models::of(message, call, function, layout)
+    }
+}
+
+impl Models {
+    fn of(
+        message: &Bound<'_, PyType>,
+        call: &Bound<'_, PyType>,
+        function: &Bound<'_, PyType>,
+        layout: Layout,
+    ) -> PyResult<Models> {
+        Ok(Models {
+            message: Class::of(message)?,
+            call: Class::of(call)?,
+            function: Class::of(function)?,
+            layout,
+        })
+    }
 }
 
 struct Class {
@@ -122,12 +178,7 @@ pub(super) fn set(
             "toolparse: the delta model classes are already set",
         ));
     }
-    let models = Models {
-        message: Class::of(message)?,
-        call: Class::of(call)?,
-        function: Class::of(function)?,
-    };
-    let _ = MODELS.set(py, models);
+    let _ = MODELS.set(py, Models::of(message, call, function, Layout::Toolparse)?);
     Ok(())
 }
 
@@ -145,14 +196,15 @@ fn check(py: Python<'_>, rc: c_int) -> PyResult<()> {
     }
 }
 
-/// A model instance of `class` with `fields` (name, value) in its `__dict__`, in that order, and
-/// the names `fields_set` gives (in the order the Python fast constructors insert them) as its
-/// fields set.
+/// A model instance of `class` with `fields` (name, value) in its `__dict__`, in that order, the
+/// names `fields_set` gives (in the order the layout's constructors insert them) as its fields
+/// set, and a new empty dict as `__pydantic_extra__` where `extra` (else None).
 fn instance<'py>(
     py: Python<'py>,
     class: &Class,
     fields: &[(&Bound<'py, PyString>, Bound<'py, PyAny>)],
     fields_set: &[Option<&Bound<'py, PyString>>],
+    extra: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let obj = class.alloc(py)?;
     let ptr = obj.as_ptr();
@@ -168,7 +220,12 @@ fn instance<'py>(
         for name in fields_set.iter().flatten() {
             check(py, ffi::PySet_Add(set.as_ptr(), name.as_ptr()))?;
         }
-        let values = [set.as_ptr(), ffi::Py_None(), ffi::Py_None()];
+        let extra = if extra {
+            Bound::from_owned_ptr_or_err(py, ffi::PyDict_New())?
+        } else {
+            py.None().into_bound(py)
+        };
+        let values = [set.as_ptr(), extra.as_ptr(), ffi::Py_None()];
         match &class.slots {
             Some(slots) => {
                 for ((descr, store), value) in slots.iter().zip(values) {
@@ -214,6 +271,7 @@ fn function<'py>(
         &m.function,
         &[(k_name, opt(py, name)), (k_args, opt(py, args))],
         &set,
+        false,
     )
 }
 
@@ -231,30 +289,36 @@ fn call<'py>(
         intern!(py, "type"),
         intern!(py, "function"),
     );
-    let none = || py.None().into_bound(py);
     let index = index.into_pyobject(py)?.into_any();
-    match id {
-        None => instance(
-            py,
-            &m.call,
-            &[
-                (k_index, index),
-                (k_id, none()),
-                (k_type, none()),
-                (k_function, function),
-            ],
-            &[Some(k_index), Some(k_function)],
-        ),
-        Some(id) => instance(
+    let (id, kind, started) = match id {
+        None => (py.None().into_bound(py), py.None().into_bound(py), false),
+        Some(id) => (id, intern!(py, "function").clone().into_any(), true),
+    };
+    let set = |k| Some(k).filter(|_| started);
+    match m.layout {
+        Layout::Toolparse => instance(
             py,
             &m.call,
             &[
                 (k_index, index),
                 (k_id, id),
-                (k_type, intern!(py, "function").clone().into_any()),
+                (k_type, kind),
                 (k_function, function),
             ],
-            &[Some(k_index), Some(k_id), Some(k_type), Some(k_function)],
+            &[Some(k_index), set(k_id), set(k_type), Some(k_function)],
+            false,
+        ),
+        Layout::Vllm => instance(
+            py,
+            &m.call,
+            &[
+                (k_id, id),
+                (k_type, kind),
+                (k_index, index),
+                (k_function, function),
+            ],
+            &[set(k_id), set(k_type), Some(k_index), Some(k_function)],
+            true,
         ),
     }
 }
@@ -273,11 +337,15 @@ fn message<'py>(
         intern!(py, "reasoning"),
         intern!(py, "tool_calls"),
     );
-    let set = [
+    let (calls_set, content_set, reasoning_set) = (
         any_calls.then_some(k_calls),
         content.is_some().then_some(k_content),
         reasoning.is_some().then_some(k_reasoning),
-    ];
+    );
+    let set = match m.layout {
+        Layout::Toolparse => [calls_set, content_set, reasoning_set],
+        Layout::Vllm => [content_set, reasoning_set, calls_set],
+    };
     instance(
         py,
         &m.message,
@@ -288,6 +356,7 @@ fn message<'py>(
             (k_calls, tool_calls.into_any()),
         ],
         &set,
+        m.layout == Layout::Vllm,
     )
 }
 
@@ -295,11 +364,11 @@ fn message<'py>(
 /// call's first fragment gets `type="function"` and its id, `new_id()` when the format gave none.
 pub(super) fn delta_message(
     py: Python<'_>,
+    m: &Models,
     d: Option<Delta>,
     new_id: Option<&Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
     let Some(d) = d else { return Ok(py.None()) };
-    let m = get(py)?;
     let any_calls = !d.calls.is_empty();
     let n =
         isize::try_from(d.calls.len()).map_err(|_| PyRuntimeError::new_err("too many calls"))?;

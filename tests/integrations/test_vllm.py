@@ -218,6 +218,62 @@ def test_adjust_request_keeps_special_token_markers(fmt: str) -> None:
     assert plain.skip_special_tokens is default
 
 
+def _same_vllm_object(got: Any, want: Any, where: str) -> None:
+    """Deep identity of two of vLLM's delta objects: class, ``__dict__`` order and values, fields
+    set, extra (a fresh dict each, or None) and private slots."""
+    assert type(got) is type(want), where
+    if hasattr(want, "__pydantic_fields_set__"):
+        assert list(got.__dict__) == list(want.__dict__), where
+        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__, where
+        assert got.__pydantic_extra__ == want.__pydantic_extra__, where
+        if want.__pydantic_extra__ is not None:
+            assert type(got.__pydantic_extra__) is dict, where
+        assert got.__pydantic_private__ is None and want.__pydantic_private__ is None, where
+        for key, value in want.__dict__.items():
+            _same_vllm_object(got.__dict__[key], value, where)
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for g, w in zip(got, want):
+            _same_vllm_object(g, w, where)
+    else:
+        assert got == want, where
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
+    """On the Rust backend the core builds vLLM's own DeltaMessage / DeltaToolCall /
+    DeltaFunctionCall (``_core.DeltaModels`` of layout "vllm"); they must be what the integration's
+    Python builder (the twin's path) makes of the same core deltas, and the calls it records what
+    was sent."""
+    tp_vllm._base()
+    for label, text, typed, call_names in cases_of(fmt):
+        tools = tools_for(call_names, typed)
+        for chunks in ([text], token_chunks(text), list(text)):
+            parser = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
+            twin = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
+            core = tp_vllm._stream_core(parser)
+            raw = twin._format.parser()
+            where = f"{fmt} {label} in {len(chunks)} chunks"
+            sent: Dict[int, List[str]] = {}
+            names: List[str] = []
+            results = [(core.feed_message(c), raw.feed(c)) for c in chunks]
+            results.append((core.finish_message(), raw.finish()))
+            for got, d in results:
+                if d is None:
+                    assert got is None, where
+                    continue
+                want = tp_vllm._vllm_delta(d, twin.new_id)
+                _same_vllm_object(got, want, where)
+                assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
+                for index, _id, name, args in d[2] or ():
+                    if name is not None:
+                        names.append(name)
+                    sent.setdefault(index, []).append(args or "")
+            assert core.sent_calls == [
+                (n, "".join(sent.get(i, []))) for i, n in enumerate(names)
+            ], where
+
+
 def test_check_reports_the_entry_point() -> None:
     out = tp_vllm.check()
     assert out["server"] == "vllm" and out["installed"] and out["version"]

@@ -121,6 +121,80 @@ def _args_message(index: int, args: str) -> Any:
     return obj
 
 
+def _vllm_delta(d: Any, new_id: Any) -> Any:
+    """vLLM's delta for a core delta ``(content, reasoning, calls)``; ``new_id()`` for a call start
+    without an id. What the Rust core's ``feed_message`` builds with ``_vllm_models()``."""
+    content, reasoning, calls = d
+    if calls is None:
+        return _delta_message(content, reasoning, [])
+    if len(calls) == 1 and content is None and reasoning is None and calls[0][2] is None:
+        return _args_message(calls[0][0], calls[0][3])
+    out = []
+    for index, id, name, args in calls:
+        if name is not None and id is None:
+            id = new_id()
+        out.append(_delta_call(index, id if name is not None else None, name, args))
+    return _delta_message(content, reasoning, out)
+
+
+_MODELS: Any = None  # vLLM's delta classes for the Rust core (_core.DeltaModels), made once
+
+
+def _vllm_models() -> Any:
+    global _MODELS
+    if _MODELS is None:
+        from toolparse import _core
+
+        _MODELS = _core.DeltaModels(_DM, _DTC, _DFC, "vllm")
+    return _MODELS
+
+
+class _TwinCore:
+    """The Python twin's stream core with what the Rust core gives this integration
+    (``Format.parser(new_id, _vllm_models(), record=True)``): vLLM's delta objects from
+    ``feed_message`` / ``finish_message`` and the calls sent so far (``sent_calls``)."""
+
+    def __init__(self, core: Any, new_id: Any) -> None:
+        self._twin = core
+        self._new_id = new_id
+        self.sent_calls: List[Tuple[str, str]] = []
+
+    def feed(self, text: str) -> Any:
+        return self._record(self._twin.feed(text))
+
+    def finish(self) -> Any:
+        return self._record(self._twin.finish())
+
+    def feed_message(self, text: str) -> Any:
+        d = self.feed(text)
+        return None if d is None else _vllm_delta(d, self._new_id)
+
+    def finish_message(self) -> Any:
+        d = self.finish()
+        return None if d is None else _vllm_delta(d, self._new_id)
+
+    def __getattr__(self, name: str) -> Any:  # malformed, truncated, machine_from, ...
+        return getattr(self._twin, name)
+
+    def _record(self, d: Any) -> Any:
+        if d is not None and d[2]:
+            for index, _id, name, args in d[2]:
+                if name is not None:
+                    self.sent_calls.append((name, ""))
+                if args is not None and index < len(self.sent_calls):
+                    n, a = self.sent_calls[index]
+                    self.sent_calls[index] = (n, a + args)
+        return d
+
+
+def _stream_core(parser: Any) -> Any:
+    """A stream core for one response of toolparse parser ``parser`` that builds vLLM's delta
+    objects and records the calls it sent."""
+    if parser.backend == "rust":
+        return parser._format.parser(parser.new_id, _vllm_models(), True)
+    return _TwinCore(parser._new_parser(), parser.new_id)
+
+
 # --------------------------------------------------------------------------------------------------
 # Tools: vLLM gives ChatCompletionToolsParam (chat) or FunctionTool (responses); toolparse takes
 # OpenAI tool dicts. Converted once per request, when vLLM builds the parser.
@@ -180,10 +254,8 @@ def _base() -> Any:
 
         def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
             super().__init__(tokenizer, tools)
-            self._stream: Any = None
+            self._stream: Any = None  # the stream core (_stream_core), made on first use
             self._finished = False
-            self._fragments: List[List[str]] = []
-            self._names: List[str] = []
             # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
             # Parser builds the two in a row): continue its machine (see _Pair).
             self._pair: Optional[_Pair] = _Pair.link(_rsn.take(), self)
@@ -272,36 +344,33 @@ def _base() -> Any:
                 return self._pair.tool_feed(delta_text)
             if self._finished or not delta_text:
                 return None
-            stream = self._stream
-            if stream is None:
-                stream = self._stream = self.toolparse.stream()
             try:
-                d = stream._core.feed(delta_text)
+                core = self._stream
+                if core is None:
+                    core = self._stream = _stream_core(self.toolparse)
+                return core.feed_message(delta_text)
             except Exception:  # never raise into the serving loop: the text stays content
                 logger.exception("toolparse_%s: feed failed", self.toolparse_format)
                 self._finished = True
                 return _delta_message(delta_text, None, [])
-            return None if d is None else self._delta(d)
 
         def finish_streaming(self) -> Any:
             """End of the stream: flushes held-back text (vLLM calls it once, at the end)."""
             if self._finished:
                 return None
             self._finished = True
-            d = None
+            delta, core = None, self._stream
             if self._pair is not None and self._pair.usable:
-                d = self._pair.tool_finish()
-            elif self._stream is not None:
+                d, core = self._pair.tool_finish(), self._pair.core
+                delta = None if d is None else self._delta(d)
+            elif core is not None:
                 try:
-                    d = self._stream._core.finish()
+                    delta = core.finish_message()
                 except Exception:
                     logger.exception("toolparse_%s: finish failed", self.toolparse_format)
-            delta = None if d is None else self._delta(d)
-            self.streamed_args_for_tool = ["".join(f) for f in self._fragments]
-            self.prev_tool_call_arr = [
-                {"name": n, "arguments": a}
-                for n, a in zip(self._names, self.streamed_args_for_tool)
-            ]
+            sent = (core.sent_calls if core is not None else None) or []
+            self.streamed_args_for_tool = [a for _, a in sent]
+            self.prev_tool_call_arr = [{"name": n, "arguments": a} for n, a in sent]
             return delta
 
         def get_remaining_unstreamed_args(self) -> str:
@@ -318,25 +387,9 @@ def _base() -> Any:
             return bool(s is not None and getattr(s, "truncated", False))
 
         def _delta(self, d: Any) -> Any:
-            content, reasoning, calls = d
-            if calls is None:
-                return _delta_message(content, reasoning, [])
-            if len(calls) == 1 and content is None and reasoning is None:
-                index, _, name, args = calls[0]
-                if name is None:  # the hottest delta: an arguments fragment
-                    self._fragments[index].append(args)
-                    return _args_message(index, args)
-            out = []
-            for index, id, name, args in calls:
-                if name is not None:
-                    if id is None:
-                        id = self.new_id()
-                    self._names.append(name)
-                    self._fragments.append([])
-                if args is not None:
-                    self._fragments[index].append(args)
-                out.append(_delta_call(index, id, name, args))
-            return _delta_message(content, reasoning, out)
+            """vLLM's delta for a core delta the machine emitted on the reasoning side (the
+            core recorded its calls)."""
+            return _vllm_delta(d, self.new_id)
 
     _BASE = ToolparseToolParser
     return _BASE
@@ -403,7 +456,7 @@ class _Pair:
 
     def get_core(self) -> Any:
         if self.core is None:
-            self.core = self.get_parser().stream()._core
+            self.core = _stream_core(self.get_parser())
         return self.core
 
     def fail(self, where: str) -> None:
@@ -424,11 +477,10 @@ class _Pair:
         if not text:
             return None
         try:
-            d = self.get_core().feed(text)
+            return self.get_core().feed_message(text)
         except Exception:  # never raise into the serving loop: the text stays content
             self.fail("feed")
             return _delta_message(text, None, [])
-        return None if d is None else self.tool._delta(d)
 
     def tool_finish(self) -> Any:
         if self.finished or not self.tool_active:
@@ -632,7 +684,7 @@ def _reasoning_base() -> Any:
                 if calls and self._pair is not None:
                     return self._pair.tool._delta(d)
                 if calls:
-                    return _calls_message(c, r, calls, self._parser())
+                    return _vllm_delta(d, self._parser().new_id)
                 content = c
             if content is None and r is None:
                 return None
@@ -712,16 +764,6 @@ def _reasoning_base() -> Any:
 
     _RBASE = ToolparseReasoningParser
     return _RBASE
-
-
-def _calls_message(content: Any, reasoning: Any, calls: Any, parser: Any) -> Any:
-    """vLLM's delta for a core delta with calls, outside a pair (harmony's own machine)."""
-    out = []
-    for index, id, name, args in calls:
-        if name is not None and id is None:
-            id = parser.new_id()
-        out.append(_delta_call(index, id if name is not None else None, name, args))
-    return _delta_message(content, reasoning, out)
 
 
 _RBASE: Any = None
