@@ -213,8 +213,16 @@ fn stream(f: Format, text: &str, cuts: &[usize]) -> Streamed {
 }
 
 /// `text` streamed cut at `cuts` through the `Delta` path (`feed_delta`/`finish_delta`), as the
-/// bindings read it: (content, [(id, name, arguments)], malformed, truncated).
-pub(super) type DeltaStreamed = (String, Vec<(Option<String>, String, String)>, bool, bool);
+/// bindings read it.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct DeltaStreamed {
+    pub(super) content: String,
+    pub(super) reasoning: String,
+    /// (id, name, arguments)
+    pub(super) calls: Vec<(Option<String>, String, String)>,
+    pub(super) malformed: bool,
+    pub(super) truncated: bool,
+}
 
 pub(super) fn stream_deltas(f: Format, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {
     let mut p = Parser::new(f, tools);
@@ -225,19 +233,26 @@ pub(super) fn stream_deltas(f: Format, tools: &Tools, text: &str, cuts: &[usize]
         prev = c;
     }
     deltas.extend(p.finish_delta());
-    let (mut content, mut calls) = (String::new(), Vec::new());
+    let mut s = DeltaStreamed {
+        content: String::new(),
+        reasoning: String::new(),
+        calls: Vec::new(),
+        malformed: p.malformed(),
+        truncated: p.truncated(),
+    };
     for d in deltas {
-        content.push_str(d.content.as_deref().unwrap_or(""));
+        s.content.push_str(d.content.as_deref().unwrap_or(""));
+        s.reasoning.push_str(d.reasoning.as_deref().unwrap_or(""));
         for c in d.calls {
             if let Some((id, name)) = c.start {
-                calls.push((id, name, String::new()));
+                s.calls.push((id, name, String::new()));
             }
-            if let Some(last) = calls.last_mut() {
+            if let Some(last) = s.calls.last_mut() {
                 last.2.push_str(c.args.as_deref().unwrap_or(""));
             }
         }
     }
-    (content, calls, p.malformed(), p.truncated())
+    s
 }
 
 /// Streams `text` to format `f` with `tools`, cut at `cuts`.

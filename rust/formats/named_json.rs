@@ -474,9 +474,9 @@ mod tests {
         assert!(extract("kimi_k2", bare).malformed);
         let one = Tools::new(HashMap::from([("only".to_owned(), HashMap::new())]));
         let s = stream("kimi_k2", &one, bare, &[]);
-        assert!(!s.2);
+        assert!(!s.malformed);
         assert_eq!(
-            s.1,
+            s.calls,
             [(
                 Some("3".to_owned()),
                 "only".to_owned(),
@@ -534,8 +534,8 @@ mod tests {
             let x = extract(fmt, bad);
             assert!(x.malformed, "{bad:?}");
             let s = stream(fmt, &Tools::default(), bad, &boundaries(bad));
-            assert!(s.2, "{bad:?}");
-            assert!(s.0.len() <= bad.len(), "{bad:?}");
+            assert!(s.malformed, "{bad:?}");
+            assert!(s.content.len() <= bad.len(), "{bad:?}");
         }
         let long = format!(
             "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{}",

@@ -692,8 +692,8 @@ mod mistral_forms {
             assert!(x.malformed, "{bad:?}");
             assert!(x.calls.is_empty(), "{bad:?}");
             let s = stream(bad, &boundaries(bad));
-            assert_eq!(s.0, bad, "{bad:?}");
-            assert!(s.2, "{bad:?}");
+            assert_eq!(s.content, bad, "{bad:?}");
+            assert!(s.malformed, "{bad:?}");
         }
         // cut off by the end of the text in the id: truncated, not malformed
         for cut in [
@@ -719,13 +719,13 @@ mod mistral_forms {
             let whole = stream(t, &[]);
             let x = extract(t);
             if !x.malformed && !x.truncated {
-                assert_eq!(x.content.unwrap_or_default(), whole.0, "{t:?}");
+                assert_eq!(x.content.unwrap_or_default(), whole.content, "{t:?}");
                 let calls: Vec<_> = x
                     .calls
                     .into_iter()
                     .map(|c| (c.id, c.name, c.arguments))
                     .collect();
-                assert_eq!(calls, whole.1, "{t:?}");
+                assert_eq!(calls, whole.calls, "{t:?}");
             }
             for k in boundaries(t) {
                 assert_eq!(stream(t, &[k]), whole, "{t:?} cut at {k}");

@@ -1,5 +1,6 @@
 use super::*;
-use crate::event::{Delta, Extracted};
+use crate::event::Extracted;
+use crate::formats::invariants::{stream_deltas, DeltaStreamed};
 use crate::formats::{Format, Parser};
 
 fn extract(text: &str) -> Extracted {
@@ -7,31 +8,10 @@ fn extract(text: &str) -> Extracted {
     Parser::extract(f, &Tools::default(), text)
 }
 
-/// Streams `text` cut at `cuts`; returns (content, reasoning, [(name, args)], malformed).
-fn stream(text: &str, cuts: &[usize]) -> (String, String, Vec<(String, String)>, bool) {
+/// Streams `text` cut at `cuts`.
+fn stream(text: &str, cuts: &[usize]) -> DeltaStreamed {
     let f = Format::from_name("openai").unwrap_or_else(|| panic!("openai not registered"));
-    let mut p = Parser::new(f, &Tools::default());
-    let mut deltas: Vec<Delta> = Vec::new();
-    let mut prev = 0;
-    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-        deltas.extend(p.feed_delta(&text[prev..c]));
-        prev = c;
-    }
-    deltas.extend(p.finish_delta());
-    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
-    for d in deltas {
-        content.push_str(d.content.as_deref().unwrap_or(""));
-        reasoning.push_str(d.reasoning.as_deref().unwrap_or(""));
-        for c in d.calls {
-            if let Some((_, name)) = c.start {
-                calls.push((name, String::new()));
-            }
-            if let Some(last) = calls.last_mut() {
-                last.1.push_str(c.args.as_deref().unwrap_or(""));
-            }
-        }
-    }
-    (content, reasoning, calls, p.malformed())
+    stream_deltas(f, &Tools::default(), text, cuts)
 }
 
 fn boundaries(s: &str) -> Vec<usize> {
@@ -151,12 +131,15 @@ fn random_texts_are_split_invariant() {
         let x = extract(&t);
         // (truncated texts: rust/formats/invariants.rs)
         if !x.malformed && !x.truncated {
-            assert_eq!(x.content.unwrap_or_default(), whole.0, "{t:?}");
-            assert_eq!(x.reasoning.unwrap_or_default(), whole.1, "{t:?}");
-            let calls: Vec<(String, String)> =
-                x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
-            assert_eq!(calls, whole.2, "{t:?}");
-            for (_, a) in &calls {
+            assert_eq!(x.content.unwrap_or_default(), whole.content, "{t:?}");
+            assert_eq!(x.reasoning.unwrap_or_default(), whole.reasoning, "{t:?}");
+            let calls: Vec<_> = x
+                .calls
+                .into_iter()
+                .map(|c| (c.id, c.name, c.arguments))
+                .collect();
+            assert_eq!(calls, whole.calls, "{t:?}");
+            for (_, _, a) in &calls {
                 assert!(crate::json::is_json(a) && a.starts_with('{'), "{t:?}");
             }
         }
