@@ -224,6 +224,21 @@ pub(super) struct DeltaStreamed {
     pub(super) truncated: bool,
 }
 
+impl DeltaStreamed {
+    /// Stream == non-stream: `x` (the same text extracted whole) has this content, reasoning and
+    /// calls (ids included).
+    pub(super) fn assert_extracts_as(&self, x: Extracted, what: &str) {
+        assert_eq!(x.content.unwrap_or_default(), self.content, "{what}");
+        assert_eq!(x.reasoning.unwrap_or_default(), self.reasoning, "{what}");
+        let calls: Vec<_> = x
+            .calls
+            .into_iter()
+            .map(|c| (c.id, c.name, c.arguments))
+            .collect();
+        assert_eq!(calls, self.calls, "{what}");
+    }
+}
+
 pub(super) fn stream_deltas(f: Format, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {
     let mut p = Parser::new(f, tools);
     let mut deltas: Vec<Delta> = Vec::new();

@@ -131,15 +131,8 @@ fn random_texts_are_split_invariant() {
         let x = extract(&t);
         // (truncated texts: rust/formats/invariants.rs)
         if !x.malformed && !x.truncated {
-            assert_eq!(x.content.unwrap_or_default(), whole.content, "{t:?}");
-            assert_eq!(x.reasoning.unwrap_or_default(), whole.reasoning, "{t:?}");
-            let calls: Vec<_> = x
-                .calls
-                .into_iter()
-                .map(|c| (c.id, c.name, c.arguments))
-                .collect();
-            assert_eq!(calls, whole.calls, "{t:?}");
-            for (_, _, a) in &calls {
+            whole.assert_extracts_as(x, &format!("{t:?}"));
+            for (_, _, a) in &whole.calls {
                 assert!(crate::json::is_json(a) && a.starts_with('{'), "{t:?}");
             }
         }
