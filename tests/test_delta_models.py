@@ -274,9 +274,59 @@ def test_vllm_layout_builds_the_servers_classes() -> None:
     assert {"content", "reasoning", "several calls", "arguments fragment", "call start"} <= shapes
 
 
-def test_unknown_layout_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match='unknown delta model layout "sglang"'):
+def test_unknown_layout_or_wrong_classes_are_value_errors() -> None:
+    with pytest.raises(ValueError, match='unknown delta model layout "other"'):
+        _core.DeltaModels(_VMessage, _VCall, _VFunction, "other")
+    with pytest.raises(ValueError, match="the Sglang layout takes no function class"):
         _core.DeltaModels(_VMessage, _VCall, _VFunction, "sglang")
+    with pytest.raises(ValueError, match="the Vllm layout takes a function class"):
+        _core.DeltaModels(_VMessage, _VCall, None, "vllm")
+
+
+class _SItem(BaseModel):
+    """Stand-ins shaped as SGLang's ToolCallItem and StreamingParseResult."""
+
+    tool_index: int
+    name: Optional[str] = None
+    parameters: str
+
+
+class _SResult(BaseModel):
+    normal_text: str = ""
+    calls: List[_SItem] = []
+
+
+def test_sglang_layout_gives_a_result_for_every_feed() -> None:
+    """Every feed gives a StreamingParseResult (an empty one when nothing is new); items carry
+    the name on a call's first fragment; reasoning is not part of it; the text and calls add up
+    to the facade's."""
+    models = _core.DeltaModels(_SResult, _SItem, None, "sglang")
+    for fmt, reasoning, started, text, sizes in CASES:
+        for n in sizes:
+            kw: Any = {"reasoning": reasoning, "reasoning_started": started}
+            p = toolparse.get_parser(fmt, **kw)._format.parser(None, models, True)
+            ref = toolparse.get_parser(fmt, **kw).stream()
+            pairs = [(p.feed_message(c), ref.feed(c)) for c in _chunks(text, n)]
+            pairs.append((p.finish_message(), ref.finish()))
+            for got, want in pairs:
+                assert type(got) is _SResult
+                assert list(got.__dict__) == ["normal_text", "calls"]
+                assert got.__pydantic_fields_set__ == {"normal_text", "calls"}
+                assert got.__pydantic_extra__ is None and got.__pydantic_private__ is None
+                assert got.normal_text == ((want.content or "") if want is not None else "")
+                wanted = want.tool_calls if want is not None else []
+                assert len(got.calls) == len(wanted)
+                for item, call in zip(got.calls, wanted):
+                    assert type(item) is _SItem
+                    assert list(item.__dict__) == ["tool_index", "name", "parameters"]
+                    assert item.tool_index == call.index
+                    assert item.name == (call.function.name if call.function else None)
+                    assert item.parameters == (
+                        (call.function.arguments or "") if call.function else ""
+                    )
+                    named = {"name"} if item.name is not None else set()
+                    assert item.__pydantic_fields_set__ == {"tool_index", "parameters"} | named
+                assert _SResult.model_validate(got.model_dump()) == got
 
 
 def test_record_keeps_the_calls_sent() -> None:

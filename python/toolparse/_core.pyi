@@ -129,11 +129,15 @@ def replay(
 
 @final
 class DeltaModels:
-    """A server's delta classes and their layout (``"toolparse"`` or ``"vllm"``), for
-    ``Format.parser(models=...)``: its streams build those classes' instances without
-    validation. ValueError for another layout."""
+    """A server's delta classes and their layout, for ``Format.parser(models=...)``: its streams
+    build those classes' instances without validation. ``"toolparse"`` / ``"vllm"``:
+    DeltaMessage, DeltaToolCall, DeltaFunctionCall; ``"sglang"``: StreamingParseResult,
+    ToolCallItem and no function class (every feed then gives a result, an empty one when there
+    is nothing new). ValueError for another layout or a function class where it takes none."""
 
-    def __new__(cls, message: type, call: type, function: type, layout: str) -> DeltaModels: ...
+    def __new__(
+        cls, message: type, call: type, function: Optional[type], layout: str
+    ) -> DeltaModels: ...
 
 def set_models(
     message: type[DeltaMessage], call: type[DeltaToolCall], function: type[DeltaFunctionCall]

@@ -24,18 +24,20 @@ use pyo3::types::{PyList, PyString, PyTuple, PyType};
 
 use crate::event::Delta;
 
-/// The three model classes and how their instances are laid out: the facade's, handed over once
-/// (`set_models`), or a server's (`_core.DeltaModels`, given to `Format.parser`).
+/// The model classes and how their instances are laid out: the facade's, handed over once
+/// (`set_models`), or a server's (`_core.DeltaModels`, given to `Format.parser`). `message` is
+/// the class of a delta's result, `call` of one call in it, `function` of a call's function
+/// (None where the layout has none).
 #[pyclass(module = "toolparse._core", name = "DeltaModels", frozen)]
 pub(super) struct Models {
     message: Class,
     call: Class,
-    function: Class,
+    function: Option<Class>,
     layout: Layout,
 }
 
 /// How a layout differs from the facade's models.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Layout {
     /// toolparse's models: a call's `__dict__` is index, id, type, function; no extra fields.
     Toolparse,
@@ -43,28 +45,40 @@ enum Layout {
     /// index, function; the message and the call allow extra fields (`__pydantic_extra__` a new
     /// empty dict each), the function does not; fields sets inserted in `__dict__` order.
     Vllm,
+    /// SGLang's (`sglang.srt.function_call.core_types`): a `StreamingParseResult(normal_text,
+    /// calls)` for every delta, also one with nothing new; each call a `ToolCallItem(tool_index,
+    /// name, parameters)`, the name on its first fragment only; reasoning is not part of it.
+    Sglang,
 }
 
 #[pymethods]
 impl Models {
-    /// `DeltaModels(DeltaMessage, DeltaToolCall, DeltaFunctionCall, layout)`: a server's delta
-    /// classes for `Format.parser(models=...)`; `layout` is `"toolparse"` or `"vllm"`.
+    /// `DeltaModels(message, call, function, layout)`: a server's delta classes for
+    /// `Format.parser(models=...)`; `layout` is `"toolparse"` or `"vllm"` (DeltaMessage,
+    /// DeltaToolCall, DeltaFunctionCall) or `"sglang"` (StreamingParseResult, ToolCallItem, None).
     #[new]
     fn py_new(
         message: &Bound<'_, PyType>,
         call: &Bound<'_, PyType>,
-        function: &Bound<'_, PyType>,
+        function: Option<&Bound<'_, PyType>>,
         layout: &str,
     ) -> PyResult<Models> {
         let layout = match layout {
             "toolparse" => Layout::Toolparse,
             "vllm" => Layout::Vllm,
+            "sglang" => Layout::Sglang,
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "toolparse: unknown delta model layout {other:?} (expected \"toolparse\" or \"vllm\")"
+                    "toolparse: unknown delta model layout {other:?} (expected \"toolparse\", \"vllm\" or \"sglang\")"
                 )))
             }
         };
+        if function.is_some() == (layout == Layout::Sglang) {
+            return Err(PyValueError::new_err(format!(
+                "toolparse: the {layout:?} layout takes {} function class",
+                if layout == Layout::Sglang { "no" } else { "a" }
+            )));
+        }
         Models::of(message, call, function, layout)
     }
 }
@@ -73,13 +87,13 @@ impl Models {
     fn of(
         message: &Bound<'_, PyType>,
         call: &Bound<'_, PyType>,
-        function: &Bound<'_, PyType>,
+        function: Option<&Bound<'_, PyType>>,
         layout: Layout,
     ) -> PyResult<Models> {
         Ok(Models {
             message: Class::of(message)?,
             call: Class::of(call)?,
-            function: Class::of(function)?,
+            function: function.map(Class::of).transpose()?,
             layout,
         })
     }
@@ -171,14 +185,15 @@ pub(super) fn set(
 ) -> PyResult<()> {
     let py = message.py();
     if let Some(m) = MODELS.get(py) {
-        if m.message.cls.is(message) && m.call.cls.is(call) && m.function.cls.is(function) {
+        let same_function = m.function.as_ref().is_some_and(|f| f.cls.is(function));
+        if m.message.cls.is(message) && m.call.cls.is(call) && same_function {
             return Ok(());
         }
         return Err(PyRuntimeError::new_err(
             "toolparse: the delta model classes are already set",
         ));
     }
-    let _ = MODELS.set(py, Models::of(message, call, function, Layout::Toolparse)?);
+    let _ = MODELS.set(py, Models::of(message, call, Some(function), Layout::Toolparse)?);
     Ok(())
 }
 
@@ -266,9 +281,12 @@ fn function<'py>(
         name.is_some().then_some(k_name),
         args.is_some().then_some(k_args),
     ];
+    let Some(class) = &m.function else {
+        return Err(PyRuntimeError::new_err("toolparse: no function class in this layout"));
+    };
     instance(
         py,
-        &m.function,
+        class,
         &[(k_name, opt(py, name)), (k_args, opt(py, args))],
         &set,
         false,
@@ -295,8 +313,9 @@ fn call<'py>(
         Some(id) => (id, intern!(py, "function").clone().into_any(), true),
     };
     let set = |k| Some(k).filter(|_| started);
+    // (SGLang's layout never gets here: `sglang_result` builds its items.)
     match m.layout {
-        Layout::Toolparse => instance(
+        Layout::Toolparse | Layout::Sglang => instance(
             py,
             &m.call,
             &[
@@ -343,7 +362,7 @@ fn message<'py>(
         reasoning.is_some().then_some(k_reasoning),
     );
     let set = match m.layout {
-        Layout::Toolparse => [calls_set, content_set, reasoning_set],
+        Layout::Toolparse | Layout::Sglang => [calls_set, content_set, reasoning_set],
         Layout::Vllm => [content_set, reasoning_set, calls_set],
     };
     instance(
@@ -368,6 +387,9 @@ pub(super) fn delta_message(
     d: Option<Delta>,
     new_id: Option<&Py<PyAny>>,
 ) -> PyResult<Py<PyAny>> {
+    if m.layout == Layout::Sglang {
+        return sglang_result(py, m, d);
+    }
     let Some(d) = d else { return Ok(py.None()) };
     let any_calls = !d.calls.is_empty();
     let n =
@@ -399,4 +421,56 @@ pub(super) fn delta_message(
     }
     let list = list.cast_into::<PyList>()?;
     Ok(message(py, m, d.content, d.reasoning, list, any_calls)?.unbind())
+}
+
+/// SGLang's `StreamingParseResult` of one core delta, as the integration's `_result` / `_item`
+/// build it: `normal_text` the content ("" for none), a `ToolCallItem` per call fragment, and an
+/// empty result when there is nothing new.
+fn sglang_result(py: Python<'_>, m: &Models, d: Option<Delta>) -> PyResult<Py<PyAny>> {
+    let (k_text, k_calls) = (intern!(py, "normal_text"), intern!(py, "calls"));
+    let (k_index, k_name, k_params) = (
+        intern!(py, "tool_index"),
+        intern!(py, "name"),
+        intern!(py, "parameters"),
+    );
+    let (content, calls) = match d {
+        Some(d) => (d.content, d.calls),
+        None => (None, Vec::new()),
+    };
+    let n = isize::try_from(calls.len()).map_err(|_| PyRuntimeError::new_err("too many calls"))?;
+    // SAFETY: as in `delta_message`: every item is set once before the list is returned.
+    let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n))? };
+    for (i, c) in (0..n).zip(calls) {
+        let name = c.start.map(|(_, name)| name);
+        let named = name.is_some();
+        let params = match c.args {
+            Some(a) => PyString::new(py, &a).into_any(),
+            None => intern!(py, "").clone().into_any(),
+        };
+        let item = instance(
+            py,
+            &m.call,
+            &[
+                (k_index, c.index.into_pyobject(py)?.into_any()),
+                (k_name, opt(py, name)),
+                (k_params, params),
+            ],
+            &[Some(k_index), named.then_some(k_name), Some(k_params)],
+            false,
+        )?;
+        // SAFETY: `i` < `n`; PyList_SetItem steals the reference `into_ptr` hands over.
+        check(py, unsafe { ffi::PyList_SetItem(list.as_ptr(), i, item.into_ptr()) })?;
+    }
+    let text = match content {
+        Some(t) => PyString::new(py, &t).into_any(),
+        None => intern!(py, "").clone().into_any(),
+    };
+    Ok(instance(
+        py,
+        &m.message,
+        &[(k_text, text), (k_calls, list)],
+        &[Some(k_text), Some(k_calls)],
+        false,
+    )?
+    .unbind())
 }

@@ -52,6 +52,7 @@ fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
 
 import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 import orjson  # noqa: E402
+import toolparse  # noqa: E402
 from server_cases import (  # noqa: E402
     cases_of,
     splittings,
@@ -382,6 +383,51 @@ def test_parse_stream_chunk_protocol(fmt: str, backend: str) -> None:
             )
             is None
         )
+
+
+def _same_sglang_object(got: Any, want: Any, where: str) -> None:
+    """Deep identity of two of SGLang's result objects: class, ``__dict__`` order and values,
+    fields set and the extra / private slots."""
+    assert type(got) is type(want), where
+    if hasattr(want, "__pydantic_fields_set__"):
+        assert list(got.__dict__) == list(want.__dict__), where
+        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__, where
+        assert got.__pydantic_extra__ is None and want.__pydantic_extra__ is None, where
+        assert got.__pydantic_private__ is None and want.__pydantic_private__ is None, where
+        for key, value in want.__dict__.items():
+            _same_sglang_object(got.__dict__[key], value, where)
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for g, w in zip(got, want):
+            _same_sglang_object(g, w, where)
+    else:
+        assert got == want, where
+
+
+@pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
+def test_rust_core_builds_sglangs_results_as_the_python_builder(fmt: str) -> None:
+    """On the Rust backend the core builds SGLang's own StreamingParseResult / ToolCallItem
+    (``_core.DeltaModels`` of layout "sglang"); they must be what the integration's Python
+    builder (the twin's path) makes of the same core deltas, a result for every feed, and the
+    calls it records what was sent."""
+    for label, text, typed, call_names in cases_of(fmt):
+        tools = tools_for(call_names, typed)
+        for chunks in ([text], token_chunks(text), list(text)):
+            core = tp_sglang._stream_core(toolparse.get_parser(fmt, tools=tools))
+            raw = toolparse.get_parser(fmt, tools=tools)._format.parser()
+            where = f"{fmt} {label} in {len(chunks)} chunks"
+            results = [(core.feed_message(c), raw.feed(c)) for c in chunks]
+            results.append((core.finish_message(), raw.finish()))
+            sent: List[List[str]] = []
+            for got, d in results:
+                want = tp_sglang._sglang_result(d)
+                _same_sglang_object(got, want, where)
+                assert isinstance(got, StreamingParseResult), where
+                for item in got.calls:
+                    if item.name is not None:
+                        sent.append([item.name, ""])
+                    sent[item.tool_index][1] += item.parameters
+            assert core.sent_calls == [tuple(c) for c in sent], where
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import reasoning as _rsn
+from toolparse.integrations._twin import TwinCore
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +130,40 @@ def _args_result(index: int, args: str) -> Any:
     return obj
 
 
+def _sglang_result(d: Any) -> Any:
+    """SGLang's result for a core delta ``(content, reasoning, calls)`` or None (an empty result):
+    what the Rust core's ``feed_message`` builds with ``_sglang_models()``. SGLang's tool-call
+    interface has no reasoning field."""
+    if d is None:
+        return _result()
+    content, _reasoning, calls = d
+    if calls is None:
+        return _result(content or "")
+    if content is None and len(calls) == 1 and calls[0][2] is None:
+        return _args_result(calls[0][0], calls[0][3])
+    return _result(content or "", [_item(i, name, args or "") for i, _id, name, args in calls])
+
+
+_MODELS: Any = None  # SGLang's result classes for the Rust core (_core.DeltaModels), made once
+
+
+def _sglang_models() -> Any:
+    global _MODELS
+    if _MODELS is None:
+        from toolparse import _core
+
+        _MODELS = _core.DeltaModels(_RESULT, _ITEM, None, "sglang")
+    return _MODELS
+
+
+def _stream_core(parser: Any) -> Any:
+    """A stream core for one response of toolparse parser ``parser`` that builds SGLang's
+    results and records the calls it sent."""
+    if parser.backend == "rust":
+        return parser._format.parser(parser.new_id, _sglang_models(), True)
+    return TwinCore(parser._new_parser(), _sglang_result)
+
+
 def _sglang() -> Any:
     """Imports SGLang's function-call parser module (which ``--tool-call-parser`` reads its
     choices from once imported) and binds the result types."""
@@ -168,53 +203,61 @@ class _ToolparseDetector:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
-        self._tp_names: List[str] = []
-        self._tp_args: List[List[str]] = []
         self._tp_parser: Optional[toolparse.ToolParser] = None
-        self._tp_stream: Optional[toolparse.ToolCallStream] = None
+        self._tp_core: Any = None  # the stream core (_stream_core): builds and records
         self._tp_feed: Any = None
         self._tp_finished = False
 
-    # -- SGLang's bookkeeping, derived from what was streamed ---------------------------------
+    # -- SGLang's bookkeeping, derived from what was streamed (the core records it) -----------
+    def _tp_sent(self) -> List[Tuple[str, str]]:
+        core = self._tp_core
+        return (core.sent_calls if core is not None else None) or []
+
     @property
     def streamed_args_for_tool(self) -> List[str]:
-        out = []
-        for parts in self._tp_args:
-            if len(parts) > 1:
-                parts[:] = ["".join(parts)]
-            out.append(parts[0] if parts else "")
-        return out
+        return [args for _, args in self._tp_sent()]
 
     @streamed_args_for_tool.setter
     def streamed_args_for_tool(self, value: List[str]) -> None:
-        self._tp_reset(value)
+        self._tp_ignore("streamed_args_for_tool", value)
 
     @property
     def prev_tool_call_arr(self) -> List[Dict[str, Any]]:
-        return [
-            {"name": name, "arguments": args}
-            for name, args in zip(self._tp_names, self.streamed_args_for_tool)
-        ]
+        return [{"name": name, "arguments": args} for name, args in self._tp_sent()]
 
     @prev_tool_call_arr.setter
     def prev_tool_call_arr(self, value: List[Dict[str, Any]]) -> None:
-        self._tp_reset(value)
+        self._tp_ignore("prev_tool_call_arr", value)
 
-    def _tp_reset(self, value: Any) -> None:
-        # Only BaseFormatDetector.__init__ assigns these (empty lists); the state is ours.
+    @property
+    def current_tool_id(self) -> int:
+        """The index of the last call started (-1 before the first)."""
+        return len(self._tp_sent()) - 1
+
+    @current_tool_id.setter
+    def current_tool_id(self, value: int) -> None:
+        self._tp_ignore("current_tool_id", value != -1)
+
+    @property
+    def current_tool_name_sent(self) -> bool:
+        return bool(self._tp_sent())
+
+    @current_tool_name_sent.setter
+    def current_tool_name_sent(self, value: bool) -> None:
+        self._tp_ignore("current_tool_name_sent", value)
+
+    def _tp_ignore(self, name: str, value: Any) -> None:
+        # Only the detectors' __init__ assign these (their empty start); the state is the core's.
         if value:
-            logger.debug("toolparse: ignoring an assignment to the detector's call lists")
-            return
-        self._tp_names = []
-        self._tp_args = []
+            logger.debug("toolparse: ignoring an assignment to the detector's %s", name)
 
     @property
     def incomplete_tool_call_indices(self) -> set:
-        stream = self._tp_stream
-        if not self._tp_finished or stream is None or not self._tp_names:
+        core = self._tp_core
+        if not self._tp_finished or core is None or not self._tp_sent():
             return set()
         try:
-            index = stream.unfinished_call
+            index = core.unfinished_call
         except Exception:  # noqa: BLE001
             index = None
         return set() if index is None else {index}
@@ -265,43 +308,25 @@ class _ToolparseDetector:
         if feed is None:
             feed = self._tp_begin(tools)
         try:
-            d = feed(new_text)
+            return feed(new_text)  # the core builds SGLang's StreamingParseResult
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             return self._tp_fail(new_text)
-        if d is None:
-            return _result()
-        content, _reasoning, calls = d
-        if calls is None:
-            return _result(content or "")
-        if content is None and len(calls) == 1:
-            index, _id, name, args = calls[0]
-            if name is None:  # the hottest delta: an arguments fragment of a started call
-                self._tp_args[index].append(args)
-                return _args_result(index, args)
-        return _result(content or "", self._tp_items(calls))
 
     def finish(self, tools: List[Any]) -> Any:
         """End of the stream: flushes what toolparse held back."""
-        if self._tp_finished or self._tp_stream is None:
+        if self._tp_finished or self._tp_core is None:
             return _result()
         self._tp_finished = True
         try:
-            d = self._tp_stream._core.finish()
+            return self._tp_core.finish_message()
         except Exception:  # noqa: BLE001
             logger.exception("toolparse: flushing the stream failed")
             return _result()
-        if d is None:
-            return _result()
-        content, _reasoning, calls = d
-        return _result(content or "", self._tp_items(calls) if calls else [])
 
     def _tp_begin(self, tools: Optional[Sequence[Any]]) -> Any:
         try:
-            stream = self._tp_parser_for(tools).stream()
-            self._tp_stream = stream
-            # The core's own feed (plain tuples), not ToolCallStream.feed: SGLang wants its own
-            # result types, so the DeltaMessage that feed builds would be thrown away.
-            self._tp_feed = stream._core.feed
+            self._tp_core = _stream_core(self._tp_parser_for(tools))
+            self._tp_feed = self._tp_core.feed_message
         except Exception:  # noqa: BLE001
             logger.exception("toolparse: could not start a stream; passing text through")
             self._tp_feed = _passthrough
@@ -312,23 +337,9 @@ class _ToolparseDetector:
         self._tp_feed = _passthrough
         return _result(new_text)
 
-    def _tp_items(self, calls: Sequence[Any]) -> List[Any]:
-        items = []
-        for index, _id, name, args in calls:
-            if name is not None:
-                self._tp_names.append(name)
-                self._tp_args.append([args] if args else [])
-                self.current_tool_id = index
-                self.current_tool_name_sent = True
-                items.append(_item(index, name, args or ""))
-            else:
-                self._tp_args[index].append(args)
-                items.append(_item(index, None, args))
-        return items
-
 
 def _passthrough(text: str) -> Any:
-    return (text or None, None, None)
+    return _result(text or "")
 
 
 class _NoPeer:

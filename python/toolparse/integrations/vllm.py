@@ -27,6 +27,7 @@ from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
 from toolparse.integrations import reasoning as _rsn
 from toolparse.integrations import vllm_class_name as class_name
+from toolparse.integrations._twin import TwinCore
 
 logger = logging.getLogger(__name__)
 
@@ -149,50 +150,13 @@ def _vllm_models() -> Any:
     return _MODELS
 
 
-class _TwinCore:
-    """The Python twin's stream core with what the Rust core gives this integration
-    (``Format.parser(new_id, _vllm_models(), record=True)``): vLLM's delta objects from
-    ``feed_message`` / ``finish_message`` and the calls sent so far (``sent_calls``)."""
-
-    def __init__(self, core: Any, new_id: Any) -> None:
-        self._twin = core
-        self._new_id = new_id
-        self.sent_calls: List[Tuple[str, str]] = []
-
-    def feed(self, text: str) -> Any:
-        return self._record(self._twin.feed(text))
-
-    def finish(self) -> Any:
-        return self._record(self._twin.finish())
-
-    def feed_message(self, text: str) -> Any:
-        d = self.feed(text)
-        return None if d is None else _vllm_delta(d, self._new_id)
-
-    def finish_message(self) -> Any:
-        d = self.finish()
-        return None if d is None else _vllm_delta(d, self._new_id)
-
-    def __getattr__(self, name: str) -> Any:  # malformed, truncated, machine_from, ...
-        return getattr(self._twin, name)
-
-    def _record(self, d: Any) -> Any:
-        if d is not None and d[2]:
-            for index, _id, name, args in d[2]:
-                if name is not None:
-                    self.sent_calls.append((name, ""))
-                if args is not None and index < len(self.sent_calls):
-                    n, a = self.sent_calls[index]
-                    self.sent_calls[index] = (n, a + args)
-        return d
-
-
 def _stream_core(parser: Any) -> Any:
     """A stream core for one response of toolparse parser ``parser`` that builds vLLM's delta
     objects and records the calls it sent."""
     if parser.backend == "rust":
         return parser._format.parser(parser.new_id, _vllm_models(), True)
-    return _TwinCore(parser._new_parser(), parser.new_id)
+    new_id = parser.new_id
+    return TwinCore(parser._new_parser(), lambda d: None if d is None else _vllm_delta(d, new_id))
 
 
 # --------------------------------------------------------------------------------------------------
