@@ -193,7 +193,10 @@ pub(super) fn set(
             "toolparse: the delta model classes are already set",
         ));
     }
-    let _ = MODELS.set(py, Models::of(message, call, Some(function), Layout::Toolparse)?);
+    let _ = MODELS.set(
+        py,
+        Models::of(message, call, Some(function), Layout::Toolparse)?,
+    );
     Ok(())
 }
 
@@ -282,7 +285,9 @@ fn function<'py>(
         args.is_some().then_some(k_args),
     ];
     let Some(class) = &m.function else {
-        return Err(PyRuntimeError::new_err("toolparse: no function class in this layout"));
+        return Err(PyRuntimeError::new_err(
+            "toolparse: no function class in this layout",
+        ));
     };
     instance(
         py,
@@ -459,7 +464,9 @@ fn sglang_result(py: Python<'_>, m: &Models, d: Option<Delta>) -> PyResult<Py<Py
             false,
         )?;
         // SAFETY: `i` < `n`; PyList_SetItem steals the reference `into_ptr` hands over.
-        check(py, unsafe { ffi::PyList_SetItem(list.as_ptr(), i, item.into_ptr()) })?;
+        check(py, unsafe {
+            ffi::PyList_SetItem(list.as_ptr(), i, item.into_ptr())
+        })?;
     }
     let text = match content {
         Some(t) => PyString::new(py, &t).into_any(),
