@@ -274,6 +274,40 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
             ], where
 
 
+@pytest.mark.parametrize("backend_name", BACKENDS)
+def test_internal_error_passes_text_through(backend_name: str) -> None:
+    """Should the core ever fail mid-stream, the serving loop gets that delta's text as content,
+    later deltas nothing, and the calls sent before it stay in vLLM's bookkeeping."""
+    tp = tp_vllm.parser_class("hermes", backend_name)(TOKENIZER, None)
+
+    def feed(text: str) -> Any:
+        return tp.extract_tool_calls_streaming("", "", text, [], [], [], None)
+
+    first = feed('<tool_call>{"name": "get_weather", "arguments": {"a": 1}}</tool_call>')
+    assert first.tool_calls[0].function.name == "get_weather"
+
+    real = tp._stream
+
+    class Broken:
+        """The stream core, failing from now on (its record of the calls sent stays)."""
+
+        sent_calls = property(lambda self: real.sent_calls)
+
+        def feed_message(self, text: str) -> Any:
+            raise RuntimeError("boom")
+
+        def finish_message(self) -> Any:
+            raise RuntimeError("boom")
+
+    tp._stream = Broken()
+    got = feed("Hello <tool_call>")
+    assert got.model_dump(exclude_unset=True) == {"content": "Hello <tool_call>"}
+    assert feed(" more") is None
+    assert tp.finish_streaming() is None
+    assert tp.streamed_args_for_tool == ['{"a": 1}']
+    assert tp.prev_tool_call_arr == [{"name": "get_weather", "arguments": '{"a": 1}'}]
+
+
 def test_check_reports_the_entry_point() -> None:
     out = tp_vllm.check()
     assert out["server"] == "vllm" and out["installed"] and out["version"]

@@ -319,19 +319,21 @@ def _base() -> Any:
                 return _delta_message(delta_text, None, [])
 
         def finish_streaming(self) -> Any:
-            """End of the stream: flushes held-back text (vLLM calls it once, at the end)."""
-            if self._finished:
-                return None
-            self._finished = True
-            delta, core = None, self._stream
-            if self._pair is not None and self._pair.usable:
-                d, core = self._pair.tool_finish(), self._pair.core
-                delta = None if d is None else self._delta(d)
-            elif core is not None:
-                try:
-                    delta = core.finish_message()
-                except Exception:
-                    logger.exception("toolparse_%s: finish failed", self.toolparse_format)
+            """End of the stream: flushes held-back text (vLLM calls it once, at the end), and
+            sets vLLM's record of the calls sent (also after a failure ended the stream early)."""
+            delta = None
+            pair = self._pair
+            core = pair.core if pair is not None else self._stream
+            if not self._finished:
+                self._finished = True
+                if pair is not None and pair.usable:
+                    d = pair.tool_finish()
+                    delta = None if d is None else self._delta(d)
+                elif core is not None:
+                    try:
+                        delta = core.finish_message()
+                    except Exception:
+                        logger.exception("toolparse_%s: finish failed", self.toolparse_format)
             sent = (core.sent_calls if core is not None else None) or []
             self.streamed_args_for_tool = [a for _, a in sent]
             self.prev_tool_call_arr = [{"name": n, "arguments": a} for n, a in sent]
