@@ -384,7 +384,9 @@ class _Pair:
         self.tool = tool
         self.parser: Any = None  # the toolparse parser (format, tools, reasoning), made lazily
         self.core: Any = None  # its stream's core
-        self.stash: Any = None  # what the machine emitted at the hand-over, for the tool side
+        # what the machine emitted at the hand-over besides the reasoning, for the tool side: a
+        # vLLM DeltaMessage (its content and calls) or None
+        self.stash: Any = None
         self.extracted: Any = None  # (raw rest, ExtractedToolCallInformation), non-streaming
         self.tool_active = False  # the tool side drives the machine
         self.finished = False
@@ -438,8 +440,8 @@ class _Pair:
             self.tool_active = True
             if self.reasoner.has_engine_confirmed_reasoning_end():
                 # vLLM hands over the raw rest, which the machine has already seen.
-                d, self.stash = self.stash, None
-                return None if d is None else self.tool._delta(d)
+                m, self.stash = self.stash, None
+                return m
         if not text:
             return None
         try:
@@ -636,7 +638,7 @@ def _reasoning_base() -> Any:
                 if pair is not None and pair.usable:
                     self._core = pair.get_core()
                 else:
-                    self._core = self._parser().stream()._core
+                    self._core = _stream_core(self._parser())
                 self._handover = _rsn.Handover(
                     self._core, _rsn.transparent(self.toolparse_reasoning)
                 )
@@ -685,7 +687,9 @@ def _reasoning_base() -> Any:
                 return None
             try:
                 core = self._start()
-                d = core.feed(delta_text)
+                # vLLM's DeltaMessage, built by the core (its calls' ids from the parser that
+                # also builds the pair's tool deltas)
+                m = core.feed_message(delta_text)
                 rest = self._handover.feed(delta_text)
             except Exception:  # never raise into the serving loop: hand the text over
                 logger.exception("toolparse_%s: feed failed", self.toolparse_reasoning)
@@ -694,16 +698,18 @@ def _reasoning_base() -> Any:
                     self._pair.usable = False
                 return _delta_message(delta_text, None, [])
             if rest is None:
-                return self._message(d)
+                return m
             # The block ended in this delta: the reasoning goes out here, the raw rest as
             # content (vLLM hands it to the tool phase); the machine's own content and calls
             # for it wait for the tool parser of the pair.
             self._ended = True
-            if self._pair is not None and self._pair.usable and d is not None:
-                c, _r, calls = d
-                if c is not None or calls:
-                    self._pair.stash = (c, None, calls)
-            return self._message(d, rest or None, whole=False)
+            r = None if m is None else m.reasoning
+            if self._pair is not None and self._pair.usable and m is not None:
+                if m.content is not None or m.tool_calls:
+                    self._pair.stash = _delta_message(m.content, None, m.tool_calls)
+            if rest or r is not None:
+                return _delta_message(rest or None, r, [])
+            return None
 
         def has_engine_confirmed_reasoning_end(self) -> bool:
             return self._ended
