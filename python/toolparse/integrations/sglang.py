@@ -71,7 +71,9 @@ def formats() -> List[str]:
 # --------------------------------------------------------------------------------------------------
 # SGLang's result types, built without validation (per delta, a validated StreamingParseResult
 # plus ToolCallItem costs ~2.8 us; see toolparse/models/_base.py for the technique). The data
-# comes from toolparse's core, so it is already of the right types.
+# comes from toolparse's core, so it is already of the right types. On the Rust backend the core
+# builds the streamed ones the same way (`_sglang_models()`, checked equal by
+# tests/integrations/test_sglang.py); these serve the Python backend and the rarer paths.
 # --------------------------------------------------------------------------------------------------
 _new = object.__new__
 _RESULT: Any = None  # sglang ... core_types.StreamingParseResult, set by _sglang()

@@ -49,6 +49,8 @@ _BASE: Any = None
 # vLLM's delta objects, built without validation from data toolparse's core made (a validated
 # DeltaMessage with one tool-call fragment costs ~5 us). The fields set are exactly the ones given,
 # because vLLM dumps with exclude_unset=True: a field missing from the set is silently dropped.
+# On the Rust backend the core builds the streamed ones the same way (`_vllm_models()`, checked
+# equal by tests/integrations/test_vllm.py); these serve the Python backend and the rarer paths.
 # --------------------------------------------------------------------------------------------------
 _new = object.__new__
 _set = object.__setattr__
