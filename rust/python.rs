@@ -199,6 +199,13 @@ impl PyParser {
         self.sent.clone()
     }
 
+    /// With `record`: how many calls were sent so far (`len(sent_calls)` without the copy); 0
+    /// without.
+    #[getter]
+    fn sent_count(&self) -> usize {
+        self.sent.as_ref().map_or(0, Vec::len)
+    }
+
     /// Feeds several deltas in one call (batched tokens, speculative decoding); one result each.
     fn feed_many(
         &mut self,

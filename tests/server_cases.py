@@ -88,3 +88,25 @@ def toolparse_streamed(
         rec.append_delta(d)
     calls = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
     return rec.other_content or None, calls, stream.unfinished_call is not None
+
+
+def same_model_object(got: Any, want: Any, where: str) -> None:
+    """Deep identity of two of a server's pydantic delta objects (the Rust core's and the Python
+    builder's): class, ``__dict__`` order and values, fields set, extra (equal, and a dict of its
+    own where there is one) and private slots."""
+    assert type(got) is type(want), where
+    if hasattr(want, "__pydantic_fields_set__"):
+        assert list(got.__dict__) == list(want.__dict__), where
+        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__, where
+        assert got.__pydantic_extra__ == want.__pydantic_extra__, where
+        if want.__pydantic_extra__ is not None:
+            assert type(got.__pydantic_extra__) is dict, where
+        assert got.__pydantic_private__ is None and want.__pydantic_private__ is None, where
+        for key, value in want.__dict__.items():
+            same_model_object(got.__dict__[key], value, where)
+    elif isinstance(want, list):
+        assert len(got) == len(want), where
+        for g, w in zip(got, want):
+            same_model_object(g, w, where)
+    else:
+        assert got == want, where

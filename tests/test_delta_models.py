@@ -341,6 +341,7 @@ def test_record_keeps_the_calls_sent() -> None:
             ("get_weather", '{"city": "Paris"}'),
             ("search", '{"q": "pizza", "n": 5}'),
         ], n
+        assert p.sent_count == 2
     # the tuple path records too; without record there is nothing
     p = _vllm_parser("hermes")
     p.feed(HERMES_CALL[:30])
@@ -348,4 +349,4 @@ def test_record_keeps_the_calls_sent() -> None:
     assert p.sent_calls == [("get_weather", '{"city": "Paris"}')]
     p = _vllm_parser("hermes", record=False)
     p.feed_message(HERMES_CALL)
-    assert p.sent_calls is None
+    assert p.sent_calls is None and p.sent_count == 0

@@ -493,19 +493,6 @@ def test_whitespace_around_named_json_arguments_past_the_cap(
         assert fed == (long[long.index(ARGS) + len(ARGS) :] if started else long)
 
 
-@pytest.mark.parametrize(
-    "fmt,before,after",
-    [(f, c, a) for f, c, a, _ in AFTER_CALL] + [(f, b, a) for f, b, a, _ in AROUND_ARGS],
-    ids=lambda v: str(v)[-14:],
-)
-def test_twins_agree_on_long_whitespace(fmt: str, before: str, after: str) -> None:
-    for k in (WS_MAX, WS_MAX + 1, 10 * WS_MAX):
-        text = before + " " * k + after
-        corpus.twin_extract(fmt, text)
-        for chunks in plans(text, False)[1:]:
-            corpus.twin_stream(fmt, chunks)
-
-
 # Whitespace between messages (muse, openai/harmony): held until the next header's marker,
 # capped the same way (past the cap it reads as text).
 MUSE_MSG = "<|start|>assistant to=commentary<|message|>Hi<|eom|>"
@@ -554,8 +541,16 @@ def test_whitespace_between_messages_is_capped(
         assert fed.endswith(" " * (9 * WS_MAX - 1)), len(fed)
 
 
-@pytest.mark.parametrize("fmt,before,after", BETWEEN_MESSAGES, ids=lambda v: str(v)[-14:])
-def test_twins_agree_between_messages(fmt: str, before: str, after: str) -> None:
+@pytest.mark.parametrize(
+    "fmt,before,after",
+    [(f, c, a) for f, c, a, _ in AFTER_CALL]
+    + [(f, b, a) for f, b, a, _ in AROUND_ARGS]
+    + BETWEEN_MESSAGES,
+    ids=lambda v: str(v)[-14:],
+)
+def test_twins_agree_on_long_whitespace(fmt: str, before: str, after: str) -> None:
+    """Every capped whitespace place above: the Rust core and its twin agree at, past and far
+    past the cap, whole and on every split."""
     for k in (WS_MAX, WS_MAX + 1, 10 * WS_MAX):
         text = before + " " * k + after
         corpus.twin_extract(fmt, text)

@@ -61,6 +61,9 @@ class Parser:
         """With ``Format.parser(record=True)``: ``(name, arguments)`` of each call sent so far,
         its arguments as streamed; None without."""
     @property
+    def sent_count(self) -> int:
+        """With ``record=True``: how many calls were sent so far (without copying them); 0."""
+    @property
     def malformed(self) -> bool:
         """The tool markup seen so far was malformed."""
     @property

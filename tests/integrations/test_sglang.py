@@ -55,6 +55,7 @@ import orjson  # noqa: E402
 import toolparse  # noqa: E402
 from server_cases import (  # noqa: E402
     cases_of,
+    same_model_object,
     splittings,
     token_chunks,
     toolparse_result,
@@ -385,25 +386,6 @@ def test_parse_stream_chunk_protocol(fmt: str, backend: str) -> None:
         )
 
 
-def _same_sglang_object(got: Any, want: Any, where: str) -> None:
-    """Deep identity of two of SGLang's result objects: class, ``__dict__`` order and values,
-    fields set and the extra / private slots."""
-    assert type(got) is type(want), where
-    if hasattr(want, "__pydantic_fields_set__"):
-        assert list(got.__dict__) == list(want.__dict__), where
-        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__, where
-        assert got.__pydantic_extra__ is None and want.__pydantic_extra__ is None, where
-        assert got.__pydantic_private__ is None and want.__pydantic_private__ is None, where
-        for key, value in want.__dict__.items():
-            _same_sglang_object(got.__dict__[key], value, where)
-    elif isinstance(want, list):
-        assert len(got) == len(want), where
-        for g, w in zip(got, want):
-            _same_sglang_object(g, w, where)
-    else:
-        assert got == want, where
-
-
 @pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
 def test_rust_core_builds_sglangs_results_as_the_python_builder(fmt: str) -> None:
     """On the Rust backend the core builds SGLang's own StreamingParseResult / ToolCallItem
@@ -421,7 +403,7 @@ def test_rust_core_builds_sglangs_results_as_the_python_builder(fmt: str) -> Non
             sent: List[List[str]] = []
             for got, d in results:
                 want = tp_sglang._sglang_result(d)
-                _same_sglang_object(got, want, where)
+                same_model_object(got, want, where)
                 assert isinstance(got, StreamingParseResult), where
                 for item in got.calls:
                     if item.name is not None:

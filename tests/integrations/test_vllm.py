@@ -35,6 +35,7 @@ import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
 import toolparse  # noqa: E402
 from server_cases import (  # noqa: E402
     cases_of,
+    same_model_object,
     splittings,
     token_chunks,
     toolparse_result,
@@ -218,27 +219,6 @@ def test_adjust_request_keeps_special_token_markers(fmt: str) -> None:
     assert plain.skip_special_tokens is default
 
 
-def _same_vllm_object(got: Any, want: Any, where: str) -> None:
-    """Deep identity of two of vLLM's delta objects: class, ``__dict__`` order and values, fields
-    set, extra (a fresh dict each, or None) and private slots."""
-    assert type(got) is type(want), where
-    if hasattr(want, "__pydantic_fields_set__"):
-        assert list(got.__dict__) == list(want.__dict__), where
-        assert got.__pydantic_fields_set__ == want.__pydantic_fields_set__, where
-        assert got.__pydantic_extra__ == want.__pydantic_extra__, where
-        if want.__pydantic_extra__ is not None:
-            assert type(got.__pydantic_extra__) is dict, where
-        assert got.__pydantic_private__ is None and want.__pydantic_private__ is None, where
-        for key, value in want.__dict__.items():
-            _same_vllm_object(got.__dict__[key], value, where)
-    elif isinstance(want, list):
-        assert len(got) == len(want), where
-        for g, w in zip(got, want):
-            _same_vllm_object(g, w, where)
-    else:
-        assert got == want, where
-
-
 @pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])
 def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
     """On the Rust backend the core builds vLLM's own DeltaMessage / DeltaToolCall /
@@ -263,7 +243,7 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
                     assert got is None, where
                     continue
                 want = tp_vllm._vllm_delta(d, twin.new_id)
-                _same_vllm_object(got, want, where)
+                same_model_object(got, want, where)
                 assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
                 for index, _id, name, args in d[2] or ():
                     if name is not None:

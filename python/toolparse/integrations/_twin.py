@@ -1,11 +1,11 @@
-"""The Python twin's stream core with what the Rust core gives the server integrations
-(``Format.parser(new_id, models, record=True)``): the server's own delta objects from
-``feed_message`` / ``finish_message`` (built here by the integration's Python builder) and the
-calls sent so far (``sent_calls``). Used on the ``python`` backend only."""
+"""A server's delta objects from a toolparse stream, on either backend: the Rust core builds them
+itself (``Format.parser(new_id, models, record=True)``); on the ``python`` backend ``TwinCore``
+gives the twin's stream core the same surface (``feed_message`` / ``finish_message`` built by the
+integration's Python builder, and the calls sent so far, ``sent_calls``)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 
 class TwinCore:
@@ -22,6 +22,10 @@ class TwinCore:
 
     def finish(self) -> Any:
         return self._record(self._twin.finish())
+
+    @property
+    def sent_count(self) -> int:
+        return len(self.sent_calls)
 
     def feed_message(self, text: str) -> Any:
         return self._build(self.feed(text))
@@ -41,3 +45,35 @@ class TwinCore:
                     n, a = self.sent_calls[index]
                     self.sent_calls[index] = (n, a + args)
         return d
+
+
+class ServerModels:
+    """A server's delta classes, its layout (``_core.DeltaModels``) and the integration's Python
+    builder ``build(d, new_id)`` of the same objects (for the ``python`` backend)."""
+
+    def __init__(
+        self,
+        classes: Callable[[], Tuple[Any, Any, Any]],
+        layout: str,
+        build: Callable[[Any, Callable[[], str]], Any],
+    ) -> None:
+        self._classes = classes  # called once, when the server's classes are bound
+        self._layout = layout
+        self._build = build
+        self._models: Optional[Any] = None
+
+    def models(self) -> Any:
+        """The ``_core.DeltaModels`` (made once)."""
+        if self._models is None:
+            from toolparse import _core
+
+            self._models = _core.DeltaModels(*self._classes(), self._layout)
+        return self._models
+
+    def stream_core(self, parser: Any) -> Any:
+        """A stream core for one response of toolparse parser ``parser`` that builds the
+        server's objects and records the calls it sent."""
+        if parser.backend == "rust":
+            return parser._format.parser(parser.new_id, self.models(), True)
+        new_id, build = parser.new_id, self._build
+        return TwinCore(parser._new_parser(), lambda d: build(d, new_id))

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import reasoning as _rsn
-from toolparse.integrations._twin import TwinCore
+from toolparse.integrations._twin import ServerModels
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def formats() -> List[str]:
 # SGLang's result types, built without validation (per delta, a validated StreamingParseResult
 # plus ToolCallItem costs ~2.8 us; see toolparse/models/_base.py for the technique). The data
 # comes from toolparse's core, so it is already of the right types. On the Rust backend the core
-# builds the streamed ones the same way (`_sglang_models()`, checked equal by
+# builds the streamed ones the same way (`_SERVER`, checked equal by
 # tests/integrations/test_sglang.py); these serve the Python backend and the rarer paths.
 # --------------------------------------------------------------------------------------------------
 _new = object.__new__
@@ -134,7 +134,7 @@ def _args_result(index: int, args: str) -> Any:
 
 def _sglang_result(d: Any) -> Any:
     """SGLang's result for a core delta ``(content, reasoning, calls)`` or None (an empty result):
-    what the Rust core's ``feed_message`` builds with ``_sglang_models()``. SGLang's tool-call
+    what the Rust core's ``feed_message`` builds with ``_SERVER``. SGLang's tool-call
     interface has no reasoning field."""
     if d is None:
         return _result()
@@ -146,24 +146,11 @@ def _sglang_result(d: Any) -> Any:
     return _result(content or "", [_item(i, name, args or "") for i, _id, name, args in calls])
 
 
-_MODELS: Any = None  # SGLang's result classes for the Rust core (_core.DeltaModels), made once
-
-
-def _sglang_models() -> Any:
-    global _MODELS
-    if _MODELS is None:
-        from toolparse import _core
-
-        _MODELS = _core.DeltaModels(_RESULT, _ITEM, None, "sglang")
-    return _MODELS
-
-
-def _stream_core(parser: Any) -> Any:
-    """A stream core for one response of toolparse parser ``parser`` that builds SGLang's
-    results and records the calls it sent."""
-    if parser.backend == "rust":
-        return parser._format.parser(parser.new_id, _sglang_models(), True)
-    return TwinCore(parser._new_parser(), _sglang_result)
+# SGLang's objects from a stream: the Rust core builds them (layout "sglang"), the twin's path above
+_SERVER = ServerModels(
+    lambda: (_RESULT, _ITEM, None), "sglang", lambda d, _new_id: _sglang_result(d)
+)
+_stream_core = _SERVER.stream_core
 
 
 def _sglang() -> Any:
@@ -215,6 +202,11 @@ class _ToolparseDetector:
         core = self._tp_core
         return (core.sent_calls if core is not None else None) or []
 
+    def _tp_count(self) -> int:
+        """How many calls were sent (no copy of their arguments)."""
+        core = self._tp_core
+        return 0 if core is None else int(core.sent_count)
+
     @property
     def streamed_args_for_tool(self) -> List[str]:
         return [args for _, args in self._tp_sent()]
@@ -234,7 +226,7 @@ class _ToolparseDetector:
     @property
     def current_tool_id(self) -> int:
         """The index of the last call started (-1 before the first)."""
-        return len(self._tp_sent()) - 1
+        return self._tp_count() - 1
 
     @current_tool_id.setter
     def current_tool_id(self, value: int) -> None:
@@ -242,7 +234,7 @@ class _ToolparseDetector:
 
     @property
     def current_tool_name_sent(self) -> bool:
-        return bool(self._tp_sent())
+        return self._tp_count() > 0
 
     @current_tool_name_sent.setter
     def current_tool_name_sent(self, value: bool) -> None:
@@ -256,7 +248,7 @@ class _ToolparseDetector:
     @property
     def incomplete_tool_call_indices(self) -> set:
         core = self._tp_core
-        if not self._tp_finished or core is None or not self._tp_sent():
+        if not self._tp_finished or core is None or not self._tp_count():
             return set()
         try:
             index = core.unfinished_call

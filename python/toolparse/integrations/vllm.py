@@ -27,7 +27,7 @@ from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
 from toolparse.integrations import reasoning as _rsn
 from toolparse.integrations import vllm_class_name as class_name
-from toolparse.integrations._twin import TwinCore
+from toolparse.integrations._twin import ServerModels
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ _BASE: Any = None
 # vLLM's delta objects, built without validation from data toolparse's core made (a validated
 # DeltaMessage with one tool-call fragment costs ~5 us). The fields set are exactly the ones given,
 # because vLLM dumps with exclude_unset=True: a field missing from the set is silently dropped.
-# On the Rust backend the core builds the streamed ones the same way (`_vllm_models()`, checked
+# On the Rust backend the core builds the streamed ones the same way (`_SERVER`, checked
 # equal by tests/integrations/test_vllm.py); these serve the Python backend and the rarer paths.
 # --------------------------------------------------------------------------------------------------
 _new = object.__new__
@@ -126,7 +126,7 @@ def _args_message(index: int, args: str) -> Any:
 
 def _vllm_delta(d: Any, new_id: Any) -> Any:
     """vLLM's delta for a core delta ``(content, reasoning, calls)``; ``new_id()`` for a call start
-    without an id. What the Rust core's ``feed_message`` builds with ``_vllm_models()``."""
+    without an id. What the Rust core's ``feed_message`` builds with ``_SERVER``."""
     content, reasoning, calls = d
     if calls is None:
         return _delta_message(content, reasoning, [])
@@ -140,25 +140,13 @@ def _vllm_delta(d: Any, new_id: Any) -> Any:
     return _delta_message(content, reasoning, out)
 
 
-_MODELS: Any = None  # vLLM's delta classes for the Rust core (_core.DeltaModels), made once
-
-
-def _vllm_models() -> Any:
-    global _MODELS
-    if _MODELS is None:
-        from toolparse import _core
-
-        _MODELS = _core.DeltaModels(_DM, _DTC, _DFC, "vllm")
-    return _MODELS
-
-
-def _stream_core(parser: Any) -> Any:
-    """A stream core for one response of toolparse parser ``parser`` that builds vLLM's delta
-    objects and records the calls it sent."""
-    if parser.backend == "rust":
-        return parser._format.parser(parser.new_id, _vllm_models(), True)
-    new_id = parser.new_id
-    return TwinCore(parser._new_parser(), lambda d: None if d is None else _vllm_delta(d, new_id))
+# vLLM's objects from a stream: the Rust core builds them (layout "vllm"), the twin's path above
+_SERVER = ServerModels(
+    lambda: (_DM, _DTC, _DFC),
+    "vllm",
+    lambda d, new_id: None if d is None else _vllm_delta(d, new_id),
+)
+_stream_core = _SERVER.stream_core
 
 
 # --------------------------------------------------------------------------------------------------
