@@ -101,6 +101,23 @@ def test_unknown_format_raises_value_error_listing_known_names() -> None:
         reference.extract("no_such_format", "x")
 
 
+def test_no_format_and_no_reasoning_raises_value_error_naming_both(backend: str) -> None:
+    # None is an accepted type for both arguments; both None is a bad value, not a bad type
+    for make in (
+        lambda: toolparse.get_parser(None, backend=backend),
+        lambda: toolparse.get_parser(None, backend=backend, reasoning=None),
+        lambda: toolparse.get_parser(None, tools=[], backend=backend, reasoning_started=True),
+        lambda: ToolParser(backend=backend),
+    ):
+        with pytest.raises(ValueError) as e:
+            make()
+        msg = str(e.value)
+        assert "name" in msg and "format" in msg and "reasoning" in msg, msg
+    # either one alone is enough
+    assert toolparse.get_parser(None, backend=backend, reasoning="qwen3").name is None
+    assert toolparse.get_parser("hermes", backend=backend).reasoning is None
+
+
 def test_unknown_backend_raises_value_error(fmt: str) -> None:
     for bad in ("go", "", "Rust", "reference"):
         with pytest.raises(ValueError, match="backend"):

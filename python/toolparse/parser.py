@@ -268,6 +268,14 @@ class ToolParser:
                 "reasoning_started must be True, False or None, "
                 f"not {type(reasoning_started).__name__}"
             )
+        if name is None and not self.format_name and rname is None:
+            # None is a str-or-None argument's accepted type: a missing format is a bad value.
+            raise ValueError(
+                "a format name is required when reasoning is None: name (the tool-call format) "
+                "and reasoning (the reasoning format) are both None; pass a format name "
+                "(toolparse.list_formats()) or a reasoning format to parse reasoning and content "
+                "only (toolparse.list_reasoning_formats())"
+            )
         if name is None and not self.format_name and rname is not None:
             name = REASONING[rname].tool_format
             fmt: Optional[str] = canonical(name) if name is not None else None
