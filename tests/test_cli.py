@@ -364,3 +364,54 @@ def test_closed_stdout_ends_quietly(tmp_path: Path, command: str) -> None:
     r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120)
     assert r.stderr == "", r.stderr
     assert "status=1" in r.stdout or "status=0" in r.stdout, r.stdout[-200:]
+
+
+def test_grammar_prints_the_structural_tag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        }
+    ]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    code, out, _ = run(
+        capsys,
+        "grammar",
+        "--format",
+        "hermes",
+        "--tools",
+        str(path),
+        "--tool-choice",
+        "required",
+        "--strict",
+        "parameter",
+    )
+    assert code == 0
+    assert json.loads(out) == toolparse.structural_tag(
+        "hermes", tools, tool_choice="required", strict="parameter"
+    )
+    code, out, _ = run(
+        capsys,
+        "grammar",
+        "-f",
+        "hermes",
+        "--tools",
+        str(path),
+        "--tool-choice",
+        "get_weather",
+        "--no-parallel",
+    )
+    assert code == 0 and json.loads(out)["type"] == "structural_tag"
+    # auto with no strict tool: nothing to constrain
+    code, out, _ = run(capsys, "grammar", "-f", "hermes", "--tools", str(path))
+    assert code == 0 and json.loads(out) is None
+    code, _, err = run(
+        capsys, "grammar", "-f", "hermes", "--tools", str(path), "--tool-choice", "nope"
+    )
+    assert code != 0 and "tool_choice" in err

@@ -340,6 +340,28 @@ def _integration_checks() -> List[Dict[str, Any]]:
     return [vllm.check(), sglang.check()]
 
 
+def _cmd_grammar(args: argparse.Namespace, out: TextIO) -> int:
+    import toolparse
+
+    tools = _read_tools(args.tools)
+    choice: Any = args.tool_choice
+    if choice not in ("auto", "required", "none"):
+        choice = {"type": "function", "function": {"name": choice}}
+    try:
+        tag = toolparse.structural_tag(
+            args.format,
+            tools,
+            tool_choice=choice,
+            strict=args.strict,
+            parallel_tool_calls=not args.no_parallel,
+            reasoning=args.reasoning,
+        )
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    _write(out, json.dumps(tag, ensure_ascii=False, indent=args.indent))
+    return 0
+
+
 def _cmd_integrations(args: argparse.Namespace, out: TextIO) -> int:
     """For each server installed beside toolparse: its version, whether toolparse's entry point
     loads there, and the ``toolparse_*`` names it then accepts (tool-call parsers and reasoning
@@ -458,6 +480,31 @@ def _argument_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the peers harness folder (default: $TOOLPARSE_PEERS_DIR, or 'peers' on the path)",
     )
+    grammar = sub.add_parser(
+        "grammar",
+        help="print the xgrammar structural tag for strict tool calling (JSON; null: nothing "
+        "to constrain)",
+    )
+    grammar.add_argument("--format", "-f", required=True, help="format name")
+    grammar.add_argument("--tools", metavar="JSON_FILE", required=True, help="OpenAI tools list")
+    grammar.add_argument(
+        "--tool-choice",
+        default="auto",
+        metavar="CHOICE",
+        help="auto (default), required, none, or a function name (that call only)",
+    )
+    grammar.add_argument(
+        "--strict",
+        choices=("auto", "function", "parameter"),
+        default="auto",
+        help="auto: schemas of tools marked strict (default); function: the call envelope "
+        "always; parameter: every tool's schema",
+    )
+    grammar.add_argument(
+        "--no-parallel", action="store_true", help="at most one call (parallel_tool_calls=false)"
+    )
+    grammar.add_argument("--reasoning", metavar="R", help="a reasoning format: its block first")
+    grammar.add_argument("--indent", type=int, default=None, help="pretty-print with N spaces")
     integrations = sub.add_parser(
         "integrations",
         help="check the vLLM and SGLang installed beside toolparse: do they load its parsers?",
@@ -482,6 +529,7 @@ _COMMANDS = {
     "demo": _cmd_demo,
     "integrations": _cmd_integrations,
     "bench": _cmd_bench,
+    "grammar": _cmd_grammar,
 }
 
 

@@ -165,7 +165,11 @@ class Walk:
             return "".join(self.text(node["content"]) for _ in range(self.r.randint(0, 2)))
         if t == "tag":
             end = node["end"]
-            return str(node["begin"]) + self.text(node["content"]) + (self.r.choice(end) if isinstance(end, list) else end)
+            return (
+                str(node["begin"])
+                + self.text(node["content"])
+                + (self.r.choice(end) if isinstance(end, list) else end)
+            )
         if t == "any_text":
             return self.free(node.get("excludes", []))
         if t == "triggered_tags":

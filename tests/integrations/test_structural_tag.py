@@ -19,7 +19,7 @@ x alias matrix is marked ``exhaustive``.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
@@ -27,13 +27,12 @@ import pytest
 pytest.importorskip("vllm.tool_parsers")  # xgrammar needs torch; vLLM's import sets up the stand-in
 
 import jsonschema  # noqa: E402
+import toolparse  # noqa: E402
 import xgrammar  # noqa: E402
 from grammar_walk import Unsupported, Walk, schema_for  # noqa: E402
-from xgrammar.testing import _is_grammar_accept_string  # noqa: E402
-
-import toolparse  # noqa: E402
 from toolparse import spec as tp_spec  # noqa: E402
 from toolparse import testing  # noqa: E402
+from xgrammar.testing import _is_grammar_accept_string  # noqa: E402
 
 FORMATS = toolparse.list_formats()
 ALL_NAMES = toolparse.list_formats(aliases=True)
@@ -79,7 +78,7 @@ def _raw_keys(arguments: str) -> List[str]:
         return []
 
 
-@lru_cache(maxsize=None)
+@cache
 def template_cases(fmt: str) -> Tuple[testing.TestCase, ...]:
     parser_only = set(tp_spec.get_spec(fmt).raw["grammar"].get("parser_only_forms", []))
     out = []
@@ -88,8 +87,11 @@ def template_cases(fmt: str) -> Tuple[testing.TestCase, ...]:
             continue
         if form_of(c) in parser_only or _has_text_messages(fmt, c.text):
             continue
-        if any("\\u" in k for k in (json.dumps(list(json.loads(x.arguments))) for x in c.tool_calls)):
-            continue  # a key with non-ASCII characters: the case's JSON escapes it, the grammar does not
+        if any(
+            "\\u" in k for k in (json.dumps(list(json.loads(x.arguments))) for x in c.tool_calls)
+        ):
+            # a key with non-ASCII characters: the case's JSON escapes it, the grammar does not
+            continue
         out.append(c)
     return tuple(out)
 
@@ -98,12 +100,12 @@ def args_of(case: testing.TestCase) -> List[Tuple[str, Dict[str, Any]]]:
     return [(x.name, json.loads(x.arguments)) for x in case.tool_calls]
 
 
-@lru_cache(maxsize=None)
+@cache
 def tools_of(fmt: str) -> Tuple[Dict[str, Any], ...]:
     return tuple(schema_for([a for c in template_cases(fmt) for a in args_of(c)]))
 
 
-@lru_cache(maxsize=None)
+@cache
 def grammar(fmt: str, choice: str, strict: str, parallel: bool, tools: Optional[str] = None) -> Any:
     tool_list = json.loads(tools) if tools is not None else list(tools_of(fmt))
     tool_choice: Any = choice
@@ -220,7 +222,9 @@ def check_walks(fmt: str, choice: str, strict: str, parallel: bool, seeds: range
     tool_choice: Any = choice
     if choice not in ("auto", "required"):
         tool_choice = {"type": "function", "function": {"name": choice}}
-    tag = toolparse.structural_tag(fmt, tools, tool_choice=tool_choice, strict=strict, parallel_tool_calls=parallel)
+    tag = toolparse.structural_tag(
+        fmt, tools, tool_choice=tool_choice, strict=strict, parallel_tool_calls=parallel
+    )
     assert tag is not None
     g = compile_tag(tag)
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
@@ -263,18 +267,29 @@ def test_the_whole_matrix(fmt: str, strict: str, parallel: bool) -> None:
     names = [t["function"]["name"] for t in tools]
     for choice in ["auto", "required", *names[:3]]:
         tag = toolparse.structural_tag(
-            fmt, tools, tool_choice=choice if choice in ("auto", "required") else {"type": "function", "name": choice},
-            strict=strict, parallel_tool_calls=parallel,
+            fmt,
+            tools,
+            tool_choice=choice
+            if choice in ("auto", "required")
+            else {"type": "function", "name": choice},
+            strict=strict,
+            parallel_tool_calls=parallel,
         )
         if tag is None:
-            assert choice == "auto" and tp_spec.get_spec(canonical).raw["grammar"]["trigger"] is None
+            assert (
+                choice == "auto" and tp_spec.get_spec(canonical).raw["grammar"]["trigger"] is None
+            )
             continue
         g = compile_tag(tag)
         for c in template_cases(canonical):
             one = len(c.tool_calls) == 1
-            want = (parallel or one) and (choice in ("auto", "required") or (one and c.tool_calls[0].name == choice))
+            want = (parallel or one) and (
+                choice in ("auto", "required") or (one and c.tool_calls[0].name == choice)
+            )
             assert admits(g, c.text) == want, f"{choice}/{strict}/{parallel}: {c.label}"
-        if strict != "parameter" and tp_spec.get_spec(canonical).raw["grammar"].get("unbound_keys_without_schema"):
+        if strict != "parameter" and tp_spec.get_spec(canonical).raw["grammar"].get(
+            "unbound_keys_without_schema"
+        ):
             continue
         for seed in range(1000, 1010):
             text = Walk(seed).text(tag)

@@ -17,6 +17,8 @@ after it. Tools of other kinds (custom, built-in) are not constrained.
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from typing import Any, Dict, List, Optional, Sequence
 
 from .. import spec as _spec
@@ -98,7 +100,46 @@ def structural_tag(
     (a reasoning format) puts its think block first; ``reasoning_started`` says whether the
     prompt already opened it (default: the reasoning format's own default). Raises ``ValueError``
     naming the argument for an unknown format, reasoning format, ``tool_choice``, ``strict``, or a
-    named function not in ``tools``."""
+    named function not in ``tools``.
+
+    Requests repeat their tools: the tags of the last requests are kept, keyed by the arguments'
+    JSON text, and the same arguments get the same object back. Treat it as read-only (copy it
+    before changing it)."""
+    try:
+        key = json.dumps(
+            [format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started]
+        )
+    except (TypeError, ValueError):
+        key = None  # models or other objects: built every time
+    if key is not None:
+        hit = _CACHE.get(key, _MISS)
+        if hit is not _MISS:
+            _CACHE.move_to_end(key)
+            return hit  # type: ignore[return-value]
+    tag = _build(
+        format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started
+    )
+    if key is not None:
+        _CACHE[key] = tag
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return tag
+
+
+_CACHE: OrderedDict[str, Optional[Dict[str, Any]]] = OrderedDict()
+_CACHE_SIZE = 64
+_MISS = object()
+
+
+def _build(
+    format: str,  # noqa: A002
+    tools: Optional[Sequence[Any]],
+    tool_choice: Any,
+    strict: str,
+    parallel_tool_calls: bool,
+    reasoning: Optional[str],
+    reasoning_started: Optional[bool],
+) -> Optional[Dict[str, Any]]:
     try:
         fmt = _spec.canonical(format)
     except (ValueError, TypeError) as e:

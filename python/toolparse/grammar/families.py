@@ -49,6 +49,20 @@ class Ctx:
         self.m: Mapping[str, str] = spec.markers
         self.call: Mapping[str, Any] = spec.raw.get("call", {})
         self.g: Mapping[str, Any] = spec.raw.get("grammar", {})
+        # made once per tag, used for every parameter
+        strip = self.call.get("value_newlines") == "strip_one"
+        self.newline = n.optional(n.const("\n")) if strip else n.const("")
+        self.pad = n.ws(2)
+        self.heads: Dict[Optional[str], List[n.Node]] = {}
+        self._defs: Dict[int, bool] = {}
+        self.envelope: Any = None
+
+    def defs_of(self, root: Mapping[str, Any]) -> bool:
+        """Whether a tool's schema has definitions a sub-schema must carry along."""
+        key = id(root)
+        if key not in self._defs:
+            self._defs[key] = "$defs" in root or "definitions" in root
+        return self._defs[key]
 
     def roles(self, prefix: str) -> List[str]:
         """The markers of a role and its numbered alternates (``call_start``, ``call_start_2``)."""
@@ -64,7 +78,7 @@ class Ctx:
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
-        schema = tool.schema if isinstance(tool.schema, Mapping) else {"type": "object"}
+        schema = tool.schema if isinstance(tool.schema, dict) else {"type": "object"}
         return n.json_schema(schema, "json", JSON_WS)
 
 
@@ -83,16 +97,21 @@ def _key(k: str) -> str:
 # ----- JSON envelopes -----
 
 
-def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
-    """``{"name": N, "arguments": {...}}`` with the spec's keys, either key order, an optional
-    id key first (cohere), or ``{N: {...}}`` (apertus)."""
+@dataclass(frozen=True)
+class _Envelope:
+    """The constant pieces of a format's JSON call object (regex nodes, made once per tag)."""
+
+    open_name: n.Node  # ``{"name": `` (an id key before it where the format has one)
+    name_to_args: n.Node  # ``, "arguments": ``
+    open_args: n.Node
+    args_to_name: n.Node
+    close: n.Node
+
+
+def _envelope_parts(c: Ctx) -> _Envelope:
+    if c.envelope is not None:
+        return c.envelope  # type: ignore[no-any-return]
     w = n.ws_pattern()
-    name = json.dumps(tool.name, ensure_ascii=False)
-    args = c.args(tool)
-    if c.call.get("keyed_by_name"):
-        return n.seq(
-            n.regex(r"\{" + w), n.const(name), n.regex(w + ":" + w), args, n.regex(w + r"\}")
-        )
     name_keys, args_keys = c.call.get("name_keys", ["name"]), c.call.get("args_keys", ["arguments"])
     nk = "(" + "|".join(_key(k) for k in name_keys) + ")"
     ak = "(" + "|".join(_key(k) for k in args_keys) + ")"
@@ -102,21 +121,34 @@ def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
         head += (
             "(" + "|".join(_key(k) for k in ids) + w + ":" + w + r'"[^"\\]*"' + w + "," + w + ")?"
         )
-    name_first = n.seq(
-        n.regex(head + nk + w + ":" + w),
-        n.const(name),
-        n.regex(w + "," + w + ak + w + ":" + w),
-        args,
-        n.regex(w + r"\}"),
+    if c.call.get("keyed_by_name"):
+        parts = _Envelope(
+            n.regex(r"\{" + w), n.regex(w + ":" + w), n.const(""), n.const(""), n.regex(w + r"\}")
+        )
+    else:
+        parts = _Envelope(
+            n.regex(head + nk + w + ":" + w),
+            n.regex(w + "," + w + ak + w + ":" + w),
+            n.regex(head + ak + w + ":" + w),
+            n.regex(w + "," + w + nk + w + ":" + w),
+            n.regex(w + r"\}"),
+        )
+    c.envelope = parts
+    return parts
+
+
+def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
+    """``{"name": N, "arguments": {...}}`` with the spec's keys, either key order, an optional
+    id key first (cohere), or ``{N: {...}}`` (apertus)."""
+    e = _envelope_parts(c)
+    name = n.const(json.dumps(tool.name, ensure_ascii=False))
+    args = c.args(tool)
+    if c.call.get("keyed_by_name"):
+        return n.seq(e.open_name, name, e.name_to_args, args, e.close)
+    return n.or_(
+        n.seq(e.open_name, name, e.name_to_args, args, e.close),
+        n.seq(e.open_args, args, e.args_to_name, name, e.close),
     )
-    args_first = n.seq(
-        n.regex(head + ak + w + ":" + w),
-        args,
-        n.regex(w + "," + w + nk + w + ":" + w),
-        n.const(name),
-        n.regex(w + r"\}"),
-    )
-    return n.or_(name_first, args_first)
 
 
 def _json_items(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
@@ -268,30 +300,40 @@ def named_json(c: Ctx) -> Plan:
 # ----- XML parameters -----
 
 
+_PLAIN_TYPES = ("integer", "number", "boolean", "null", "array", "object")
+_COMPOSED_KEYWORDS = ("$ref", "anyOf", "oneOf", "enum", "const")
+
+
 def _xml_value(
     c: Ctx, root: Mapping[str, Any], schema: Any, end: str, where: str
 ) -> Tuple[n.Node, str]:
     """A parameter's value and the JSON type it is written as (``string``: raw text)."""
-    strip = c.call.get("value_newlines") == "strip_one"
-    nl = n.optional(n.const("\n")) if strip else n.const("")
-    choices = scalar_choices(schema, root)
-    types = types_of(schema, root)
-    if choices is not None and all(isinstance(v, str) for v in choices):
-        return n.seq(nl, n.or_(*[n.const(v) for v in choices]), nl), "string"
+    ty = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(ty, str) and not any(k in schema for k in _COMPOSED_KEYWORDS):
+        types = [ty]  # the common case: one plain type
+    else:
+        choices = scalar_choices(schema, root)
+        if choices is not None and all(isinstance(v, str) for v in choices):
+            nl = c.newline
+            return n.seq(nl, n.or_(*[n.const(v) for v in choices]), nl), "string"
+        types = types_of(schema, root)
     if "string" in types or (len(types) > 1 and "object" not in types and "array" not in types):
         node = resolve(schema, root)
         for k in ("pattern", "format", "minLength", "maxLength"):
             if k in node:
                 c.drop.add(where, k)
         return n.any_text([end]), "string"
-    sub = with_defs(schema, root)
-    return n.seq(n.ws(2), n.json_schema(sub, "json", JSON_WS), n.ws(2)), types[0]
+    sub = with_defs(schema, root) if c.defs_of(root) else schema
+    return n.seq(c.pad, n.json_schema(sub, "json", JSON_WS), c.pad), types[0]
 
 
-def _param_heads(c: Ctx, written_as: Optional[str]) -> List[str]:
-    """The texts a parameter's key may be followed by before its value: the name end, or where
-    the format writes the value's type in the head (DSML's ``string="true|false"``, kimi_k3's
+def _param_heads(c: Ctx, written_as: Optional[str]) -> List[n.Node]:
+    """What a parameter's key may be followed by before its value: the name end, or where the
+    format writes the value's type in the head (DSML's ``string="true|false"``, kimi_k3's
     ``type="T"``) the heads for that type (an integer may be written as a number)."""
+    cached = c.heads.get(written_as)
+    if cached is not None:
+        return cached
     m = c.m
     heads = {
         r: v
@@ -299,24 +341,27 @@ def _param_heads(c: Ctx, written_as: Optional[str]) -> List[str]:
         if r.startswith("parameter_string") or r.startswith("parameter_json")
     }
     if not heads or written_as is None:
-        return [m["parameter_name_end"]]
-    if written_as == "string":
-        return [m["parameter_string"]]
-    wanted = [written_as, "number"] if written_as == "integer" else [written_as]
-    typed = [
-        v
-        for t in wanted
-        for r, v in heads.items()
-        if r.startswith("parameter_json") and f'"{t}"' in v
-    ]
-    return typed or [m["parameter_json"]]
+        out = [m["parameter_name_end"]]
+    elif written_as == "string":
+        out = [m["parameter_string"]]
+    else:
+        wanted = [written_as, "number"] if written_as == "integer" else [written_as]
+        typed = [
+            v
+            for t in wanted
+            for r, v in heads.items()
+            if r.startswith("parameter_json") and f'"{t}"' in v
+        ]
+        out = typed or [m["parameter_json"]]
+    c.heads[written_as] = [n.const(h) for h in out]
+    return c.heads[written_as]
 
 
 def _params(c: Ctx, t: FunctionTool) -> n.Node:
     m = c.m
     end = m["parameter_end"]
     sep = n.ws()
-    root = t.schema if isinstance(t.schema, Mapping) else {}
+    root = t.schema if isinstance(t.schema, dict) else {}
     props, req, named = properties(root, root) if root else ([], set(), False)
     if not named:
         # any keys: the key up to the name end, then raw text (the parser types nothing)
@@ -332,7 +377,7 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
     items = []
     for k, v in props:
         value, written = _xml_value(c, root, v, end, f"{t.name}.{k}")
-        heads = [n.const(h) for h in _param_heads(c, written)]
+        heads = _param_heads(c, written)
         if "value_start" in m:
             # the key element, then (after whitespace, and a type element where the format has
             # one) the value element
@@ -412,7 +457,7 @@ def xml_elements(c: Ctx) -> Plan:
     ns = m["namespace"]
 
     def params(t: FunctionTool) -> n.Node:
-        root = t.schema if isinstance(t.schema, Mapping) else {}
+        root = t.schema if isinstance(t.schema, dict) else {}
         props, req, named = properties(root, root) if root else ([], set(), False)
         if not named:
             key = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -443,7 +488,7 @@ def xml_elements(c: Ctx) -> Plan:
 
 
 def _kwargs(c: Ctx, t: FunctionTool, values: Callable[[Mapping[str, Any]], Values]) -> n.Node:
-    root = t.schema if isinstance(t.schema, Mapping) else {}
+    root = t.schema if isinstance(t.schema, dict) else {}
     v = values(root)
     props, req, named = properties(root, root) if root else ([], set(), False)
     comma = n.regex(n.ws_pattern(2) + "," + n.ws_pattern(2))
@@ -488,7 +533,7 @@ def functiongemma(c: Ctx) -> Plan:
     syn = gemma(m["string"])
 
     def call(t: FunctionTool) -> n.Node:
-        root = t.schema if isinstance(t.schema, Mapping) else {}
+        root = t.schema if isinstance(t.schema, dict) else {}
         v = Values(syn, root, c.drop, c.spec.name)
         return n.seq(n.const(m["name_start"] + t.name), v.obj(root if root else True, 4))
 
@@ -575,14 +620,18 @@ def channels(c: Ctx) -> Plan:
         if req.mode == "auto":
             other = n.or_(reasoning, message("content"))
             if req.single:  # any messages, at most one call, which ends the turn
-                return n.or_(run(other, n.seq(more(other), n.optional(n.seq(sep, call)))), run(call))
+                return n.or_(
+                    run(other, n.seq(more(other), n.optional(n.seq(sep, call)))), run(call)
+                )
             anything = n.or_(other, call)
             return run(anything, more(anything))
         single = req.single or req.mode == "forced"
         # reasoning messages first, as the model writes them, then the calls
         return n.or_(
             run(call, None if single else more(call)),
-            run(reasoning, n.seq(more(reasoning), sep, call, n.const("") if single else more(call))),
+            run(
+                reasoning, n.seq(more(reasoning), sep, call, n.const("") if single else more(call))
+            ),
         )
 
     return Plan([], messages=assemble)

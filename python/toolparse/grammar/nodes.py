@@ -38,22 +38,28 @@ def ws_pattern(limit: int = WS) -> str:
 
 
 def seq(*elements: Node) -> Node:
-    flat: List[Node] = []
+    """The elements one after another (nested sequences flattened, adjacent constants merged,
+    empty constants dropped)."""
+    out: List[Node] = []
     for e in elements:
-        if e.get("type") == "sequence":
-            flat.extend(e["elements"])
-        elif not (e.get("type") == "const_string" and e["value"] == ""):
-            flat.append(e)
-    if not flat:
-        return const("")
-    # adjacent constants merge into one
-    merged: List[Node] = []
-    for e in flat:
-        if merged and e["type"] == "const_string" and merged[-1]["type"] == "const_string":
-            merged[-1] = const(merged[-1]["value"] + e["value"])
+        kind = e["type"]
+        if kind == "sequence":
+            parts = e["elements"]
+        elif kind == "const_string":
+            if not e["value"]:
+                continue
+            parts = (e,)
         else:
-            merged.append(e)
-    return merged[0] if len(merged) == 1 else {"type": "sequence", "elements": merged}
+            out.append(e)
+            continue
+        for p in parts:
+            if out and p["type"] == "const_string" and out[-1]["type"] == "const_string":
+                out[-1] = {"type": "const_string", "value": out[-1]["value"] + p["value"]}
+            else:
+                out.append(p)
+    if not out:
+        return const("")
+    return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}
 
 
 def or_(*elements: Node) -> Node:

@@ -30,14 +30,14 @@ def _tool_fields(tool: Any, k: int) -> Optional[Tuple[str, Any, Any]]:
     """(name, parameters, strict) of a function tool, None for a tool of another kind."""
     if hasattr(tool, "model_dump"):
         tool = tool.model_dump(exclude_none=True)
-    if not isinstance(tool, Mapping):
+    if not isinstance(tool, dict):
         raise ValueError(
             f"tools[{k}]: expected a tool dict or a toolparse Tool, got {type(tool).__name__}"
         )
     if tool.get("type", "function") != "function":
         return None  # custom and built-in tools are left unconstrained
     fn = tool.get("function")
-    if isinstance(fn, Mapping):  # chat completions shape
+    if isinstance(fn, dict):  # chat completions shape
         name, params, strict = fn.get("name"), fn.get("parameters"), fn.get("strict")
         if strict is None:
             strict = tool.get("strict")
@@ -45,7 +45,7 @@ def _tool_fields(tool: Any, k: int) -> Optional[Tuple[str, Any, Any]]:
         name, params, strict = tool.get("name"), tool.get("parameters"), tool.get("strict")
     if not isinstance(name, str) or not name:
         raise ValueError(f"tools[{k}]: a function tool needs a non-empty 'name'")
-    if params is not None and not isinstance(params, Mapping):
+    if params is not None and not isinstance(params, dict):
         raise ValueError(f"tools[{k}] ({name}): 'parameters' must be a JSON Schema object")
     return name, params, strict
 
@@ -54,7 +54,7 @@ def _named(tool_choice: Mapping[str, Any]) -> str:
     if tool_choice.get("type") != "function":
         raise ValueError(f"tool_choice: unknown type {tool_choice.get('type')!r}")
     fn = tool_choice.get("function")
-    name = fn.get("name") if isinstance(fn, Mapping) else tool_choice.get("name")
+    name = fn.get("name") if isinstance(fn, dict) else tool_choice.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError("tool_choice: a named tool choice needs the function's name")
     return name
@@ -81,7 +81,7 @@ def resolve(
                 f"tool_choice: expected one of {', '.join(CHOICES)} or a named function, "
                 f"got {tool_choice!r}"
             )
-    elif isinstance(tool_choice, Mapping):
+    elif isinstance(tool_choice, dict):
         named = _named(tool_choice)
     elif hasattr(tool_choice, "model_dump"):
         named = _named(tool_choice.model_dump(exclude_none=True))

@@ -7,6 +7,7 @@ that value to any value: the tag never fails a request for a schema the parser a
 from __future__ import annotations
 
 import copy
+import json
 import logging
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
@@ -36,7 +37,7 @@ class Dropped:
 def _defs(root: Mapping[str, Any]) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
     for key in ("$defs", "definitions"):
-        if isinstance(root.get(key), Mapping):
+        if isinstance(root.get(key), dict):
             out[key] = root[key]
     return out
 
@@ -47,7 +48,7 @@ def _lookup(ref: str, root: Mapping[str, Any]) -> Optional[Any]:
     node: Any = root
     for part in ref[2:].split("/"):
         part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or part not in node:
+        if not isinstance(node, dict) or part not in node:
             return None
         node = node[part]
     return node
@@ -56,9 +57,11 @@ def _lookup(ref: str, root: Mapping[str, Any]) -> Optional[Any]:
 def prepare(schema: Schema, drop: Dropped, where: str) -> Schema:
     """A copy of ``schema`` whose ``$ref``s all resolve (a dangling or remote one is dropped,
     loosening that value to any value)."""
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, dict):
         return True if schema is not False else False
-    root = copy.deepcopy(dict(schema))
+    if "$ref" not in json.dumps(schema):
+        return schema  # nothing to resolve: used as it is (never modified)
+    root = copy.deepcopy(schema)
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
@@ -78,17 +81,17 @@ def prepare(schema: Schema, drop: Dropped, where: str) -> Schema:
 
 def resolve(node: Any, root: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:
     """``node`` with a local ``$ref`` followed (a bounded number of times)."""
-    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and depth < 16:
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and depth < 16:
         target = _lookup(node["$ref"], root)
-        if not isinstance(target, Mapping):
+        if not isinstance(target, dict):
             return {}
         node, depth = target, depth + 1
-    return node if isinstance(node, Mapping) else {}
+    return node if isinstance(node, dict) else {}
 
 
 def with_defs(sub: Any, root: Mapping[str, Any]) -> Schema:
     """A sub-schema taken out of ``root`` as a schema of its own: root's definitions go along."""
-    if not isinstance(sub, Mapping):
+    if not isinstance(sub, dict):
         return True
     defs = _defs(root)
     return {**defs, **sub} if defs else dict(sub)
@@ -118,7 +121,7 @@ def types_of(node: Any, root: Mapping[str, Any]) -> List[str]:
             values = node["enum"] if key == "enum" else [node["const"]]
             if isinstance(values, list) and values:
                 return sorted({_type_of(v) for v in values}, key=TYPES.index)
-    if isinstance(node.get("properties"), Mapping):
+    if isinstance(node.get("properties"), dict):
         return ["object"]
     if "items" in node:
         return ["array"]
@@ -161,7 +164,7 @@ def properties(node: Any, root: Mapping[str, Any]) -> Tuple[List[Tuple[str, Any]
     props = node.get("properties")
     required = node.get("required")
     req = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
-    if not isinstance(props, Mapping):
+    if not isinstance(props, dict):
         return [], req, False
     return [(k, v) for k, v in props.items() if isinstance(k, str)], req, True
 
@@ -169,4 +172,4 @@ def properties(node: Any, root: Mapping[str, Any]) -> Tuple[List[Tuple[str, Any]
 def items_of(node: Any, root: Mapping[str, Any]) -> Any:
     node = resolve(node, root)
     items = node.get("items")
-    return items if isinstance(items, Mapping) else True
+    return items if isinstance(items, dict) else True

@@ -94,7 +94,7 @@ class Values:
         choices = scalar_choices(schema, self.root) if schema is not True else None
         if choices is not None:
             return n.or_(*[n.const(_scalar(v, syn)) for v in choices])
-        node = resolve(schema, self.root) if isinstance(schema, Mapping) else {}
+        node = resolve(schema, self.root) if isinstance(schema, dict) else {}
         types = (
             types_of(node, self.root)
             if node
@@ -160,17 +160,14 @@ def ordered(items: Sequence[Tuple[n.Node, bool]], sep: n.Node) -> n.Node:
     after it comes with its separator in front)."""
     if not items:
         return n.const("")
+    later = [n.seq(sep, node) if r else n.optional(n.seq(sep, node)) for node, r in items]
     alts: List[n.Node] = []
-    for first in range(len(items)):
-        if any(r for _, r in items[:first]):
+    for first, (node, required) in enumerate(items):
+        alts.append(n.seq(node, *later[first + 1 :]))
+        if required:
             break  # a required item cannot be skipped
-        rest = [
-            n.seq(sep, node) if r else n.optional(n.seq(sep, node))
-            for node, r in items[first + 1 :]
-        ]
-        alts.append(n.seq(items[first][0], *rest))
-    if not any(r for _, r in items):
-        alts.append(n.const(""))
+    else:
+        alts.append(n.const(""))  # every item optional: none at all
     return n.or_(*alts)
 
 

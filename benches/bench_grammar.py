@@ -1,0 +1,119 @@
+"""Building a strict-tool-calling structural tag (``toolparse.structural_tag``): once per request,
+for 100 tools with typed schemas, under auto (strict parameter) and required, for one format of
+each family. The target is 1 ms (median) for 100 tools.
+
+    python -m pytest benches/bench_grammar.py --benchmark-enable
+    python benches/bench_grammar.py --report
+
+Under pyproject's default ``--benchmark-disable`` each benchmark runs once, as a plain test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import pytest
+import toolparse
+from toolparse import spec as tp_spec
+from toolparse.grammar import _CACHE
+
+N_TOOLS = 100
+
+
+def tools(n: int = N_TOOLS) -> List[Dict[str, Any]]:
+    """``n`` function tools, each with a string, an integer, an optional enum and a nested
+    object parameter."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": f"tool_{i}",
+                "description": f"tool number {i}",
+                "strict": True,
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer", "minimum": 1},
+                        "mode": {"enum": ["fast", "exact"]},
+                        "where": {"type": "object", "properties": {"lat": {"type": "number"}}},
+                    },
+                    "required": ["query", "limit"],
+                },
+            },
+        }
+        for i in range(n)
+    ]
+
+
+def one_per_family() -> List[str]:
+    seen: Dict[str, str] = {}
+    for name in toolparse.list_formats():
+        seen.setdefault(tp_spec.get_spec(name).family, name)
+    return list(seen.values())
+
+
+FORMATS = one_per_family()
+TOOLS = tools()
+
+
+def build(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
+    """A request seen before (its tools, choice and options): what a server pays per request."""
+    return toolparse.structural_tag(fmt, TOOLS, tool_choice=choice, strict="parameter")
+
+
+def build_cold(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
+    """A request never seen: the whole generator runs."""
+    _CACHE.clear()
+    return build(fmt, choice)
+
+
+@pytest.mark.parametrize("cold", [False, True], ids=["repeat", "first"])
+@pytest.mark.parametrize("choice", ["auto", "required"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_structural_tag_for_100_tools(benchmark: Any, fmt: str, choice: str, cold: bool) -> None:
+    benchmark.group = f"structural_tag {N_TOOLS} tools: {choice}, {'first' if cold else 'repeat'}"
+    tag = benchmark(build_cold if cold else build, fmt, choice)
+    assert tag is not None and tag["type"] == "structural_tag"
+    assert all(f"tool_{i}" in json.dumps(tag) for i in (0, N_TOOLS - 1))
+
+
+def report(formats: Sequence[str], repeat: int) -> None:
+    print(f"structural_tag for {N_TOOLS} tools, median of {repeat} (CPU time), strict=parameter")
+    print("first: a request never seen (the generator runs); repeat: the same request again")
+    print(
+        f"{'format':<18}{'family':<16}{'auto first':>12}{'required first':>16}{'repeat':>10}  (ms)"
+    )
+    for fmt in formats:
+        row = []
+        for choice, fn in (("auto", build_cold), ("required", build_cold), ("required", build)):
+            fn(fmt, choice)  # warm
+            times = []
+            for _ in range(repeat):
+                t0 = time.thread_time()
+                fn(fmt, choice)
+                times.append(time.thread_time() - t0)
+            row.append(statistics.median(times) * 1e3)
+        family = tp_spec.get_spec(fmt).family
+        print(f"{fmt:<18}{family:<16}{row[0]:>12.3f}{row[1]:>16.3f}{row[2]:>10.3f}")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--report", action="store_true", help="print a table instead of pytest")
+    p.add_argument("--all", action="store_true", help="every format, not one per family")
+    p.add_argument("--repeat", type=int, default=51)
+    args = p.parse_args(argv)
+    if args.report:
+        report(toolparse.list_formats() if args.all else FORMATS, args.repeat)
+        return 0
+    return pytest.main([__file__, "--benchmark-enable"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
