@@ -74,6 +74,10 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
     def tag(b: Block) -> n.Node:
         return n.tag(b.begin, b.content(tools, single), b.end)
 
+    if req.mode == "auto" and single:
+        # one call ends the turn; whitespace after it is no text (the parser drops it too)
+        tags = [tag(b) for b in blocks]
+        return n.seq(n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws())
     if req.mode == "auto":
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
