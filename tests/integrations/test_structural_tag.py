@@ -65,19 +65,6 @@ def _has_text_messages(fmt: str, text: str) -> bool:
     return any(v in text for r, v in sp.markers.items() if r.endswith("text_start"))
 
 
-def _escaped_key(case: testing.TestCase) -> bool:
-    """A JSON key the model wrote with ``\\u`` escapes: the grammar writes a schema's keys as the
-    schema spells them."""
-    return any("\\u" in k for c in case.tool_calls for k in _raw_keys(c.arguments))
-
-
-def _raw_keys(arguments: str) -> List[str]:
-    try:
-        return list(json.loads(arguments))
-    except ValueError:
-        return []
-
-
 @cache
 def template_cases(fmt: str) -> Tuple[testing.TestCase, ...]:
     parser_only = set(tp_spec.get_spec(fmt).raw["grammar"].get("parser_only_forms", []))
