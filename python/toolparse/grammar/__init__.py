@@ -83,8 +83,8 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
         )
     if req.mode == "forced":
-        b = blocks[0]
-        return n.seq(n.ws(), n.tag(b.begin, b.content(tools, True), b.end), n.ws())
+        one = n.or_(*[n.tag(b.begin, b.content(tools, True), b.end) for b in blocks])
+        return n.seq(n.ws(), one, n.ws())
     one = n.or_(*[tag(b) for b in blocks])
     return n.seq(n.ws(), n.one_or_more(one, plan.between, single=single), n.ws())
 
