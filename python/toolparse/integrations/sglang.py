@@ -483,7 +483,9 @@ class _ToolparseReasoningDetector:
         rspec = _spec.REASONING[self.toolparse_reasoning]
         super().__init__(  # type: ignore[call-arg]
             rspec.start or "",
-            rspec.end or "",
+            # the token that ends reasoning, which SGLang's scheduler encodes to gate grammars
+            # on (the spec's end_token: the channel formats' end of a reasoning message)
+            rspec.end_token,
             force_reasoning=bool(force_reasoning),
             stream_reasoning=stream_reasoning,
             continue_final_message=continue_final_message,
@@ -500,6 +502,14 @@ class _ToolparseReasoningDetector:
         self._tp_ended = False
         self._tp_finished = False
         self._tp_held: List[str] = []  # reasoning kept back when stream_reasoning is False
+
+    def get_think_end_token_ids(self, tokenizer: Any) -> List[int]:
+        """The ids of the token that ends reasoning: the spec's ``end_token_id`` where the
+        token's printed name does not encode to it (inkling), else ``end_token`` encoded."""
+        token_id = _spec.REASONING[self.toolparse_reasoning].end_token_id
+        if token_id is not None:
+            return [token_id]
+        return list(super().get_think_end_token_ids(tokenizer))  # type: ignore[misc]
 
     def _tp_parser(self) -> Any:
         return toolparse.get_parser(

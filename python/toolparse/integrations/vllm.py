@@ -169,6 +169,19 @@ def _tool_dicts(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
     return out
 
 
+def _keeps_special_tokens(spec: Any, request: Any) -> bool:
+    """Whether the request must keep special tokens in the output text, by the format's spec
+    ("keep_special_tokens": always, with tools in play, or never)."""
+    if not hasattr(request, "skip_special_tokens"):
+        return False
+    keep = spec.keep_special_tokens
+    if keep == "with_tools":
+        return bool(getattr(request, "tools", None)) and (
+            getattr(request, "tool_choice", None) != "none"
+        )
+    return bool(keep == "always")
+
+
 def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) -> Any:
     dicts = _tool_dicts(tools)
     try:
@@ -238,17 +251,13 @@ def _base() -> Any:
         # -- request ---------------------------------------------------------------------------
         def adjust_request(self, request: Any) -> Any:
             request = super().adjust_request(request)
-            if (
-                getattr(request, "tools", None)
-                and getattr(request, "tool_choice", None) != "none"
-                and _spec.get_spec(self.toolparse_format).special_tokens
-                and hasattr(request, "skip_special_tokens")
-            ):
-                # The format's markers are special tokens: the detokenizer must keep them, and
-                # (spec "spaces_between_special_tokens": false, kimi_k3) not put spaces between
-                # them, or `<|open|>tools<|sep|>` reaches the parser as `<|open|> tools <|sep|>`.
+            spec = _spec.get_spec(self.toolparse_format)
+            if _keeps_special_tokens(spec, request):
+                # The format's markers are special tokens (in some checkpoints): the detokenizer
+                # must keep them, and (spec "spaces_between_special_tokens": false, kimi_k3) not
+                # put spaces between them, or `<|open|>tools<|sep|>` reaches the parser as
+                # `<|open|> tools <|sep|>`.
                 request.skip_special_tokens = False
-                spec = _spec.get_spec(self.toolparse_format)
                 if spec.raw.get("spaces_between_special_tokens") is False and hasattr(
                     request, "spaces_between_special_tokens"
                 ):
