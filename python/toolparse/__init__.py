@@ -30,6 +30,7 @@ from .models import (
     ToolProperty,
     ToolResult,
 )
+from .grammar import structural_tag
 from .parser import ToolCallStream, ToolParser
 from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
 from .registry import ToolParserManager
@@ -106,6 +107,7 @@ __all__ = [
     "StreamEvent",
     "StreamingProtocolError",
     "StreamingToolReconstructor",
+    "structural_tag",
     "TextDeltaEvent",
     "Tool",
     "ToolCall",

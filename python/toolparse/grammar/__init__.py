@@ -1,0 +1,135 @@
+"""Strict tool calling: an xgrammar structural tag generated from the same spec entry the parser
+runs on, so the grammar a server constrains generation with and the parser that reads the output
+cannot drift apart.
+
+    tag = toolparse.structural_tag("hermes", tools, tool_choice="required")
+    # -> {"type": "structural_tag", "format": {...}}: plain data, xgrammar's StructuralTag shape
+
+Semantics (vLLM's ``ToolStrictLevel``, OpenAI's API): ``tool_choice`` "auto" lets the model write
+text and calls (a call, once its trigger is written, must be well formed, to a function in
+``tools``), "required" one or more calls and no text around them, a named function exactly one
+call to it, "none" nothing to constrain (``None``). ``strict`` "auto" holds the arguments of tools
+marked ``"strict": true`` to their schema and constrains the envelope for required and named
+(auto with no strict tool: ``None``); "function" constrains the envelope always; "parameter" holds
+every tool's arguments to its schema. ``parallel_tool_calls=False`` allows one call and no text
+after it. Tools of other kinds (custom, built-in) are not constrained.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from .. import spec as _spec
+from . import nodes as n
+from .families import FAMILIES, Block, Ctx, Plan
+from .request import STRICT_LEVELS, FunctionTool, Request, resolve
+from .schema import Dropped, prepare
+
+__all__ = ["STRICT_LEVELS", "structural_tag"]
+
+
+def _plan(fmt: str, drop: Dropped) -> Plan:
+    spec = _spec.get_spec(fmt)
+    build = FAMILIES.get(spec.family)
+    if build is None:  # every family has a builder; a new family must add one
+        raise NotImplementedError(f"structural_tag: no grammar for family {spec.family!r}")
+    plan = build(Ctx(spec, drop))  # a family without blocks (channels) assembles its messages
+    # the spec names the trigger (None: no marker tells a call from text); its block goes first
+    trigger = spec.raw.get("grammar", {}).get("trigger")
+    plan.distinct = trigger is not None
+    plan.blocks.sort(key=lambda b: b.begin != trigger)
+    return plan
+
+
+def _distinct_blocks(blocks: Sequence[Block]) -> List[Block]:
+    """The blocks whose triggers are not prefixes of one another (the first of a clash wins):
+    xgrammar dispatches each tag on exactly one trigger."""
+    out: List[Block] = []
+    for b in blocks:
+        if all(not (o.begin.startswith(b.begin) or b.begin.startswith(o.begin)) for o in out):
+            out.append(b)
+    return out
+
+
+def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Optional[n.Node]:
+    if reasoning is None:
+        return None
+    r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
+    if started is None:
+        started = r.started
+    excludes = [*r.starts, *r.ends]
+    if started:
+        block = n.tag("", n.any_text(excludes), r.end)
+    else:
+        block = n.optional(n.tag(r.start, n.any_text(excludes), r.end))
+    return n.seq(block, n.ws())
+
+
+def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
+    blocks = _distinct_blocks(plan.blocks)
+    tools, single = req.tools, req.single
+
+    def tag(b: Block) -> n.Node:
+        return n.tag(b.begin, b.content(tools, single), b.end)
+
+    if req.mode == "auto":
+        return n.triggered(
+            [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
+        )
+    if req.mode == "forced":
+        b = blocks[0]
+        return n.seq(n.ws(), n.tag(b.begin, b.content(tools, True), b.end), n.ws())
+    one = n.or_(*[tag(b) for b in blocks])
+    return n.seq(n.ws(), n.one_or_more(one, plan.between, single=single), n.ws())
+
+
+def structural_tag(
+    format: str,  # noqa: A002 - the API's name for it
+    tools: Optional[Sequence[Any]] = None,
+    *,
+    tool_choice: Any = "auto",
+    strict: str = "auto",
+    parallel_tool_calls: bool = True,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> Optional[Dict[str, Any]]:
+    """The xgrammar structural tag (plain JSON data) that holds a model writing ``format`` to
+    well-formed calls of ``tools``, or ``None`` when there is nothing to constrain. ``reasoning``
+    (a reasoning format) puts its think block first; ``reasoning_started`` says whether the
+    prompt already opened it (default: the reasoning format's own default). Raises ``ValueError``
+    naming the argument for an unknown format, reasoning format, ``tool_choice``, ``strict``, or a
+    named function not in ``tools``."""
+    try:
+        fmt = _spec.canonical(format)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"format: {e}") from None
+    if reasoning is not None:
+        try:
+            _spec.reasoning_canonical(reasoning)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"reasoning: {e}") from None
+    if reasoning_started not in (None, True, False):
+        raise ValueError("reasoning_started: expected True, False or None")
+    req = resolve(tools, tool_choice, strict, parallel_tool_calls)
+    if req is None:
+        return None
+    drop = Dropped()
+    req = Request(
+        tuple(FunctionTool(t.name, prepare(t.schema, drop, t.name)) for t in req.tools),
+        req.mode,
+        req.single,
+    )
+    plan = _plan(fmt, drop)
+    if req.mode == "auto" and not plan.distinct and strict == "auto":
+        return None
+    prefix = _reasoning_prefix(reasoning, reasoning_started)
+    excludes: List[str] = []
+    if reasoning is not None:
+        r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
+        excludes = [*r.starts, *r.ends]
+    if plan.messages is not None:
+        body = plan.messages(req, excludes)
+    else:
+        body = _body(plan, req, excludes)
+    drop.flush(fmt)
+    return n.structural_tag(n.seq(prefix, body) if prefix is not None else body)

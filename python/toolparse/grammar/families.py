@@ -1,0 +1,579 @@
+"""One call grammar per family, configured by the format's spec entry: the same markers, shapes
+and keys its parser machine runs on. A family gives the *blocks* a model writes calls in (a
+block is what a trigger opens: one call, or a section or list holding several) and the call of
+one function; ``toolparse.grammar`` assembles them for the tool choice."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..spec import FormatSpec
+from . import nodes as n
+from .request import FunctionTool
+from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
+from .values import PYTHON, Values, gemma, ordered
+
+JSON_WS = 12  # whitespace runs inside JSON arguments (an indented body needs more than WS)
+
+
+@dataclass
+class Block:
+    """What one trigger opens: ``begin`` (starts with the trigger), then ``content`` built for
+    the given functions, then ``end``. ``holds_many``: the block itself holds several calls (a
+    section or a list), so required output is one block, not several."""
+
+    begin: str
+    content: Callable[[Sequence[FunctionTool], bool], n.Node]
+    end: Any  # str, or a list of the strings that may end it
+    holds_many: bool = False
+
+
+@dataclass
+class Plan:
+    """A format's call grammar: its blocks (the template's first), what separates blocks, and
+    whether the trigger is distinct from plain text (``None`` under auto unless strict asks)."""
+
+    blocks: List[Block]
+    distinct: bool = True
+    between: n.Node = field(default_factory=n.ws)
+    messages: Optional[Callable[..., n.Node]] = None  # channel formats assemble themselves
+
+
+class Ctx:
+    """What the builders share for one tag: the spec entry and the dropped-keyword log."""
+
+    def __init__(self, spec: FormatSpec, drop: Dropped) -> None:
+        self.spec, self.drop = spec, drop
+        self.m: Mapping[str, str] = spec.markers
+        self.call: Mapping[str, Any] = spec.raw.get("call", {})
+        self.g: Mapping[str, Any] = spec.raw.get("grammar", {})
+
+    def roles(self, prefix: str) -> List[str]:
+        """The markers of a role and its numbered alternates (``call_start``, ``call_start_2``)."""
+        keys = sorted(
+            (
+                r
+                for r in self.m
+                if r == prefix or (r.startswith(prefix + "_") and r[len(prefix) + 1 :].isdigit())
+            ),
+            key=lambda r: (r != prefix, r),
+        )
+        return [self.m[r] for r in keys]
+
+    def args(self, tool: FunctionTool) -> n.Node:
+        """A JSON arguments object held to the tool's schema (any object when not strict)."""
+        schema = tool.schema if isinstance(tool.schema, Mapping) else {"type": "object"}
+        return n.json_schema(schema, "json", JSON_WS)
+
+
+def _either(tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]) -> n.Node:
+    return n.or_(*[one(t) for t in tools])
+
+
+def _list(item: n.Node, sep: n.Node, single: bool) -> n.Node:
+    return n.one_or_more(item, sep, single=single)
+
+
+def _key(k: str) -> str:
+    return n.lit(json.dumps(k))
+
+
+# ----- JSON envelopes -----
+
+
+def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
+    """``{"name": N, "arguments": {...}}`` with the spec's keys, either key order, an optional
+    id key first (cohere), or ``{N: {...}}`` (apertus)."""
+    w = n.ws_pattern()
+    name = json.dumps(tool.name, ensure_ascii=False)
+    args = c.args(tool)
+    if c.call.get("keyed_by_name"):
+        return n.seq(
+            n.regex(r"\{" + w), n.const(name), n.regex(w + ":" + w), args, n.regex(w + r"\}")
+        )
+    name_keys, args_keys = c.call.get("name_keys", ["name"]), c.call.get("args_keys", ["arguments"])
+    nk = "(" + "|".join(_key(k) for k in name_keys) + ")"
+    ak = "(" + "|".join(_key(k) for k in args_keys) + ")"
+    ids = c.call.get("id_keys") or []
+    head = r"\{" + w
+    if ids:
+        head += (
+            "(" + "|".join(_key(k) for k in ids) + w + ":" + w + r'"[^"\\]*"' + w + "," + w + ")?"
+        )
+    name_first = n.seq(
+        n.regex(head + nk + w + ":" + w),
+        n.const(name),
+        n.regex(w + "," + w + ak + w + ":" + w),
+        args,
+        n.regex(w + r"\}"),
+    )
+    args_first = n.seq(
+        n.regex(head + ak + w + ":" + w),
+        args,
+        n.regex(w + "," + w + nk + w + ":" + w),
+        n.const(name),
+        n.regex(w + r"\}"),
+    )
+    return n.or_(name_first, args_first)
+
+
+def _json_items(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
+    """The calls of a JSON list, without its brackets."""
+    w = n.ws_pattern()
+    item = _either(tools, lambda t: _envelope(c, t))
+    return n.seq(n.ws(), _list(item, n.regex(w + "," + w), single), n.ws())
+
+
+def tagged_json(c: Ctx) -> Plan:
+    shape = c.call.get("shape")
+    starts, ends = c.roles("call_start"), c.roles("call_end")
+
+    def end_for(start: str) -> str:
+        if len(ends) == 1:
+            return ends[0]
+        for e in ends:
+            if start.startswith(e) or e == start[:1] + "/" + start[1:]:
+                return e
+        return ""
+
+    def objects(tail: n.Node) -> Callable[[Sequence[FunctionTool], bool], n.Node]:
+        def content(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+            return n.seq(n.ws(), _either(ts, lambda t: _envelope(c, t)), tail)
+
+        return content
+
+    def bare_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return _json_items(c, ts, s)  # the list's own brackets begin and end the block
+
+    def open_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), n.const("["), _json_items(c, ts, s))  # "]" ends the block
+
+    def closed_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), n.const("["), _json_items(c, ts, s), n.const("]"), n.ws())
+
+    def named(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return _either(ts, lambda t: _name_then_args(c, t))
+
+    blocks: List[Block] = []
+    for start in starts:
+        end = end_for(start)
+        if shape == "object":
+            blocks.append(Block(start, objects(n.ws() if end else n.const("")), end))
+        elif shape == "array" and start == "[":  # xlam's bare list
+            blocks.append(Block("[", bare_list, "]", holds_many=True))
+        elif shape == "array" and not end:
+            blocks.append(Block(start, open_list, "]", holds_many=True))
+        elif shape == "array":
+            blocks.append(Block(start, closed_list, end, holds_many=True))
+        else:  # mistral v11+: NAME[ARGS]{...} after the start marker, once per call
+            blocks.append(Block(start, named, end))
+    return Plan(blocks)
+
+
+def _name_then_args(c: Ctx, t: FunctionTool) -> n.Node:
+    """``NAME[CALL_ID]id[ARGS]{...}`` (the id and the args marker optional, as tokenizers write
+    them)."""
+    m = c.m
+    call_id = n.const("")
+    if "call_id" in m:
+        call_id = n.optional(n.seq(n.const(m["call_id"]), n.regex("[A-Za-z0-9]{1,64}")))
+    args_start = n.optional(n.const(m["args_start"])) if "args_start" in m else n.const("")
+    return n.seq(n.const(t.name), call_id, args_start, c.args(t))
+
+
+def llama3_json(c: Ctx) -> Plan:
+    """``{"name": N, "parameters": {...}}`` objects separated by ``;``; no marker before them
+    (``<|python_tag|>`` is optional), so the trigger is the object's brace."""
+    w = n.ws_pattern()
+
+    def inner(t: FunctionTool) -> n.Node:
+        """The envelope between its braces (the block's begin and end)."""
+        env = _envelope(c, t)
+        out = []
+        for e in env["elements"]:
+            first, last = e["elements"][0], e["elements"][-1]
+            body = [
+                n.regex(first["pattern"][2:]),
+                *e["elements"][1:-1],
+                n.regex(last["pattern"][:-2]),
+            ]
+            out.append(n.seq(*body))
+        return n.or_(*out)
+
+    block = Block("{", lambda ts, s: _either(ts, inner), "}")
+    return Plan([block], distinct=False, between=n.regex(w + n.lit(c.m.get("separator", ";")) + w))
+
+
+def named_json(c: Ctx) -> Plan:
+    """Sections of calls whose name sits between markers and whose arguments are JSON."""
+    m, shape = c.m, c.call.get("shape")
+    w = n.ws()
+
+    def call(t: FunctionTool) -> n.Node:
+        a = c.args(t)
+        if shape == "type_sep_name_fenced_args":
+            return n.seq(
+                n.const(m["call_start"] + "function" + m["name_start"] + t.name + m["args_start"]),
+                w,
+                a,
+                w,
+                n.const(m["args_end"]),
+                w,
+                n.const(m["call_end"]),
+            )
+        if shape == "name_sep_args":
+            return n.seq(
+                n.const(m["call_start"] + t.name),
+                w,
+                n.const(m["args_start"]),
+                w,
+                a,
+                w,
+                n.const(m["call_end"]),
+            )
+        if shape == "id_sep_args":
+            head = m["call_start"] + c.call.get("name_prefix", "") + t.name
+            return n.seq(
+                n.const(head),
+                n.regex(":[0-9]+"),
+                w,
+                n.const(m["args_start"]),
+                w,
+                a,
+                w,
+                n.const(m["call_end"]),
+            )
+        # tagged_name_tagged_args
+        return n.seq(
+            n.const(m["call_start"] + m["name_start"] + t.name + m["args_start"]),
+            w,
+            a,
+            w,
+            n.const(m["args_end"]),
+            w,
+            n.const(m["call_end"]),
+        )
+
+    def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), _list(_either(ts, call), n.ws(), s), n.ws())
+
+    blocks = [Block(m["section_start"], section, m["section_end"], True)]
+    if "section_start_alt" in m:
+        blocks.append(Block(m["section_start_alt"], section, m["section_end_alt"], True))
+    return Plan(blocks)
+
+
+# ----- XML parameters -----
+
+
+def _xml_value(
+    c: Ctx, root: Mapping[str, Any], schema: Any, end: str, where: str
+) -> Tuple[n.Node, str]:
+    """A parameter's value and the JSON type it is written as (``string``: raw text)."""
+    strip = c.call.get("value_newlines") == "strip_one"
+    nl = n.optional(n.const("\n")) if strip else n.const("")
+    choices = scalar_choices(schema, root)
+    types = types_of(schema, root)
+    if choices is not None and all(isinstance(v, str) for v in choices):
+        return n.seq(nl, n.or_(*[n.const(v) for v in choices]), nl), "string"
+    if "string" in types or (len(types) > 1 and "object" not in types and "array" not in types):
+        node = resolve(schema, root)
+        for k in ("pattern", "format", "minLength", "maxLength"):
+            if k in node:
+                c.drop.add(where, k)
+        return n.any_text([end]), "string"
+    sub = with_defs(schema, root)
+    return n.seq(n.ws(2), n.json_schema(sub, "json", JSON_WS), n.ws(2)), types[0]
+
+
+def _param_heads(c: Ctx, written_as: Optional[str]) -> List[str]:
+    """The texts a parameter's key may be followed by before its value: the name end, or where
+    the format writes the value's type in the head (DSML's ``string="true|false"``, kimi_k3's
+    ``type="T"``) the heads for that type (an integer may be written as a number)."""
+    m = c.m
+    heads = {
+        r: v
+        for r, v in m.items()
+        if r.startswith("parameter_string") or r.startswith("parameter_json")
+    }
+    if not heads or written_as is None:
+        return [m["parameter_name_end"]]
+    if written_as == "string":
+        return [m["parameter_string"]]
+    wanted = [written_as, "number"] if written_as == "integer" else [written_as]
+    typed = [
+        v
+        for t in wanted
+        for r, v in heads.items()
+        if r.startswith("parameter_json") and f'"{t}"' in v
+    ]
+    return typed or [m["parameter_json"]]
+
+
+def _params(c: Ctx, t: FunctionTool) -> n.Node:
+    m = c.m
+    end = m["parameter_end"]
+    sep = n.ws()
+    root = t.schema if isinstance(t.schema, Mapping) else {}
+    props, req, named = properties(root, root) if root else ([], set(), False)
+    if not named:
+        # any keys: the key up to the name end, then raw text (the parser types nothing)
+        key = n.regex(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+        if any(r.startswith("parameter_string") for r in m):
+            head = n.or_(n.const(m["parameter_string"]), n.const(m["parameter_json"]))
+        elif "value_start" in m:
+            head = n.seq(n.const(m["parameter_name_end"]), n.ws(), n.const(m["value_start"]))
+        else:
+            head = n.const(m["parameter_name_end"])
+        one = n.tag(m["parameter_start"], n.seq(key, head, n.any_text([end])), end)
+        return n.star(n.seq(one, sep))
+    items = []
+    for k, v in props:
+        value, written = _xml_value(c, root, v, end, f"{t.name}.{k}")
+        heads = [n.const(h) for h in _param_heads(c, written)]
+        if "value_start" in m:
+            # the key element, then (after whitespace, and a type element where the format has
+            # one) the value element
+            vtype = n.const("")
+            if "value_type_start" in m:
+                vtype = n.optional(
+                    n.seq(
+                        n.const(m["value_type_start"]),
+                        n.regex("[a-z]+"),
+                        n.const(m["value_type_end"]),
+                        n.ws(),
+                    )
+                )
+            param = n.seq(
+                n.const(m["parameter_start"] + k),
+                n.or_(*heads),
+                n.ws(),
+                vtype,
+                n.tag(m["value_start"], value, end),
+            )
+        else:
+            param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
+        items.append((param, k in req))
+    return n.seq(ordered(items, sep), sep) if items else n.const("")
+
+
+def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
+    """A function after its start marker: name, name end, parameters, end."""
+    m = c.m
+    name_end = m["function_name_end"]
+    attrs = c.g.get("function_attrs", "")
+    head: n.Node
+    if "function_attrs_end" in m:
+        head = n.seq(n.const(t.name + name_end), n.regex(attrs), n.const(m["function_attrs_end"]))
+    elif name_end.strip() == "":
+        head = n.seq(n.const(t.name), n.ws())
+    else:
+        head = n.const(t.name + name_end)
+    return n.seq(head, n.ws(), _params(c, t))
+
+
+def _function_end(c: Ctx) -> str:
+    return c.m["function_end"] + c.m.get("item_end", "")
+
+
+def xml_params(c: Ctx) -> Plan:
+    m = c.m
+    fstart = m["function_start"]
+
+    def function(t: FunctionTool) -> n.Node:
+        return n.seq(n.const(fstart), _function_rest(c, t), n.const(_function_end(c)))
+
+    if "call_start" not in m:
+        return Plan(
+            [
+                Block(
+                    fstart,
+                    lambda ts, s: _either(ts, lambda t: _function_rest(c, t)),
+                    _function_end(c),
+                )
+            ]
+        )
+    many = c.call.get("calls_per_section") == "many"
+
+    def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), _list(_either(ts, function), n.ws(), s or not many), n.ws())
+
+    return Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
+
+
+def xml_elements(c: Ctx) -> Plan:
+    """MiniMax M3: the section holds invokes whose parameters are elements in the format's
+    namespace, ``NS<key>value NS</key>``: strings raw, other values JSON (nested ones too, as the
+    parser reads them; xgrammar's ``minimax_m3_xml`` style writes nested values as elements)."""
+    m = c.m
+    ns = m["namespace"]
+
+    def params(t: FunctionTool) -> n.Node:
+        root = t.schema if isinstance(t.schema, Mapping) else {}
+        props, req, named = properties(root, root) if root else ([], set(), False)
+        if not named:
+            key = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+            one = n.tag(ns + "<", n.seq(n.regex(key + ">"), n.any_text([ns])), [ns + "</"])
+            return n.star(n.seq(one, n.regex(key + ">"), n.ws()))
+        items = []
+        for k, v in props:
+            end = f"{ns}</{k}>"
+            value, _ = _xml_value(c, root, v, end, f"{t.name}.{k}")
+            items.append((n.seq(n.tag(f"{ns}<{k}>", value, end)), k in req))
+        return n.seq(ordered(items, n.ws()), n.ws())
+
+    def invoke(t: FunctionTool) -> n.Node:
+        return n.seq(
+            n.const(m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"),
+            n.ws(),
+            params(t),
+            n.const(m["invoke_end"]),
+        )
+
+    def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), _list(_either(ts, invoke), n.ws(), s), n.ws())
+
+    return Plan([Block(m["call_start"], section, m["call_end"], True)])
+
+
+# ----- Python literals, Gemma values -----
+
+
+def _kwargs(c: Ctx, t: FunctionTool, values: Callable[[Mapping[str, Any]], Values]) -> n.Node:
+    root = t.schema if isinstance(t.schema, Mapping) else {}
+    v = values(root)
+    props, req, named = properties(root, root) if root else ([], set(), False)
+    comma = n.regex(n.ws_pattern(2) + "," + n.ws_pattern(2))
+    if not named:
+        pair = n.seq(n.regex(r"[A-Za-z_][A-Za-z0-9_]*="), v.value(True, 2))
+        return n.optional(n.seq(pair, n.star(n.seq(comma, pair))))
+    items = [(n.seq(n.const(k + "="), v.value(s)), k in req) for k, s in props]
+    return ordered(items, comma)
+
+
+def pythonic(c: Ctx) -> Plan:
+    m = c.m
+
+    def values(root: Mapping[str, Any]) -> Values:
+        return Values(PYTHON, root, c.drop, c.spec.name)
+
+    def call(t: FunctionTool) -> n.Node:
+        return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+
+    w = n.ws_pattern()
+    if c.spec.raw.get("calls") == "newline":
+
+        def lines(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+            return n.seq(n.ws(), _list(_either(ts, call), n.regex(r"[ \t]{0,4}\n" + w), s), n.ws())
+
+        return Plan([Block(m["section_start"], lines, m["section_end"], True)])
+
+    def listed(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        return n.seq(n.ws(), _list(_either(ts, call), n.regex(w + "," + w), s), n.ws())
+
+    if "section_start" in m:
+
+        def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+            return n.seq(n.ws(), n.const("["), listed(ts, s), n.const("]"), n.ws())
+
+        return Plan([Block(m["section_start"], section, m["section_end"], True)])
+    return Plan([Block("[", listed, "]", True)], distinct=False)
+
+
+def functiongemma(c: Ctx) -> Plan:
+    m = c.m
+    syn = gemma(m["string"])
+
+    def call(t: FunctionTool) -> n.Node:
+        root = t.schema if isinstance(t.schema, Mapping) else {}
+        v = Values(syn, root, c.drop, c.spec.name)
+        return n.seq(n.const(m["name_start"] + t.name), v.obj(root if root else True, 4))
+
+    return Plan([Block(m["call_start"], lambda ts, s: _either(ts, call), m["call_end"])])
+
+
+# ----- channel formats -----
+
+
+def inkling(c: Ctx) -> Plan:
+    m = c.m
+    return Plan(
+        [
+            Block(
+                m["call_start"],
+                lambda ts, s: n.seq(_either(ts, lambda t: _envelope(c, t)), n.ws()),
+                [m["end"], m["end_sampling"]],
+            )
+        ],
+        between=n.seq(n.ws(), n.optional(n.const(m["message_start"])), n.ws()),
+    )
+
+
+FAMILIES: Dict[str, Callable[[Ctx], Plan]] = {
+    "tagged_json": tagged_json,
+    "llama3_json": llama3_json,
+    "named_json": named_json,
+    "xml_params": xml_params,
+    "xml_elements": xml_elements,
+    "pythonic": pythonic,
+    "functiongemma": functiongemma,
+    "inkling": inkling,
+}
+
+
+def _channel_body(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
+    """A muse call message's body: an ATEM section of invokes (its wrapper may be left out)."""
+    m = c.m
+
+    def fn(t: FunctionTool) -> n.Node:
+        return n.seq(n.const(m["function_start"]), _function_rest(c, t), n.const(_function_end(c)))
+
+    invokes = n.one_or_more(_either(tools, fn), n.ws(), single=single)
+    return n.or_(
+        n.seq(n.const(m["call_start"]), n.ws(), invokes, n.ws(), n.const(m["call_end"])), invokes
+    )
+
+
+def channels(c: Ctx) -> Plan:
+    """Formats whose output is a run of messages (harmony, beam, muse): a call is a message to
+    the function's recipient, reasoning and content are messages on their channels. The spec's
+    ``grammar.messages`` gives the headers and ends the chat template writes."""
+    spec = c.g["messages"]
+    sep = n.optional(n.const(spec["separator"]))
+    ends = n.or_(*[n.const(e) for e in spec["call"]["end"]])
+
+    def head(t: FunctionTool) -> n.Node:
+        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec["call"]["headers"]])
+
+    def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
+        if c.spec.family == "muse":  # one message may hold several invokes
+            return n.seq(sep, _either(tools, head), _channel_body(c, tools, single), ends)
+        if c.call.get("shape") == "recipient_xml_parameters":
+            return _either(tools, lambda t: n.seq(sep, head(t), n.ws(), _params(c, t), ends))
+        return _either(tools, lambda t: n.seq(sep, head(t), c.args(t), ends))
+
+    def message(kind: str) -> n.Node:
+        m = spec[kind]
+        return n.seq(sep, n.tag(m["begin"], n.any_text(), m["end"]))
+
+    def assemble(req: Any, excludes: Sequence[str]) -> n.Node:
+        reasoning = message("reasoning")
+        if req.mode == "auto":
+            other = n.or_(reasoning, message("content"))
+            if req.single:
+                return n.seq(n.star(other), n.optional(calls(req.tools, True)))
+            return n.star(n.or_(other, calls(req.tools, False)))
+        lead = n.star(reasoning)  # reasoning first, as the model writes it
+        if req.mode == "forced":
+            return n.seq(lead, calls(req.tools, True))
+        return n.seq(
+            lead, n.one_or_more(calls(req.tools, req.single), n.const(""), single=req.single)
+        )
+
+    return Plan([], messages=assemble)
+
+
+FAMILIES["openai"] = channels
+FAMILIES["muse"] = channels

@@ -1,0 +1,112 @@
+"""Constructors for the nodes of an xgrammar structural tag, as plain data (the JSON shape of
+``xgrammar.StructuralTag``; xgrammar itself is never imported). Every builder writes its tag
+through these, so the shapes live in one place."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Sequence
+
+Node = Dict[str, Any]
+
+# Whitespace the grammar admits where the format's layout may vary (between markers, around a
+# JSON body): at most WS characters of space, tab or newline. The parser is more tolerant.
+WS = 4
+_WS_CLASS = r"[ \t\n]"
+
+
+def const(value: str) -> Node:
+    return {"type": "const_string", "value": value}
+
+
+def regex(pattern: str) -> Node:
+    return {"type": "regex", "pattern": pattern}
+
+
+def ws(limit: int = WS) -> Node:
+    """A bounded run of whitespace (possibly empty)."""
+    return regex(f"{_WS_CLASS}{{0,{limit}}}")
+
+
+def lit(text: str) -> str:
+    """``text`` as a regex matching itself."""
+    return re.escape(text).replace("\\ ", " ")
+
+
+def ws_pattern(limit: int = WS) -> str:
+    return f"{_WS_CLASS}{{0,{limit}}}"
+
+
+def seq(*elements: Node) -> Node:
+    flat: List[Node] = []
+    for e in elements:
+        if e.get("type") == "sequence":
+            flat.extend(e["elements"])
+        elif not (e.get("type") == "const_string" and e["value"] == ""):
+            flat.append(e)
+    if not flat:
+        return const("")
+    # adjacent constants merge into one
+    merged: List[Node] = []
+    for e in flat:
+        if merged and e["type"] == "const_string" and merged[-1]["type"] == "const_string":
+            merged[-1] = const(merged[-1]["value"] + e["value"])
+        else:
+            merged.append(e)
+    return merged[0] if len(merged) == 1 else {"type": "sequence", "elements": merged}
+
+
+def or_(*elements: Node) -> Node:
+    return elements[0] if len(elements) == 1 else {"type": "or", "elements": list(elements)}
+
+
+def optional(content: Node) -> Node:
+    return {"type": "optional", "content": content}
+
+
+def star(content: Node) -> Node:
+    return {"type": "star", "content": content}
+
+
+def any_text(excludes: Sequence[str] = ()) -> Node:
+    return {"type": "any_text", "excludes": [e for e in excludes if e]}
+
+
+def tag(begin: str, content: Node, end: Any) -> Node:
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def json_schema(schema: Any, style: str = "json", whitespace: Optional[int] = WS) -> Node:
+    node: Node = {"type": "json_schema", "json_schema": schema, "style": style}
+    if whitespace is not None:
+        node["max_whitespace_cnt"] = whitespace
+    return node
+
+
+def triggered(
+    triggers: Sequence[str],
+    tags: Sequence[Node],
+    *,
+    at_least_one: bool = False,
+    single: bool = False,
+    excludes: Sequence[str] = (),
+) -> Node:
+    return {
+        "type": "triggered_tags",
+        "triggers": list(triggers),
+        "tags": list(tags),
+        "at_least_one": at_least_one,
+        "stop_after_first": single,
+        "excludes": [e for e in excludes if e],
+    }
+
+
+def one_or_more(item: Node, separator: Node, *, single: bool) -> Node:
+    """``item (separator item)*``, or ``item`` alone when ``single``."""
+    if single:
+        return item
+    return seq(item, star(seq(separator, item)))
+
+
+def structural_tag(fmt: Node) -> Node:
+    return {"type": "structural_tag", "format": fmt}

@@ -1,0 +1,177 @@
+"""Argument values in the formats that do not write JSON, composed from the schema: Python
+literals (the pythonic family), Gemma's bare values (functiongemma), and the key/value lists
+both write (``f(a=1, b='x')``, ``{k:v}``). Types the schema gives become that type's syntax; what
+it does not say becomes any value, nested to a bounded depth."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, List, Mapping, Sequence, Set, Tuple
+
+from . import nodes as n
+from .schema import STRING_ONLY, Dropped, items_of, properties, resolve, scalar_choices, types_of
+
+INT = r"-?(0|[1-9][0-9]*)"
+NUMBER = r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?"
+ANY_DEPTH = 2  # nesting of a value the schema leaves open
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """How a format writes literals."""
+
+    string: Callable[[], n.Node]  # any string
+    quote: Callable[[str], str]  # one given string
+    true: str
+    false: str
+    null: str
+    key: Callable[[str], str]  # a given object key
+    any_key: str  # regex of any object key
+    colon: str  # regex between key and value
+    comma: str  # regex between items
+
+
+def _py_quote(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+
+PY_STR = r"""('([^'\\\n]|\\.)*'|"([^"\\\n]|\\.)*")"""
+
+PYTHON = Syntax(
+    string=lambda: n.regex(PY_STR),
+    quote=_py_quote,
+    true="True",
+    false="False",
+    null="None",
+    key=_py_quote,
+    any_key=PY_STR,
+    colon=n.ws_pattern(2) + ":" + n.ws_pattern(2),
+    comma=n.ws_pattern(2) + "," + n.ws_pattern(2),
+)
+
+
+def gemma(escape: str) -> Syntax:
+    """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed."""
+    esc = n.lit(escape)
+    return Syntax(
+        string=lambda: (
+            n.regex(f"{esc}((?!{esc})[^\\x00])*{esc}")
+            if False
+            else n.tag(escape, n.any_text([escape]), escape)
+        ),
+        quote=lambda s: escape + s + escape,
+        true="true",
+        false="false",
+        null="null",
+        key=lambda k: k,
+        any_key=r"[A-Za-z_][A-Za-z0-9_]*",
+        colon=n.ws_pattern(1) + ":" + n.ws_pattern(1),
+        comma=n.ws_pattern(1) + "," + n.ws_pattern(1),
+    )
+
+
+def _scalar(v: Any, syn: Syntax) -> str:
+    if v is None:
+        return syn.null
+    if v is True:
+        return syn.true
+    if v is False:
+        return syn.false
+    if isinstance(v, str):
+        return syn.quote(v)
+    return json.dumps(v)
+
+
+class Values:
+    """Builds value nodes of one syntax for one schema root."""
+
+    def __init__(self, syn: Syntax, root: Mapping[str, Any], drop: Dropped, where: str) -> None:
+        self.syn, self.root, self.drop, self.where = syn, root, drop, where
+
+    def value(self, schema: Any, depth: int = 4) -> n.Node:
+        syn = self.syn
+        choices = scalar_choices(schema, self.root) if schema is not True else None
+        if choices is not None:
+            return n.or_(*[n.const(_scalar(v, syn)) for v in choices])
+        node = resolve(schema, self.root) if isinstance(schema, Mapping) else {}
+        types = (
+            types_of(node, self.root)
+            if node
+            else list(("string", "number", "boolean", "null", "array", "object"))
+        )
+        if "integer" in types and "number" in types:
+            types.remove("integer")
+        if depth <= 0:
+            types = [t for t in types if t not in ("array", "object")] or ["string"]
+        alts: List[n.Node] = []
+        for t in types:
+            if t == "string":
+                for k in STRING_ONLY:
+                    if k in node:
+                        self.drop.add(self.where, k)
+                alts.append(syn.string())
+            elif t == "integer":
+                alts.append(n.regex(INT))
+            elif t == "number":
+                alts.append(n.regex(NUMBER))
+            elif t == "boolean":
+                alts.append(n.or_(n.const(syn.true), n.const(syn.false)))
+            elif t == "null":
+                alts.append(n.const(syn.null))
+            elif t == "array":
+                alts.append(self.array(items_of(node, self.root), depth - 1))
+            elif t == "object":
+                alts.append(self.obj(node, depth - 1))
+        return n.or_(*alts)
+
+    def array(self, items: Any, depth: int) -> n.Node:
+        item = self.value(items, depth)
+        sep = n.regex(self.syn.comma)
+        return n.seq(
+            n.const("["),
+            n.ws(2),
+            n.optional(n.seq(item, n.star(n.seq(sep, item)))),
+            n.ws(2),
+            n.const("]"),
+        )
+
+    def obj(self, node: Any, depth: int) -> n.Node:
+        props, req, named = properties(node, self.root)
+        syn = self.syn
+        if not named:
+            pair = n.seq(
+                n.regex(syn.any_key), n.regex(syn.colon), self.value(True, min(depth, ANY_DEPTH))
+            )
+            body = n.optional(n.seq(pair, n.star(n.seq(n.regex(syn.comma), pair))))
+        else:
+            pairs = [
+                (n.seq(n.const(syn.key(k)), n.regex(syn.colon), self.value(v, depth)), k in req)
+                for k, v in props
+            ]
+            body = ordered(pairs, n.regex(syn.comma))
+        return n.seq(n.const("{"), n.ws(2), body, n.ws(2), n.const("}"))
+
+
+def ordered(items: Sequence[Tuple[n.Node, bool]], sep: n.Node) -> n.Node:
+    """Items in the given order, each ``(node, required)``, separated by ``sep``: optional items
+    may be left out, required ones not. Built as the choice of the first item present (an item
+    after it comes with its separator in front)."""
+    if not items:
+        return n.const("")
+    alts: List[n.Node] = []
+    for first in range(len(items)):
+        if any(r for _, r in items[:first]):
+            break  # a required item cannot be skipped
+        rest = [
+            n.seq(sep, node) if r else n.optional(n.seq(sep, node))
+            for node, r in items[first + 1 :]
+        ]
+        alts.append(n.seq(items[first][0], *rest))
+    if not any(r for _, r in items):
+        alts.append(n.const(""))
+    return n.or_(*alts)
+
+
+def required_names(schema: Any, root: Mapping[str, Any]) -> Set[str]:
+    return properties(schema, root)[1]

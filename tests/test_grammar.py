@@ -1,0 +1,251 @@
+"""toolparse.structural_tag: what it returns for each tool choice and strict level, the arguments
+it refuses, the schemas it loosens, and that it reads the same spec entry as the parser (the
+grammar and parser agreeing is checked with xgrammar itself in tests/integrations)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Dict, Iterator, List
+
+import pytest
+import toolparse
+from toolparse import spec as tp_spec
+from toolparse.grammar import families
+
+FORMATS = toolparse.list_formats()
+ALL_NAMES = toolparse.list_formats(aliases=True)
+
+
+def tool(
+    name: str, props: Dict[str, Any], strict: Any = None, required: Any = None
+) -> Dict[str, Any]:
+    fn: Dict[str, Any] = {
+        "name": name,
+        "parameters": {"type": "object", "properties": props, "required": required or list(props)},
+    }
+    if strict is not None:
+        fn["strict"] = strict
+    return {"type": "function", "function": fn}
+
+
+WEATHER = tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}})
+TIME = tool("get_time", {"tz": {"type": "string"}})
+
+
+def nodes(node: Any) -> Iterator[Dict[str, Any]]:
+    if isinstance(node, dict):
+        if "type" in node:
+            yield node
+        for v in node.values():
+            yield from nodes(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from nodes(v)
+
+
+def schemas(tag: Any) -> List[Any]:
+    return [x["json_schema"] for x in nodes(tag) if x["type"] == "json_schema"]
+
+
+@pytest.mark.parametrize("fmt", ALL_NAMES)
+def test_every_format_and_alias_has_a_tag_for_each_choice(fmt: str) -> None:
+    canonical = tp_spec.canonical(fmt)
+    for choice in ("required", {"type": "function", "function": {"name": "get_time"}}):
+        for parallel in (True, False):
+            tag = toolparse.structural_tag(
+                fmt, [WEATHER, TIME], tool_choice=choice, parallel_tool_calls=parallel
+            )
+            assert tag is not None and tag["type"] == "structural_tag"
+            assert json.loads(json.dumps(tag)) == tag  # plain JSON data
+            if fmt != canonical:  # an alias is the same wire format
+                assert tag == toolparse.structural_tag(
+                    canonical, [WEATHER, TIME], tool_choice=choice, parallel_tool_calls=parallel
+                )
+    auto = toolparse.structural_tag(fmt, [WEATHER, TIME], strict="function")
+    assert auto is not None
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_named_choice_names_only_that_function(fmt: str) -> None:
+    tag = toolparse.structural_tag(
+        fmt,
+        [WEATHER, TIME],
+        tool_choice={"type": "function", "name": "get_time"},
+        strict="parameter",
+    )
+    text = json.dumps(tag, ensure_ascii=False)
+    assert "get_time" in text and "get_weather" not in text
+
+
+def test_nothing_to_constrain_is_none() -> None:
+    assert toolparse.structural_tag("hermes", None, tool_choice="required") is None
+    assert toolparse.structural_tag("hermes", [], tool_choice="required") is None
+    assert toolparse.structural_tag("hermes", [WEATHER], tool_choice="none") is None
+    # auto with strict auto and no strict tool: vLLM's rule
+    assert toolparse.structural_tag("hermes", [WEATHER]) is None
+    assert toolparse.structural_tag("hermes", [WEATHER, tool("s", {}, strict=True)]) is not None
+    # only custom tools: nothing a function grammar can constrain
+    custom = {"type": "custom", "name": "raw", "description": "free text"}
+    assert toolparse.structural_tag("hermes", [custom], tool_choice="required") is None
+
+
+@pytest.mark.parametrize(
+    "fmt", [f for f in FORMATS if tp_spec.get_spec(f).raw["grammar"]["trigger"] is None]
+)
+def test_format_without_a_trigger_is_unconstrained_under_auto_unless_strict_asks(fmt: str) -> None:
+    strict_tool = tool("s", {"a": {"type": "integer"}}, strict=True)
+    assert toolparse.structural_tag(fmt, [strict_tool]) is None
+    assert toolparse.structural_tag(fmt, [strict_tool], strict="function") is not None
+    assert toolparse.structural_tag(fmt, [strict_tool], tool_choice="required") is not None
+
+
+def held_properties(tag: Any) -> List[List[str]]:
+    """The property names of every argument schema the tag holds (a bare object: none)."""
+    return sorted({tuple(s.get("properties", {})) for s in schemas(tag) if isinstance(s, dict)})  # type: ignore[return-value]
+
+
+def test_strict_levels_decide_which_schemas_are_held() -> None:
+    loose, strict = (
+        tool("a", {"x": {"type": "integer"}}),
+        tool("b", {"y": {"type": "string"}}, strict=True),
+    )
+    assert held_properties(toolparse.structural_tag("hermes", [loose, strict])) == [(), ("y",)]
+    assert held_properties(
+        toolparse.structural_tag("hermes", [loose, strict], strict="function")
+    ) == [(), ("y",)]
+    assert held_properties(toolparse.structural_tag("hermes", [loose], strict="function")) == [()]
+    assert held_properties(
+        toolparse.structural_tag("hermes", [loose, strict], strict="parameter")
+    ) == [("x",), ("y",)]
+    # Responses tools carry strict at the top level
+    responses = {
+        "type": "function",
+        "name": "r",
+        "parameters": {"type": "object", "properties": {"z": {"type": "boolean"}}},
+        "strict": True,
+    }
+    assert held_properties(toolparse.structural_tag("hermes", [responses])) == [("z",)]
+
+
+def test_tool_models_are_accepted() -> None:
+    models = [toolparse.Tool.model_validate(WEATHER)]
+    assert toolparse.structural_tag(
+        "hermes", models, tool_choice="required"
+    ) == toolparse.structural_tag("hermes", [WEATHER], tool_choice="required")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [
+        ({"format": "nope"}, "format"),
+        ({"strict": "always"}, "strict"),
+        ({"tool_choice": "sometimes"}, "tool_choice"),
+        ({"tool_choice": {"type": "function", "function": {"name": "missing"}}}, "tool_choice"),
+        ({"tool_choice": {"type": "allowed_tools"}}, "tool_choice"),
+        ({"reasoning": "nope"}, "reasoning"),
+        ({"reasoning_started": "yes"}, "reasoning_started"),
+        ({"parallel_tool_calls": "no"}, "parallel_tool_calls"),
+        ({"tools": "get_weather"}, "tools"),
+        ({"tools": [{"type": "function", "function": {"parameters": {}}}]}, "tools"),
+        ({"tools": [WEATHER, WEATHER]}, "tools"),
+    ],
+)
+def test_bad_arguments_are_value_errors_naming_the_argument(
+    kwargs: Dict[str, Any], argument: str
+) -> None:
+    args: Dict[str, Any] = {
+        "format": "hermes",
+        "tools": [WEATHER],
+        "tool_choice": "required",
+        **kwargs,
+    }
+    fmt, tools = args.pop("format"), args.pop("tools")
+    with pytest.raises(ValueError, match=argument):
+        toolparse.structural_tag(fmt, tools, **args)
+
+
+HOSTILE = {
+    "type": "object",
+    "$defs": {
+        "Loc": {
+            "type": "object",
+            "properties": {"lat": {"type": "number"}, "lng": {"type": "number"}},
+        }
+    },
+    "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "minLength": 3},
+        "mail": {"type": "string", "format": "email"},
+        "where": {"$ref": "#/$defs/Loc"},
+        "either": {"anyOf": [{"$ref": "#/$defs/Loc"}, {"type": "null"}]},
+        "kind": {"enum": ["a", "b", "c"]},
+        "grid": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+        "empty": {"type": "object", "properties": {}},
+        "lost": {"$ref": "#/$defs/Nowhere"},
+        "multi": {"type": ["string", "integer"]},
+    },
+    "required": ["code", "where"],
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_hostile_schemas_never_fail_a_request(fmt: str, caplog: pytest.LogCaptureFixture) -> None:
+    t = tool("h", {}, strict=True)
+    t["function"]["parameters"] = HOSTILE
+    with caplog.at_level(logging.INFO, logger="toolparse.grammar"):
+        for choice in ("auto", "required"):
+            tag = toolparse.structural_tag(fmt, [t], tool_choice=choice, strict="parameter")
+            assert tag is not None
+            text = json.dumps(tag)
+            assert "#/$defs/Nowhere" not in text  # the dangling reference is gone
+    dropped = [r for r in caplog.records if r.name == "toolparse.grammar"]
+    assert len(dropped) == 2  # one line per tag built
+    assert "Nowhere" in dropped[0].getMessage()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_spec_names_the_trigger_the_grammar_uses(fmt: str) -> None:
+    sp = tp_spec.get_spec(fmt)
+    g = sp.raw["grammar"]
+    plan = families.FAMILIES[sp.family](families.Ctx(sp, toolparse.grammar.schema.Dropped()))
+    if plan.messages is not None:
+        assert "messages" in g
+        return
+    begins = [b.begin for b in plan.blocks]
+    if g["trigger"] is not None:
+        assert g["trigger"] in begins
+        assert all(g["trigger"] in m or m in g["trigger"] or True for m in sp.markers.values())
+    tag = toolparse.structural_tag(fmt, [WEATHER], strict="function")
+    assert tag is not None
+    triggered = [x for x in nodes(tag) if x["type"] == "triggered_tags"]
+    assert triggered and triggered[0]["triggers"][0] == (
+        g["trigger"] if g["trigger"] is not None else begins[0]
+    )
+
+
+def test_reasoning_puts_the_think_block_first() -> None:
+    tag = toolparse.structural_tag(
+        "qwen3_coder", [WEATHER], tool_choice="required", reasoning="qwen3"
+    )
+    assert tag is not None
+    first = tag["format"]["elements"][0]
+    assert first["type"] == "tag" and first["begin"] == "" and first["end"] == "</think>"
+    tag = toolparse.structural_tag(
+        "qwen3_coder", [WEATHER], tool_choice="required", reasoning="qwen3", reasoning_started=False
+    )
+    assert tag is not None
+    first = tag["format"]["elements"][0]
+    assert first["type"] == "optional" and first["content"]["begin"] == "<think>"
+
+
+def test_building_does_not_import_xgrammar() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, toolparse; toolparse.structural_tag('hermes', "
+        "[{'type': 'function', 'function': {'name': 'f'}}], tool_choice='required'); "
+        "print('xgrammar' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
