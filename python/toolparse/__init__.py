@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence
 
 from . import spec as _spec
+from .grammar import structural_tag
 from .ids import IdSource
 from .models import (
     DeltaFunctionCall,
@@ -30,7 +31,6 @@ from .models import (
     ToolProperty,
     ToolResult,
 )
-from .grammar import structural_tag
 from .parser import ToolCallStream, ToolParser
 from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
 from .registry import ToolParserManager
