@@ -101,6 +101,23 @@ def test_unknown_format_raises_value_error_listing_known_names() -> None:
         reference.extract("no_such_format", "x")
 
 
+def test_no_format_and_no_reasoning_raises_value_error_naming_both(backend: str) -> None:
+    # None is an accepted type for both arguments; both None is a bad value, not a bad type
+    for make in (
+        lambda: toolparse.get_parser(None, backend=backend),
+        lambda: toolparse.get_parser(None, backend=backend, reasoning=None),
+        lambda: toolparse.get_parser(None, tools=[], backend=backend, reasoning_started=True),
+        lambda: ToolParser(backend=backend),
+    ):
+        with pytest.raises(ValueError) as e:
+            make()
+        msg = str(e.value)
+        assert "name" in msg and "format" in msg and "reasoning" in msg, msg
+    # either one alone is enough
+    assert toolparse.get_parser(None, backend=backend, reasoning="qwen3").name is None
+    assert toolparse.get_parser("hermes", backend=backend).reasoning is None
+
+
 def test_unknown_backend_raises_value_error(fmt: str) -> None:
     for bad in ("go", "", "Rust", "reference"):
         with pytest.raises(ValueError, match="backend"):
@@ -291,6 +308,117 @@ def test_tools_as_models_or_dicts(fmt: str, backend: str) -> None:
             )
             results.append([(c.function.name, c.function.arguments) for c in info.tool_calls])
         assert results[0] == results[1] == results[2] == case.calls, case.label
+
+
+# ----- pickling and copying -----
+
+_HERMES_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+def _pickle_cases() -> List[Any]:
+    """(format, get_parser options, model outputs): a JSON format, one with Mistral's ids, two
+    typed by their tools (xml_params, and xml_elements with its schema trees), reasoning with and
+    without a tool format."""
+    typed = [corpus.standard_cases(f)["all_types"][0] for f in ("qwen3_coder", "minimax_m3")]
+    return [
+        ("hermes", {}, [f"Sure. {_HERMES_CALL}", f"{_HERMES_CALL}\n{_HERMES_CALL}", "no call"]),
+        ("mistral", {}, ['[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]']),
+        ("qwen3_coder", {"tools": typed[0].tools}, [typed[0].text]),
+        ("minimax_m3", {"tools": typed[1].tools}, [typed[1].text]),
+        (
+            "hermes",
+            {"reasoning": "qwen3", "reasoning_started": True},
+            [f"let me see</think>Sure. {_HERMES_CALL}", "still thinking"],
+        ),
+        (None, {"reasoning": "deepseek_r1"}, ["<think>r</think>the answer"]),
+    ]
+
+
+def _results(parser: ToolParser, texts: List[str]) -> List[Any]:
+    """Everything ``parser`` gives for ``texts``: extract, and the deltas of a stream in
+    4-character pieces."""
+    out: List[Any] = []
+    for text in texts:
+        out.append(parser.extract_tool_calls(text))
+        _, deltas = corpus.facade_stream(parser, [text[i : i + 4] for i in range(0, len(text), 4)])
+        out.append(deltas)
+    return out
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_parser_pickles_and_deep_copies_to_one_giving_the_same_results(
+    backend: str, how: str
+) -> None:
+    import copy
+    import pickle
+
+    for fmt, options, texts in _pickle_cases():
+        # a seeded id source: the copy continues from the same state, so even ids are the same
+        p = toolparse.get_parser(fmt, backend=backend, ids=toolparse.IdSource(7), **options)
+        q = pickle.loads(pickle.dumps(p)) if how == "pickle" else copy.deepcopy(p)
+        assert type(q) is ToolParser and q is not p
+        assert (q.name, q.backend, q.reasoning, q.reasoning_started, q.tools) == (
+            p.name,
+            p.backend,
+            p.reasoning,
+            p.reasoning_started,
+            p.tools,
+        )
+        assert q._ids is not p._ids
+        # the copy is used first: ids the same afterwards on the original show the two are
+        # independent (a shared id source would have moved on)
+        got, want = _results(q, texts), _results(p, texts)
+        assert got == want, (fmt, options)
+    # the tools came through: typed values are converted by their schema
+    fmt, options, texts = _pickle_cases()[2]
+    q = pickle.loads(pickle.dumps(toolparse.get_parser(fmt, backend=backend, **options)))
+    assert json.loads(q.extract_tool_calls(texts[0]).tool_calls[0].function.arguments)["age"] == 30
+
+
+def test_a_registered_parser_class_pickles_as_itself(backend: str) -> None:
+    import copy
+    import pickle
+
+    for name in ("hermes", "qwen3_coder", "granite-20b-fc"):
+        cls = ToolParserManager.get_tool_parser(name)
+        p = cls(backend=backend)
+        for q in (pickle.loads(pickle.dumps(p)), copy.deepcopy(p)):
+            assert type(q) is cls and (q.name, q.backend) == (p.name, backend)
+            text = "hi " + _HERMES_CALL
+            assert q.extract_tool_calls(text).content == p.extract_tool_calls(text).content
+
+
+def test_a_stream_refuses_pickling_with_a_type_error_naming_its_class(backend: str) -> None:
+    import copy
+    import pickle
+
+    stream = toolparse.get_parser("hermes", backend=backend).stream()
+    stream.feed("<tool_call>")
+    with pytest.raises(TypeError, match=r"^cannot pickle 'ToolCallStream' object"):
+        pickle.dumps(stream)
+    with pytest.raises(TypeError, match=r"^cannot pickle 'ToolCallStream' object"):
+        copy.deepcopy(stream)
+    # the refused attempt left the stream usable
+    d = stream.feed('{"name": "f", "arguments": {}}</tool_call>')
+    assert d is not None and d.tool_calls[0].function.name == "f"
+
+
+def test_a_parser_runs_in_a_spawned_process_pool() -> None:
+    """Both backends in one small pool: each task gets the parser pickled as it was (chunksize
+    1), so it gives what a fresh copy gives here, ids included."""
+    import copy
+    import multiprocessing
+
+    tasks = []
+    for backend in ("rust", "python"):
+        for fmt, options, texts in _pickle_cases()[2:5]:
+            p = toolparse.get_parser(fmt, backend=backend, ids=toolparse.IdSource(1), **options)
+            tasks += [(p, text) for text in texts]
+    want = [copy.deepcopy(p).extract_tool_calls(text) for p, text in tasks]
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        got = pool.starmap(ToolParser.extract_tool_calls, tasks, chunksize=1)
+    assert got == want
+    assert all(info.tools_called for info in got[:2])
 
 
 # ----- ToolParserManager -----

@@ -203,7 +203,7 @@ def test_list_and_unknown_names() -> None:
     for backend in BACKENDS:
         with pytest.raises(ValueError, match="known reasoning formats: .*qwen3"):
             toolparse.get_parser("hermes", backend=backend, reasoning="nope")
-        with pytest.raises(TypeError, match="format name must be a str"):
+        with pytest.raises(ValueError, match="name .* and reasoning .* are both None"):
             toolparse.get_parser(None, backend=backend)
         with pytest.raises(TypeError):
             toolparse.get_parser("hermes", backend=backend, reasoning="qwen3", reasoning_started=1)

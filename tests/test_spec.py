@@ -733,7 +733,7 @@ def test_tools_with_a_lone_surrogate_are_refused_at_get_parser(
 # Defect 3c: wrong argument types, raised where the mistake is made, the same on both backends
 BAD_GET_PARSER: List[tuple] = [
     ((5,), {}, TypeError, "format name must be a str"),
-    ((None,), {}, TypeError, "format name must be a str"),
+    ((None,), {}, ValueError, r"name \(the tool-call format\) and reasoning .* are both None"),
     ((b"hermes",), {}, TypeError, "format name must be a str"),
     (("nope",), {}, ValueError, "unknown tool-call format 'nope'; known formats: hermes"),
     (("hermes",), {"tools": "x"}, TypeError, "tools must be a list"),

@@ -6,7 +6,7 @@ model objects from; on the Rust backend a stream's DeltaMessages are built by th
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 from pydantic import BaseModel
 
@@ -268,6 +268,14 @@ class ToolParser:
                 "reasoning_started must be True, False or None, "
                 f"not {type(reasoning_started).__name__}"
             )
+        if name is None and not self.format_name and rname is None:
+            # None is a str-or-None argument's accepted type: a missing format is a bad value.
+            raise ValueError(
+                "a format name is required when reasoning is None: name (the tool-call format) "
+                "and reasoning (the reasoning format) are both None; pass a format name "
+                "(toolparse.list_formats()) or a reasoning format to parse reasoning and content "
+                "only (toolparse.list_reasoning_formats())"
+            )
         if name is None and not self.format_name and rname is not None:
             name = REASONING[rname].tool_format
             fmt: Optional[str] = canonical(name) if name is not None else None
@@ -311,6 +319,23 @@ class ToolParser:
             from . import reference  # the twin: never imported on the Rust path
 
             self._format = reference.Format(fmt, self._types, rname, reasoning_started, schemas)
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickles (and ``copy.deepcopy``s) as what the parser was made from: its class, format
+        name, tools and options (ids, reasoning, reasoning_started, backend); the native format
+        is rebuilt from them, never pickled. Other attributes (a subclass's) are kept as they
+        are."""
+        args = (
+            type(self),
+            self.name,
+            self.tools,
+            self.backend,
+            self._ids,
+            self.reasoning,
+            self.reasoning_started,
+        )
+        state = {k: v for k, v in self.__dict__.items() if k not in _REBUILT}
+        return (_rebuild_parser, args, state or None)
 
     def _new_parser(self) -> Any:
         return self._format.parser()
@@ -356,8 +381,50 @@ class ToolParser:
         return ToolCallStream(self)
 
 
+# The attributes ``ToolParser.__init__`` sets: rebuilt from its arguments when unpickled.
+_REBUILT = frozenset(
+    (
+        "name",
+        "reasoning",
+        "reasoning_started",
+        "backend",
+        "tools",
+        "_types",
+        "_ids",
+        "_id_style",
+        "_format",
+    )
+)
+
+
+def _rebuild_parser(
+    cls: Type[ToolParser],
+    name: Optional[str],
+    tools: List[Tool],
+    backend: str,
+    ids: IdSource,
+    reasoning: Optional[str],
+    reasoning_started: Optional[bool],
+) -> ToolParser:
+    """An unpickled ``ToolParser``: ``ToolParser.__init__`` on what the parser was made from (a
+    subclass's own ``__init__`` may take other arguments; its other attributes are restored
+    after)."""
+    parser: ToolParser = cls.__new__(cls)
+    ToolParser.__init__(
+        parser,
+        name,
+        tools=tools,
+        backend=backend,
+        ids=ids,
+        reasoning=reasoning,
+        reasoning_started=reasoning_started,
+    )
+    return parser
+
+
 class ToolCallStream:
-    """One response's streaming state. ``feed`` each delta, then ``finish``."""
+    """One response's streaming state. ``feed`` each delta, then ``finish``. A stream is not
+    picklable (pickle its parser and start a new stream)."""
 
     def __init__(self, parser: ToolParser) -> None:
         self.parser = parser
@@ -370,6 +437,13 @@ class ToolCallStream:
             self.finish = self._core.finish_message  # type: ignore[method-assign]
         else:
             self._core = parser._new_parser()
+
+    def __reduce__(self) -> Any:
+        # The native one would say "cannot pickle 'toolparse._core.Parser'" on one backend only.
+        raise TypeError(
+            f"cannot pickle {type(self).__qualname__!r} object: a stream is one response's "
+            "state; pickle its parser and start a new stream()"
+        )
 
     def feed(self, delta_text: str) -> Optional[DeltaMessage]:
         """Returns the delta to send, or None when there is nothing new yet. ``TypeError`` for a

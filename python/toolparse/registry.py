@@ -16,6 +16,12 @@ def _builtin(name: str) -> Type[ToolParser]:
     return type(cls_name, (ToolParser,), {"format_name": name, "__module__": __name__})
 
 
+# One class per format, also a module attribute under its class name: pickle finds a class by its
+# module and name, so these parsers pickle as the class they are.
+_BUILTINS: Dict[str, Type[ToolParser]] = {name: _builtin(name) for name in SPECS}
+globals().update({cls.__name__: cls for cls in _BUILTINS.values()})
+
+
 class UnknownToolParserError(KeyError, ValueError):
     """An unknown parser name: a KeyError as in vLLM's registry, and a ValueError as for
     ``toolparse.get_parser``."""
@@ -29,9 +35,7 @@ class ToolParserManager:
     their aliases (one class per format)."""
 
     tool_parsers: Dict[str, type] = {
-        n: cls
-        for cls, spec in ((_builtin(name), spec) for name, spec in SPECS.items())
-        for n in (spec.name, *spec.aliases)
+        n: _BUILTINS[name] for name, spec in SPECS.items() for n in (spec.name, *spec.aliases)
     }
 
     @classmethod

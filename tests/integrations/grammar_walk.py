@@ -135,7 +135,7 @@ class Walk:
                 for _ in range(self.r.randint(0, 3))
             ]
         props = schema.get("properties")
-        if isinstance(props, Mapping) and props:
+        if isinstance(props, Mapping):  # named properties: no others (xgrammar's reading)
             req = set(schema.get("required", []))
             return {
                 k: self.value(v, root, depth - 1)
@@ -164,7 +164,8 @@ class Walk:
         if t == "star":
             return "".join(self.text(node["content"]) for _ in range(self.r.randint(0, 2)))
         if t == "tag":
-            return str(node["begin"]) + self.text(node["content"]) + str(node["end"])
+            end = node["end"]
+            return str(node["begin"]) + self.text(node["content"]) + (self.r.choice(end) if isinstance(end, list) else end)
         if t == "any_text":
             return self.free(node.get("excludes", []))
         if t == "triggered_tags":

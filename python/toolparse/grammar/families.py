@@ -368,10 +368,11 @@ def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
     if "function_attrs_end" in m:
         head = n.seq(n.const(t.name + name_end), n.regex(attrs), n.const(m["function_attrs_end"]))
     elif name_end.strip() == "":
-        head = n.seq(n.const(t.name), n.ws())
+        # a newline after the name, then any layout (glm47 writes none)
+        head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
     else:
         head = n.const(t.name + name_end)
-    return n.seq(head, n.ws(), _params(c, t))
+    return n.seq(head, n.ws() if name_end.strip() else n.const(""), _params(c, t))
 
 
 def _function_end(c: Ctx) -> str:
@@ -541,35 +542,47 @@ def channels(c: Ctx) -> Plan:
     the function's recipient, reasoning and content are messages on their channels. The spec's
     ``grammar.messages`` gives the headers and ends the chat template writes."""
     spec = c.g["messages"]
-    sep = n.optional(n.const(spec["separator"]))
+    sep = n.const(spec["separator"])
     ends = n.or_(*[n.const(e) for e in spec["call"]["end"]])
 
     def head(t: FunctionTool) -> n.Node:
         return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec["call"]["headers"]])
 
     def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
-        if c.spec.family == "muse":  # one message may hold several invokes
-            return n.seq(sep, _either(tools, head), _channel_body(c, tools, single), ends)
+        """One call message (muse: one message may hold several invokes)."""
+        if c.spec.family == "muse":
+            return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
         if c.call.get("shape") == "recipient_xml_parameters":
-            return _either(tools, lambda t: n.seq(sep, head(t), n.ws(), _params(c, t), ends))
-        return _either(tools, lambda t: n.seq(sep, head(t), c.args(t), ends))
+            return _either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
+        return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
     def message(kind: str) -> n.Node:
         m = spec[kind]
-        return n.seq(sep, n.tag(m["begin"], n.any_text(), m["end"]))
+        begins = m["begin"] if isinstance(m["begin"], list) else [m["begin"]]
+        return n.or_(*[n.tag(b, n.any_text(), m["end"]) for b in begins])
+
+    def run(first: n.Node, rest: Optional[n.Node] = None) -> n.Node:
+        """Messages one after another: the first may omit the separator (the prompt ends with
+        it); ``rest`` writes it before every later one."""
+        return n.seq(n.optional(sep), first, rest if rest is not None else n.const(""))
+
+    def more(m: n.Node) -> n.Node:
+        return n.star(n.seq(sep, m))
 
     def assemble(req: Any, excludes: Sequence[str]) -> n.Node:
         reasoning = message("reasoning")
+        call = calls(req.tools, req.single)
         if req.mode == "auto":
             other = n.or_(reasoning, message("content"))
-            if req.single:
-                return n.seq(n.star(other), n.optional(calls(req.tools, True)))
-            return n.star(n.or_(other, calls(req.tools, False)))
-        lead = n.star(reasoning)  # reasoning first, as the model writes it
-        if req.mode == "forced":
-            return n.seq(lead, calls(req.tools, True))
-        return n.seq(
-            lead, n.one_or_more(calls(req.tools, req.single), n.const(""), single=req.single)
+            if req.single:  # any messages, at most one call, which ends the turn
+                return n.or_(run(other, n.seq(more(other), n.optional(n.seq(sep, call)))), run(call))
+            anything = n.or_(other, call)
+            return run(anything, more(anything))
+        single = req.single or req.mode == "forced"
+        # reasoning messages first, as the model writes them, then the calls
+        return n.or_(
+            run(call, None if single else more(call)),
+            run(reasoning, n.seq(more(reasoning), sep, call, n.const("") if single else more(call))),
         )
 
     return Plan([], messages=assemble)

@@ -155,12 +155,13 @@ def scalar_choices(node: Any, root: Mapping[str, Any]) -> Optional[List[Any]]:
 
 def properties(node: Any, root: Mapping[str, Any]) -> Tuple[List[Tuple[str, Any]], Set[str], bool]:
     """An object schema's properties in schema order, its required names, and whether it names
-    any (without, any keys are allowed)."""
+    them (a ``properties`` map, even an empty one, allows no other keys, as xgrammar reads a
+    schema; without one any keys are allowed)."""
     node = resolve(node, root)
     props = node.get("properties")
     required = node.get("required")
     req = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
-    if not isinstance(props, Mapping) or not props:
+    if not isinstance(props, Mapping):
         return [], req, False
     return [(k, v) for k, v in props.items() if isinstance(k, str)], req, True
 

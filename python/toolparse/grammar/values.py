@@ -13,7 +13,8 @@ from . import nodes as n
 from .schema import STRING_ONLY, Dropped, items_of, properties, resolve, scalar_choices, types_of
 
 INT = r"-?(0|[1-9][0-9]*)"
-NUMBER = r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?"
+# an exponent of at most two digits: a value the converters turn into a finite JSON number
+NUMBER = r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]{1,2})?"
 ANY_DEPTH = 2  # nesting of a value the schema leaves open
 
 
@@ -30,13 +31,15 @@ class Syntax:
     any_key: str  # regex of any object key
     colon: str  # regex between key and value
     comma: str  # regex between items
+    pad: str  # regex inside brackets and braces
 
 
 def _py_quote(s: str) -> str:
     return "'" + s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
 
 
-PY_STR = r"""('([^'\\\n]|\\.)*'|"([^"\\\n]|\\.)*")"""
+_PY_ESC = r"""\\([\\'"nrtbf0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})"""
+PY_STR = rf"""('([^'\\\n]|{_PY_ESC})*'|"([^"\\\n]|{_PY_ESC})*")"""
 
 PYTHON = Syntax(
     string=lambda: n.regex(PY_STR),
@@ -48,26 +51,23 @@ PYTHON = Syntax(
     any_key=PY_STR,
     colon=n.ws_pattern(2) + ":" + n.ws_pattern(2),
     comma=n.ws_pattern(2) + "," + n.ws_pattern(2),
+    pad=n.ws_pattern(2),
 )
 
 
 def gemma(escape: str) -> Syntax:
     """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed."""
-    esc = n.lit(escape)
     return Syntax(
-        string=lambda: (
-            n.regex(f"{esc}((?!{esc})[^\\x00])*{esc}")
-            if False
-            else n.tag(escape, n.any_text([escape]), escape)
-        ),
+        string=lambda: n.tag(escape, n.any_text([escape]), escape),
         quote=lambda s: escape + s + escape,
         true="true",
         false="false",
         null="null",
         key=lambda k: k,
         any_key=r"[A-Za-z_][A-Za-z0-9_]*",
-        colon=n.ws_pattern(1) + ":" + n.ws_pattern(1),
-        comma=n.ws_pattern(1) + "," + n.ws_pattern(1),
+        colon=": ?",
+        comma=", ?",
+        pad="",
     )
 
 
@@ -150,7 +150,8 @@ class Values:
                 for k, v in props
             ]
             body = ordered(pairs, n.regex(syn.comma))
-        return n.seq(n.const("{"), n.ws(2), body, n.ws(2), n.const("}"))
+        pad = n.regex(syn.pad) if syn.pad else n.const("")
+        return n.seq(n.const("{"), pad, body, pad, n.const("}"))
 
 
 def ordered(items: Sequence[Tuple[n.Node, bool]], sep: n.Node) -> n.Node:

@@ -221,9 +221,11 @@ def _skip_ws(t: str, i: int) -> int:
 
 
 def _json_string(t: str, i: int) -> Optional[Tuple[str, int]]:
-    """A JSON string whose quote is ``t[i]``: (decoded, index after the closing quote)."""
+    """A JSON string whose quote is ``t[i]``: (decoded, index after the closing quote). Decoded
+    in place from ``i + 1`` (the Rust twin's ``t.get(i + 1..)`` is a view; a slice here would copy
+    the rest of the text for every string, quadratic in a value of many strings)."""
     out: List[str] = []
-    r, n = StrDecoder().feed(t[i + 1 :], out)
+    r, n = StrDecoder().feed(t, out, i + 1)
     if r != DONE:
         return None
     return "".join(out), i + 1 + n
