@@ -223,6 +223,23 @@ def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
         spec.load(_make_doc([{"name": "a", "aliases": [], **pythonic}]))
 
 
+def test_keep_special_tokens_defaults_from_the_special_tokens_and_is_checked() -> None:
+    specs = spec.load(
+        _make_doc(
+            [
+                {"name": "plain", "aliases": []},
+                {"name": "special", "aliases": [], "special_tokens": ["<c>"]},
+                {"name": "set", "aliases": [], "keep_special_tokens": "always"},
+            ]
+        )
+    )
+    assert specs["plain"].keep_special_tokens == "never"
+    assert specs["special"].keep_special_tokens == "with_tools"
+    assert specs["set"].keep_special_tokens == "always"
+    with pytest.raises(ValueError, match="keep_special_tokens"):
+        spec.load(_make_doc([{"name": "a", "aliases": [], "keep_special_tokens": True}]))
+
+
 def test_the_shipped_spec_is_valid() -> None:
     specs = spec.load(_doc())
     assert list(specs) == toolparse.list_formats()

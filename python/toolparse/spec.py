@@ -27,6 +27,8 @@ __all__ = [
 ]
 
 ID_STYLES = ("chatcmpl", "mistral", "model")
+# when the vLLM integration keeps special tokens in the output text (the spec's "about")
+KEEP_SPECIAL_TOKENS = ("always", "with_tools", "never")
 _PATH = Path(__file__).resolve().parent / "formats.json"
 
 
@@ -42,6 +44,7 @@ class FormatSpec:
     special_tokens: Tuple[str, ...]
     models: Tuple[str, ...]
     raw: Mapping[str, Any]
+    keep_special_tokens: str = "never"
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -89,15 +92,23 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             raise ValueError(
                 f"format spec: {name}: a pythonic format needs a section or list start"
             )
+        special_tokens = _strings(entry, "special_tokens", name)
+        keep = entry.get("keep_special_tokens", "with_tools" if special_tokens else "never")
+        if keep not in KEEP_SPECIAL_TOKENS:
+            raise ValueError(
+                f"format spec: {name}: 'keep_special_tokens' must be one of "
+                f"{', '.join(KEEP_SPECIAL_TOKENS)}, not {keep!r}"
+            )
         out[name] = FormatSpec(
             name=name,
             family=family,
             id_style=id_style,
             aliases=aliases,
             markers=dict(markers),
-            special_tokens=_strings(entry, "special_tokens", name),
+            special_tokens=special_tokens,
             models=_strings(entry, "models", name),
             raw=entry,
+            keep_special_tokens=keep,
         )
     return out
 
@@ -118,6 +129,8 @@ class ReasoningSpec:
     also_end: Tuple[str, ...] = ()
     trim: bool = False
     content_prefix: str = ""
+    end_token: str = ""
+    end_token_id: Optional[int] = None
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -165,11 +178,33 @@ def load_reasoning(
             if n in seen:
                 raise ValueError(f"format spec: reasoning {name}: {n!r} is given twice")
             seen[n] = name
+        end_token = e.get("end_token", e.get("end", ""))
+        end_token_id = e.get("end_token_id")
+        if not isinstance(end_token, str) or not end_token:
+            raise ValueError(
+                f"format spec: reasoning {name}: 'end_token' (by default 'end') must be a "
+                "non-empty string"
+            )
+        if end_token_id is not None and (
+            not isinstance(end_token_id, int) or isinstance(end_token_id, bool)
+        ):
+            raise ValueError(f"format spec: reasoning {name}: 'end_token_id' must be an int")
         tool_format = e.get("tool_format")
         if tool_format is not None:
             if tool_format not in formats:
                 raise ValueError(f"format spec: reasoning {name}: unknown tool_format")
-            out[name] = ReasoningSpec(name, aliases, "", "", False, False, (), tool_format)
+            out[name] = ReasoningSpec(
+                name,
+                aliases,
+                "",
+                "",
+                False,
+                False,
+                (),
+                tool_format,
+                end_token=end_token,
+                end_token_id=end_token_id,
+            )
             continue
         fields = ("start", "end", "started", "call_ends_block")
         start, end, started, ends = (e.get(f) for f in fields)
@@ -203,6 +238,8 @@ def load_reasoning(
             also_end,
             trim,
             prefix,
+            end_token,
+            end_token_id,
         )
     return out
 

@@ -711,21 +711,27 @@ def test_check_in_a_fresh_process() -> None:
 
 
 def test_format_without_an_sglang_detector(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A format SGLang has no detector of: a BaseFormatDetector with no structural tag, so
-    ``tool_choice="required"`` falls back to SGLang's JSON-schema path; it still parses."""
+    """A format SGLang has no detector of: a BaseFormatDetector without SGLang's structure info.
+    ``tool_choice="required"`` is held by toolparse's structural tag (it pinned SGLang's
+    JSON-schema fallback before toolparse built tags), and the detector parses it."""
     monkeypatch.setitem(tp_sglang.SGLANG_PEERS, "hermes", "no_such_sglang_parser")
     monkeypatch.setattr(tp_sglang, "_CLASSES", {})
     cls = tp_sglang.detector_class("hermes")
     assert issubclass(cls, fcp.BaseFormatDetector)
     assert not issubclass(cls, ENUM["hermes"])
     monkeypatch.setitem(ENUM, "toolparse_test_nopeer", cls)
+    xgrammar = pytest.importorskip("xgrammar")
     tools = [protocol.Tool.model_validate(t) for t in tools_for(["get_weather"])]
     parser = FunctionCallParser(tools, "toolparse_test_nopeer")
-    assert parser.detector.supports_structural_tag() is False
+    assert parser.detector.supports_structural_tag() is True and parser.owns_tool_format()
     with pytest.raises(NotImplementedError):
         parser.detector.structure_info()
     constraint = parser.get_structure_constraint("required")
-    assert constraint is not None and constraint[0] == "json_schema"
+    assert constraint is not None and constraint[0] == "structural_tag"
+    want = toolparse.structural_tag("hermes", tools_for(["get_weather"]), tool_choice="required")
+    assert constraint[1].model_dump(by_alias=True) == (
+        xgrammar.StructuralTag.model_validate(want).model_dump(by_alias=True)
+    )
     text = 'Hi <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
     assert parser.parse_non_stream(text) == (
         "Hi ",

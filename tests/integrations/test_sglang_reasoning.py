@@ -297,6 +297,68 @@ def test_every_reasoning_format_is_registered() -> None:
     assert "qwen3" in DMAP  # SGLang's own names stay
 
 
+# SGLang's own reasoning parser for the same channel format (the spec entries with a tool_format)
+CHANNEL_PEERS = {
+    "openai_gptoss": "gpt-oss",
+    "inkling": "inkling",
+    "muse": "muse",
+    "muse_glimmer": "muse",
+    "beam": "beam",
+}
+
+
+class SpecialTokenizer:
+    """Encodes every marker of toolparse's spec as one id (as a checkpoint whose markers are
+    special tokens does) and other text character by character."""
+
+    def __init__(self) -> None:
+        marks = {m for s in toolparse.spec.SPECS.values() for m in s.special_tokens}
+        self.ids = {m: 300000 + k for k, m in enumerate(sorted(marks))}
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> List[int]:
+        out: List[int] = []
+        i = 0
+        while i < len(text):
+            mark = next((m for m in self.ids if text.startswith(m, i)), None)
+            out.append(self.ids[mark] if mark else ord(text[i]))
+            i += len(mark) if mark else 1
+        return out
+
+    def decode(self, ids: Any, **_: Any) -> str:
+        back = {v: k for k, v in self.ids.items()}
+        return "".join(back.get(i) or chr(i) for i in ids)
+
+
+def test_channel_formats_are_every_spec_entry_with_a_tool_format() -> None:
+    spec = toolparse.spec.REASONING
+    assert set(CHANNEL_PEERS) == {r for r, s in spec.items() if s.tool_format is not None}
+
+
+@pytest.mark.parametrize("r", sorted(CHANNEL_PEERS))
+def test_channel_formats_name_the_token_that_ends_reasoning(r: str) -> None:
+    """SGLang's scheduler gates grammars on the reasoning detector's ``think_end_token``
+    (``get_think_end_token_ids``); an empty one "could not be encoded" and turns grammar-gated
+    reasoning off. toolparse_R reports the token SGLang's own detector for the format does (the
+    spec's end_token; inkling's by its id), built as the scheduler builds it (its grammar backend,
+    ``ReasonerGrammarBackend``, asks the same and imports only with real torch)."""
+    tok = SpecialTokenizer()
+    ours = ReasoningParser(model_type=P + r, stream_reasoning=False, tokenizer=tok).detector
+    theirs = ReasoningParser(
+        model_type=CHANNEL_PEERS[r], stream_reasoning=False, tokenizer=tok
+    ).detector
+    assert ours.think_end_token == theirs.think_end_token != ""
+    ids = ours.get_think_end_token_ids(tok)
+    assert ids and ids == theirs.get_think_end_token_ids(tok)
+    # the spec's end (what toolparse parses by) is unchanged: the channels separate reasoning
+    assert toolparse.spec.REASONING[r].end == ""
+
+
+def test_other_formats_end_reasoning_at_their_end_marker() -> None:
+    for r, s in toolparse.spec.REASONING.items():
+        if s.tool_format is None:
+            assert DMAP[P + r]().think_end_token == s.end, r
+
+
 @pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
 def test_pair_stream_equals_one_pass(r: str, fmt: str, backend: str, context: Any) -> None:
     serving = context(P + r, P + fmt)

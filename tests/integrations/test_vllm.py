@@ -49,6 +49,7 @@ from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: 
 )
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
 from vllm.tool_parsers import ToolParserManager  # noqa: E402
+from vllm_requests import PermissiveTokenizer, every_request  # noqa: E402
 
 FORMATS = tp_vllm.formats()
 BACKENDS = ("rust", "python")
@@ -203,20 +204,47 @@ def test_unsupported_tool_schema_falls_back_to_untyped(caplog: pytest.LogCapture
     assert info.tools_called and info.tool_calls[0].function.arguments == '{"a": "1"}'
 
 
-@pytest.mark.parametrize("fmt", ["llama3_json", "hermes", "kimi_k3"])
-def test_adjust_request_keeps_special_token_markers(fmt: str) -> None:
+# toolparse's names that vLLM also registers, for its own parser of the same wire format
+VLLM_SAME_NAMES = [f for f in FORMATS if f in ToolParserManager.lazy_parsers]
+
+
+@pytest.mark.parametrize("fmt", VLLM_SAME_NAMES)
+def test_adjust_request_keeps_special_tokens_wherever_vllms_parser_does(fmt: str) -> None:
+    """A checkpoint whose markers are special tokens loses every call if the detokenizer skips
+    them: toolparse_F keeps special tokens (and, kimi_k3, drops the spaces between them) at least
+    for every request vLLM's own parser F does, chat and Responses, with and without tools, for
+    every tool choice. The rule is the spec's "keep_special_tokens", not a list in code."""
+    vllms = ToolParserManager.get_tool_parser(fmt)(PermissiveTokenizer())
+    ours = tp_vllm.parser_class(fmt)(TOKENIZER)
+    tools = tools_for(["f"])
+    kept = 0
+    for (label, theirs_req), (_, ours_req) in zip(every_request(tools), every_request(tools)):
+        try:
+            theirs_req = vllms.adjust_request(theirs_req)
+        except Exception:  # noqa: BLE001 - vLLM refuses this request (kimi_k3: a named choice)
+            continue
+        ours_req = ours.adjust_request(ours_req)
+        if theirs_req.skip_special_tokens is False:
+            kept += 1
+            assert ours_req.skip_special_tokens is False, f"{fmt}: {label}"
+        if theirs_req.spaces_between_special_tokens is False:
+            assert ours_req.spaces_between_special_tokens is False, f"{fmt}: {label}"
+    keep = toolparse.spec.get_spec(fmt).keep_special_tokens
+    assert kept or keep != "always", f"{fmt}: the spec keeps special tokens where vLLM never does"
+
+
+@pytest.mark.parametrize("fmt", ["llama3_json", "hermes", "kimi_k3", "pythonic", "iquest_q1"])
+def test_adjust_request_follows_the_spec_keep_special_tokens(fmt: str) -> None:
     p = tp_vllm.parser_class(fmt)(TOKENIZER)
-    req = p.adjust_request(chat_request(tools_for(["f"])))
-    default = chat_request(tools_for(["f"])).skip_special_tokens
-    special = bool(toolparse.spec.get_spec(fmt).special_tokens)
-    assert req.skip_special_tokens is (False if special else default)
-    # kimi_k3's spec asks for no spaces between special tokens (as vLLM's own K3 parser does)
+    keep = toolparse.spec.get_spec(fmt).keep_special_tokens
     no_spaces = toolparse.spec.get_spec(fmt).raw.get("spaces_between_special_tokens") is False
-    assert req.spaces_between_special_tokens is (not no_spaces)
-    plain = p.adjust_request(
-        ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}])
-    )
-    assert plain.skip_special_tokens is default
+    for label, request in every_request(tools_for(["f"])):
+        default = request.skip_special_tokens
+        with_tools = bool(request.tools) and request.tool_choice != "none"
+        kept = keep == "always" or (keep == "with_tools" and with_tools)
+        got = p.adjust_request(request)
+        assert got.skip_special_tokens is (False if kept else default), f"{fmt}: {label}"
+        assert got.spaces_between_special_tokens is not (kept and no_spaces), f"{fmt}: {label}"
 
 
 @pytest.mark.parametrize("fmt", FORMATS[: len(toolparse.list_formats())])

@@ -521,14 +521,17 @@ def test_count_reasoning_tokens() -> None:
     assert h.count_reasoning_tokens(ids2("a", "b")) == 0
 
 
-def test_tool_choice_required_reads_the_raw_rest(backend: str) -> None:
-    """vLLM parses tool_choice="required" itself, from the text after the block: the pair passes
-    it on raw (and the machine is not flushed into the result afterwards). (vLLM re-joins no text
-    for an engine-based composition, so its JSON-array parsing needs the array in one delta.)"""
+def test_tool_choice_required_is_parsed_in_the_formats_markup_after_the_block(
+    backend: str,
+) -> None:
+    """tool_choice="required": toolparse_F names a structural_tag_model, so with strict tool
+    calling on (vLLM's default) vLLM holds the output to toolparse's tag (the format's own
+    markup, not vLLM's JSON array, which this test pinned before) and the pair parses it after
+    the block, whatever the splitting."""
     tools = tools_for(["get_weather"])
-    arr = '[{"name": "get_weather", "parameters": {"city": "Rome"}}]'
-    text = f"<think>plan</think>{arr}"
-    for chunks in ([text], ["<think>pl", "an</think>" + arr], ["<think>plan</think>", arr]):
+    call = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    text = f"<think>plan</think>{call}"
+    for chunks in ([text], ["<think>pl", "an</think>" + call], ["<think>plan</think>", call]):
         client, _, _ = serve_stream("qwen3", "hermes", tools, chunks, tool_choice="required")
         reasoning, content, calls = client.result()
         assert reasoning == "plan" and content is None

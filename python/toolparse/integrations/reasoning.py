@@ -71,6 +71,24 @@ def pairs(reasoning: str, tool_format: Optional[str]) -> bool:
     return s.tool_format is None or s.tool_format == _spec.canonical(tool_format)
 
 
+def own_reasoning(tool_format: str) -> Optional[str]:
+    """The think-block reasoning format named as tool format ``tool_format`` (its name or one of
+    its aliases: deepseek_v3, glm47 -> glm45, kimi_k2, minimax_m2, mistral, seed_oss, ...), for a
+    structural tag that must hold the model's reasoning too when no reasoning parser is
+    configured; None where no reasoning format has the name (hermes, qwen3_coder, ...: the tag
+    then starts at the calls) and for the channel formats (their own machine and grammar carry
+    the reasoning channel)."""
+    s = _spec.get_spec(tool_format)
+    for name in (s.name, *s.aliases):
+        try:
+            r = _spec.reasoning_canonical(name)
+        except ValueError:
+            continue
+        if _spec.REASONING[r].tool_format is None and pairs(r, s.name):
+            return r
+    return None
+
+
 class Handover:
     """Where the think block of one stream hands the raw text over, read from the stream's own
     core parser (``machine_from``: the hand-over point in characters, None while the block is

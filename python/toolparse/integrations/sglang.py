@@ -8,9 +8,11 @@ are disabled (``SGLANG_PLUGINS`` set without ``toolparse``), start the server th
 SGLang's own ``sglang.launch_server`` main.
 
 Each ``toolparse_F`` is a subclass of SGLang's own detector for the same wire format where SGLang
-has one (``structure_info``, structural tags and the ``tool_choice`` grammar come from it) and of
-``BaseFormatDetector`` otherwise; the parsing is toolparse's streaming machine, fed delta by delta
-(each byte is looked at a bounded number of times, however long the response). Tool-call ids are
+has one (``structure_info`` comes from it) and of ``BaseFormatDetector`` otherwise; the structural
+tags that constrain required and named calls, and automatic ones under strictness, are toolparse's
+(``toolparse.structural_tag``, from the spec entry the parser runs on); the parsing is
+toolparse's streaming machine, fed delta by delta (each byte is looked at a bounded number of
+times, however long the response). Tool-call ids are
 SGLang's (it makes them from the call's ordinal, ``tool_index``). Reasoning text a format carries
 (harmony's ``analysis`` channel) is not part of SGLang's tool-call interface and is dropped, as
 SGLang's own detectors do: use SGLang's ``--reasoning-parser`` for it. This module imports without
@@ -41,7 +43,8 @@ PLUGIN_GROUP = "sglang.srt.plugins"
 PLUGIN_NAME = "toolparse"
 
 # toolparse format -> SGLang's parser name for the same wire format. The detector inherits from
-# that parser's class everything but the parsing (structure_info, structural tags, tool_choice).
+# that parser's class everything but the parsing and the structural tags (structure_info, the
+# template grammars of response-template detectors, the automatic-choice tags).
 SGLANG_PEERS: Dict[str, str] = {
     "hermes": "hermes",
     "mistral": "mistral",
@@ -263,6 +266,57 @@ class _ToolparseDetector:
         if value:
             logger.debug("toolparse: ignoring an assignment to incomplete_tool_call_indices")
 
+    # -- strict tool calling ------------------------------------------------------------------
+    def supports_structural_tag(self) -> bool:
+        """True: toolparse builds a structural tag for every format, so SGLang constrains
+        required and named calls with it (never its JSON-array schema) and, through
+        ``FunctionCallParser.owns_tool_format``, parses that output with this detector."""
+        return True
+
+    def get_required_tool_parser(self, tool_choice: Any) -> Any:
+        """None: required and named output is held to toolparse's tag, the format's own markup,
+        so this detector parses it (a peer's JSON parser for it, iquest_q1's, would not)."""
+        return None
+
+    def get_structural_tag(
+        self,
+        tools: Optional[List[Any]] = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """toolparse's tag for the request (:func:`structural_tag_for`). Where toolparse has
+        nothing to constrain (None: automatic choice without strictness, the per-turn framing
+        SGLang asks a response-template detector for) or SGLang asks for a tag that covers the
+        assistant message from its start (``message_start``, beam's template grammar), the
+        answer of SGLang's own detector for the format stands."""
+        tag = None
+        if not kwargs.get("message_start"):
+            tag = structural_tag_for(
+                self.toolparse_format, tools, tool_choice, thinking_mode, parallel_tool_calls
+            )
+        if tag is not None:
+            return tag
+        peer = getattr(super(), "get_structural_tag", None)
+        if peer is None:
+            return None
+        try:
+            return peer(
+                tools=tools,
+                tool_choice=tool_choice,
+                thinking_mode=thinking_mode,
+                parallel_tool_calls=parallel_tool_calls,
+                **kwargs,
+            )
+        except TypeError:  # a peer without the extra keywords
+            return peer(
+                tools=tools,
+                tool_choice=tool_choice,
+                thinking_mode=thinking_mode,
+                parallel_tool_calls=parallel_tool_calls,
+            )
+
     # -- parsing ------------------------------------------------------------------------------
     def _tp_parser_for(self, tools: Optional[Sequence[Any]]) -> toolparse.ToolParser:
         parser = self._tp_parser
@@ -332,16 +386,74 @@ class _ToolparseDetector:
         return _result(new_text)
 
 
+# --------------------------------------------------------------------------------------------------
+# Strict tool calling: SGLang's FunctionCallParser.get_structure_constraint asks the detector for
+# a structural tag (tool_choice required or named; auto with a strict tool or
+# SGLANG_TOOL_STRICT_LEVEL at function or above); toolparse builds it from the same spec entry its
+# parser runs on.
+# --------------------------------------------------------------------------------------------------
+_STRICT_LEVELS = ("auto", "function", "parameter")  # SGLang's ToolStrictLevel OFF, FUNCTION, ...
+
+
+def _strict_level() -> str:
+    """toolparse's ``strict`` for the server's ``SGLANG_TOOL_STRICT_LEVEL`` (read as SGLang's
+    FunctionCallParser reads it)."""
+    try:
+        from sglang.srt.environ import envs
+
+        k = int(envs.SGLANG_TOOL_STRICT_LEVEL.get())
+    except Exception:  # noqa: BLE001 - another SGLang: the level of a server that sets none
+        k = 0
+    return _STRICT_LEVELS[min(max(k, 0), len(_STRICT_LEVELS) - 1)]
+
+
+def structural_tag_for(
+    fmt: str,
+    tools: Optional[Sequence[Any]],
+    tool_choice: Any = "auto",
+    thinking_mode: bool = False,
+    parallel_tool_calls: bool = True,
+) -> Any:
+    """The ``xgrammar.StructuralTag`` holding a model that writes ``fmt`` to well-formed calls of
+    SGLang's request ``tools`` (``strict`` as SGLang pinned it: every tool at the parameter
+    level) and ``tool_choice``, or None (nothing to constrain, or a request toolparse cannot
+    build a tag for: logged, never raised). ``thinking_mode`` (SGLang passes True only without
+    ``--reasoning-parser``, when the tag must hold the reasoning too) puts the think block of
+    the reasoning format named as the tool format first (:func:`toolparse.integrations.reasoning.
+    own_reasoning`; none for formats without one, whose tag then starts at the calls)."""
+    dicts = []
+    for tool in tools or ():
+        dicts.append(tool.model_dump(exclude_none=True) if isinstance(tool, BaseModel) else tool)
+    choice = tool_choice
+    if isinstance(choice, BaseModel):
+        choice = choice.model_dump(exclude_none=True)
+    reasoning = _rsn.own_reasoning(fmt) if thinking_mode else None
+    try:
+        tag = toolparse.structural_tag(
+            fmt,
+            dicts,
+            tool_choice=choice,
+            strict=_strict_level(),
+            parallel_tool_calls=parallel_tool_calls is not False,
+            reasoning=reasoning,
+        )
+    except ValueError as e:
+        logger.warning("toolparse_%s: no structural tag for this request (%s)", fmt, e)
+        return None
+    if tag is None:
+        return None
+    from xgrammar import StructuralTag
+
+    return StructuralTag.model_validate(tag)
+
+
 def _passthrough(text: str) -> Any:
     return _result(text or "")
 
 
 class _NoPeer:
-    """For a format SGLang has no detector of: no structural tag; ``tool_choice`` required or
-    named then constrains the output to SGLang's JSON array, which SGLang parses itself."""
-
-    def supports_structural_tag(self) -> bool:
-        return False
+    """For a format SGLang has no detector of: the structural tags are toolparse's alone
+    (``_ToolparseDetector.get_structural_tag``); there is no legacy structure info."""
 
     def structure_info(self) -> Any:
         raise NotImplementedError(f"SGLang has no structure info for {self!r}")
@@ -483,7 +595,9 @@ class _ToolparseReasoningDetector:
         rspec = _spec.REASONING[self.toolparse_reasoning]
         super().__init__(  # type: ignore[call-arg]
             rspec.start or "",
-            rspec.end or "",
+            # the token that ends reasoning, which SGLang's scheduler encodes to gate grammars
+            # on (the spec's end_token: the channel formats' end of a reasoning message)
+            rspec.end_token,
             force_reasoning=bool(force_reasoning),
             stream_reasoning=stream_reasoning,
             continue_final_message=continue_final_message,
@@ -500,6 +614,14 @@ class _ToolparseReasoningDetector:
         self._tp_ended = False
         self._tp_finished = False
         self._tp_held: List[str] = []  # reasoning kept back when stream_reasoning is False
+
+    def get_think_end_token_ids(self, tokenizer: Any) -> List[int]:
+        """The ids of the token that ends reasoning: the spec's ``end_token_id`` where the
+        token's printed name does not encode to it (inkling), else ``end_token`` encoded."""
+        token_id = _spec.REASONING[self.toolparse_reasoning].end_token_id
+        if token_id is not None:
+            return [token_id]
+        return list(super().get_think_end_token_ids(tokenizer))  # type: ignore[misc]
 
     def _tp_parser(self) -> Any:
         return toolparse.get_parser(

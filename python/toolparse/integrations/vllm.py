@@ -169,6 +169,102 @@ def _tool_dicts(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
     return out
 
 
+def _keeps_special_tokens(spec: Any, request: Any) -> bool:
+    """Whether the request must keep special tokens in the output text, by the format's spec
+    ("keep_special_tokens": always, with tools in play, or never)."""
+    if not hasattr(request, "skip_special_tokens"):
+        return False
+    keep = spec.keep_special_tokens
+    if keep == "with_tools":
+        return bool(getattr(request, "tools", None)) and (
+            getattr(request, "tool_choice", None) != "none"
+        )
+    return bool(keep == "always")
+
+
+# --------------------------------------------------------------------------------------------------
+# Strict tool calling: vLLM's DelegatingParser asks the tool parser for a structural tag
+# (get_structural_tag) when the parser names a structural_tag_model; toolparse builds it from
+# the same spec entry its parser runs on.
+# --------------------------------------------------------------------------------------------------
+# vLLM's ToolStrictLevel (AUTO=0, FUNCTION=1, PARAMETER=2) -> toolparse.structural_tag's strict
+_STRICT_LEVELS = ("auto", "function", "parameter")
+
+
+def _strict_of(level: Any) -> str:
+    """toolparse's ``strict`` for vLLM's ``ToolStrictLevel`` (an IntEnum; None is AUTO)."""
+    try:
+        k = int(level) if level is not None else 0
+    except (TypeError, ValueError):
+        k = 0
+    return _STRICT_LEVELS[min(max(k, 0), len(_STRICT_LEVELS) - 1)]
+
+
+def _tool_choice_of(choice: Any) -> Any:
+    """A request's ``tool_choice`` in toolparse's shapes: "auto" / "required" / "none", the chat
+    named choice, or a Responses function (or custom, shown to the model as a function) choice."""
+    if choice is None or isinstance(choice, str):
+        return choice
+    fn = getattr(choice, "function", None)
+    name = getattr(fn, "name", None) if fn is not None else getattr(choice, "name", None)
+    if isinstance(name, str) and getattr(choice, "type", None) in ("function", "custom"):
+        return {"type": "function", "function": {"name": name}}
+    dump = getattr(choice, "model_dump", None)
+    return dump(exclude_none=True) if dump is not None else choice
+
+
+def _request_tool_dicts(tools: Optional[Sequence[Any]]) -> List[Dict[str, Any]]:
+    """The function tools vLLM shows the model for a request (its ``get_function_tools``:
+    namespaces flattened, custom tools as their one-string shim), as plain tool dicts with their
+    ``strict`` as the request gave it."""
+    from vllm.tool_parsers.utils import get_function_tools
+
+    out = []
+    for tool in get_function_tools(list(tools or ())):
+        dump = getattr(tool, "model_dump", None)
+        out.append(dump(exclude_none=True) if dump is not None else dict(tool))
+    return out
+
+
+def structural_tag_for_request(
+    fmt: str,
+    request: Any,
+    strict_level: Any = None,
+    reasoning: Optional[str] = None,
+    reasoning_started: Optional[bool] = None,
+) -> Any:
+    """The ``xgrammar.StructuralTag`` holding a model that writes ``fmt`` to well-formed calls of
+    a vLLM request's tools (``toolparse.structural_tag`` with the request's function tools, their
+    ``strict``, its ``tool_choice`` and ``parallel_tool_calls``, and vLLM's strict level), or None:
+    nothing to constrain, ``VLLM_ENFORCE_STRICT_TOOL_CALLING=0``, or a request toolparse cannot
+    build a tag for (logged; the request then runs unconstrained, never fails here)."""
+    import vllm.envs as envs
+
+    if not envs.VLLM_ENFORCE_STRICT_TOOL_CALLING:
+        return None
+    tools = getattr(request, "tools", None)
+    if not tools:
+        return None
+    try:
+        tag = toolparse.structural_tag(
+            fmt,
+            _request_tool_dicts(tools),
+            tool_choice=_tool_choice_of(getattr(request, "tool_choice", None)),
+            strict=_strict_of(strict_level),
+            parallel_tool_calls=getattr(request, "parallel_tool_calls", True) is not False,
+            reasoning=reasoning,
+            reasoning_started=reasoning_started,
+        )
+    except ValueError as e:
+        logger.warning("toolparse_%s: no structural tag for this request (%s)", fmt, e)
+        return None
+    if tag is None:
+        return None
+    from xgrammar import StructuralTag
+
+    return StructuralTag.model_validate(tag)
+
+
 def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) -> Any:
     dicts = _tool_dicts(tools)
     try:
@@ -238,22 +334,37 @@ def _base() -> Any:
         # -- request ---------------------------------------------------------------------------
         def adjust_request(self, request: Any) -> Any:
             request = super().adjust_request(request)
-            if (
-                getattr(request, "tools", None)
-                and getattr(request, "tool_choice", None) != "none"
-                and _spec.get_spec(self.toolparse_format).special_tokens
-                and hasattr(request, "skip_special_tokens")
-            ):
-                # The format's markers are special tokens: the detokenizer must keep them, and
-                # (spec "spaces_between_special_tokens": false, kimi_k3) not put spaces between
-                # them, or `<|open|>tools<|sep|>` reaches the parser as `<|open|> tools <|sep|>`.
+            spec = _spec.get_spec(self.toolparse_format)
+            if _keeps_special_tokens(spec, request):
+                # The format's markers are special tokens (in some checkpoints): the detokenizer
+                # must keep them, and (spec "spaces_between_special_tokens": false, kimi_k3) not
+                # put spaces between them, or `<|open|>tools<|sep|>` reaches the parser as
+                # `<|open|> tools <|sep|>`.
                 request.skip_special_tokens = False
-                spec = _spec.get_spec(self.toolparse_format)
                 if spec.raw.get("spaces_between_special_tokens") is False and hasattr(
                     request, "spaces_between_special_tokens"
                 ):
                     request.spaces_between_special_tokens = False
             return request
+
+        def get_structural_tag(
+            self, request: Any, *, reasoning: bool = False, strict_level: Any = None
+        ) -> Any:
+            """toolparse's structural tag for the request (see
+            :func:`structural_tag_for_request`). vLLM's ``DelegatingParser`` asks with
+            ``reasoning=False`` (its reasoning parser owns the think block); with
+            ``reasoning=True`` the tag starts with the think block of the toolparse reasoning
+            parser paired with this one, else of the reasoning format named as the tool format
+            (:func:`toolparse.integrations.reasoning.own_reasoning`), else none."""
+            reasoner = self._pair.reasoner if reasoning and self._pair is not None else None
+            if reasoner is not None:
+                r, started = reasoner.toolparse_reasoning, reasoner.started
+            else:
+                r = _rsn.own_reasoning(self.toolparse_format) if reasoning else None
+                started = None
+            return structural_tag_for_request(
+                self.toolparse_format, request, strict_level, r, started
+            )
 
         # -- non-streaming ---------------------------------------------------------------------
         def extract_tool_calls(self, model_output: str, request: Any) -> Any:
@@ -763,10 +874,19 @@ def parser_class(fmt: str, backend: str = "rust") -> type:
     if cls is None:
         toolparse.get_parser(fmt, backend=backend)  # unknown names fail here, listing the known
         suffix = "" if backend == "rust" else "Python"
+        # Naming a structural_tag_model makes vLLM ask get_structural_tag for strict tool
+        # calling; vLLM's ToolParser.__init_subclass__ then sets supports_required_and_named =
+        # False when VLLM_ENFORCE_STRICT_TOOL_CALLING is on (the default), as for its own parsers:
+        # required and named output is parsed in the format's own markup, not as a JSON list.
         cls = type(
             class_name(fmt) + suffix,
             (_base(),),
-            {"toolparse_format": fmt, "toolparse_backend": backend, "__module__": __name__},
+            {
+                "toolparse_format": fmt,
+                "toolparse_backend": backend,
+                "structural_tag_model": PREFIX + fmt,
+                "__module__": __name__,
+            },
         )
         _CLASSES[key] = cls
     return cls
