@@ -38,10 +38,20 @@ pub struct Emitter {
     pub malformed: bool,
     /// Set when the text ended inside a call (see [`Emitter::truncate`]).
     pub truncated: bool,
+    /// Set when the text ended with a bare call start (see [`Emitter::truncate`]): no call
+    /// began, so the content emitted is the whole output without it (no fallback to the text).
+    pub cut: bool,
     calls: usize,
     open: Option<usize>,
     ws: String,
     seg_text: bool,
+    /// Markup dropped wherever the machine emits it as content (an end-of-reasoning marker met
+    /// outside a block, a turn-end tag); set by the driver from the spec.
+    drop: Vec<&'static str>,
+    /// The end of the content so far that could still become one of `drop`.
+    pending: String,
+    /// The markers that begin a call (its format's `call_start` and `section_start` roles).
+    starts: Vec<&'static str>,
 }
 
 impl Emitter {
@@ -49,8 +59,69 @@ impl Emitter {
         Self::default()
     }
 
-    /// Plain content text.
+    /// The driver's rules from the spec: the markup dropped from content, and the markers that
+    /// begin a call.
+    pub fn with_rules(drop: Vec<&'static str>, starts: Vec<&'static str>) -> Self {
+        Emitter {
+            drop,
+            starts,
+            ..Self::default()
+        }
+    }
+
+    /// Plain content text. Markup of `drop` in it is dropped (held back while the end of the
+    /// content could still become one).
     pub fn content(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        if self.drop.is_empty() {
+            return self.text(s);
+        }
+        let joined;
+        let s = if self.pending.is_empty() {
+            s
+        } else {
+            joined = std::mem::take(&mut self.pending) + s;
+            joined.as_str()
+        };
+        let mut pos = 0;
+        loop {
+            match crate::scan::find_in(&self.drop, &s[pos..]) {
+                crate::scan::Found::Marker { at, which } => {
+                    self.text(&s[pos..pos + at]);
+                    pos += at + self.drop[which].len();
+                }
+                crate::scan::Found::Partial { safe } => {
+                    self.text(&s[pos..pos + safe]);
+                    self.pending.push_str(&s[pos + safe..]);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Whether some markup is dropped from content.
+    pub fn drops(&self) -> bool {
+        !self.drop.is_empty()
+    }
+
+    /// `s` without the markup dropped from content (a whole text at once).
+    pub fn strip(&self, s: &str) -> String {
+        crate::scan::strip_all(&self.drop, s)
+    }
+
+    /// Content held back as a possible dropped marker is content after all (something else
+    /// follows it).
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let p = std::mem::take(&mut self.pending);
+            self.text(&p);
+        }
+    }
+
+    /// Content after the markup rules: the whitespace rule.
+    fn text(&mut self, s: &str) {
         if s.is_empty() {
             return;
         }
@@ -87,6 +158,7 @@ impl Emitter {
         if s.is_empty() {
             return;
         }
+        self.flush();
         if let Some(Event::Reasoning(c)) = self.events.last_mut() {
             c.push_str(s);
         } else {
@@ -96,6 +168,7 @@ impl Emitter {
 
     /// Starts a call and returns its index. Whitespace held before it is dropped.
     pub fn tool_start(&mut self, id: Option<String>, name: String) -> usize {
+        self.flush();
         self.ws.clear();
         self.seg_text = false;
         let index = self.calls;
@@ -152,11 +225,21 @@ impl Emitter {
 
     /// End of text inside a call. `markup` is what the unfinished call has not emitted yet (empty
     /// once its start was emitted): with the whitespace held before it, it becomes
-    /// [`Event::Unfinished`].
+    /// [`Event::Unfinished`] (without the markup `drop` names). When no call is open and that is
+    /// only call-start markers and whitespace, the text was cut before the call began: it is
+    /// markup, and is dropped (`cut`).
     pub fn truncate(&mut self, markup: &str) {
+        self.flush();
         self.truncated = true;
         let mut s = std::mem::take(&mut self.ws);
         s.push_str(markup);
+        if self.open.is_none() && bare_starts(&s, &self.starts) {
+            self.cut = true;
+            return;
+        }
+        if !self.drop.is_empty() {
+            s = crate::scan::strip_all(&self.drop, &s);
+        }
         if !s.is_empty() {
             self.events.push(Event::Unfinished(s));
         }
@@ -164,6 +247,7 @@ impl Emitter {
 
     /// End of text: whitespace-only output with no call is content; a call left open is truncated.
     pub fn finish(&mut self) {
+        self.flush();
         if !self.ws.is_empty() && self.calls == 0 {
             let ws = std::mem::take(&mut self.ws);
             self.push_content(&ws);
@@ -189,6 +273,25 @@ impl Emitter {
     pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
         self.events.drain(..)
     }
+}
+
+/// Whether `s` is one or more of `starts`, with only whitespace around and between them.
+fn bare_starts(s: &str, starts: &[&str]) -> bool {
+    let mut rest = s.trim_start_matches(is_ws);
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let Some(m) = starts
+            .iter()
+            .filter(|m| !m.is_empty() && rest.starts_with(**m))
+            .max_by_key(|m| m.len())
+        else {
+            return false;
+        };
+        rest = rest[m.len()..].trim_start_matches(is_ws);
+    }
+    true
 }
 
 /// Whitespace as JSON and the formats understand it.

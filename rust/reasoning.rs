@@ -518,6 +518,74 @@ mod tests {
         assert!(x.malformed && x.reasoning.is_none());
     }
 
+    /// An end marker outside a block is markup, dropped from content; a bare call start at the
+    /// end is a cut before the call began: not content, truncated. Streaming one char per delta
+    /// gives the same.
+    #[test]
+    fn markup_outside_a_block_and_a_bare_call_start() {
+        use crate::formats::{Parser, Setup, Tools};
+        let call = r#"<tool_call>{"name": "f", "arguments": {}}</tool_call>"#;
+        let done = format!("<think>I should check.\n{call}\n</think>\n\nDone.");
+        let cases = [
+            (
+                Some("hermes"),
+                Some("qwen3"),
+                done.as_str(),
+                Some("\n\n\nDone."),
+                false,
+            ),
+            (
+                None,
+                Some("qwen3"),
+                "reasoning</think>A</think>B",
+                Some("AB"),
+                false,
+            ),
+            (
+                None,
+                Some("minimax_m3"),
+                "</mm:think>answer",
+                Some("answer"),
+                false,
+            ),
+            (
+                Some("mistral"),
+                None,
+                "...check.[TOOL_CALLS]",
+                Some("...check."),
+                true,
+            ),
+            (
+                Some("hermes"),
+                Some("qwen3"),
+                "r</think>\n\n<tool_call>",
+                None,
+                true,
+            ),
+            (
+                Some("qwen3_coder"),
+                None,
+                "Hi <tool_call>\n",
+                Some("Hi "),
+                true,
+            ),
+        ];
+        for (f, r, text, content, truncated) in cases {
+            let setup = Setup {
+                format: f.and_then(Format::from_name),
+                reasoning: r.and_then(Reasoning::lookup),
+                started: None,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, text);
+            assert_eq!(x.content.as_deref(), content, "{text:?}");
+            assert_eq!(x.truncated, truncated, "{text:?}");
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            let s = Parser::replay_with(setup, &tools, &chars);
+            assert_eq!(s.content, x.content, "{text:?}");
+        }
+    }
+
     /// The hand-over point: the byte offset where the machine's raw text starts, the same under
     /// every split, and `fed - handover_chars()` is that offset in characters.
     #[test]

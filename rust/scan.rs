@@ -52,72 +52,17 @@ impl Markers {
     /// Finds the earliest marker in `input` (the longest one when several start at the same byte;
     /// while a longer one may still follow, the input from there is held back).
     pub fn find(&self, input: &str) -> Found {
-        let bytes = input.as_bytes();
-        let mut from = 0;
-        while let Some(at) = self.next_candidate(bytes, from) {
-            match self.at(&bytes[at..]) {
-                At::Marker(which) => return Found::Marker { at, which },
-                At::Partial => return Found::Partial { safe: at },
-                At::None => from = at + 1,
-            }
-        }
-        Found::Partial { safe: input.len() }
+        find_in(self.list, input)
     }
 
     /// What starts at the beginning of `rest` (a candidate position of [`Markers::find`]).
     pub fn at(&self, rest: &[u8]) -> At {
-        let mut best: Option<usize> = None;
-        let mut partial = false;
-        for (i, m) in self.list.iter().enumerate() {
-            // one pass per marker: a full match, or the input ends inside the marker
-            let m = m.as_bytes();
-            let same = m.iter().zip(rest).take_while(|(a, b)| a == b).count();
-            if same == m.len() {
-                if best.is_none_or(|b| self.list[b].len() < m.len()) {
-                    best = Some(i);
-                }
-            } else if same == rest.len() {
-                partial = true;
-            }
-        }
-        // A marker that a longer one extends (xlam's `[` and `[TOOL_CALLS]`) waits until
-        // the input shows which of them it is.
-        match (best, partial) {
-            (_, true) => At::Partial,
-            (Some(which), false) => At::Marker(which),
-            (None, false) => At::None,
-        }
+        at_in(self.list, rest)
     }
 
     /// Whether some marker starts with byte `b`.
     pub fn starts_with_byte(&self, b: u8) -> bool {
         self.list.iter().any(|m| m.as_bytes().first() == Some(&b))
-    }
-
-    /// Next byte position at or after `from` where some marker's first byte occurs.
-    fn next_candidate(&self, bytes: &[u8], from: usize) -> Option<usize> {
-        let hay = bytes.get(from..)?;
-        let mut firsts = [0u8; 3];
-        let mut n = 0;
-        for m in self.list {
-            let b = m.as_bytes()[0];
-            if !firsts[..n].contains(&b) {
-                if n == 3 {
-                    return hay
-                        .iter()
-                        .position(|c| self.list.iter().any(|m| m.as_bytes()[0] == *c))
-                        .map(|p| p + from);
-                }
-                firsts[n] = b;
-                n += 1;
-            }
-        }
-        let p = match n {
-            1 => memchr::memchr(firsts[0], hay),
-            2 => memchr::memchr2(firsts[0], firsts[1], hay),
-            _ => memchr::memchr3(firsts[0], firsts[1], firsts[2], hay),
-        };
-        p.map(|p| p + from)
     }
 
     /// Whether `input` (the start of some text) is a proper prefix of a marker.
@@ -136,6 +81,95 @@ impl Markers {
             }
         }
         best
+    }
+}
+
+/// [`Markers::find`] over any list of markers (a list made at run time, such as the markup a
+/// parser drops from content).
+pub fn find_in(list: &[&str], input: &str) -> Found {
+    let bytes = input.as_bytes();
+    let mut from = 0;
+    while let Some(at) = next_candidate(list, bytes, from) {
+        match at_in(list, &bytes[at..]) {
+            At::Marker(which) => return Found::Marker { at, which },
+            At::Partial => return Found::Partial { safe: at },
+            At::None => from = at + 1,
+        }
+    }
+    Found::Partial { safe: input.len() }
+}
+
+/// [`Markers::at`] over any list of markers.
+fn at_in(list: &[&str], rest: &[u8]) -> At {
+    let mut best: Option<usize> = None;
+    let mut partial = false;
+    for (i, m) in list.iter().enumerate() {
+        // one pass per marker: a full match, or the input ends inside the marker
+        let m = m.as_bytes();
+        let same = m.iter().zip(rest).take_while(|(a, b)| a == b).count();
+        if same == m.len() {
+            if best.is_none_or(|b| list[b].len() < m.len()) {
+                best = Some(i);
+            }
+        } else if same == rest.len() {
+            partial = true;
+        }
+    }
+    // A marker that a longer one extends (xlam's `[` and `[TOOL_CALLS]`) waits until
+    // the input shows which of them it is.
+    match (best, partial) {
+        (_, true) => At::Partial,
+        (Some(which), false) => At::Marker(which),
+        (None, false) => At::None,
+    }
+}
+
+/// Next byte position at or after `from` where some marker's first byte occurs.
+fn next_candidate(list: &[&str], bytes: &[u8], from: usize) -> Option<usize> {
+    let hay = bytes.get(from..)?;
+    let mut firsts = [0u8; 3];
+    let mut n = 0;
+    for m in list {
+        let Some(&b) = m.as_bytes().first() else {
+            continue;
+        };
+        if !firsts[..n].contains(&b) {
+            if n == 3 {
+                return hay
+                    .iter()
+                    .position(|c| list.iter().any(|m| m.as_bytes().first() == Some(c)))
+                    .map(|p| p + from);
+            }
+            firsts[n] = b;
+            n += 1;
+        }
+    }
+    let p = match n {
+        0 => None,
+        1 => memchr::memchr(firsts[0], hay),
+        2 => memchr::memchr2(firsts[0], firsts[1], hay),
+        _ => memchr::memchr3(firsts[0], firsts[1], firsts[2], hay),
+    };
+    p.map(|p| p + from)
+}
+
+/// Removes every marker of `list` from `s` (the earliest first, the longest at a place): the
+/// markup a parser drops wherever it stands in content, applied to a whole text at once.
+pub fn strip_all(list: &[&str], s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut pos = 0;
+    loop {
+        match find_in(list, &s[pos..]) {
+            Found::Marker { at, which } => {
+                out.push_str(&s[pos..pos + at]);
+                pos += at + list[which].len();
+            }
+            Found::Partial { .. } => {
+                // (a suffix that could still become a marker is text: the text is whole)
+                out.push_str(&s[pos..]);
+                return out;
+            }
+        }
     }
 }
 

@@ -349,19 +349,20 @@ class ToolParser:
         """Non-streaming: the streaming machine fed the whole text at once. Malformed tool markup
         gives ``tools_called=False`` and the original text as content. Text that ends inside a call
         (max_tokens) keeps the calls completed before it, without the unfinished call or its
-        markup, and says ``truncated=True``; with no complete call it is the original text. With a
-        reasoning format, "the original text" is the text after the think block (the reasoning is
-        kept), as a server's reasoning parser then tool parser give it."""
+        markup, and says ``truncated=True``; with no complete call it is the original text, except
+        that a bare call-start marker at its end (the cut came before the call began) is dropped.
+        With a reasoning format, "the original text" is the text after the think block (the
+        reasoning is kept), as a server's reasoning parser then tool parser give it, and markup
+        the format drops from content (an end marker outside a block) is not in it. The core
+        applies these rules (``content`` is the final content)."""
         if not isinstance(model_output, str):
             raise TypeError(f"model_output must be a str, not {type(model_output).__name__}")
         content, reasoning, calls, malformed, truncated = self._format.extract(model_output)
         if malformed or (truncated and not calls):
-            # With a reasoning format, the core gives the text after the think block instead
-            # (an empty block included): a reasoning parser's split, then the tool format's.
             return ExtractedToolCallInformation(
                 tools_called=False,
                 tool_calls=[],
-                content=model_output if self.reasoning is None else content,
+                content=content,
                 reasoning=reasoning,
                 truncated=truncated,
             )

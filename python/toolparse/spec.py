@@ -49,6 +49,13 @@ class FormatSpec:
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
 
+    def call_starts(self) -> Tuple[str, ...]:
+        """The markers that begin calls (the roles ``call_start*`` and ``section_start*``): the end
+        of the output after only these and whitespace is a cut before a call began."""
+        return tuple(
+            m for r, m in self.markers.items() if r.startswith(("call_start", "section_start"))
+        )
+
 
 def _strings(entry: Dict[str, Any], key: str, where: str) -> Tuple[str, ...]:
     value = entry.get(key)

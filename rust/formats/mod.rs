@@ -146,6 +146,16 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The markers that begin calls (the roles `call_start*` and `section_start*`): the end of
+    /// the output after only these and whitespace is a cut before a call began.
+    pub fn call_starts(&self) -> Vec<&'static str> {
+        self.markers
+            .iter()
+            .filter(|(r, _)| r.starts_with("call_start") || r.starts_with("section_start"))
+            .map(|(_, m)| *m)
+            .collect()
+    }
+
     /// The marker with this role, if the format has one.
     pub fn marker(&self, role: &str) -> Option<&'static str> {
         self.markers
@@ -240,6 +250,20 @@ impl Setup {
         self.format
             .or_else(|| self.reasoning.and_then(Reasoning::tool_format))
     }
+
+    /// The markup dropped wherever the machine emits it as content: with a reasoning front
+    /// (`front`), the markers that end a block (outside one, an end marker is markup; not for a
+    /// format that puts its own markers in content).
+    fn dropped(&self, front: bool) -> Vec<&'static str> {
+        let mut list = Vec::new();
+        if let Some(r) = self.reasoning {
+            let spec = r.spec();
+            if front && spec.content_prefix.is_empty() {
+                list.extend(spec.ends);
+            }
+        }
+        list
+    }
 }
 
 /// One response's parser: feed deltas, then finish.
@@ -285,10 +309,14 @@ impl Parser {
         if own && setup.started == Some(true) {
             machine.start_in_reasoning();
         }
+        let out = Emitter::with_rules(
+            setup.dropped(front.is_some()),
+            format.map_or_else(Vec::new, |f| f.spec().call_starts()),
+        );
         Parser {
             machine,
             held: String::new(),
-            out: Emitter::new(),
+            out,
             finished: false,
             machine_from: if front.is_some() { None } else { Some(0) },
             front,
@@ -449,20 +477,27 @@ impl Parser {
         Parser::extract_with(Setup::of(format), tools, text)
     }
 
-    /// Non-streaming for any setup. With a reasoning format, the fallback content of malformed
-    /// or truncated markup (the caller's original text without one) is the text after the think
-    /// block, and the reasoning is kept: an empty block included, so the result is a reasoning
-    /// parser's split followed by the tool format's own parse of the rest (the servers' way).
+    /// Non-streaming for any setup, with the fallback applied: malformed markup, or text that
+    /// ended inside a call before any completed (not a bare call start at the end, which is
+    /// dropped, see [`Emitter::truncate`]), gives the original text as content. With a reasoning
+    /// format that is the text after the think block, and the reasoning is kept: an empty block
+    /// included, so the result is a reasoning parser's split followed by the tool format's own
+    /// parse of the rest (the servers' way). Markup the parser drops from content (an end marker
+    /// outside a block, a turn-end tag) is not in it either.
     pub fn extract_with(setup: Setup, tools: &Tools, text: &str) -> Extracted {
-        let with_reasoning = setup.reasoning.is_some();
         let mut p = Parser::with(setup, tools);
         let mut events = p.feed(text);
         events.extend(p.finish());
         let mut x = Extracted::from_events(events, p.malformed(), p.truncated());
-        if with_reasoning && (x.malformed || (x.truncated && x.calls.is_empty())) {
+        if x.malformed || (x.truncated && x.calls.is_empty() && !p.out.cut) {
             let from = p.machine_from.unwrap_or(0).min(text.len());
             let rest = text.get(from..).unwrap_or_default();
-            x.content = (!rest.is_empty()).then(|| rest.to_owned());
+            let rest = if p.out.drops() {
+                p.out.strip(rest)
+            } else {
+                rest.to_owned()
+            };
+            x.content = (!rest.is_empty()).then_some(rest);
         }
         x
     }

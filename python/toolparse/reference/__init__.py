@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
-from ..spec import REASONING, SPECS, FormatSpec
+from ..spec import REASONING, SPECS, FormatSpec, ReasoningSpec
 from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
 from .json import DONE, MORE, Calls
 from .scan import HOLD_MAX
@@ -208,6 +208,16 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
     )
 
 
+def _dropped(rspec: Optional[ReasoningSpec], front: bool) -> List[str]:
+    """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
+    a reasoning front, the markers that end a block (outside one, an end marker is markup; not for
+    a format that puts its own markers in content)."""
+    out: List[str] = []
+    if rspec is not None and front and not rspec.content_prefix:
+        out.extend(rspec.ends)
+    return out
+
+
 class Parser:
     """One response's parser (same interface as ``toolparse._core.Parser``). ``format`` None:
     no tool format (reasoning and content only, or the reasoning format's own tool format)."""
@@ -249,7 +259,10 @@ class Parser:
         self._front_used = 0
         self.machine_from: Optional[int] = None if self._front is not None else 0
         self._held = ""
-        self._out = Emitter()
+        self._out = Emitter(
+            _dropped(rspec, self._front is not None),
+            SPECS[format].call_starts() if format is not None else (),
+        )
         self._finished = False
         self._fed = 0
 
@@ -375,9 +388,11 @@ def extract(
     reasoning_started: Optional[bool] = None,
     schemas: Optional[SchemaTrees] = None,
 ) -> Extracted:
-    """Non-streaming: the same machine fed the whole text at once. With a reasoning format, the
-    fallback content of malformed or truncated markup is the text after the think block (an
-    empty block included), and the reasoning is kept (as ``Parser::extract_with``)."""
+    """Non-streaming: the same machine fed the whole text at once, with the fallback applied (as
+    ``Parser::extract_with``): malformed markup, or text that ended inside a call before any
+    completed (not a bare call start at the end, which is dropped), gives the original text as
+    content. With a reasoning format that is the text after the think block (an empty block
+    included), and the reasoning is kept. Markup the parser drops from content is not in it."""
     if not isinstance(text, str):
         raise TypeError(f"argument 'text': expected str, not {type(text).__name__}")
     try:
@@ -389,8 +404,8 @@ def extract(
     p._end()
     x = extracted_from_events(p._out.take(), p.malformed, p.truncated)
     content, reasoning_text, calls, malformed, truncated = x
-    if reasoning is not None and (malformed or (truncated and not calls)):
-        rest = text[min(p.machine_from or 0, len(text)) :]
+    if malformed or (truncated and not calls and not p._out.cut):
+        rest = p._out.strip(text[min(p.machine_from or 0, len(text)) :])
         return (rest or None, reasoning_text, calls, malformed, truncated)
     return x
 

@@ -7,9 +7,9 @@ Events are tuples: ``("content", text)``, ``("reasoning", text)``,
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
-from .scan import WS, WS_MAX
+from .scan import WS, WS_MAX, Markers, strip_all
 
 Event = Tuple[Any, ...]
 # (index, id, name, arguments) with name set only on a call's first fragment
@@ -26,16 +26,62 @@ class Emitter:
     non-whitespace follows, a call starts, or the text ends; a run longer than ``WS_MAX`` is
     content from then on, so what is held stays bounded)."""
 
-    def __init__(self) -> None:
+    def __init__(self, drop: Sequence[str] = (), starts: Sequence[str] = ()) -> None:
         self.events: List[list] = []
         self.malformed = False
         self.truncated = False
+        # the text ended with a bare call start (see truncate): no call began, so the content
+        # emitted is the whole output without it (no fallback to the text)
+        self.cut = False
         self._calls = 0
         self._open: Optional[int] = None
         self._ws = ""
         self._seg_text = False
+        # markup dropped wherever the machine emits it as content (an end-of-reasoning marker
+        # met outside a block, a turn-end tag); set by the driver from the spec
+        self._drop = Markers(drop) if drop else None
+        # the end of the content so far that could still become one of the dropped markers
+        self._pending = ""
+        # the markers that begin a call (its format's call_start and section_start roles)
+        self._starts = tuple(m for m in starts if m)
+
+    def drops(self) -> bool:
+        """Whether some markup is dropped from content."""
+        return self._drop is not None
+
+    def strip(self, s: str) -> str:
+        """``s`` without the markup dropped from content (a whole text at once)."""
+        return strip_all(self._drop, s) if self._drop is not None else s
 
     def content(self, s: str) -> None:
+        """Plain content text. Dropped markup in it is dropped (held back while the end of the
+        content could still become one)."""
+        if not s:
+            return
+        drop = self._drop
+        if drop is None:
+            self._text(s)
+            return
+        if self._pending:
+            s, self._pending = self._pending + s, ""
+        pos = 0
+        while True:
+            kind, at, which = drop.find(s, pos)
+            self._text(s[pos : pos + at])
+            if kind == "marker":
+                pos += at + len(drop.list[which])
+                continue
+            self._pending = s[pos + at :]
+            return
+
+    def _flush(self) -> None:
+        """Content held back as a possible dropped marker is content after all."""
+        if self._pending:
+            p, self._pending = self._pending, ""
+            self._text(p)
+
+    def _text(self, s: str) -> None:
+        """Content after the markup rules: the whitespace rule."""
         if not s:
             return
         if not self._seg_text:
@@ -63,6 +109,7 @@ class Emitter:
     def reasoning(self, s: str) -> None:
         if not s:
             return
+        self._flush()
         ev = self.events
         if ev and ev[-1][0] == "reasoning":
             ev[-1][1].append(s)
@@ -70,6 +117,7 @@ class Emitter:
             ev.append(["reasoning", [s]])
 
     def tool_start(self, id: Optional[str], name: str) -> int:
+        self._flush()
         self._ws = ""
         self._seg_text = False
         index = self._calls
@@ -97,13 +145,21 @@ class Emitter:
     def truncate(self, markup: str) -> None:
         """End of text inside a call. ``markup`` is what the unfinished call has not emitted yet
         (empty once its start was emitted): with the whitespace held before it, it becomes an
-        ``unfinished`` event."""
+        ``unfinished`` event (without the dropped markup). When no call is open and that is only
+        call-start markers and whitespace, the text was cut before the call began: it is markup,
+        and is dropped (``cut``)."""
+        self._flush()
         self.truncated = True
         s, self._ws = self._ws + markup, ""
+        if self._open is None and _bare_starts(s, self._starts):
+            self.cut = True
+            return
+        s = self.strip(s)
         if s:
             self.events.append(["unfinished", [s]])
 
     def finish(self) -> None:
+        self._flush()
         if self._ws and self._calls == 0:
             ws, self._ws = self._ws, ""
             self._push_content(ws)
@@ -126,6 +182,19 @@ class Emitter:
             elif e[0] in ("content", "reasoning", "unfinished"):
                 e[1] = "".join(e[1])
         return ev
+
+
+def _bare_starts(s: str, starts: Tuple[str, ...]) -> bool:
+    """Whether ``s`` is one or more of ``starts``, with only whitespace around and between them."""
+    rest = s.lstrip(WS)
+    if not rest:
+        return False
+    while rest:
+        m = max((m for m in starts if rest.startswith(m)), key=len, default=None)
+        if m is None:
+            return False
+        rest = rest[len(m) :].lstrip(WS)
+    return True
 
 
 def delta_from_events(events: List[list]) -> Optional[Delta]:

@@ -12,7 +12,7 @@ it was split into deltas.
 from __future__ import annotations
 
 import re
-from typing import Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 WS = " \t\n\r"
 
@@ -83,6 +83,22 @@ class Markers:
             if s.startswith(m, at) and (best == -1 or len(self.list[best]) < len(m)):
                 best = i
         return best
+
+
+def strip_all(markers: Markers, s: str) -> str:
+    """``s`` without any of ``markers`` (the earliest first, the longest at a place): the markup a
+    parser drops wherever it stands in content, applied to a whole text at once."""
+    out: List[str] = []
+    pos = 0
+    while True:
+        kind, at, which = markers.find(s, pos)
+        if kind == "marker":
+            out.append(s[pos : pos + at])
+            pos += at + len(markers.list[which])
+            continue
+        # (a suffix that could still become a marker is text: the text is whole)
+        out.append(s[pos:])
+        return "".join(out)
 
 
 def expect(s: str, markers: Markers, start: int = 0) -> Expect:

@@ -383,6 +383,19 @@ def _markers_of(fmt: str) -> Tuple[str, ...]:
         return ()
 
 
+def _ends_with_bare_start(fmt: str, text: str, content: Optional[str]) -> bool:
+    """Whether ``text`` ends with one of ``fmt``'s call-start markers and only whitespace after
+    it, and ``content`` keeps that marker."""
+    try:
+        starts = toolparse.spec.get_spec(fmt).call_starts()
+    except (KeyError, ValueError):
+        return False
+    tail = text.rstrip(" \t\n\r")
+    return any(
+        m and tail.endswith(m) and (content or "").rstrip(" \t\n\r").endswith(m) for m in starts
+    )
+
+
 def _check_case(
     subject: _Subject,
     case: TestCase,
@@ -482,6 +495,16 @@ def _check_expected(case: TestCase, got: Result, report: Report, strict: bool) -
                     TRUNCATION,
                     None,
                     f"got {len(got.calls)} calls ({got}); {case.complete} complete before the cut",
+                )
+            )
+        elif _ends_with_bare_start(case.format, case.model_output, got.content):
+            fail.append(
+                Failure(
+                    case,
+                    TRUNCATION,
+                    None,
+                    f"got {got}; a call-start marker with only whitespace after it at the end is "
+                    "a cut before the call began, not content",
                 )
             )
         return
