@@ -185,6 +185,7 @@ def test_aliases_are_the_peers_names() -> None:
 
 def _make_doc(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
     base = {"family": "tagged_json", "id_style": "chatcmpl", "markers": {"call_start": "<c>"}}
+    base["grammar"] = {"trigger": "<c>"}
     return {"formats": [{**base, "special_tokens": [], "models": [], **e} for e in entries]}
 
 
@@ -221,6 +222,17 @@ def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
     pythonic = {"family": "pythonic", "markers": {"section_end": "x"}}
     with pytest.raises(ValueError, match="section or list start"):
         spec.load(_make_doc([{"name": "a", "aliases": [], **pythonic}]))
+    # the strict-tool-calling grammar's field: a trigger (or null) is required
+    for grammar in (
+        None,
+        {},
+        {"trigger": ""},
+        {"trigger": 1},
+        {"trigger": None, "parser_only_forms": "x"},
+    ):
+        with pytest.raises(ValueError, match="grammar"):
+            spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": grammar}]))
+    assert spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": {"trigger": None}}]))
 
 
 def test_keep_special_tokens_defaults_from_the_special_tokens_and_is_checked() -> None:

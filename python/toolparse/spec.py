@@ -64,6 +64,17 @@ def _strings(entry: Dict[str, Any], key: str, where: str) -> Tuple[str, ...]:
     return tuple(value)
 
 
+def _check_grammar(g: Any, name: str) -> None:
+    """The ``grammar`` field the strict-tool-calling generator reads (see the spec's "about")."""
+    if not isinstance(g, dict) or "trigger" not in g:
+        raise ValueError(f"format spec: {name}: 'grammar' must be an object with a 'trigger'")
+    if g["trigger"] is not None and (not isinstance(g["trigger"], str) or not g["trigger"]):
+        raise ValueError(f"format spec: {name}: grammar 'trigger' must be a marker or null")
+    forms = g.get("parser_only_forms", [])
+    if not isinstance(forms, list) or not all(isinstance(f, str) for f in forms):
+        raise ValueError(f"format spec: {name}: grammar 'parser_only_forms' must list strings")
+
+
 def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
     """Validates a spec document and returns its entries by canonical name, in order. Refuses a
     name or alias given twice, as ``build.rs`` does."""
@@ -99,6 +110,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             raise ValueError(
                 f"format spec: {name}: a pythonic format needs a section or list start"
             )
+        _check_grammar(entry.get("grammar"), name)
         special_tokens = _strings(entry, "special_tokens", name)
         keep = entry.get("keep_special_tokens", "with_tools" if special_tokens else "never")
         if keep not in KEEP_SPECIAL_TOKENS:
