@@ -181,6 +181,49 @@ def _tool_models(tools: Optional[Sequence[Any]]) -> List[toolparse.Tool]:
     return out
 
 
+class _DropMarkup:
+    """Drops markup from content deltas as the one-pass machine's emitter does (every
+    occurrence; a suffix that could still become one is held back until the next delta)."""
+
+    def __init__(self, markers: Sequence[str]) -> None:
+        self.markers = [m for m in markers if m]
+        self.held = ""
+
+    def feed(self, text: str) -> str:
+        s = self.held + text
+        for m in self.markers:
+            s = s.replace(m, "")
+        hold = 0
+        for m in self.markers:
+            for k in range(min(len(m) - 1, len(s)), hold, -1):
+                if s.endswith(m[:k]):
+                    hold = k
+                    break
+        self.held = s[len(s) - hold :] if hold else ""
+        return s[: len(s) - hold] if hold else s
+
+    def finish(self) -> str:
+        out, self.held = self.held, ""
+        return out
+
+
+def _paired_markup(fmt: str) -> List[str]:
+    """The markup a toolparse reasoning parser configured beside ``toolparse_F`` in this server
+    drops from content in one pass (its end markers met outside a block): SGLang runs the two
+    detectors apart, so this detector drops it from its content too."""
+    name = _serving_parsers().get("reasoning")
+    if not isinstance(name, str) or not name.startswith(_rsn.PREFIX):
+        return []
+    try:
+        r = _spec.reasoning_canonical(name[len(_rsn.PREFIX) :])
+    except (TypeError, ValueError):
+        return []
+    if _rsn.transparent(r) or not _rsn.pairs(r, fmt):
+        return []
+    s = _spec.REASONING[r]
+    return [] if s.content_prefix else list(s.ends)
+
+
 class _ToolparseDetector:
     """What every ``toolparse_F`` detector adds to SGLang's detector for F: the parsing.
 
@@ -198,6 +241,8 @@ class _ToolparseDetector:
         self._tp_parser: Optional[toolparse.ToolParser] = None
         self._tp_core: Any = None  # the stream core (_stream_core): builds and records
         self._tp_feed: Any = None
+        markup = _paired_markup(self.toolparse_format)
+        self._tp_drop: Optional[_DropMarkup] = _DropMarkup(markup) if markup else None
         self._tp_finished = False
 
     # -- SGLang's bookkeeping, derived from what was streamed (the core records it) -----------
@@ -337,7 +382,11 @@ class _ToolparseDetector:
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             logger.exception("toolparse: has_tool_call failed; treating the text as content")
             return False
-        return bool(info.tool_calls) or (info.content or "") != text
+        content = info.content or ""
+        if self._tp_drop is not None:
+            drop = _DropMarkup(self._tp_drop.markers)
+            content = drop.feed(content) + drop.finish()
+        return bool(info.tool_calls) or content != text
 
     def detect_and_parse(self, text: str, tools: List[Any]) -> Any:
         try:
@@ -349,16 +398,23 @@ class _ToolparseDetector:
             _item(i, call.function.name, call.function.arguments)
             for i, call in enumerate(info.tool_calls)
         ]
-        return _result(info.content or "", calls)
+        content = info.content or ""
+        if self._tp_drop is not None:
+            drop = _DropMarkup(self._tp_drop.markers)
+            content = drop.feed(content) + drop.finish()
+        return _result(content, calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
         feed = self._tp_feed
         if feed is None:
             feed = self._tp_begin(tools)
         try:
-            return feed(new_text)  # the core builds SGLang's StreamingParseResult
+            res = feed(new_text)  # the core builds SGLang's StreamingParseResult
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             return self._tp_fail(new_text)
+        if self._tp_drop is not None:
+            res.normal_text = self._tp_drop.feed(res.normal_text or "")
+        return res
 
     def finish(self, tools: List[Any]) -> Any:
         """End of the stream: flushes what toolparse held back."""
@@ -366,10 +422,13 @@ class _ToolparseDetector:
             return _result()
         self._tp_finished = True
         try:
-            return self._tp_core.finish_message()
+            res = self._tp_core.finish_message()
         except Exception:  # noqa: BLE001
             logger.exception("toolparse: flushing the stream failed")
-            return _result()
+            res = _result()
+        if self._tp_drop is not None:
+            res.normal_text = self._tp_drop.feed(res.normal_text or "") + self._tp_drop.finish()
+        return res
 
     def _tp_begin(self, tools: Optional[Sequence[Any]]) -> Any:
         try:
