@@ -471,3 +471,57 @@ def test_twins_agree_on_random_texts(fmt: str) -> None:
             chunks = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
             got = _feeds(lambda: _core.Parser(fmt, TYPES), chunks)
             assert got == _feeds(lambda: reference.Parser(fmt, TYPES), chunks), (text, cuts)
+
+
+# ----- parameter types behind $ref / $defs -----
+
+_REF_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "book",
+        "parameters": {
+            "type": "object",
+            "$defs": {
+                "Location": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "zip": {"type": "integer"}},
+                },
+                "Count": {"$ref": "#/$defs/Int"},
+                "Int": {"type": "integer"},
+            },
+            "properties": {
+                "location": {"$ref": "#/$defs/Location"},
+                "maybe": {"anyOf": [{"$ref": "#/$defs/Location"}, {"type": "null"}]},
+                "n": {"$ref": "#/$defs/Count"},
+                "loop": {"$ref": "#/properties/loop"},
+                "missing": {"$ref": "#/$defs/Nope"},
+            },
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fmt", ["qwen3_coder", "seed_oss", "minimax_m2", "glm45", "step3", "beam", "muse", "minimax_m3"]
+)
+def test_types_behind_refs(fmt: str, backend: str) -> None:
+    # a parameter typed by "#/$defs/Location" is an object, not a string; an anyOf of refs and
+    # a ref to a ref are followed; a cycle or a ref that does not resolve types nothing
+    r = corpus.renderer(fmt)
+    args = {
+        "location": {"city": "Paris", "zip": 75001},
+        "maybe": {"city": "Oslo"},
+        "n": 3,
+        "loop": "x",
+        "missing": "y",
+    }
+    text = r.render([("book", args)]).text
+    info = extract(fmt, backend, text, tools=[_REF_TOOL])
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [
+        ("book", dumps(args))
+    ]
+    rec = stream(fmt, backend, list(text), tools=[_REF_TOOL])
+    assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
+        ("book", dumps(args))
+    ]
