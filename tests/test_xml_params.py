@@ -102,11 +102,12 @@ def check(
     content: Optional[str],
     calls: List[Tuple[str, Dict[str, Any]]],
     every_split: bool = True,
+    tools: Any = TOOLS,
 ) -> None:
     """Non-streaming; streaming in one delta, per character, in 3-character deltas and (short
     texts) cut in two at every offset."""
     want = [(n, dumps(a)) for n, a in calls]
-    info = extract(fmt, backend, text)
+    info = extract(fmt, backend, text, tools)
     assert info.tools_called == bool(want)
     assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
     assert info.content == content
@@ -114,7 +115,7 @@ def check(
     if every_split:
         plans += [[text[:k], text[k:]] for k in range(1, len(text))]
     for chunks in plans:
-        rec = stream(fmt, backend, chunks)
+        rec = stream(fmt, backend, chunks, tools)
         got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
         assert got == want, chunks
         assert rec.other_content == (content or ""), chunks
@@ -525,3 +526,54 @@ def test_types_behind_refs(fmt: str, backend: str) -> None:
     assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
         ("book", dumps(args))
     ]
+
+
+# ----- minicpm5: CDATA values (the spec's call.cdata) -----
+
+_CDATA_TOOLS = [
+    _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    _tool("write", {"path": {"type": "string"}, "body": {"type": "string"}}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text,calls",
+    [
+        # SGLang's minicpm5 detector's own example
+        (
+            '<function name="get_weather"><param name="city"><![CDATA[多行\n文本]]></param>'
+            "</function>",
+            [("get_weather", {"city": "多行\n文本"})],
+        ),
+        # the section is the value as written: markup, '<', '&' and surrounding newlines kept
+        (
+            '<function name="write"><param name="path">a.xml</param><param name="body">'
+            "<![CDATA[\n<param>x</param> & </function> ]] ]>\n]]></param></function>",
+            [("write", {"path": "a.xml", "body": "\n<param>x</param> & </function> ]] ]>\n"})],
+        ),
+        # a typed value in a section, and text without one stays as it was
+        (
+            '<function name="get_weather"><param name="days"><![CDATA[3]]></param>'
+            '<param name="city">Paris <![CDATA[x]]></param></function>',
+            [("get_weather", {"days": 3, "city": "Paris <![CDATA[x]]>"})],
+        ),
+        (
+            '<function name="write"><param name="body"><![CDATA[]]></param></function>',
+            [("write", {"body": ""})],
+        ),
+    ],
+)
+def test_minicpm5_cdata(backend: str, text: str, calls: List[Tuple[str, Dict[str, Any]]]) -> None:
+    check("minicpm5", backend, text, None, calls, tools=_CDATA_TOOLS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cdata_is_minicpm5s_rule_only(backend: str) -> None:
+    # a format whose spec entry does not say cdata keeps the section as text
+    text = (
+        "<tool_call>\n<function=write>\n<parameter=body>\n<![CDATA[x]]>\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    info = extract("qwen3_coder", backend, text, tools=_CDATA_TOOLS)
+    assert info.tool_calls[0].function.arguments == dumps({"body": "<![CDATA[x]]>"})
