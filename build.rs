@@ -438,6 +438,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     _ => "Schema",
                 };
                 let doubled = switch("doubled_names") == Some("collapse");
+                // A value written as `<![CDATA[...]]>` is unwrapped (minicpm5).
+                let cdata = call.and_then(|c| c.get("cdata")) == Some(&Value::Bool(true));
                 let mut end: Vec<&str> = section_end.into_iter().collect();
                 end.extend(item_end);
                 if many {
@@ -453,7 +455,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
                      item_end: {item_end:?}, typing: xml_params::Typing::{typing}, \
-                     doubled_names: {doubled} }};",
+                     doubled_names: {doubled}, cdata: {cdata} }};",
                     sections.len(),
                     marker("function_self_close"),
                     head.starts_with('"'),

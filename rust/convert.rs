@@ -14,11 +14,24 @@
 //! - nesting uses an explicit stack of `Frame`s, never recursion;
 //! - decoded string characters are written as soon as they are known.
 //!
-//! The one place where output waits: a `(` in value position may open a tuple (`(1,)` -> `[1]`)
-//! or only group (`(1)` -> `1`). That is known once its first element is complete (the `,` or
-//! the `)` after it), so the output of that first element is held until then; the `[` is then
-//! inserted at the recorded position. A group in key position (`{(1): 2}`) or after a sign
-//! (`-(1)`) can never be a tuple and holds nothing.
+//! Where output waits: a `(` in value position may open a tuple (`(1,)` -> `[1]`) or only
+//! group (`(1)` -> `1`), and a `{` may open a dict (`{1: 2}` -> `{"1": 2}`) or a set
+//! (`{'urgent', 'bug'}` -> `["urgent", "bug"]`, in source order, as vLLM and SGLang write a set).
+//! That is known once the first element is complete (the `,`, `:` or closing bracket after it),
+//! so the output of that first element is held until then; the `[` or `{` (and, for a dict whose
+//! first key is not a string, the quotes around that key) is then inserted at the recorded
+//! positions. A group in key position (`{(1): 2}`) or after a sign (`-(1)`) can never be a tuple
+//! and holds nothing.
+//!
+//! Beyond `ast.literal_eval` (what models write and the peers read): `null`, `true` and `false`
+//! are JSON's `None`, `True` and `False` (vLLM reads them in every pythonic format, SGLang in
+//! lfm2), and a raw line end inside a one-line string is kept as written (vLLM escapes it before
+//! parsing) instead of ending the string.
+//!
+//! A literal whose syntax is valid but whose value has no JSON form (bytes `b'z'`, a complex
+//! number `1j`, `...`, a float that overflows to infinity) is read to its end like any other, its
+//! JSON text is nothing from there on, and [`PyLiteral::no_json`] says so: the caller drops the
+//! call it belongs to (SGLang skips such a call and keeps the others).
 
 use std::mem;
 
@@ -44,7 +57,8 @@ enum State {
     Value,
     /// After a unary `+`/`-`: only parentheses and then a number may follow.
     Signed { neg: bool, groups: usize },
-    /// An identifier: `True`, `False`, `None`, or a string prefix (`r`, `u`); `concat` when it
+    /// An identifier: `True`, `False`, `None` (or `true`, `false`, `null`), or a string prefix
+    /// (`r`, `u`, and the bytes prefixes `b`, `br`, `rb`); `concat` when it
     /// follows a complete string (then only a prefix of the next concatenated string is valid).
     Name { buf: String, concat: bool },
     /// A number literal; `buf` is its text without `_` (for radix ints: the digits only);
@@ -94,12 +108,33 @@ enum Frame {
     /// A `(` known to be a tuple (a `,` was seen).
     Tuple { sep: bool },
     /// A `(` in value position before its first element is complete: tuple or grouping is not
-    /// known yet. `mark`: where its `[` goes in `hold` if it turns out to be a tuple.
-    Paren { mark: usize },
+    /// known yet. `mark`: where its `[` goes in `hold` if it turns out to be a tuple; `seq`: the
+    /// order it was opened in (what is inserted at one position goes outermost first).
+    Paren { mark: usize, seq: usize },
     /// A `(` in key position: grouping only (a tuple key is not JSON-serialisable).
     Group,
+    /// `{` before its first element is complete: dict or set is not known yet. `mark`: where
+    /// its `{` or `[` goes in `hold`; `key`: the span in `hold` of a first element that is a
+    /// scalar other than a string, which a dict writes between quotes (`seq`: as for `Paren`).
+    Brace {
+        mark: usize,
+        seq: usize,
+        key: Option<(usize, usize)>,
+    },
     /// `{`; `key`: expecting/reading a key (else a value).
     Dict { key: bool, sep: bool },
+    /// A `{` known to be a set (a `,` or `}` followed its first element): written as a list.
+    Set { sep: bool },
+}
+
+/// How a scalar is written where it stands.
+enum KeyQuotes {
+    /// as it is
+    No,
+    /// between quotes: a dict key (`json.dumps` writes keys as strings)
+    Now,
+    /// the first element of a `{` not known to be a dict or a set yet
+    Pending,
 }
 
 /// What `step` did with a character.
@@ -132,8 +167,14 @@ pub struct PyLiteral {
     undecided: usize,
     /// output held while a parenthesis is undecided
     hold: String,
-    /// positions in `hold` where a `[` must be inserted (parentheses that became tuples)
-    inserts: Vec<usize>,
+    /// what must be inserted in `hold` once nothing is undecided: (position, order of the
+    /// bracket it belongs to, text): the `[` of parentheses that became tuples, the `{` or `[`
+    /// of braces that became dicts or sets, the quotes around a dict's first key
+    inserts: Vec<(usize, usize, char)>,
+    /// brackets opened undecided so far (orders what is inserted at one position)
+    opened: usize,
+    /// the literal (or a part of it) is valid but has no JSON form
+    no_json: bool,
     /// a `\r` was read (as a newline); a `\n` right after it belongs to it
     skip_lf: bool,
     /// a backslash outside a string: a newline must follow (line continuation)
@@ -181,9 +222,18 @@ impl PyLiteral {
             undecided: 0,
             hold: String::new(),
             inserts: Vec::new(),
+            opened: 0,
+            no_json: false,
             skip_lf: false,
             line_cont: false,
         }
+    }
+
+    /// The literal read so far holds a value that has no JSON form (bytes, a complex number,
+    /// `...`, an infinite float): its JSON text is not the value's, and the call it belongs to is
+    /// not a call.
+    pub fn no_json(&self) -> bool {
+        self.no_json
     }
 
     /// Consume `input` (its start continues the text of the previous call) and append JSON text
@@ -240,8 +290,13 @@ impl PyLiteral {
             let Some(ch) = input[i..].chars().next() else {
                 break;
             };
-            // Python reads `\r\n` and a lone `\r` as `\n` (universal newlines).
-            let c = if ch == '\r' {
+            // Python reads `\r\n` and a lone `\r` as `\n` (universal newlines); a raw line end
+            // in a one-line string is kept as written.
+            let one_line = matches!(
+                self.state,
+                State::Str(Quote { triple: false, .. }) | State::StrOpen { quotes: 1, .. }
+            );
+            let c = if ch == '\r' && !one_line {
                 self.skip_lf = true;
                 '\n'
             } else {
@@ -294,9 +349,11 @@ impl PyLiteral {
 
     // ----- output -----
 
-    /// Write JSON text (held back while a parenthesis is undecided).
+    /// Write JSON text (held back while a bracket is undecided; nothing once a value with no
+    /// JSON form was read, so what was written depends only on where that value stands).
     fn emit(&mut self, out: &mut String, s: &str) {
-        if self.undecided > 0 {
+        if self.no_json {
+        } else if self.undecided > 0 {
             self.hold.push_str(s);
         } else {
             out.push_str(s);
@@ -305,6 +362,9 @@ impl PyLiteral {
 
     /// Write decoded string characters, escaped for a JSON string.
     fn emit_text(&mut self, out: &mut String, s: &str) {
+        if self.no_json {
+            return;
+        }
         let dst = if self.undecided > 0 {
             &mut self.hold
         } else {
@@ -315,7 +375,8 @@ impl PyLiteral {
 
     /// Text that needs no JSON escaping (see `plain_run`).
     fn emit_plain(&mut self, out: &mut String, s: &str) {
-        if self.undecided > 0 {
+        if self.no_json {
+        } else if self.undecided > 0 {
             self.hold.push_str(s);
         } else {
             out.push_str(s);
@@ -327,18 +388,20 @@ impl PyLiteral {
         self.emit_text(out, c.encode_utf8(&mut buf));
     }
 
-    /// An undecided parenthesis is now known: a tuple (its `[` goes at `mark`) or a group.
-    fn resolve_paren(&mut self, tuple_mark: Option<usize>, out: &mut String) {
-        if let Some(mark) = tuple_mark {
-            self.inserts.push(mark);
-        }
+    /// An undecided bracket is now known; `inserts` is what goes into `hold` for it.
+    fn resolve(&mut self, inserts: &[(usize, usize, char)], out: &mut String) {
+        self.inserts.extend_from_slice(inserts);
         self.undecided = self.undecided.saturating_sub(1);
-        if self.undecided == 0 {
-            self.inserts.sort_unstable();
+        if self.undecided == 0 && self.no_json {
+            self.hold.clear();
+            self.inserts.clear();
+        } else if self.undecided == 0 {
+            self.inserts
+                .sort_unstable_by_key(|&(pos, seq, _)| (pos, seq));
             let mut prev = 0;
-            for &pos in &self.inserts {
+            for &(pos, _, c) in &self.inserts {
                 out.push_str(self.hold.get(prev..pos).unwrap_or(""));
-                out.push('[');
+                out.push(c);
                 prev = pos;
             }
             out.push_str(self.hold.get(prev..).unwrap_or(""));
@@ -361,30 +424,63 @@ impl PyLiteral {
         }
     }
 
-    /// Is the value being read a dict key?
+    /// Must the value being read be hashable (a dict key, a set element)?
     fn in_key(&self) -> bool {
         matches!(
             self.stack.last(),
-            Some(Frame::Group | Frame::Dict { key: true, .. })
+            Some(
+                Frame::Group
+                    | Frame::Dict { key: true, .. }
+                    | Frame::Brace { .. }
+                    | Frame::Set { .. }
+            )
         )
+    }
+
+    /// How a scalar is written here (groups in key position are looked through).
+    fn key_quotes(&self) -> KeyQuotes {
+        for f in self.stack.iter().rev() {
+            match f {
+                Frame::Group => continue,
+                Frame::Dict { key: true, .. } => return KeyQuotes::Now,
+                Frame::Brace { .. } => return KeyQuotes::Pending,
+                _ => return KeyQuotes::No,
+            }
+        }
+        KeyQuotes::No
     }
 
     /// A scalar's JSON text; keys are written as JSON strings, like `json.dumps` does.
     fn emit_scalar(&mut self, out: &mut String, text: &str) {
-        if self.in_key() {
-            self.emit(out, "\"");
-            self.emit(out, text);
-            self.emit(out, "\"");
-        } else {
-            self.emit(out, text);
+        match self.key_quotes() {
+            KeyQuotes::Now => {
+                self.emit(out, "\"");
+                self.emit(out, text);
+                self.emit(out, "\"");
+            }
+            KeyQuotes::Pending => {
+                // (a brace holds its output: `emit` writes to `hold`)
+                let start = self.hold.len();
+                self.emit(out, text);
+                let end = self.hold.len();
+                if let Some(Frame::Brace { key, .. }) = self
+                    .stack
+                    .iter_mut()
+                    .rev()
+                    .find(|f| !matches!(f, Frame::Group))
+                {
+                    *key = Some((start, end));
+                }
+            }
+            KeyQuotes::No => self.emit(out, text),
         }
     }
 
     fn finish_name(&mut self, name: &str, out: &mut String) -> bool {
         let text = match name {
-            "True" => "true",
-            "False" => "false",
-            "None" => "null",
+            "True" | "true" => "true",
+            "False" | "false" => "false",
+            "None" | "null" => "null",
             _ => return false,
         };
         self.emit_scalar(out, text);
@@ -399,19 +495,27 @@ impl PyLiteral {
         neg: bool,
         out: &mut String,
     ) -> bool {
-        if !matches!(
-            part,
-            Num::Int | Num::RadixDigits | Num::Dot | Num::Frac | Num::ExpDigits
-        ) {
-            return false;
-        }
-        match number_text(part, buf, radix, neg) {
-            Some(text) => {
-                self.emit_scalar(out, &text);
-                true
+        let text = match part {
+            Num::Int | Num::RadixDigits | Num::Dot | Num::Frac | Num::ExpDigits => {
+                match number_text(part, buf, radix, neg) {
+                    Some(text) => text,
+                    // a float that overflows to infinity: valid, with no JSON form
+                    None if part != Num::Int && part != Num::RadixDigits => {
+                        self.no_json = true;
+                        "null".to_string()
+                    }
+                    None => return false,
+                }
             }
-            None => false,
-        }
+            // `1j`, `...`: valid, with no JSON form
+            Num::Imag | Num::Ellipsis => {
+                self.no_json = true;
+                "null".to_string()
+            }
+            _ => return false,
+        };
+        self.emit_scalar(out, &text);
+        true
     }
 
     // ----- the state machine -----
@@ -462,7 +566,17 @@ impl PyLiteral {
                     let raw = match buf.as_str() {
                         "r" | "R" => true,
                         "u" | "U" => false,
-                        _ => return Flow::Fail, // bytes, f-strings, `True'x'`
+                        // bytes: valid, with no JSON form (mixed with a str when concatenated:
+                        // a SyntaxError)
+                        "b" | "B" if !concat => {
+                            self.no_json = true;
+                            false
+                        }
+                        "br" | "bR" | "Br" | "BR" | "rb" | "rB" | "Rb" | "RB" if !concat => {
+                            self.no_json = true;
+                            true
+                        }
+                        _ => return Flow::Fail, // f-strings, `True'x'`
                     };
                     if !concat {
                         self.emit(out, "\"");
@@ -521,6 +635,11 @@ impl PyLiteral {
                         Some(Num::ExpDigits)
                     }
                     (Num::ExpDigits, '_') => Some(Num::ExpUnder),
+                    (Num::Int | Num::Dot | Num::Frac | Num::ExpDigits, 'j' | 'J') => {
+                        Some(Num::Imag)
+                    }
+                    (Num::LeadDot, '.') if buf == "." => Some(Num::Dots),
+                    (Num::Dots, '.') => Some(Num::Ellipsis),
                     _ => None,
                 };
                 if let Some(part) = next {
@@ -537,7 +656,7 @@ impl PyLiteral {
                     return Flow::Next;
                 }
                 // `c` ends the number; a letter, digit, `_` or `.` glued to it is invalid
-                // (`1x`, `1j`, `0b12`, `1._5`, `1..real`).
+                // (`1x`, `1jj`, `0b12`, `1._5`, `1..real`, `....`).
                 if is_ident(c) || c == '.' || !self.finish_number(part, &buf, radix, neg, out) {
                     return Flow::Fail;
                 }
@@ -597,9 +716,10 @@ impl PyLiteral {
                     };
                 } else if c == '\\' {
                     self.state = State::StrEscape(quote);
-                } else if (c == '\n' && !quote.triple) || c == '\0' {
-                    return Flow::Fail; // unterminated string; NUL is not allowed in source
+                } else if c == '\0' {
+                    return Flow::Fail; // NUL is not allowed in source
                 } else {
+                    // (a raw line end in a one-line string is kept: see the module docs)
                     self.emit_char(out, c);
                     self.state = State::Str(quote);
                 }
@@ -764,8 +884,12 @@ impl PyLiteral {
 
     /// Write the separator before a container's next element (or note that one is needed).
     fn separator(&mut self, out: &mut String) {
-        if let Some(Frame::List { sep } | Frame::Tuple { sep } | Frame::Dict { key: true, sep }) =
-            self.stack.last_mut()
+        if let Some(
+            Frame::List { sep }
+            | Frame::Tuple { sep }
+            | Frame::Set { sep }
+            | Frame::Dict { key: true, sep },
+        ) = self.stack.last_mut()
         {
             if *sep {
                 self.emit(out, ", ");
@@ -780,14 +904,21 @@ impl PyLiteral {
         if matches!(c, ']' | ')' | '}') {
             // closing right after the opening bracket or after a trailing comma
             match (c, self.stack.last()) {
-                (']', Some(Frame::List { .. })) | (')', Some(Frame::Tuple { .. })) => {
+                (']', Some(Frame::List { .. }))
+                | (')', Some(Frame::Tuple { .. }))
+                | ('}', Some(Frame::Set { .. })) => {
                     self.stack.pop();
                     self.emit(out, "]");
                 }
-                (')', Some(&Frame::Paren { mark })) => {
+                (')', Some(&Frame::Paren { mark, seq })) => {
                     self.stack.pop();
-                    self.resolve_paren(Some(mark), out); // `()` is an empty tuple
+                    self.resolve(&[(mark, seq, '[')], out); // `()` is an empty tuple
                     self.emit(out, "]");
+                }
+                ('}', Some(&Frame::Brace { mark, seq, .. })) => {
+                    self.stack.pop();
+                    self.resolve(&[(mark, seq, '{')], out); // `{}` is an empty dict
+                    self.emit(out, "}");
                 }
                 ('}', Some(Frame::Dict { key: true, .. })) => {
                     self.stack.pop();
@@ -808,17 +939,21 @@ impl PyLiteral {
                 self.stack.push(Frame::List { sep: false });
             }
             '{' => {
-                self.emit(out, "{");
-                self.stack.push(Frame::Dict {
-                    key: true,
-                    sep: false,
+                self.stack.push(Frame::Brace {
+                    mark: self.hold.len(),
+                    seq: self.opened,
+                    key: None,
                 });
+                self.opened += 1;
+                self.undecided += 1;
             }
             '(' if key => self.stack.push(Frame::Group),
             '(' => {
                 self.stack.push(Frame::Paren {
                     mark: self.hold.len(),
+                    seq: self.opened,
                 });
+                self.opened += 1;
                 self.undecided += 1;
             }
             '\'' | '"' => {
@@ -855,7 +990,9 @@ impl PyLiteral {
             return Flow::Done;
         };
         match (top, c) {
-            (Frame::List { .. } | Frame::Tuple { .. }, ',') => self.state = State::Value,
+            (Frame::List { .. } | Frame::Tuple { .. } | Frame::Set { .. }, ',') => {
+                self.state = State::Value
+            }
             (Frame::Dict { key, .. }, ',') if !*key => {
                 *key = true;
                 self.state = State::Value;
@@ -865,21 +1002,47 @@ impl PyLiteral {
                 self.emit(out, ": ");
                 self.state = State::Value;
             }
-            (Frame::Paren { mark }, ',') => {
-                let mark = *mark;
+            (&mut Frame::Paren { mark, seq }, ',') => {
                 self.stack.pop();
                 self.stack.push(Frame::Tuple { sep: true });
-                self.resolve_paren(Some(mark), out); // `(x, ...` is a tuple
+                self.resolve(&[(mark, seq, '[')], out); // `(x, ...` is a tuple
                 self.state = State::Value;
             }
             (Frame::Paren { .. }, ')') => {
                 self.stack.pop();
-                self.resolve_paren(None, out); // `(x)` is just x
+                self.resolve(&[], out); // `(x)` is just x
+            }
+            (&mut Frame::Brace { mark, seq, key }, ':') => {
+                // a dict: `{`, and quotes around a first key that is not a string
+                self.stack.pop();
+                self.stack.push(Frame::Dict {
+                    key: false,
+                    sep: true,
+                });
+                self.emit(out, ": ");
+                let mut inserts = vec![(mark, seq, '{')];
+                if let Some((start, end)) = key {
+                    inserts.push((start, self.opened, '"'));
+                    inserts.push((end, self.opened, '"'));
+                }
+                self.resolve(&inserts, out);
+                self.state = State::Value;
+            }
+            (&mut Frame::Brace { mark, seq, .. }, ',' | '}') => {
+                // a set: written as a list
+                self.stack.pop();
+                if c == ',' {
+                    self.stack.push(Frame::Set { sep: true });
+                    self.state = State::Value;
+                } else {
+                    self.emit(out, "]");
+                }
+                self.resolve(&[(mark, seq, '[')], out);
             }
             (Frame::Group, ')') => {
                 self.stack.pop();
             }
-            (Frame::List { .. }, ']') | (Frame::Tuple { .. }, ')') => {
+            (Frame::List { .. }, ']') | (Frame::Tuple { .. }, ')') | (Frame::Set { .. }, '}') => {
                 self.stack.pop();
                 self.emit(out, "]");
             }

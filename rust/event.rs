@@ -19,6 +19,13 @@ pub enum Event {
     ToolEnd {
         index: usize,
     },
+    /// The open call is not a call after all, though its markup is well formed (a pythonic
+    /// call with a value that has no JSON form): the non-streaming result leaves it out and
+    /// keeps the calls around it; a stream has sent its start and arguments so far, and the
+    /// call never ends.
+    Dropped {
+        index: usize,
+    },
     /// The text ended inside a call: the markup that call left unemitted (its start marker, a
     /// header, JSON read before its name). A stream sends it as content (nothing is lost); the
     /// non-streaming result drops it, with the unfinished call, when a complete call precedes it.
@@ -216,6 +223,15 @@ impl Emitter {
         }
     }
 
+    /// The open call is dropped (see [`Event::Dropped`]): what is written for it from now on
+    /// (arguments, its end) goes nowhere.
+    pub fn drop_call(&mut self) {
+        if let Some(index) = self.open.take() {
+            self.events.push(Event::Dropped { index });
+        }
+        self.seg_text = false;
+    }
+
     pub fn tool_end(&mut self) {
         if let Some(index) = self.open.take() {
             self.events.push(Event::ToolEnd { index });
@@ -337,7 +353,7 @@ impl Delta {
                         args: Some(fragment),
                     }),
                 },
-                Event::ToolEnd { .. } => {}
+                Event::ToolEnd { .. } | Event::Dropped { .. } => {}
             }
         }
         if d.content.is_none() && d.reasoning.is_none() && d.calls.is_empty() {
@@ -384,6 +400,7 @@ impl Extracted {
             ..Extracted::default()
         };
         let mut ended = Vec::new();
+        let mut dropped = Vec::new();
         for ev in events {
             match ev {
                 Event::Content(s) => append(&mut x.content, s),
@@ -395,6 +412,7 @@ impl Extracted {
                         arguments: String::new(),
                     });
                     ended.push(false);
+                    dropped.push(false);
                 }
                 Event::ToolArgs { index, fragment } => match x.calls.get_mut(index) {
                     Some(c) if c.arguments.is_empty() => c.arguments = fragment,
@@ -405,9 +423,19 @@ impl Extracted {
                     Some(e) => *e = true,
                     None => x.malformed = true,
                 },
+                Event::Dropped { index } => match dropped.get_mut(index) {
+                    Some(d) => *d = true,
+                    None => x.malformed = true,
+                },
                 // The markup of the call the text ended inside: not content.
                 Event::Unfinished(_) => x.truncated = true,
             }
+        }
+        if dropped.iter().any(|&d| d) {
+            let mut d = dropped.iter();
+            x.calls.retain(|_| !d.next().copied().unwrap_or(false));
+            let mut d = dropped.iter();
+            ended.retain(|_| !d.next().copied().unwrap_or(false));
         }
         if ended.iter().any(|e| !e) {
             if x.truncated {

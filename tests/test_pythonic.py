@@ -11,9 +11,15 @@ Decisions this file pins down (see ``rust/formats/pythonic.rs``):
   after a word: ``x[f(a=1)]`` is a call);
 * ``<|python_start|>`` / ``<|python_end|>`` (llama4_pythonic) are optional markup; after the start
   marker a list must follow;
-* dotted names, positional arguments, ``**kwargs``, repeated keywords, non-literal values,
-  mismatched brackets, unclosed strings and truncation after a call started are malformed:
-  non-streaming returns the original text as content with ``tools_called=False``.
+* dotted names are calls (the name keeps its dots); sets are lists, JSON's ``null``/``true``/
+  ``false`` are read beside Python's, a raw line end in a string is kept (as vLLM reads them in
+  every pythonic format);
+* a call with a value that is valid literal syntax but has no JSON form (``b'z'``, ``1j``,
+  ``...``, ``1e400``) is dropped and the other calls are kept (SGLang and the upstream tests);
+* positional arguments, ``**kwargs``, repeated keywords, non-literal values, mismatched
+  brackets, unclosed strings and truncation after a call started are malformed (a syntax error
+  anywhere, in a dropped call too): non-streaming returns the original text as content with
+  ``tools_called=False``.
 """
 
 from __future__ import annotations
@@ -291,8 +297,10 @@ MALFORMED = [
     "[f(a=g())]",
     "[f(a=1+2)]",
     "[f(a=x.y)]",
-    "[f(a=b'x')]",
-    "[f(a=1e400)]",
+    "[f(a=b'x' 1)]",
+    "[f(a=b'x'), g(b=[1, 2)]",
+    "[f(a=1jx), g(b=1)]",
+    "[f(a=1), g(b=[1, 2)]",
 ]
 
 
@@ -320,10 +328,73 @@ def test_malformed_after_start_marker(backend: str, text: str) -> None:
 
 @params
 @fmts
-def test_dotted_names_are_not_calls(fmt: str, backend: str) -> None:
-    # vLLM accepts only plain names; OpenAI function names cannot hold a dot
-    check(fmt, backend, "[mod.func(a=1)]", "[mod.func(a=1)]", [])
-    check_malformed(fmt, backend, "[f(), mod.g()]")
+def test_dotted_names(fmt: str, backend: str) -> None:
+    # vLLM reads an attribute chain as a dotted name (its own test: grocery.orderIngredients);
+    # the rule replaces "dotted names are not calls"
+    for body in forms(fmt, "[grocery.orderIngredients(items=['eggs'], urgent=True), a.b.c()]"):
+        check(
+            fmt,
+            backend,
+            body,
+            None,
+            [("grocery.orderIngredients", {"items": ["eggs"], "urgent": True}), ("a.b.c", {})],
+        )
+    for text in ["[a.(x=1)]", "[a..b()]", "[a.1()]", "[a. b()]"]:
+        check(fmt, backend, text, text, [])
+    check_malformed(fmt, backend, "[f(), mod.()]")
+
+
+@params
+@fmts
+def test_sets_json_names_and_raw_line_ends(fmt: str, backend: str) -> None:
+    text = (
+        "[create_issue(labels={'urgent', 'bug'}, meta={'done': false, 'owner': null, "
+        "'tags': {1}, 'ok': true}, body='line 1\nline 2', empty={})]"
+    )
+    want = {
+        "labels": ["urgent", "bug"],
+        "meta": {"done": False, "owner": None, "tags": [1], "ok": True},
+        "body": "line 1\nline 2",
+        "empty": {},
+    }
+    for body in forms(fmt, text):
+        check(fmt, backend, body, None, [("create_issue", want)])
+
+
+# (valid literal syntax, no JSON form): the call is dropped, the others are kept; this replaces
+# the rule that made the whole list content (which the bytes and 1e400 cases above pinned)
+DROPPED = [
+    ("[f(a=b'z'), g(b=1)]", [("g", {"b": 1})]),
+    ("[g(b=1), f(a=1, c=[1, 1j]), h()]", [("g", {"b": 1}), ("h", {})]),
+    ("[f(a=...), g(x={'k': rb'\\x'})]", []),
+    ("[f(a=1e400), g()]", [("g", {})]),
+]
+
+
+@params
+@fmts
+@pytest.mark.parametrize("text,calls", DROPPED)
+def test_call_without_json_form_is_dropped(
+    fmt: str, backend: str, text: str, calls: Expected
+) -> None:
+    want = [(n, dumps(a)) for n, a in calls]
+    for body in forms(fmt, text):
+        info = extract(fmt, backend, body)
+        assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
+        assert info.content is None and info.tools_called == bool(want)
+        # a stream has sent the dropped call's start and its arguments up to the value; what
+        # it sends is the same under every splitting, and the kept calls are complete
+        results = set()
+        for chunks in plans(body):
+            rec, malformed = stream(fmt, backend, chunks)
+            assert not malformed
+            got = tuple((c.function.name, c.function.arguments) for c in rec.tool_calls)
+            results.add((got, rec.other_content))
+        assert len(results) == 1
+        ((got, content),) = results
+        assert content == ""
+        complete = [c for c in got if c[1].endswith("}")]
+        assert complete == want
 
 
 @params

@@ -701,6 +701,7 @@ PY_CASES = [
     ),
 ]
 OLMO, OLMO_END = "<function_calls>", "</function_calls>"
+LF, LF_END = "<|tool_call_start|>", "<|tool_call_end|>"
 
 
 @params
@@ -733,12 +734,31 @@ def test_olmo3_parallel_and_large_steps(backend: str) -> None:
     "text",
     [
         f"{OLMO}foo(x=1]){OLMO_END}",
-        f"{OLMO}bad(x=b'z')\n{SIMPLE_PY}{OLMO_END}",
-        f"{OLMO}calc(x=1e999)\n{SIMPLE_PY}{OLMO_END}",
+        f"{OLMO}bad(x=b'z' 1)\n{SIMPLE_PY}{OLMO_END}",
     ],
 )
 def test_olmo3_malformed(backend: str, text: str) -> None:
     check_malformed("olmo3", backend, text)
+
+
+@params
+@pytest.mark.parametrize(
+    "text",
+    [
+        # valid literal syntax with no JSON form: that call is dropped, the others are kept
+        # (SGLang and the upstream tests); these were pinned as malformed before
+        f"{OLMO}bad(x=b'z')\n{SIMPLE_PY}{OLMO_END}",
+        f"{OLMO}calc(x=1e999)\n{SIMPLE_PY}{OLMO_END}",
+        f"{LF}[{SIMPLE_PY}, bad(x=b'z')]{LF_END}",
+    ],
+)
+def test_pythonic_call_without_json_form_is_dropped(backend: str, text: str) -> None:
+    fmt = "olmo3" if text.startswith(OLMO) else "lfm2"
+    info = extract(fmt, backend, text)
+    assert [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls] == [
+        SIMPLE_CALL
+    ]
+    assert info.content is None
 
 
 @params
@@ -747,8 +767,6 @@ def test_olmo3_needs_its_markers(backend: str) -> None:
 
 
 # ----- lfm2 (vLLM tests/tool_parsers/test_lfm2_tool_parser.py) -----
-
-LF, LF_END = "<|tool_call_start|>", "<|tool_call_end|>"
 
 
 @params
@@ -760,6 +778,13 @@ LF, LF_END = "<|tool_call_start|>", "<|tool_call_end|>"
             "exec(command='grep -F \"]\" log.txt')",
             ("exec", {"command": 'grep -F "]" log.txt'}),
         ),
+        # dotted names and sets, as vLLM reads them (these were pinned as malformed before)
+        (
+            "grocery.orderIngredients(deliveryAddress='845 Willow Lane')",
+            ("grocery.orderIngredients", {"deliveryAddress": "845 Willow Lane"}),
+        ),
+        ("label(tags={'urgent', 'bug'})", ("label", {"tags": ["urgent", "bug"]})),
+        ("f(a=null, b=true, c=false)", ("f", {"a": None, "b": True, "c": False})),
     ],
 )
 def test_lfm2(backend: str, body: str, call: Tuple[str, Dict[str, Any]]) -> None:
@@ -784,12 +809,9 @@ def test_lfm2_parallel_and_content_after(backend: str) -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        "grocery.orderIngredients(deliveryAddress='845 Willow Lane')",  # dotted names
-        "label(tags={'urgent', 'bug'})",  # a set
         "set_date(month=07, day=05)",  # leading zeros: a SyntaxError in Python
         "exec(command='printf a\x00b')",  # a raw NUL byte
         "bash(command='sed -n '360,450p' f.py')",  # unescaped nested quotes
-        f"{SIMPLE_PY}, bad(x=b'z')",
     ],
 )
 def test_lfm2_what_vllm_repairs_is_malformed(backend: str, body: str) -> None:

@@ -102,11 +102,12 @@ def check(
     content: Optional[str],
     calls: List[Tuple[str, Dict[str, Any]]],
     every_split: bool = True,
+    tools: Any = TOOLS,
 ) -> None:
     """Non-streaming; streaming in one delta, per character, in 3-character deltas and (short
     texts) cut in two at every offset."""
     want = [(n, dumps(a)) for n, a in calls]
-    info = extract(fmt, backend, text)
+    info = extract(fmt, backend, text, tools)
     assert info.tools_called == bool(want)
     assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
     assert info.content == content
@@ -114,7 +115,7 @@ def check(
     if every_split:
         plans += [[text[:k], text[k:]] for k in range(1, len(text))]
     for chunks in plans:
-        rec = stream(fmt, backend, chunks)
+        rec = stream(fmt, backend, chunks, tools)
         got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
         assert got == want, chunks
         assert rec.other_content == (content or ""), chunks
@@ -471,3 +472,108 @@ def test_twins_agree_on_random_texts(fmt: str) -> None:
             chunks = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
             got = _feeds(lambda: _core.Parser(fmt, TYPES), chunks)
             assert got == _feeds(lambda: reference.Parser(fmt, TYPES), chunks), (text, cuts)
+
+
+# ----- parameter types behind $ref / $defs -----
+
+_REF_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "book",
+        "parameters": {
+            "type": "object",
+            "$defs": {
+                "Location": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "zip": {"type": "integer"}},
+                },
+                "Count": {"$ref": "#/$defs/Int"},
+                "Int": {"type": "integer"},
+            },
+            "properties": {
+                "location": {"$ref": "#/$defs/Location"},
+                "maybe": {"anyOf": [{"$ref": "#/$defs/Location"}, {"type": "null"}]},
+                "n": {"$ref": "#/$defs/Count"},
+                "loop": {"$ref": "#/properties/loop"},
+                "missing": {"$ref": "#/$defs/Nope"},
+            },
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "fmt", ["qwen3_coder", "seed_oss", "minimax_m2", "glm45", "step3", "beam", "muse", "minimax_m3"]
+)
+def test_types_behind_refs(fmt: str, backend: str) -> None:
+    # a parameter typed by "#/$defs/Location" is an object, not a string; an anyOf of refs and
+    # a ref to a ref are followed; a cycle or a ref that does not resolve types nothing
+    r = corpus.renderer(fmt)
+    args = {
+        "location": {"city": "Paris", "zip": 75001},
+        "maybe": {"city": "Oslo"},
+        "n": 3,
+        "loop": "x",
+        "missing": "y",
+    }
+    text = r.render([("book", args)]).text
+    info = extract(fmt, backend, text, tools=[_REF_TOOL])
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == [
+        ("book", dumps(args))
+    ]
+    rec = stream(fmt, backend, list(text), tools=[_REF_TOOL])
+    assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
+        ("book", dumps(args))
+    ]
+
+
+# ----- minicpm5: CDATA values (the spec's call.cdata) -----
+
+_CDATA_TOOLS = [
+    _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    _tool("write", {"path": {"type": "string"}, "body": {"type": "string"}}),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text,calls",
+    [
+        # SGLang's minicpm5 detector's own example
+        (
+            '<function name="get_weather"><param name="city"><![CDATA[多行\n文本]]></param>'
+            "</function>",
+            [("get_weather", {"city": "多行\n文本"})],
+        ),
+        # the section is the value as written: markup, '<', '&' and surrounding newlines kept
+        (
+            '<function name="write"><param name="path">a.xml</param><param name="body">'
+            "<![CDATA[\n<param>x</param> & </function> ]] ]>\n]]></param></function>",
+            [("write", {"path": "a.xml", "body": "\n<param>x</param> & </function> ]] ]>\n"})],
+        ),
+        # a typed value in a section, and text without one stays as it was
+        (
+            '<function name="get_weather"><param name="days"><![CDATA[3]]></param>'
+            '<param name="city">Paris <![CDATA[x]]></param></function>',
+            [("get_weather", {"days": 3, "city": "Paris <![CDATA[x]]>"})],
+        ),
+        (
+            '<function name="write"><param name="body"><![CDATA[]]></param></function>',
+            [("write", {"body": ""})],
+        ),
+    ],
+)
+def test_minicpm5_cdata(backend: str, text: str, calls: List[Tuple[str, Dict[str, Any]]]) -> None:
+    check("minicpm5", backend, text, None, calls, tools=_CDATA_TOOLS)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_cdata_is_minicpm5s_rule_only(backend: str) -> None:
+    # a format whose spec entry does not say cdata keeps the section as text
+    text = (
+        "<tool_call>\n<function=write>\n<parameter=body>\n<![CDATA[x]]>\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    info = extract("qwen3_coder", backend, text, tools=_CDATA_TOOLS)
+    assert info.tool_calls[0].function.arguments == dumps({"body": "<![CDATA[x]]>"})

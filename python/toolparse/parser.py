@@ -85,19 +85,65 @@ def _tool_name(t: Any) -> Any:
 def _schema_types(tools: List[Tool]) -> Dict[str, Dict[str, List[str]]]:
     """function name -> parameter name -> the JSON Schema types it admits, in schema order
     without repeats: its ``type`` (a string or a list) and the types of its ``anyOf`` /
-    ``oneOf`` branches (nested ones too); empty when the schema gives none."""
+    ``oneOf`` branches (nested ones too), a local ``$ref`` (``#/$defs/Location``) read as the
+    schema it points to; empty when the schema gives none. What both backends are told."""
     out: Dict[str, Dict[str, List[str]]] = {}
     for tool in tools:
         fn = tool.function
         params: Dict[str, List[str]] = {}
         props = fn.parameters.properties if fn.parameters is not None else None
         for pname, prop in (props or {}).items():
-            params[pname] = _prop_types(prop)
+            params[pname] = _prop_types(prop, fn.parameters)
         out[fn.name] = params
     return out
 
 
-def _prop_types(prop: Any) -> List[str]:
+# A chain of references longer than this is not followed (a cycle, or a schema built to be slow).
+_REF_MAX = 64
+
+
+def _member(node: Any, key: str) -> Any:
+    """``node[key]`` for a dict, a model's field or extra keyword; None when absent."""
+    if isinstance(node, dict):
+        return node.get(key)
+    if isinstance(node, list):
+        return node[int(key)] if key.isdigit() and int(key) < len(node) else None
+    if isinstance(node, BaseModel):
+        if key in type(node).model_fields:
+            return getattr(node, key)
+        return (node.model_extra or {}).get(key)
+    return None
+
+
+def _ref(node: Any) -> Optional[str]:
+    """A node's ``$ref`` if it is a local JSON pointer (``#/...``)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+    elif isinstance(node, BaseModel):
+        ref = (node.model_extra or {}).get("$ref")
+    else:
+        return None
+    return ref if isinstance(ref, str) and ref.startswith("#") else None
+
+
+def _deref(root: Any, node: Any) -> Any:
+    """``node`` with its local ``$ref`` followed (through ``root``, the parameters schema), as
+    many times as it takes, up to ``_REF_MAX``; the node itself when it has none, or when the
+    reference does not resolve."""
+    for _ in range(_REF_MAX):
+        ref = _ref(node)
+        if ref is None or root is None:
+            return node
+        target = root
+        for part in ref[1:].split("/")[1:]:
+            target = _member(target, part.replace("~1", "/").replace("~0", "~"))
+            if target is None:
+                return node
+        node = target
+    return node
+
+
+def _prop_types(prop: Any, root: Any = None) -> List[str]:
     """The types one property schema admits (see ``_schema_types``); no recursion, so a deeply
     nested schema cannot hit the recursion limit."""
     if not isinstance(prop, dict):
@@ -106,8 +152,10 @@ def _prop_types(prop: Any) -> List[str]:
             return [t]  # the common case, one type and no union (this runs per request)
     types: List[str] = []
     nodes: List[Any] = [prop]
-    while nodes:
-        node = nodes.pop()
+    seen = 0
+    while nodes and seen < _TREE_MAX:
+        seen += 1
+        node = _deref(root, nodes.pop())
         if isinstance(node, dict):
             t, extra = node.get("type"), node
         else:
@@ -154,6 +202,7 @@ def _schema_trees(
             schema, slot, key = work.pop()
             if len(nodes) >= _TREE_MAX:
                 continue
+            schema = _deref(fn.parameters, schema)
             plain = _plain_type(schema)
             branch: Dict[str, Any]
             if plain is not None:  # the common case: one type, nothing nested
@@ -162,8 +211,8 @@ def _schema_trees(
                 schema = _schema_dict(schema)
                 if not isinstance(schema, dict):
                     continue
-                container, branch = _container(schema)
-                types = _prop_types(schema)
+                container, branch = _container(schema, fn.parameters)
+                types = _prop_types(schema, fn.parameters)
             children: Dict[str, int] = {}
             index = len(nodes)
             nodes.append((types, container, children, -1))
@@ -220,11 +269,16 @@ def _schema_dict(node: Any) -> Any:
     return node
 
 
-def _container(schema: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
-    """(2, branch) for an array, (1, branch) for an object, (0, schema) otherwise."""
+def _container(schema: Dict[str, Any], root: Any = None) -> Tuple[int, Dict[str, Any]]:
+    """(2, branch) for an array, (1, branch) for an object, (0, schema) otherwise (local
+    ``$ref``s followed through ``root``)."""
     todo = [schema]
-    while todo:
-        s = todo.pop()
+    seen = 0
+    while todo and seen < _TREE_MAX:
+        seen += 1
+        s = _schema_dict(_deref(root, todo.pop()))
+        if not isinstance(s, dict):
+            continue
         t = s.get("type")
         for code, kind in ((2, "array"), (1, "object")):
             if t == kind or (isinstance(t, list) and kind in t):
@@ -238,7 +292,7 @@ def _container(schema: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
         for key in ("anyOf", "oneOf"):
             listed = s.get(key)
             if isinstance(listed, list):
-                branches.extend(b for b in map(_schema_dict, listed) if isinstance(b, dict))
+                branches.extend(listed)
         todo.extend(reversed(branches))
     return 0, schema
 

@@ -38,6 +38,12 @@ pub(super) enum Num {
     ExpDigits,
     /// `_` after exponent digits
     ExpUnder,
+    /// `j` after a decimal number: an imaginary number (no JSON form)
+    Imag,
+    /// `..`: a third `.` makes `...`
+    Dots,
+    /// `...` (Ellipsis, no JSON form)
+    Ellipsis,
 }
 
 /// Decimal text of the hex/octal/binary `digits`, or None when it has more than

@@ -20,11 +20,18 @@
 //! - `<|python_start|>` is optional and may also stand anywhere; it must be followed by a list
 //!   (else the markup is malformed). `<|python_end|>` after a list (whitespace allowed before
 //!   it) is markup; it may be missing.
-//! - Names and keywords are ASCII identifiers. Dotted names (`mod.f(...)`) are not calls: vLLM
-//!   accepts only `ast.Name` and SGLang skips them; OpenAI function names cannot hold a dot.
+//! - Names and keywords are ASCII identifiers; a name may be dotted (`grocery.orderIngredients(
+//!   ...)`, the name keeps its dots), as vLLM reads an attribute chain.
+//! - Values are Python literals as [`PyLiteral`] reads them (sets as lists, JSON's `null`/`true`/
+//!   `false` too, raw line ends in strings kept: vLLM reads these in every pythonic format).
+//! - A call with a value that is valid literal syntax but has no JSON form (`b'z'`, `1j`, `...`,
+//!   `1e400`) is dropped and the other calls of the list are kept (SGLang; the upstream tests):
+//!   the non-streaming result leaves it out; a stream has sent its start and its arguments up to
+//!   that value, and the call never ends (see `Event::Dropped`).
 //! - Positional arguments, `*args`/`**kwargs`, a repeated keyword (a SyntaxError in Python) and
 //!   values that are not literals are malformed; so are mismatched brackets, unclosed strings
-//!   and truncation once a call has started. Trailing commas (`f(a=1,)`, `[f(),]`) and
+//!   and truncation once a call has started. A syntax error anywhere makes the whole list
+//!   malformed, a dropped call's included. Trailing commas (`f(a=1,)`, `[f(),]`) and
 //!   whitespace between tokens are accepted, as Python does. An empty list `[]` is not a call.
 //! - Malformed markup before the first call of a list started: a bare list goes back to
 //!   content, a list after the start marker is malformed. After a call started: malformed, and
@@ -299,6 +306,11 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Name(mut name) => {
+                    // after a dot, an identifier must follow (`a.b`, not `a.`, `a..b`, `a.1`)
+                    if name.ends_with('.') && !is_ident_start(bytes[0]) {
+                        i = self.fail(i, out);
+                        continue;
+                    }
                     // (At most one character past the cap is read: then it is malformed.)
                     let k = ident_len(rest).min(NAME_MAX + 1 - name.len());
                     name.push_str(&rest[..k]);
@@ -307,6 +319,13 @@ impl Machine for Pythonic {
                     match bytes.get(k) {
                         _ if name.len() > NAME_MAX => i = self.fail(i, out),
                         None => self.st = State::Name(name),
+                        Some(b'.') => {
+                            // a dotted name: `grocery.orderIngredients(...)`
+                            name.push('.');
+                            self.keep(".");
+                            i += 1;
+                            self.st = State::Name(name);
+                        }
                         Some(b'(') => {
                             i += 1;
                             self.start_call(name, out);
@@ -397,6 +416,10 @@ impl Machine for Pythonic {
                     self.scratch.clear();
                     let r = lit.feed(rest, &mut self.scratch);
                     out.args(&self.scratch);
+                    if lit.no_json() {
+                        // valid, with no JSON form: the call is dropped, the list goes on
+                        out.drop_call();
+                    }
                     match r {
                         Step::NeedMore => {
                             self.st = State::Value(lit);
@@ -679,7 +702,7 @@ mod tests {
         for text in [
             "[1] see the reference",
             "[link](url) and [x]",
-            "[O'Reilly] [ ] [] [a b(c)] [[ [a.b(x=1)] [f ",
+            "[O'Reilly] [ ] [] [a b(c)] [[ [a.(x=1)] [a..b()] [a.1()] [a .b()] [f ",
             "[get_weather",
             "[get_weather ",
             "nums [1, 2] and [f] and [f ,]",
@@ -761,6 +784,7 @@ mod tests {
                     Event::ToolStart { name, .. } => format!("<{name}>"),
                     Event::ToolArgs { fragment, .. } => fragment.clone(),
                     Event::ToolEnd { .. } => "</>".to_string(),
+                    Event::Dropped { .. } => "<dropped>".to_string(),
                     Event::Content(c) | Event::Reasoning(c) | Event::Unfinished(c) => {
                         format!("[{c}]")
                     }
@@ -796,6 +820,57 @@ mod tests {
             "{silent} of {}",
             per_feed.len()
         );
+    }
+
+    #[test]
+    fn real_outputs_round_two() {
+        // dotted names, sets, JSON's names, raw line ends in strings, dicts holding them
+        assert_eq!(
+            check(
+                &PYTHONIC,
+                "[grocery.orderIngredients(items={'urgent', 'bug'}, d={'k': null, 'on': true}, \
+                 s='a\nb', f=false)]"
+            ),
+            ok(
+                None,
+                &[(
+                    "grocery.orderIngredients",
+                    r#"{"items": ["urgent", "bug"], "d": {"k": null, "on": true}, "s": "a\nb", "f": false}"#
+                )]
+            )
+        );
+        assert_eq!(
+            check(
+                &OLMO3,
+                "<function_calls>a.b.c(x=null)\nf(y=true)</function_calls>"
+            ),
+            ok(
+                None,
+                &[("a.b.c", r#"{"x": null}"#), ("f", r#"{"y": true}"#)]
+            )
+        );
+        // a call whose value has no JSON form is dropped; the others are kept
+        for (text, kept) in [
+            ("[f(a=b'z'), g(b=1)]", &[("g", r#"{"b": 1}"#)][..]),
+            (
+                "[g(b=1), f(a=1, c=[1, 1j]), h()]",
+                &[("g", r#"{"b": 1}"#), ("h", "{}")],
+            ),
+            ("[f(a=...)]", &[]),
+            ("[f(a=1e400), g()]", &[("g", "{}")]),
+        ] {
+            assert_eq!(check(&PYTHONIC, text), ok(None, kept), "{text}");
+            let marked = format!("<|tool_call_start|>{text}<|tool_call_end|>");
+            assert_eq!(check(&LFM2, &marked), ok(None, kept), "{marked}");
+        }
+        // a syntax error anywhere still makes the whole list malformed
+        for text in [
+            "[f(a=b'z'), g(b=[1, 2)]",
+            "[f(a=1), g(b=[1, 2)]",
+            "[f(a=b'z' 1)]",
+        ] {
+            assert!(check(&PYTHONIC, text).malformed, "{text}");
+        }
     }
 
     #[test]

@@ -177,7 +177,25 @@ pub struct Style {
     /// A function name written twice (`f.f`, as muse's template invites for a bare tool name)
     /// is the tool's name `f` when `f` is a tool and `f.f` is not (vLLM's rule).
     pub doubled_names: bool,
+    /// A value that begins with `<![CDATA[` is unwrapped: the text up to `]]>` is the value as
+    /// written (end markers in it included), as vLLM's minicpm5 parser reads it (the spec's
+    /// `call.cdata`).
+    pub cdata: bool,
 }
+
+/// Where a value stands with a CDATA section (styles with [`Style::cdata`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cdata {
+    /// At the value's start: `<![CDATA[` may come.
+    Maybe,
+    /// Inside the section: everything up to `]]>` is the value.
+    In,
+    /// No section (or it ended): the value goes on as usual.
+    No,
+}
+
+const CDATA_START: &str = "<![CDATA[";
+static CDATA_END: Markers = Markers::new(&["]]>"]);
 
 /// How a value is typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,6 +281,7 @@ enum State {
         lead: Lead,
         buf: String,
         sniff: bool,
+        cdata: Cdata,
     },
     /// After the function end: whitespace, then the optional section end (or the next function,
     /// or step3's item end). `ws`: the whitespace read, content if other text follows.
@@ -323,6 +342,11 @@ impl XmlParams {
             },
             buf: String::new(),
             sniff: kind == Kind::Json && self.style.typing != Typing::Schema,
+            cdata: if self.style.cdata {
+                Cdata::Maybe
+            } else {
+                Cdata::No
+            },
         }
     }
 
@@ -742,7 +766,35 @@ impl Machine for XmlParams {
                     lead,
                     buf,
                     sniff,
+                    cdata,
                 } => {
+                    if *cdata == Cdata::Maybe && *lead != Lead::Start {
+                        if rest.starts_with(CDATA_START) {
+                            i += CDATA_START.len();
+                            *cdata = Cdata::In;
+                            continue;
+                        }
+                        if CDATA_START.starts_with(rest) {
+                            return i; // a possible start: wait for more
+                        }
+                        *cdata = Cdata::No;
+                    }
+                    if *cdata == Cdata::In {
+                        // Everything up to `]]>` is the value, as written.
+                        match CDATA_END.find(rest) {
+                            Found::Marker { at, .. } => {
+                                value_text(kind, sniff, buf, &rest[..at], out);
+                                i += at + 3;
+                                *cdata = Cdata::No;
+                                *lead = Lead::Body;
+                            }
+                            Found::Partial { safe } => {
+                                value_text(kind, sniff, buf, &rest[..safe], out);
+                                return i + safe;
+                            }
+                        }
+                        continue;
+                    }
                     if *lead == Lead::Start {
                         // One leading newline is stripped, unless it begins an end marker.
                         if style.value.starts(rest).is_some() {

@@ -125,7 +125,7 @@ fn stream(setup: Setup, chunks: &[&str]) -> (String, String, Vec<(String, String
                 calls.push((name, String::new()));
             }
             Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
-            Event::ToolEnd { .. } => {}
+            Event::ToolEnd { .. } | Event::Dropped { .. } => {}
         }
     }
     (content, reasoning, calls)

@@ -15,10 +15,21 @@ How it stays linear and split-invariant:
 - nesting uses an explicit stack of frames, never recursion;
 - decoded string characters are written as soon as they are known.
 
-The one place where output waits: a ``(`` in value position may open a tuple (``(1,)`` ->
-``[1]``) or only group (``(1)`` -> ``1``). That is known once its first element is complete, so
-the output of that first element is held until then; the ``[`` is then inserted at the recorded
-position. A group in key position (``{(1): 2}``) or after a sign (``-(1)``) holds nothing.
+Where output waits: a ``(`` in value position may open a tuple (``(1,)`` -> ``[1]``) or only
+group (``(1)`` -> ``1``), and a ``{`` may open a dict or a set (``{'urgent', 'bug'}`` ->
+``["urgent", "bug"]``, in source order, as vLLM and SGLang write a set). That is known once the
+first element is complete, so the output of that first element is held until then; the ``[`` or
+``{`` (and, for a dict whose first key is not a string, the quotes around that key) is then
+inserted at the recorded positions. A group in key position (``{(1): 2}``) or after a sign
+(``-(1)``) holds nothing.
+
+Beyond ``ast.literal_eval`` (what models write and the peers read): ``null``, ``true`` and
+``false`` are JSON's ``None``, ``True`` and ``False``, and a raw line end inside a one-line string
+is kept as written instead of ending the string.
+
+A literal whose syntax is valid but whose value has no JSON form (bytes ``b'z'``, a complex number
+``1j``, ``...``, a float that overflows to infinity) is read to its end like any other, nothing is
+written from there on, and ``no_json`` says so: the caller drops the call it belongs to.
 
 Whitespace after a complete literal is consumed: ``feed`` returns ``("done", n)`` only when it sees
 the first other character after the literal, at character offset ``n`` (so the end of a number, of
@@ -86,7 +97,16 @@ _SIMPLE_ESCAPES = {
     "v": "\x0b",
 }
 
-_NAMES = {"True": "true", "False": "false", "None": "null"}
+_NAMES = {
+    "True": "true",
+    "False": "false",
+    "None": "null",
+    "true": "true",
+    "false": "false",
+    "null": "null",
+}
+_BYTES_RAW = {"b": False, "B": False}
+_BYTES_RAW.update({p: True for p in ("br", "bR", "Br", "BR", "rb", "rB", "Rb", "RB")})
 
 # Number parts whose text is a complete number.
 _COMPLETE = ("Int", "RadixDigits", "Dot", "Frac", "ExpDigits")
@@ -94,7 +114,7 @@ _COMPLETE = ("Int", "RadixDigits", "Dot", "Frac", "ExpDigits")
 
 def _number_text(part: str, buf: str, radix: int, neg: bool) -> str | None:
     """JSON text of a complete number literal, or None when Python would refuse it (or it is
-    not finite: ``1e400`` is ``inf``, which has no JSON form)."""
+    not finite: ``1e400`` is ``inf``, which has no JSON form; the caller tells these apart)."""
     if part == "Int":
         if buf.strip("0") == "":
             digits = "0"
@@ -136,12 +156,15 @@ class PyLiteral:
         self.quotes = 0  # StrOpen, StrClose
         self.value = 0  # StrOctal, StrHex
         self.digits = 0  # StrOctal
-        # explicit stack of frames: ["List", sep], ["Tuple", sep], ["Paren", mark], ["Group"],
-        # ["Dict", key, sep]
+        # explicit stack of frames: ["List", sep], ["Tuple", sep], ["Paren", mark, seq],
+        # ["Group"], ["Brace", mark, seq, key], ["Dict", key, sep], ["Set", sep]
         self.stack: list[list] = []
-        self.undecided = 0  # Paren frames on the stack; while > 0 output goes to ``hold``
+        self.undecided = 0  # Paren/Brace frames on the stack; while > 0 output goes to ``hold``
         self.hold: list[str] = []
-        self.inserts: list[int] = []  # indices in ``hold`` where a "[" goes
+        # (index in ``hold``, order of its bracket, text) inserted once nothing is undecided
+        self.inserts: list[tuple[int, int, str]] = []
+        self.opened = 0  # brackets opened undecided so far
+        self.no_json = False  # a value read has no JSON form
         self.skip_lf = False  # a "\r" was read (as a newline); a "\n" right after belongs to it
         self.line_cont = False  # a backslash outside a string: a newline must follow
 
@@ -173,7 +196,12 @@ class PyLiteral:
                     i = m.end()
                     continue
             c = text[i]
-            if c == "\r":  # Python reads "\r\n" and a lone "\r" as "\n"
+            # Python reads "\r\n" and a lone "\r" as "\n"; a raw line end in a one-line
+            # string is kept as written
+            one_line = (self.state == "Str" and not self.triple) or (
+                self.state == "StrOpen" and self.quotes == 1
+            )
+            if c == "\r" and not one_line:
                 self.skip_lf = True
                 c = "\n"
             while True:
@@ -214,7 +242,9 @@ class PyLiteral:
 
     def _emit(self, out: list[str], s: str) -> None:
         """Write JSON text (held back while a parenthesis is undecided)."""
-        if self.undecided:
+        if self.no_json:
+            pass  # nothing once a value with no JSON form was read
+        elif self.undecided:
             self.hold.append(s)
         else:
             out.append(s)
@@ -227,18 +257,19 @@ class PyLiteral:
         """A code point from an escape (lone surrogates become U+FFFD in ``_emit_text``)."""
         self._emit_text(out, chr(value))
 
-    def _resolve_paren(self, tuple_mark: int | None, out: list[str]) -> None:
-        """An undecided parenthesis is now known: a tuple (its "[" goes at ``tuple_mark``) or a
-        group."""
-        if tuple_mark is not None:
-            self.inserts.append(tuple_mark)
+    def _resolve(self, inserts: list[tuple[int, int, str]], out: list[str]) -> None:
+        """An undecided bracket is now known; ``inserts`` is what goes into ``hold`` for it."""
+        self.inserts.extend(inserts)
         self.undecided -= 1
-        if self.undecided == 0:
-            self.inserts.sort()
+        if self.undecided == 0 and self.no_json:
+            self.hold = []
+            self.inserts = []
+        elif self.undecided == 0:
+            self.inserts.sort(key=lambda x: (x[0], x[1]))
             prev = 0
-            for pos in self.inserts:
+            for pos, _, c in self.inserts:
                 out.extend(self.hold[prev:pos])
-                out.append("[")
+                out.append(c)
                 prev = pos
             out.extend(self.hold[prev:])
             self.hold = []
@@ -256,18 +287,31 @@ class PyLiteral:
         return False
 
     def _in_key(self) -> bool:
-        """Is the value being read a dict key?"""
+        """Must the value being read be hashable (a dict key, a set element)?"""
         if not self.stack:
             return False
         top = self.stack[-1]
-        return top[0] == "Group" or (top[0] == "Dict" and top[1])
+        return top[0] in ("Group", "Brace", "Set") or (top[0] == "Dict" and top[1])
+
+    def _key_frame(self) -> list | None:
+        """The frame that decides how a scalar is written (groups are looked through)."""
+        for f in reversed(self.stack):
+            if f[0] != "Group":
+                return f
+        return None
 
     def _emit_scalar(self, out: list[str], text: str) -> None:
         """A scalar's JSON text; keys are written as JSON strings, like json.dumps does."""
-        if self._in_key():
+        f = self._key_frame()
+        if f is not None and f[0] == "Dict" and f[1]:
             self._emit(out, '"')
             self._emit(out, text)
             self._emit(out, '"')
+        elif f is not None and f[0] == "Brace":
+            # the first element of a brace: quoted only if it is a dict (a brace holds output)
+            start = len(self.hold)
+            self._emit(out, text)
+            f[3] = (start, len(self.hold))
         else:
             self._emit(out, text)
 
@@ -279,9 +323,18 @@ class PyLiteral:
         return True
 
     def _finish_number(self, out: list[str]) -> bool:
-        if self.part not in _COMPLETE:
+        if self.part in ("Imag", "Ellipsis"):
+            # ``1j``, ``...``: valid, with no JSON form
+            self.no_json = True
+            text: str | None = "null"
+        elif self.part not in _COMPLETE:
             return False
-        text = _number_text(self.part, "".join(self.buf), self.radix, self.neg)
+        else:
+            text = _number_text(self.part, "".join(self.buf), self.radix, self.neg)
+            if text is None and self.part not in ("Int", "RadixDigits"):
+                # a float that overflows to infinity: valid, with no JSON form
+                self.no_json = True
+                text = "null"
         if text is None:
             return False
         self._emit_scalar(out, text)
@@ -328,12 +381,17 @@ class PyLiteral:
                 self.state = "Name"
                 return NEXT
             if c in "'\"":
-                if self.buf in (["r"], ["R"]):
+                prefix = "".join(self.buf)
+                if prefix in ("r", "R"):
                     raw = True
-                elif self.buf in (["u"], ["U"]):
+                elif prefix in ("u", "U"):
                     raw = False
+                elif prefix in _BYTES_RAW and not self.concat:
+                    # bytes: valid, with no JSON form (mixed with a str: a SyntaxError)
+                    self.no_json = True
+                    raw = _BYTES_RAW[prefix]
                 else:
-                    return FAIL  # bytes, f-strings, ``True'x'``
+                    return FAIL  # f-strings, ``True'x'``
                 if not self.concat:
                     self._emit(out, '"')
                 self.state = "StrOpen"
@@ -380,8 +438,8 @@ class PyLiteral:
                     self.state = "AfterString"
             elif c == "\\":
                 self.state = "StrEscape"
-            elif (c == "\n" and not self.triple) or c == "\x00":
-                return FAIL  # unterminated string; NUL is not allowed in source
+            elif c == "\x00":
+                return FAIL  # NUL is not allowed in source (a raw line end is kept)
             else:
                 self._emit_text(out, c)
                 self.state = "Str"
@@ -485,6 +543,12 @@ class PyLiteral:
             nxt = "ExpDigits"
         elif part == "ExpDigits" and c == "_":
             nxt = "ExpUnder"
+        elif part in ("Int", "Dot", "Frac", "ExpDigits") and c in "jJ":
+            nxt = "Imag"
+        elif part == "LeadDot" and c == "." and self.buf == ["."]:
+            nxt = "Dots"
+        elif part == "Dots" and c == ".":
+            nxt = "Ellipsis"
         if nxt is not None:
             if c != "_":
                 self.buf.append("e" if c == "E" else c)
@@ -492,7 +556,7 @@ class PyLiteral:
             self.state = "Number"
             return NEXT
         # ``c`` ends the number; a letter, digit, "_" or "." glued to it is invalid
-        # (1x, 1j, 0b12, 1._5, 1..real).
+        # (1x, 1jj, 0b12, 1._5, 1..real, ....).
         if c in _IDENT or c == "." or not self._finish_number(out):
             return FAIL
         if self.groups > 0:
@@ -536,7 +600,7 @@ class PyLiteral:
         if not self.stack:
             return
         top = self.stack[-1]
-        if top[0] in ("List", "Tuple") or (top[0] == "Dict" and top[1]):
+        if top[0] in ("List", "Tuple", "Set") or (top[0] == "Dict" and top[1]):
             if top[-1]:
                 self._emit(out, ", ")
             else:
@@ -547,13 +611,21 @@ class PyLiteral:
         if c in "])}":
             # closing right after the opening bracket or after a trailing comma
             kind = self.stack[-1][0] if self.stack else None
-            if (c == "]" and kind == "List") or (c == ")" and kind == "Tuple"):
+            if (
+                (c == "]" and kind == "List")
+                or (c == ")" and kind == "Tuple")
+                or (c == "}" and kind == "Set")
+            ):
                 self.stack.pop()
                 self._emit(out, "]")
             elif c == ")" and kind == "Paren":
-                mark = self.stack.pop()[1]
-                self._resolve_paren(mark, out)  # () is an empty tuple
+                _, mark, seq = self.stack.pop()
+                self._resolve([(mark, seq, "[")], out)  # () is an empty tuple
                 self._emit(out, "]")
+            elif c == "}" and kind == "Brace":
+                f = self.stack.pop()
+                self._resolve([(f[1], f[2], "{")], out)  # {} is an empty dict
+                self._emit(out, "}")
             elif c == "}" and kind == "Dict" and self.stack[-1][1]:
                 self.stack.pop()
                 self._emit(out, "}")
@@ -570,12 +642,14 @@ class PyLiteral:
             self._emit(out, "[")
             self.stack.append(["List", False])
         elif c == "{":
-            self._emit(out, "{")
-            self.stack.append(["Dict", True, False])
+            self.stack.append(["Brace", len(self.hold), self.opened, None])
+            self.opened += 1
+            self.undecided += 1
         elif c == "(" and key:
             self.stack.append(["Group"])
         elif c == "(":
-            self.stack.append(["Paren", len(self.hold)])
+            self.stack.append(["Paren", len(self.hold), self.opened])
+            self.opened += 1
             self.undecided += 1
         elif c in "'\"":
             self._emit(out, '"')
@@ -605,7 +679,7 @@ class PyLiteral:
             return DONE
         top = self.stack[-1]
         kind = top[0]
-        if kind in ("List", "Tuple") and c == ",":
+        if kind in ("List", "Tuple", "Set") and c == ",":
             self.state = "Value"
         elif kind == "Dict" and c == "," and not top[1]:
             top[1] = True
@@ -615,16 +689,38 @@ class PyLiteral:
             self._emit(out, ": ")
             self.state = "Value"
         elif kind == "Paren" and c == ",":
-            mark = top[1]
             self.stack[-1] = ["Tuple", True]
-            self._resolve_paren(mark, out)
+            self._resolve([(top[1], top[2], "[")], out)  # (x, ... is a tuple
             self.state = "Value"
         elif kind == "Paren" and c == ")":
             self.stack.pop()
-            self._resolve_paren(None, out)  # (x) is just x
+            self._resolve([], out)  # (x) is just x
+        elif kind == "Brace" and c == ":":
+            # a dict: "{", and quotes around a first key that is not a string
+            self.stack[-1] = ["Dict", False, True]
+            self._emit(out, ": ")
+            inserts = [(top[1], top[2], "{")]
+            if top[3] is not None:
+                start, end = top[3]
+                inserts += [(start, self.opened, '"'), (end, self.opened, '"')]
+            self._resolve(inserts, out)
+            self.state = "Value"
+        elif kind == "Brace" and c in ",}":
+            # a set: written as a list
+            if c == ",":
+                self.stack[-1] = ["Set", True]
+                self.state = "Value"
+            else:
+                self.stack.pop()
+                self._emit(out, "]")
+            self._resolve([(top[1], top[2], "[")], out)
         elif kind == "Group" and c == ")":
             self.stack.pop()
-        elif (kind == "List" and c == "]") or (kind == "Tuple" and c == ")"):
+        elif (
+            (kind == "List" and c == "]")
+            or (kind == "Tuple" and c == ")")
+            or (kind == "Set" and c == "}")
+        ):
             self.stack.pop()
             self._emit(out, "]")
         elif kind == "Dict" and c == "}" and not top[1]:

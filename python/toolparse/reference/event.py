@@ -2,6 +2,8 @@
 
 Events are tuples: ``("content", text)``, ``("reasoning", text)``,
 ``("tool_start", index, id, name)``, ``("tool_args", index, fragment)``, ``("tool_end", index)``,
+``("dropped", index)`` (the open call is not a call after all, though its markup is well formed:
+the non-streaming result leaves it out; a stream has sent its start and arguments so far),
 ``("unfinished", markup)`` (the text ended inside a call: what that call left unemitted).
 """
 
@@ -136,6 +138,13 @@ class Emitter:
         else:
             ev.append(["tool_args", index, [s]])
 
+    def drop_call(self) -> None:
+        """The open call is dropped: what is written for it from now on goes nowhere."""
+        if self._open is not None:
+            self.events.append(["dropped", self._open])
+            self._open = None
+        self._seg_text = False
+
     def tool_end(self) -> None:
         if self._open is not None:
             self.events.append(["tool_end", self._open])
@@ -229,6 +238,7 @@ def extracted_from_events(events: List[list], malformed: bool, truncated: bool) 
     reasoning: List[str] = []
     calls: List[list] = []
     ended: List[bool] = []
+    dropped: List[bool] = []
     for ev in events:
         kind = ev[0]
         if kind == "content":
@@ -238,6 +248,7 @@ def extracted_from_events(events: List[list], malformed: bool, truncated: bool) 
         elif kind == "tool_start":
             calls.append([ev[2], ev[3], []])
             ended.append(False)
+            dropped.append(False)
         elif kind == "tool_args":
             if ev[1] < len(calls):
                 calls[ev[1]][2].append(ev[2])
@@ -248,8 +259,16 @@ def extracted_from_events(events: List[list], malformed: bool, truncated: bool) 
                 ended[ev[1]] = True
             else:
                 malformed = True
+        elif kind == "dropped":
+            if ev[1] < len(dropped):
+                dropped[ev[1]] = True
+            else:
+                malformed = True
         elif kind == "unfinished":
             truncated = True
+    if any(dropped):
+        calls = [c for c, d in zip(calls, dropped) if not d]
+        ended = [e for e, d in zip(ended, dropped) if not d]
     if not all(ended):
         if truncated:
             calls = [c for c, e in zip(calls, ended) if e]

@@ -6,8 +6,9 @@ required markers) are styles of it too.
 
 Each argument value is a Python literal converted to JSON text by ``PyLiteral`` as it arrives; the
 arguments object is written like ``json.dumps(dict, ensure_ascii=False)``. The decisions (a ``[``
-anywhere in text starts a tentative list, ASCII names without dots, keyword arguments only, a
-repeated keyword is malformed, ...) are listed in the Rust module's docs.
+anywhere in text starts a tentative list, ASCII names (dotted too), keyword arguments only, a
+repeated keyword is malformed, a call with a value that has no JSON form dropped
+while the list goes on, ...) are listed in the Rust module's docs.
 
 The twin works on offsets into the text it is given (the converter gets doubling windows of it),
 so a long delta with many calls or lists stays linear.
@@ -151,6 +152,9 @@ class Pythonic:
             frags: list = []
             r, k = lit.feed(s[i:end], frags)
             out.args("".join(frags))
+            if lit.no_json:
+                # valid, with no JSON form: the call is dropped, the list goes on
+                out.drop_call()
             if r != MORE:
                 return (r, i + k)
             if end == n:
@@ -207,10 +211,15 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Name":
+                # after a dot, an identifier must follow (a.b, not a., a..b, a.1)
+                if self.buf and self.buf[-1] == "." and s[i] not in _IDENT_START:
+                    i = self._fail(i, out)
+                    continue
                 # (At most one character past the cap is read: then it is malformed.)
                 k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
                 k = min(k, i + NAME_MAX + 1 - self.buflen)
-                self.buf.append(s[i:k])
+                if k > i:
+                    self.buf.append(s[i:k])
                 self.buflen += k - i
                 self._keep(s[i:k])
                 i = k
@@ -220,7 +229,13 @@ class Pythonic:
                 if i == n:
                     break
                 c = s[i]
-                if c == "(":
+                if c == ".":
+                    # a dotted name: grocery.orderIngredients(...)
+                    self.buf.append(".")
+                    self.buflen += 1
+                    self._keep(".")
+                    i += 1
+                elif c == "(":
                     i += 1
                     self._start_call(out)
                 elif c in _WS:

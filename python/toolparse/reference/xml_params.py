@@ -73,6 +73,7 @@ class Style:
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
     typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
     doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
+    cdata: bool = False  # a value that begins with <![CDATA[ is unwrapped (up to ]]>, as written)
 
 
 # How a value is typed (where the head does not say): by the tool's schema; JSON if it parses,
@@ -168,11 +169,15 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
         item_end=item_end,
         typing=TYPINGS.get(arguments, SCHEMA),
         doubled_names=call.get("doubled_names") == "collapse",
+        cdata=call.get("cdata") is True,
     )
 
 
 # Characters that end a function name (the name end completes it; the others make it not a call)
 # and a parameter name (its head must follow; anything else is malformed).
+_CDATA_START = "<![CDATA["
+_CDATA_END = Markers(["]]>"])
+
 _NAME_STOP = re.compile(r"[><{}\"' \t\n\r]")
 _PARAM_STOP = re.compile(r"[><\n]")
 _PARAM_STOP_QUOTED = re.compile(r"[><\n\"]")
@@ -225,6 +230,7 @@ class XmlParams:
         # a newline it starts with is the leading newline and is stripped), Body (past it, or
         # the style keeps values verbatim)
         self.lead = "Start"
+        self.cdata = "No"
         self.buf: List[str] = []  # Value: the raw text of a typed value
         # Value: its kind is JSON-or-string and its first non-whitespace character has not come
         # yet (one that cannot start JSON text makes it a string, streamed from then on)
@@ -275,6 +281,7 @@ class XmlParams:
         self.params += 1
         self.st, self.buf = "Value", []
         self.lead = "Start" if self.style.strip else "Body"
+        self.cdata = "Maybe" if self.style.cdata else "No"  # Maybe | In | No
         self.sniff = self.kind == params.JSON and self.style.typing != SCHEMA
 
     def _typed_kind(self, name: str, ty: str) -> params.Kind:
@@ -529,6 +536,23 @@ class XmlParams:
                 self.kind = self._typed_kind(self.param, "".join(self.ty))
                 self.st, self.ty = "Open", []
             elif st == "Value":
+                if self.cdata == "Maybe" and self.lead != "Start":
+                    if s.startswith(_CDATA_START, i):
+                        i += len(_CDATA_START)
+                        self.cdata = "In"
+                        continue
+                    if _CDATA_START.startswith(s[i : i + len(_CDATA_START)]):
+                        return i  # a possible start: wait for more
+                    self.cdata = "No"
+                if self.cdata == "In":
+                    # Everything up to "]]>" is the value, as written.
+                    kind, at, _ = _CDATA_END.find(s, i)
+                    self._value_text(s[i : i + at], out)
+                    if kind != "marker":
+                        return i + at
+                    i += at + 3
+                    self.cdata, self.lead = "No", "Body"
+                    continue
                 if self.lead == "Start":
                     # One leading newline is stripped, unless it begins an end marker.
                     if style.value.starts(s, i) != -1:

@@ -79,6 +79,8 @@ MALFORMED: Dict[str, List[str]] = {
         "[func(arg='val']",
         "[func(arg=undefined)]",
         "[func(a=1), g(b=[1, 2)]",
+        # a call with no JSON form (bytes) is dropped, but a syntax error anywhere is malformed
+        "[f(a=b'z'), g(b=[1, 2)]",
     ],
     "llama4_pythonic": [
         "<|python_start|>[func(arg='val']<|python_end|>",
