@@ -77,7 +77,9 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
     if req.mode == "auto" and single:
         # one call ends the turn; whitespace after it is no text (the parser drops it too)
         tags = [tag(b) for b in blocks]
-        return n.seq(n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws())
+        return n.seq(
+            n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws()
+        )
     if req.mode == "auto":
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
