@@ -128,6 +128,11 @@ RENDER: Dict[str, Renderer] = {
     "ernie45": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>\n",
     "granite-20b-fc": lambda n, a: f"<function_call> {_j({'name': n, 'arguments': a})}",
     "apertus": lambda n, a: f"<|tools_prefix|>{_j([{n: a}])}<|tools_suffix|>",
+    "apriel": lambda n, a: f"<tool_calls>{_j([{'name': n, 'arguments': a}])}</tool_calls>",
+    "command_r": lambda n, a: (
+        "Action:\n```json\n" + _j([{"tool_name": n, "parameters": a}]) + "\n```"
+    ),
+    "nemotron_nano_v2": lambda n, a: f"<TOOLCALL>{_j([{'name': n, 'arguments': a}])}</TOOLCALL>",
     "cohere_command3": lambda n, a: (
         "<|START_ACTION|>"
         + _j([{"tool_call_id": "0", "tool_name": n, "parameters": a}])

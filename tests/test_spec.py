@@ -178,6 +178,9 @@ PEER_ALIASES["inkling"] = set()
 # beam: vLLM and SGLang both register it as "beam" (one template: SGLang's BEAM_RESPONSE_TEMPLATE)
 PEER_ALIASES["beam"] = set()
 
+# the formats llama.cpp's chat parser reads that neither server registers: no peer names
+PEER_ALIASES.update({"apriel": set(), "command_r": set(), "nemotron_nano_v2": set()})
+
 
 def test_aliases_are_the_peers_names() -> None:
     assert {n: set(spec.get_spec(n).aliases) for n in toolparse.list_formats()} == PEER_ALIASES
@@ -477,6 +480,18 @@ MODELS += [
 ]
 # inkling (Thinking Machines; the checkpoint transformers' Inkling docs name)
 MODELS += [("thinkingmachines/Inkling", "inkling"), ("thinkingmachines/Inkling-NVFP4", "inkling")]
+# the formats llama.cpp reads (the checkpoints whose templates llama.cpp's tests carry);
+# FireFunction v2 writes phi4_mini_json's wire format, Command R7B cohere_command3's
+MODELS += [
+    ("ServiceNow-AI/Apriel-1.5-15b-Thinker", "apriel"),
+    ("ServiceNow-AI/Apriel-1.6-15b-Thinker", "apriel"),
+    ("CohereLabs/c4ai-command-r-plus-08-2024", "command_r"),
+    ("CohereLabs/c4ai-command-r-v01", "command_r"),
+    ("CohereLabs/c4ai-command-r-08-2024", "command_r"),
+    ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron_nano_v2"),
+    ("nvidia/NVIDIA-Nemotron-Nano-12B-v2", "nemotron_nano_v2"),
+    ("fireworks-ai/llama-3-firefunction-v2", "phi4_mini_json"),
+]
 
 
 @pytest.mark.parametrize("model,expected", MODELS)

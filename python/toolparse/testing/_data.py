@@ -628,3 +628,45 @@ TRUNCATED["beam"] = [
     (_BM_TOOL + _BM_P + "<|end|>" + _BM_TOOL + '<rfl:parameter name="city">\nOsa', 1),
     (_BM_TOOL + _BM_P + "<|end|><|start|>assistant to=get_weather<|chan", 1),
 ]
+
+# ----- the formats llama.cpp reads that neither server registers (tagged_json entries) -----
+
+# apriel: a list in <tool_calls>; the final response's wrapper is markup
+NO_CALL_LOOKALIKES["apriel"] = [
+    "[BEGIN RESPONSE] and [END FINAL] are not markers; the list [1, 2] is short.",
+    "<tool_call> and <tool_calls words",
+]
+MALFORMED["apriel"] = [
+    '<tool_calls>[{"name": "f", "arguments": {"a": 1}]</tool_calls>',
+    '<tool_calls>{"name": "f", "arguments": {}}</tool_calls>',
+    '<tool_calls>[{"name": "f", "arguments": {}} {"name": "g", "arguments": {}}]</tool_calls>',
+]
+TRUNCATED["apriel"] = [
+    ('<tool_calls>[{"name": "get_weather", "arguments": {"city": "Pa', 0),
+    ('[BEGIN FINAL RESPONSE]\n<tool_calls>[{"name": "get_wea', 0),
+    ('<tool_calls>[{"name": "f", "arguments": {}}, {"name": "g", "arguments": {"a', 1),
+]
+# command_r: Command R+'s Action list in a json fence
+NO_CALL_LOOKALIKES["command_r"] = [
+    "Action: none needed.",
+    'Here is JSON:\n```json\n[{"tool_name": "f"}]\n```',
+]
+MALFORMED["command_r"] = [
+    'Action:\n```json\n[{"tool_name": "f", "parameters": {"a": 1]}]\n```',
+    'Action: ```json\n{"tool_name": "f", "parameters": {}}\n```',
+    'Action:\n```json\n[{"name": "f", "arguments": {}}]\n```',
+]
+TRUNCATED["command_r"] = [
+    ('Plan: check.\nAction:\n```json\n[\n    {\n        "tool_name": "get_wea', 0),
+    ('Action: ```json\n[{"tool_name": "f", "parameters": {}}, {"tool_name": "g", "param', 1),
+]
+# nemotron_nano_v2: a list in <TOOLCALL>
+NO_CALL_LOOKALIKES["nemotron_nano_v2"] = ["<TOOL_RESPONSE>[1]</TOOL_RESPONSE> is not a call"]
+MALFORMED["nemotron_nano_v2"] = [
+    '<TOOLCALL>[{"name": "f", "arguments": {"a": tru}}]</TOOLCALL>',
+    '<TOOLCALL>[{"name": "f", "arguments": 3}]</TOOLCALL>',
+]
+TRUNCATED["nemotron_nano_v2"] = [
+    ('<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "To', 0),
+    ('<TOOLCALL>[{"name": "f", "arguments": {}}, {"name": "g", "arguments": "{\\"a', 1),
+]

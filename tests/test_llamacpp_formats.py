@@ -1,0 +1,218 @@
+"""The formats llama.cpp's chat parser reads that neither vLLM nor SGLang registers, as spec
+entries of existing families; the cases are the shapes of llama.cpp's own tests
+(``tests/test-chat*.cpp``) and of each model's chat template:
+
+* ``apriel`` (tagged_json): ``<tool_calls>[{"name": N, "arguments": {...}}, ...]</tool_calls>``;
+  the final response's ``[BEGIN FINAL RESPONSE]``/``[END FINAL RESPONSE]`` wrapper is markup,
+  dropped from content; the reasoning format ``apriel`` reads ``Here are my reasoning steps:``
+  (Apriel 1.6's prompt writes it, 1.5 writes it itself: the block is open from the start) up to
+  ``[BEGIN FINAL RESPONSE]``. An ``"id"`` the template writes into earlier turns' calls comes
+  after the arguments, too late for a stream's first delta: the call gets a generated id;
+* ``command_r`` (tagged_json): Command R+'s ``Action:`` then a ``json`` fence holding
+  ``[{"tool_name": N, "parameters": {...}}, ...]`` (the template writes ``Action:`` and the fence
+  on two lines, the model's own outputs often on one); the plan before it and the grounded answer
+  after it are content; Command R7B's ``<|START_ACTION|>`` is ``cohere_command3``;
+* ``nemotron_nano_v2`` (tagged_json): ``<TOOLCALL>[{"name": N, "arguments": {...}}]</TOOLCALL>``;
+  the system prompt shows the arguments as a string, so a JSON string holding an object is read;
+* FireFunction v2's `` functools[...]`` is ``phi4_mini_json``'s wire format (the space before it
+  is whitespace around the calls): its model ids sit on that entry.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+import toolparse
+from toolparse import StreamingToolReconstructor
+
+BACKENDS = ("rust", "python")
+params = pytest.mark.parametrize("backend", BACKENDS)
+
+Expected = List[Tuple[str, Dict[str, Any]]]
+ARG1 = {"arg1": 1}
+
+
+def stream(
+    fmt: str, backend: str, chunks: List[str], reasoning: Optional[str] = None
+) -> StreamingToolReconstructor:
+    s = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning).stream()
+    rec = StreamingToolReconstructor()
+    for d in [s.feed(c) for c in chunks] + [s.finish()]:
+        if d is not None:
+            rec.append_delta(d)
+    return rec
+
+
+def check(
+    fmt: str,
+    backend: str,
+    text: str,
+    content: Optional[str],
+    calls: Expected,
+    reasoning: Optional[str] = None,
+    think: Optional[str] = None,
+) -> None:
+    """Non-streaming, and streaming whole, a character at a time and split in two everywhere:
+    the same calls (arguments the model's own text) and content."""
+    info = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning).extract_tool_calls(text)
+    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    assert [(n, json.loads(a)) for n, a in got] == calls
+    assert info.content == content
+    assert info.reasoning == think
+    assert not info.truncated
+    plans = [[text], list(text)] + [[text[:i], text[i:]] for i in range(1, len(text))]
+    for chunks in plans:
+        rec = stream(fmt, backend, chunks, reasoning)
+        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == got, chunks
+        assert rec.other_content == (content or ""), chunks
+
+
+# ----- apriel -----
+
+_APRIEL_CALL = '<tool_calls>[{"name": "special_function", "arguments": {"arg1": 1}}]</tool_calls>'
+
+
+@params
+def test_apriel_calls_and_content(backend: str) -> None:
+    check("apriel", backend, _APRIEL_CALL, None, [("special_function", ARG1)])
+    check(
+        "apriel",
+        backend,
+        "Let me check.\n" + _APRIEL_CALL.replace("]<", ', {"name": "g", "arguments": {}}]<'),
+        "Let me check.\n",
+        [("special_function", ARG1), ("g", {})],
+    )
+    # the template's earlier turns carry an "id" after the arguments: read, not the call's id
+    text = '<tool_calls>[{"name": "f", "arguments": {}, "id": "call_7"}]</tool_calls>'
+    check("apriel", backend, text, None, [("f", {})])
+    info = toolparse.get_parser("apriel", backend=backend).extract_tool_calls(text)
+    assert info.tool_calls[0].id.startswith("chatcmpl-tool-")
+
+
+@params
+def test_apriel_final_response_wrapper_is_markup(backend: str) -> None:
+    check(
+        "apriel",
+        backend,
+        "[BEGIN FINAL RESPONSE]\nHello, world!\n[END FINAL RESPONSE]",
+        "\nHello, world!\n",
+        [],
+    )
+
+
+@params
+def test_apriel_reasoning(backend: str) -> None:
+    # Apriel 1.6: the prompt ends with the reasoning header; 1.5 writes it itself
+    for head in ("", "Here are my reasoning steps:\n"):
+        check(
+            "apriel",
+            backend,
+            head + "I need the tool.\n[BEGIN FINAL RESPONSE]\n" + _APRIEL_CALL,
+            None,
+            [("special_function", ARG1)],
+            reasoning="apriel",
+            think=("\n" if head else "") + "I need the tool.",
+        )
+        check(
+            "apriel",
+            backend,
+            head + "Easy.\n[BEGIN FINAL RESPONSE]\nParis.\n[END FINAL RESPONSE]",
+            "\nParis.\n",
+            [],
+            reasoning="apriel",
+            think=("\n" if head else "") + "Easy.",
+        )
+    # a call inside the open block ends it
+    check(
+        "apriel",
+        backend,
+        "thinking " + _APRIEL_CALL,
+        None,
+        [("special_function", ARG1)],
+        reasoning="apriel",
+        think="thinking",
+    )
+    assert "apriel" in toolparse.list_reasoning_formats()
+
+
+# ----- command_r -----
+
+
+@params
+def test_command_r_action_lists(backend: str) -> None:
+    # the template's layout: "Action:" and the fence on two lines, "]```" closing it
+    template = (
+        '\nAction:\n```json\n[\n    {\n        "tool_name": "special_function",\n'
+        '        "parameters": {\n            "arg1": 1\n        }\n    }\n]```\n'
+    )
+    check("command_r", backend, template, None, [("special_function", ARG1)])
+    # the model's own one-line form, a plan before it, two calls
+    text = (
+        "Plan: I will search twice.\nAction: ```json\n[\n"
+        '    {"tool_name": "internet_search", "parameters": {"query": "a"}},\n'
+        '    {"tool_name": "internet_search", "parameters": {"query": "b"}}\n]\n```'
+    )
+    check(
+        "command_r",
+        backend,
+        text,
+        "Plan: I will search twice.\n",
+        [("internet_search", {"query": "a"}), ("internet_search", {"query": "b"})],
+    )
+    # the directly-answer tool is a call like any other; the answer after the list is content
+    text = (
+        'Action: ```json\n[{"tool_name": "directly_answer", "parameters": {}}]\n```\n'
+        "Grounded answer: Hi."
+    )
+    check("command_r", backend, text, "\nGrounded answer: Hi.", [("directly_answer", {})])
+
+
+@params
+def test_command_r7b_is_cohere_command3(backend: str) -> None:
+    assert toolparse.format_for_model("CohereLabs/c4ai-command-r7b-12-2024") == "cohere_command3"
+    assert toolparse.format_for_model("CohereForAI/c4ai-command-r-plus") == "command_r"
+    text = (
+        '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "special_function", '
+        '"parameters": {"arg1": 1}}]<|END_ACTION|>'
+    )
+    check("cohere_command3", backend, text, None, [("special_function", ARG1)])
+
+
+# ----- nemotron_nano_v2 -----
+
+
+@params
+def test_nemotron_nano_v2(backend: str) -> None:
+    call = '<TOOLCALL>[{"name": "special_function", "arguments": {"arg1": 1}}]</TOOLCALL>'
+    check("nemotron_nano_v2", backend, call, None, [("special_function", ARG1)])
+    check("nemotron_nano_v2", backend, "Hello, world!\nWhat's up?", "Hello, world!\nWhat's up?", [])
+    check(
+        "nemotron_nano_v2",
+        backend,
+        "Checking.\n\n" + call.replace('{"arg1": 1}', '"{\\"arg1\\": 1}"'),
+        "Checking.\n\n",
+        [("special_function", ARG1)],
+    )
+    # the prompt opens the think block: with a think-block reasoning format, the call ends it
+    check(
+        "nemotron_nano_v2",
+        backend,
+        "Let me call it.\n</think>\n\n" + call,
+        None,
+        [("special_function", ARG1)],
+        reasoning="deepseek_r1",
+        think="Let me call it.\n",
+    )
+
+
+# ----- FireFunction v2 (phi4_mini_json) -----
+
+
+@params
+def test_firefunction_v2_is_phi4_mini_json(backend: str) -> None:
+    assert toolparse.format_for_model("fireworks-ai/llama-3-firefunction-v2") == "phi4_mini_json"
+    text = ' functools[{"name": "special_function", "arguments": {"arg1": 1}}]'
+    check("phi4_mini_json", backend, text, None, [("special_function", ARG1)])
+    check("phi4_mini_json", backend, "Hello, world!\nWhat's up?", "Hello, world!\nWhat's up?", [])
