@@ -245,6 +245,18 @@ impl Emitter {
         }
     }
 
+    /// End of text inside the start markup of a call that has not begun (a header naming a
+    /// function, cut off): like a bare call start, it is markup, and is dropped (`cut`) with the
+    /// whitespace held before it.
+    pub fn truncate_start(&mut self) {
+        self.flush();
+        self.truncated = true;
+        self.ws.clear();
+        if self.open.is_none() {
+            self.cut = true;
+        }
+    }
+
     /// End of text: whitespace-only output with no call is content; a call left open is truncated.
     pub fn finish(&mut self) {
         self.flush();

@@ -158,6 +158,16 @@ class Emitter:
         if s:
             self.events.append(["unfinished", [s]])
 
+    def truncate_start(self) -> None:
+        """End of text inside the start markup of a call that has not begun (a header naming a
+        function, cut off): like a bare call start, it is markup, and is dropped (``cut``) with
+        the whitespace held before it."""
+        self._flush()
+        self.truncated = True
+        self._ws = ""
+        if self._open is None:
+            self.cut = True
+
     def finish(self) -> None:
         self._flush()
         if self._ws and self._calls == 0:
