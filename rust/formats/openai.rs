@@ -823,7 +823,10 @@ impl Machine for Harmony {
             State::Header(h) => {
                 h.raw.push_str(rest);
                 let to = format!("to={}", self.frame.prefix);
-                if h.raw[h.text..].contains(&to) {
+                if h.tentative && h.raw[h.text..].contains(&to) {
+                    // `to=` at the very start, maybe plain text: the stream sends it as content.
+                    out.truncate(&h.raw[h.lead..]);
+                } else if h.raw[h.text..].contains(&to) {
                     out.truncate_start();
                 } else {
                     out.content(&h.raw[h.lead..]);

@@ -624,7 +624,11 @@ class Harmony:
             # began (dropped: the messages before it stand as they are); else it was never a
             # message.
             self.raw.append(rest)
-            if "to=" + self.frame.prefix in "".join(self.raw[self.text :]):
+            named = "to=" + self.frame.prefix in "".join(self.raw[self.text :])
+            if named and self.tentative:
+                # `to=` at the very start, maybe plain text: the stream sends it as content.
+                out.truncate("".join(self.raw)[self.lead :])
+            elif named:
                 out.truncate_start()
             else:
                 out.content("".join(self.raw)[self.lead :])
