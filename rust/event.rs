@@ -52,6 +52,8 @@ pub struct Emitter {
     pending: String,
     /// The markers that begin a call (its format's `call_start` and `section_start` roles).
     starts: Vec<&'static str>,
+    /// The ids the model gave earlier calls of this response.
+    ids: std::collections::HashSet<String>,
 }
 
 impl Emitter {
@@ -167,7 +169,10 @@ impl Emitter {
     }
 
     /// Starts a call and returns its index. Whitespace held before it is dropped.
+    /// A call starts. `id` is the one the model gave it, if any: an id an earlier call of this
+    /// response already has is not reused (ids tell calls apart), the call gets a generated one.
     pub fn tool_start(&mut self, id: Option<String>, name: String) -> usize {
+        let id = id.filter(|i| self.ids.insert(i.clone()));
         self.flush();
         self.ws.clear();
         self.seg_text = false;

@@ -7,7 +7,7 @@ Events are tuples: ``("content", text)``, ``("reasoning", text)``,
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from .scan import WS, WS_MAX, Markers, strip_all
 
@@ -44,6 +44,7 @@ class Emitter:
         self._pending = ""
         # the markers that begin a call (its format's call_start and section_start roles)
         self._starts = tuple(m for m in starts if m)
+        self._ids: Set[str] = set()  # the ids the model gave earlier calls of this response
 
     def drops(self) -> bool:
         """Whether some markup is dropped from content."""
@@ -117,6 +118,14 @@ class Emitter:
             ev.append(["reasoning", [s]])
 
     def tool_start(self, id: Optional[str], name: str) -> int:
+        """A call starts. ``id`` is the one the model gave it, if any: an id an earlier call of
+        this response already has is not reused (ids tell calls apart), the call gets a generated
+        one."""
+        if id is not None:
+            if id in self._ids:
+                id = None
+            else:
+                self._ids.add(id)
         self._flush()
         self._ws = ""
         self._seg_text = False
