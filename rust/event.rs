@@ -59,6 +59,8 @@ pub struct Emitter {
     pending: String,
     /// The markers that begin a call (its format's `call_start` and `section_start` roles).
     starts: Vec<&'static str>,
+    /// The ids the model gave earlier calls of this response.
+    ids: std::collections::HashSet<String>,
 }
 
 impl Emitter {
@@ -174,7 +176,10 @@ impl Emitter {
     }
 
     /// Starts a call and returns its index. Whitespace held before it is dropped.
+    /// A call starts. `id` is the one the model gave it, if any: an id an earlier call of this
+    /// response already has is not reused (ids tell calls apart), the call gets a generated one.
     pub fn tool_start(&mut self, id: Option<String>, name: String) -> usize {
+        let id = id.filter(|i| self.ids.insert(i.clone()));
         self.flush();
         self.ws.clear();
         self.seg_text = false;
@@ -258,6 +263,18 @@ impl Emitter {
         }
         if !s.is_empty() {
             self.events.push(Event::Unfinished(s));
+        }
+    }
+
+    /// End of text inside the start markup of a call that has not begun (a header naming a
+    /// function, cut off): like a bare call start, it is markup, and is dropped (`cut`) with the
+    /// whitespace held before it.
+    pub fn truncate_start(&mut self) {
+        self.flush();
+        self.truncated = true;
+        self.ws.clear();
+        if self.open.is_none() {
+            self.cut = true;
         }
     }
 

@@ -365,15 +365,27 @@ def bare_start_at_end(fmt: str, text: str) -> bool:
     )
 
 
+def header_cut_at_end(fmt: str, text: str) -> bool:
+    """Whether ``text`` ends inside a harmony-family header that names a recipient (a ``to=``
+    after the last ``<|message|>``, not at the very start of the output): the start markup of a
+    call that never began."""
+    if toolparse.spec.get_spec(fmt).family != "openai":
+        return False
+    to = text.rfind("to=")
+    return to > 0 and to > text.rfind("<|message|>") and text[:to].strip() != ""
+
+
 def truncated_content_ok(
     fmt: str, text: str, content: Optional[str], streamed: Optional[str]
 ) -> bool:
     """The non-streaming content of ``text``, which ends inside a call before any completed: the
-    text whole; or, where the text ends with a bare call start (a cut before the call began, not
-    content), what the stream sent as content (no fallback: the output without that start)."""
+    text whole; or, where the text ends with a bare call start or inside a header naming a
+    recipient (a cut before the call began, not content), what the stream sent as content (no
+    fallback: the output without that start)."""
     if content == text:
         return True
-    return bare_start_at_end(fmt, text) and (content or "") == (streamed or "")
+    cut = bare_start_at_end(fmt, text) or header_cut_at_end(fmt, text)
+    return cut and (content or "") == (streamed or "")
 
 
 def check_truncated_output(

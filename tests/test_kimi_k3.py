@@ -245,8 +245,10 @@ REASONING_CASES = [
     ("kimi_k3", "plan" + SECTION, "plan", None, ["f"]),
     # a skipped think channel stays reasoning (vLLM; SGLang: content "Answer directly")
     ("kimi_k3", "Answer directly" + RC + MC, "Answer directly" + RC + MC, None, []),
-    # no tool format: the channel markers stay content (vLLM's reasoning parser drops them)
-    (None, "plan" + THINK_END + RO + "Hi" + RC + MC, "plan", RO + "Hi" + RC + MC, []),
+    # no tool format: `<|open|>response<|sep|>` is a spelling of the reasoning's end, markup
+    # outside the block too (it was content before); the closing channel markers stay content
+    # there (vLLM's reasoning parser drops them; not yet here)
+    (None, "plan" + THINK_END + RO + "Hi" + RC + MC, "plan", "Hi" + RC + MC, []),
 ]
 
 
@@ -272,3 +274,46 @@ def test_reasoning(
                 got_r += d.reasoning or ""
                 got_c += d.content or ""
         assert (got_r, got_c) == (reasoning, content or ""), chunks
+
+
+# The model skipped the think channel: it answers on the response channel while the prompt had
+# opened the think block. `<|open|>response<|sep|>` seen while reasoning ends the reasoning (a
+# spelling of the reasoning format's end, `also_end`), and the response channel's markers are
+# markup, not content (vLLM's kimi_k3 reasoning parser reads them so).
+SKIPPED_THINK = [
+    (
+        "Thinking.<|open|>response<|sep|>Hello<|close|>response<|sep|><|close|>message<|sep|>",
+        "Hello",
+        "Thinking.",
+        [],
+    ),
+    (
+        "<|open|>response<|sep|>Hi" + tools(call("f", 0, arg("a", "integer", "1"))),
+        "Hi",
+        None,
+        [("f", '{"a": 1}')],
+    ),
+    (
+        "<|open|>think<|sep|>a<|close|>think<|sep|><|open|>response<|sep|>Hi"
+        "<|close|>response<|sep|>",
+        "Hi",
+        "a",
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text,content,reasoning,calls", SKIPPED_THINK)
+def test_response_channel_ends_reasoning(
+    backend: str, text: str, content: str, reasoning: Optional[str], calls: Calls
+) -> None:
+    p = toolparse.get_parser("kimi_k3", backend=backend, reasoning="kimi_k3")
+    info = p.extract_tool_calls(text)
+    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    assert (info.content, info.reasoning, got) == (content, reasoning, calls)
+    for step in (1, 2, 5, len(text)):
+        s = p.stream()
+        ds = [s.feed(text[i : i + step]) for i in range(0, len(text), step)] + [s.finish()]
+        assert "".join(d.content or "" for d in ds if d) == content
+        assert "".join(d.reasoning or "" for d in ds if d) == (reasoning or "")

@@ -9,12 +9,18 @@ Decisions this file pins down (see ``rust/formats/openai.rs``):
   at the end of the text (servers strip the stop token) when the object is complete; an empty body
   closed by an end marker is ``{}``.
 * any other recipient (built-in tools such as ``browser.search``, ``python`` or
-  ``container.exec``, in any channel) is reasoning, never a call; a reasoning message whose text
-  follows earlier reasoning starts with ``"\n"`` (vLLM joins its analysis messages so).
+  ``container.exec``) is never a call: on the ``analysis`` channel it is reasoning, on
+  ``commentary`` or any other channel the message is dropped, neither content nor reasoning
+  (vLLM ignores it, SGLang and llama.cpp drop it; an earlier rule made every such message
+  reasoning, which showed the user a tool's input the server never ran); a reasoning message
+  whose text follows earlier reasoning starts with ``"\n"`` (vLLM joins its analysis messages so).
+* a header naming a function cut off by the end of the text is a call's start markup: dropped,
+  with ``truncated`` set; the messages before it keep their places (a finished analysis is
+  reasoning only, never repeated as content).
 * marker text inside a body is body text unless it forms a real boundary: an end marker followed
   by whitespace and the end of the text or a valid header, or ``<|start|>``/``<|channel|>``
   opening a valid header; ``<|message|>`` and ``<|constrain|>`` there are always text. A header
-  still open at the end of the text is taken as real (content, as a cut-off header always is).
+  still open at the end of the text is taken as real (content, or a call's dropped start markup).
 * malformed markup never raises; non-streaming falls back to the original text as content.
 """
 
@@ -375,54 +381,72 @@ def test_preamble_is_content(backend: str) -> None:
             '{"query": "x"}',
         ),
         ("<|channel|>analysis to=python code<|message|>print(1 < 2)<|call|>", "print(1 < 2)"),
-        (f"{S} to=container.exec<|channel|>commentary<|message|>ls -la<|call|>", "ls -la"),
-        # vLLM's parse_output_message tests: commentary to python/browser/container is reasoning
-        (
-            "<|channel|>commentary to=python<|message|>"
-            "import numpy as np\nprint(np.array([1, 2, 3]))<|call|>",
-            "import numpy as np\nprint(np.array([1, 2, 3]))",
-        ),
-        (
-            "<|channel|>commentary to=browser<|message|>Navigating to the specified URL<|call|>",
-            "Navigating to the specified URL",
-        ),
-        (
-            "<|channel|>commentary to=container<|message|>Running command in container<|call|>",
-            "Running command in container",
-        ),
-        # a recipient vLLM's Responses path would make an MCP call: no call here either
-        (
-            '<|channel|>commentary to=repo_browser.list<|message|>{"cmd": "ls"}<|call|>',
-            '{"cmd": "ls"}',
-        ),
+        (f"{S} to=container.exec<|channel|>analysis<|message|>ls -la<|call|>", "ls -la"),
     ],
 )
-def test_builtin_tool_recipient_is_reasoning(backend: str, text: str, reasoning: str) -> None:
+def test_builtin_tool_message_on_analysis_is_reasoning(
+    backend: str, text: str, reasoning: str
+) -> None:
     check(backend, text, None, [], reasoning=reasoning)
 
 
+# Built-in tool messages outside the analysis channel: vLLM's chat path routes them to IGNORE
+# (neither content nor reasoning), SGLang and llama.cpp drop them. This replaces the rule that
+# made them reasoning (after vLLM's Responses path), which showed the user a tool input no server
+# runs for a chat completion. The messages around them are untouched.
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{S} to=container.exec<|channel|>commentary<|message|>ls -la<|call|>",
+        # the shapes of vLLM's parse_output_message tests, on the commentary channel
+        "<|channel|>commentary to=python<|message|>"
+        "import numpy as np\nprint(np.array([1, 2, 3]))<|call|>",
+        "<|channel|>commentary to=browser<|message|>Navigating to the specified URL<|call|>",
+        "<|channel|>commentary to=container<|message|>Running command in container<|call|>",
+        # a recipient vLLM's Responses path would make an MCP call: no call here either
+        '<|channel|>commentary to=repo_browser.list<|message|>{"cmd": "ls"}<|call|>',
+        # the final channel, and no channel at all
+        f"{S}<|channel|>final to=python<|message|>print(1)<|call|>",
+        f"{S} to=browser.search<|message|>x<|call|>",
+    ],
+)
+def test_builtin_tool_message_elsewhere_is_dropped(backend: str, text: str) -> None:
+    check(backend, text, None, [])
+    check(backend, f"{text}{S}<|channel|>final<|message|>Done.<|return|>", "Done.", [])
+
+
 # The user-reported shapes: a built-in tool message after reasoning, its recipient after the
-# channel name or in the role part; today's result must not be `...helloprint("hello")`.
+# channel name or in the role part; the result must not be `...helloprint("hello")`.
 HELLO = "<|channel|>analysis<|message|>The user wants to see hello<|end|>"
-BUILTIN_AFTER_REASONING = [
-    f'{HELLO}{S}<|channel|>commentary to=python<|message|>print("hello")<|call|>',
+BUILTIN_ON_ANALYSIS = [
     f'{HELLO}{S}<|channel|>analysis to=python code<|message|>print("hello")<|call|>',
     f'{HELLO}{S} to=python<|channel|>analysis code<|message|>print("hello")<|call|>',
+]
+BUILTIN_ON_COMMENTARY = [
+    f'{HELLO}{S}<|channel|>commentary to=python<|message|>print("hello")<|call|>',
     f'{HELLO}{S}<|channel|>commentary to=python<|message|>print("hello")',
 ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("text", BUILTIN_AFTER_REASONING)
+@pytest.mark.parametrize("text", BUILTIN_ON_ANALYSIS)
 def test_builtin_tool_message_is_reasoning_of_its_own(backend: str, text: str) -> None:
     check(backend, text, None, [], reasoning='The user wants to see hello\nprint("hello")')
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text", BUILTIN_ON_COMMENTARY)
+def test_builtin_tool_message_on_commentary_is_dropped(backend: str, text: str) -> None:
+    check(backend, text, None, [], reasoning="The user wants to see hello")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_builtin_tool_messages_between_reasoning_and_calls(backend: str) -> None:
-    """A browsing turn (vLLM's test shapes): reasoning, a search, more reasoning, an open, then a
-    function call and the answer. No built-in message is a call; each reasoning message after the
-    first starts with a newline; calls and content are untouched."""
+    """A browsing turn (vLLM's test shapes): reasoning, a search, more reasoning, an open, an exec
+    on the commentary channel, then a function call and the answer. No built-in message is a call;
+    those on the analysis channel are reasoning, each after a newline; the commentary one is
+    dropped; calls and content are untouched."""
     text = (
         "<|channel|>analysis<|message|>We need to browse. Let's search.<|end|>"
         f"{S}<|channel|>analysis to=browser.search code<|message|>"
@@ -441,10 +465,50 @@ def test_builtin_tool_messages_between_reasoning_and_calls(backend: str) -> None
             '{"query": "Ho Chi Minh City weather today", "topn": 10, "source": "news"}',
             "Open the first result.",
             '{"id": 0}',
-            '{"cmd": ["ls"]}',
         ]
     )
     check(backend, text, "It is 31 °C.", [("get_weather", '{"city": "HCMC"}')], reasoning)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"{S}<|channel|>commentary to=functions.get_weather <|constrain|>json",
+        f"{S}<|channel|>commentary to=functions.get_weather",
+        f"{S} to=functions.get",
+        "\n<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>",
+    ],
+)
+def test_cut_inside_a_call_header_keeps_the_analysis_as_reasoning_only(
+    backend: str, header: str
+) -> None:
+    """max_tokens inside the header of a call: the finished analysis is reasoning, once; the header
+    is the start markup of a call that never began (dropped, not content), and the output is
+    truncated. Every split of the text gives the same."""
+    text = "<|channel|>analysis<|message|>Need the weather.<|end|>" + header
+    info = parser(backend).extract_tool_calls(text)
+    assert (info.content, info.reasoning, info.tool_calls, info.truncated) == (
+        None,
+        "Need the weather.",
+        [],
+        True,
+    )
+    for step in (1, 3, len(text)):
+        s = parser(backend).stream()
+        deltas = [s.feed(text[i : i + step]) for i in range(0, len(text), step)] + [s.finish()]
+        assert "".join(d.content or "" for d in deltas if d) == ""
+        assert "".join(d.reasoning or "" for d in deltas if d) == "Need the weather."
+        assert not any(d.tool_calls for d in deltas if d)
+        assert s.truncated
+    # after a content message, that content stays, once
+    final = f"{S}<|channel|>final<|message|>Let me check.<|end|>"
+    info = parser(backend).extract_tool_calls(text.replace("<|end|>", "<|end|>" + final, 1))
+    assert (info.content, info.reasoning, info.truncated) == (
+        "Let me check.",
+        "Need the weather.",
+        True,
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -627,10 +691,21 @@ CALL_HEADER = f"{S}<|channel|>commentary to=functions.g <|constrain|>json"
     ],
 )
 def test_call_cut_off_at_the_end_is_truncated(backend: str, tail: str) -> None:
-    # no complete call: the text whole, as content
+    # no complete call: cut inside the header, the call never began and its header is dropped
+    # markup (the analysis is reasoning, once; this replaces the text-whole fallback, which
+    # repeated the analysis as content and leaked the header); cut after it, the text whole, as
+    # content (the peers' rule for a call that began)
     text = "<|channel|>analysis<|message|>r<|end|>" + tail
     info = parser(backend).extract_tool_calls(text)
-    assert (info.tools_called, info.content, info.truncated) == (False, text, True)
+    if "<|message|>" in tail:
+        assert (info.tools_called, info.content, info.truncated) == (False, text, True)
+    else:
+        assert (info.tools_called, info.content, info.reasoning, info.truncated) == (
+            False,
+            None,
+            "r",
+            True,
+        )
     # after a complete call: the call is kept, the unfinished one's header is not content
     first = "<|channel|>commentary to=functions.f<|message|>{}<|call|>"
     info = parser(backend).extract_tool_calls(first + tail)
@@ -728,7 +803,8 @@ def _texts_for_differential() -> List[str]:
         "plain text < with <| odd |> markers",
         " to=functions.f<|channel|>commentary json<|message|>{}",
         *MALFORMED,
-        *BUILTIN_AFTER_REASONING,
+        *BUILTIN_ON_ANALYSIS,
+        *BUILTIN_ON_COMMENTARY,
         *(t for t, _, _ in QUOTED),
     ]
 
@@ -772,8 +848,14 @@ def test_large_arguments(backend: str) -> None:
 UNIT_TEXTS = [
     (
         ["<|channel|>", "analysis", "<|message|>", "a", "<|call|>", " ", "b", "<|end|>"]
-        + ["<|start|>", "assistant", "<|channel|>", "commentary to=python", "<|message|>", "c"],
+        + ["<|start|>", "assistant", "<|channel|>", "analysis to=python", "<|message|>", "c"],
         ("", "a<|call|> b\nc", []),
+    ),
+    (
+        ["<|channel|>", "analysis", "<|message|>", "a", "<|end|>", "<|start|>", "assistant"]
+        + ["<|channel|>", "commentary to=python", "<|message|>", "c", "<|call|>", "<|start|>"]
+        + ["assistant", "<|channel|>", "final", "<|message|>", "d"],
+        ("d", "a", []),
     ),
     (
         ["<|channel|>", "final", "<|message|>", "x", "<|end|>", "<|start|>", "user"]

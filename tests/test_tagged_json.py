@@ -36,7 +36,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 import toolparse
-from toolparse import StreamingToolReconstructor
+from toolparse import StreamingToolReconstructor, _core, reference
 
 BACKENDS = ("rust", "python")
 
@@ -920,3 +920,31 @@ def test_xlam_malformed_once_a_call_started(backend: str) -> None:
 def test_an_empty_list_after_a_start_marker_is_malformed(fmt: str, backend: str, text: str) -> None:
     """Markup with no call in it: malformed, and its text is not lost."""
     check_malformed(fmt, backend, text)
+
+
+# Ids the model gives repeat across cohere's action blocks (each block counts from "0", as
+# cohere_melody reports them): ids are unique within a response for every format that takes
+# them from the model, so a repeated one is replaced by a generated id (the emitter's rule, as
+# for mistral's [CALL_ID]); the first call keeps the model's id.
+COHERE_REPEATED_IDS = (
+    '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {"a": 1}}, '
+    '{"tool_call_id": "1", "tool_name": "g", "parameters": {}}]<|END_ACTION|>'
+    '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "h", "parameters": {}}]<|END_ACTION|>'
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", ["cohere_command3", "cohere_command4"])
+def test_repeated_model_ids_are_replaced(fmt: str, backend: str) -> None:
+    info = extract(fmt, backend, COHERE_REPEATED_IDS)
+    calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    assert calls == [("f", '{"a": 1}'), ("g", "{}"), ("h", "{}")]
+    ids = [c.id for c in info.tool_calls]
+    assert ids[:2] == ["0", "1"] and ids[2] not in ("0", "1") and ids[2]
+    for chunks in ([COHERE_REPEATED_IDS], list(COHERE_REPEATED_IDS)):
+        rec, malformed = stream(fmt, backend, chunks)
+        assert not malformed
+        streamed_ids = [c.id for c in rec.tool_calls]
+        assert streamed_ids[:2] == ["0", "1"] and streamed_ids[2] not in ("0", "1")
+    core = (_core.extract if backend == "rust" else reference.extract)(fmt, COHERE_REPEATED_IDS)
+    assert [c[0] for c in core[2]] == ["0", "1", None]

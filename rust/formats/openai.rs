@@ -12,13 +12,10 @@
 //!   The end marker may be missing at the end of the text (`<|call|>` is a stop token that servers
 //!   strip): the call is complete when its object is.
 //! - any other recipient (a built-in tool: `python`, `browser.search`, `browser.open`,
-//!   `container.exec`, ..., in any channel): reasoning, never a function call. The peers: vLLM
-//!   reports no call for them; its Responses path (`parse_output_message`) makes a message to
-//!   `python`, `browser` or `container`, `commentary` channel included, a reasoning item of its
-//!   own (other recipients become MCP calls there, which chat completions have no slot for); its
-//!   chat path (`parse_chat_output`) joins the `analysis` messages into the reasoning with `"\n"`
-//!   and drops a `commentary` one, as llama.cpp drops every "unsolicited" built-in message.
-//!   Nothing is dropped here: every such message is reasoning, separated as below.
+//!   `container.exec`, ...): never a function call. On the `analysis` channel it is reasoning (vLLM
+//!   reads every `analysis` message as reasoning); on `commentary` or any other channel the message
+//!   is dropped, neither content nor reasoning (vLLM ignores it; SGLang and llama.cpp drop it): it
+//!   is the model addressing a tool the server does not run for it, not text for the user.
 //! - no recipient: `analysis` is reasoning; `final`, `commentary` (a preamble for the user) or no
 //!   channel at all are content. Another channel name is malformed.
 //!
@@ -39,8 +36,9 @@
 //!   invalid is body text, and reading goes on from there: a marker that broke the header is
 //!   looked at again, markers it had taken (its `<|channel|>`, `<|constrain|>`, `<|message|>`)
 //!   stay in the quote.
-//! - a header still open at the end of the text is taken as real: it goes to content, as a header
-//!   cut off by the end of the text always does.
+//! - a header still open at the end of the text is taken as real, as a header cut off by the end
+//!   of the text always is: the start markup of a call when it names a function (dropped, see
+//!   below), else content.
 //!
 //! The reasoning keeps the quoted text. Held back meanwhile: the marker, at most [`HEADER_MAX`]
 //! characters of whitespace and at most [`HEADER_MAX`] characters of header.
@@ -51,7 +49,9 @@
 //! stream with only a possible marker prefix (or a quote being decided) held back, arguments with
 //! nothing held back. Malformed markup (a stray marker outside a body, a bad or overlong header
 //! outside a body, a call body that is not one JSON object) sets `malformed` and everything after
-//! is content; a header cut off by the end of the text goes back to content.
+//! is content. A header cut off by the end of the text goes back to content, unless it names a
+//! function: then it is the start markup of a call that never began, dropped (`truncated` is set)
+//! while the messages before it keep their places (a finished analysis stays reasoning only).
 //!
 //! beam (a spec entry of this family, its [`Frame`]): every recipient names a function (no
 //! `functions.` prefix, no built-in tools), a call's body is XML parameters
@@ -239,9 +239,9 @@ struct Header {
     role: bool,
     /// Opened by `to=` at the very start of the output: maybe not a header at all.
     tentative: bool,
-    /// Opened inside a body (`Some(reasoning)`: which kind): if the header is invalid, it was
+    /// Opened inside a body (`Some(sink)`: where it goes): if the header is invalid, it was
     /// quoted text of that body.
-    quote: Option<bool>,
+    quote: Option<Sink>,
     checks: Checks,
 }
 
@@ -267,7 +267,7 @@ impl Header {
 
     /// A header opened by marker `which` (`<|start|>` or `<|channel|>`) after `raw` (whitespace,
     /// or a quoting body's end marker and whitespace: `lead` bytes of it are that end marker).
-    fn open(raw: String, lead: usize, which: usize, quote: Option<bool>) -> Header {
+    fn open(raw: String, lead: usize, which: usize, quote: Option<Sink>) -> Header {
         let mut h = Header {
             text: raw.len(),
             raw,
@@ -296,14 +296,14 @@ enum State {
     /// Plain text before the first message (or a `to=` that was not a header): content.
     Text,
     Header(Header),
-    /// A message body: content, or reasoning.
+    /// A message body: content, reasoning, or dropped.
     Body {
-        reasoning: bool,
+        sink: Sink,
     },
     /// An end marker inside a body, then whitespace (`raw`; the marker is its first `end` bytes):
     /// the end of the body if a header (or the end of the text) follows, else body text.
     Ended {
-        reasoning: bool,
+        sink: Sink,
         raw: String,
         end: usize,
     },
@@ -338,11 +338,20 @@ pub struct Harmony {
     tools: Option<Tools>,
 }
 
+/// Where the text of a message that is not a call goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    Content,
+    Reasoning,
+    /// A message to a built-in tool outside the `analysis` channel: neither content nor
+    /// reasoning.
+    Dropped,
+}
+
 /// Where a message's body goes.
 #[derive(Debug, PartialEq, Eq)]
 enum Route {
-    Content,
-    Reasoning,
+    Body(Sink),
     Tool(String),
 }
 
@@ -400,26 +409,31 @@ fn parse(h: &str, role: bool, prefix: &str) -> Option<Route> {
             Some(name) if is_blank(name) => None,
             Some(name) => Some(Route::Tool(name.to_owned())),
             None if r.is_empty() => None,
-            None => Some(Route::Reasoning),
+            // A built-in tool: reasoning on the analysis channel, dropped on any other.
+            None if channel == "analysis" => Some(Route::Body(Sink::Reasoning)),
+            None => Some(Route::Body(Sink::Dropped)),
         },
-        None if channel == "analysis" => Some(Route::Reasoning),
-        None => Some(Route::Content),
+        None if channel == "analysis" => Some(Route::Body(Sink::Reasoning)),
+        None => Some(Route::Body(Sink::Content)),
     }
 }
 
-/// Body text; a reasoning message's first text after earlier reasoning starts with `"\n"`.
-fn body(out: &mut Emitter, sep: &mut Sep, reasoning: bool, s: &str) {
+/// Body text; a reasoning message's first text after earlier reasoning starts with `"\n"`; a
+/// dropped message's text goes nowhere.
+fn body(out: &mut Emitter, sep: &mut Sep, sink: Sink, s: &str) {
     if s.is_empty() {
         return;
     }
-    if reasoning {
-        if sep.fresh && sep.said && !sep.join.is_empty() {
-            out.reasoning(sep.join);
+    match sink {
+        Sink::Reasoning => {
+            if sep.fresh && sep.said && !sep.join.is_empty() {
+                out.reasoning(sep.join);
+            }
+            sep.said = true;
+            out.reasoning(s);
         }
-        sep.said = true;
-        out.reasoning(s);
-    } else {
-        out.content(s);
+        Sink::Content => out.content(s),
+        Sink::Dropped => return,
     }
     sep.fresh = false;
 }
@@ -460,11 +474,9 @@ fn route(
                 State::ArgsStart
             }
         },
-        r => {
+        Route::Body(sink) => {
             sep.fresh = true;
-            State::Body {
-                reasoning: r == Route::Reasoning,
-            }
+            State::Body { sink }
         }
     }
 }
@@ -474,9 +486,9 @@ impl Harmony {
     fn fail_header(&mut self, out: &mut Emitter) {
         if let State::Header(h) = &self.st {
             self.st = match h.quote {
-                Some(reasoning) => {
-                    body(out, &mut self.sep, reasoning, &h.raw);
-                    State::Body { reasoning }
+                Some(sink) => {
+                    body(out, &mut self.sep, sink, &h.raw);
+                    State::Body { sink }
                 }
                 None => {
                     out.content(&h.raw);
@@ -590,9 +602,9 @@ impl Machine for Harmony {
                                         h.raw.push_str(m);
                                         match h.quote {
                                             // Quoted: the header and its `<|message|>` are text.
-                                            Some(reasoning) => {
-                                                body(out, &mut self.sep, reasoning, &h.raw);
-                                                State::Body { reasoning }
+                                            Some(sink) => {
+                                                body(out, &mut self.sep, sink, &h.raw);
+                                                State::Body { sink }
                                             }
                                             None => {
                                                 out.malformed = true;
@@ -617,18 +629,18 @@ impl Machine for Harmony {
                         return i;
                     }
                 },
-                State::Body { reasoning } => {
-                    let reasoning = *reasoning;
+                State::Body { sink } => {
+                    let sink = *sink;
                     match MARKERS.find(rest) {
                         Found::Marker { at, which } => {
-                            body(out, &mut self.sep, reasoning, &rest[..at]);
+                            body(out, &mut self.sep, sink, &rest[..at]);
                             i += at;
                             let m = MARKERS.list[which];
                             match which {
                                 END | CALL | RETURN => {
                                     i += m.len();
                                     self.st = State::Ended {
-                                        reasoning,
+                                        sink,
                                         raw: m.to_owned(),
                                         end: m.len(),
                                     };
@@ -636,28 +648,24 @@ impl Machine for Harmony {
                                 // Maybe the next message begins (its end marker missing).
                                 START | CHANNEL => {
                                     i += m.len();
-                                    let h = Header::open(String::new(), 0, which, Some(reasoning));
+                                    let h = Header::open(String::new(), 0, which, Some(sink));
                                     self.st = State::Header(h);
                                 }
                                 // `<|message|>`, `<|constrain|>`: body text.
                                 _ => {
-                                    body(out, &mut self.sep, reasoning, m);
+                                    body(out, &mut self.sep, sink, m);
                                     i += m.len();
                                 }
                             }
                         }
                         Found::Partial { safe } => {
-                            body(out, &mut self.sep, reasoning, &rest[..safe]);
+                            body(out, &mut self.sep, sink, &rest[..safe]);
                             return i + safe;
                         }
                     }
                 }
-                State::Ended {
-                    reasoning,
-                    raw,
-                    end,
-                } => {
-                    let reasoning = *reasoning;
+                State::Ended { sink, raw, end } => {
+                    let sink = *sink;
                     let ws = ws_len(rest);
                     raw.push_str(&rest[..ws]);
                     i += ws;
@@ -669,7 +677,7 @@ impl Machine for Harmony {
                         }
                         if let Some(w @ (START | CHANNEL)) = which {
                             i += MARKERS.list[w].len();
-                            let h = Header::open(std::mem::take(raw), *end, w, Some(reasoning));
+                            let h = Header::open(std::mem::take(raw), *end, w, Some(sink));
                             self.st = State::Header(h);
                             continue;
                         }
@@ -678,8 +686,8 @@ impl Machine for Harmony {
                         }
                     }
                     // Not followed by a header: the end marker was body text.
-                    body(out, &mut self.sep, reasoning, raw);
-                    self.st = State::Body { reasoning };
+                    body(out, &mut self.sep, sink, raw);
+                    self.st = State::Body { sink };
                 }
                 State::ArgsStart => match expect(rest, &MARKERS) {
                     Expect::Marker { which, end } => {
@@ -809,18 +817,22 @@ impl Machine for Harmony {
             }
             State::Text | State::Fallback => out.content(rest),
             // A header cut off by the end of the text (a quoting body's end marker before it was
-            // real): the markup of an unfinished call when it names a function recipient; else
-            // it was never a message.
+            // real): when it names a function recipient, the start markup of a call that never
+            // began (dropped: the messages before it stand as they are); else it was never a
+            // message.
             State::Header(h) => {
                 h.raw.push_str(rest);
                 let to = format!("to={}", self.frame.prefix);
-                if h.raw[h.text..].contains(&to) {
+                if h.tentative && h.raw[h.text..].contains(&to) {
+                    // `to=` at the very start, maybe plain text: the stream sends it as content.
                     out.truncate(&h.raw[h.lead..]);
+                } else if h.raw[h.text..].contains(&to) {
+                    out.truncate_start();
                 } else {
                     out.content(&h.raw[h.lead..]);
                 }
             }
-            State::Body { reasoning } => body(out, &mut self.sep, *reasoning, rest),
+            State::Body { sink } => body(out, &mut self.sep, *sink, rest),
             // A call with no arguments yet: truncated.
             State::ArgsStart => out.truncate(rest),
             State::Args(_) => out.truncate(""),

@@ -41,14 +41,12 @@
 //! from 1 to [`ID_MAX`] is taken here); whitespace may surround it as it may the name, and the
 //! separator after it may be missing as after a name. An empty id, a longer one, or another
 //! character before the separator or `{` is malformed markup (the output falls back to content).
-//! An id an earlier call of the output already has is not reused (ids must tell calls apart): that
-//! call gets a generated one. The arguments object is streamed as written.
+//! An id an earlier call of the output already has is not reused (the emitter's rule for every
+//! model-given id): that call gets a generated one. The arguments object is streamed as written.
 //!
 //! Hold-back is bounded (see `scan`): in the forms shape, a name longer than [`NAME_MAX`]
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
-
-use std::collections::HashSet;
 
 use super::between::{stream_args, Args};
 use super::{Machine, Region, RegionStep};
@@ -115,8 +113,6 @@ enum State {
 pub struct TaggedJson {
     tags: &'static Tags,
     st: State,
-    /// The ids the model gave earlier calls (the name form).
-    ids: HashSet<String>,
     /// Form, Id: the whitespace read so far (capped by `WS_MAX`).
     ws: usize,
 }
@@ -161,7 +157,6 @@ impl TaggedJson {
         TaggedJson {
             tags,
             st: State::Text,
-            ids: HashSet::new(),
             ws: 0,
         }
     }
@@ -383,8 +378,7 @@ impl Machine for TaggedJson {
                         continue;
                     }
                     let id = std::mem::take(id);
-                    let id = self.ids.insert(id.clone()).then_some(id);
-                    out.tool_start(id, std::mem::take(name));
+                    out.tool_start(Some(id), std::mem::take(name));
                     i += skip;
                     self.st = State::Args(JsonScanner::new());
                 }

@@ -9,7 +9,7 @@ the non-streaming result leaves it out; a stream has sent its start and argument
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from .scan import WS, WS_MAX, Markers, strip_all
 
@@ -46,6 +46,7 @@ class Emitter:
         self._pending = ""
         # the markers that begin a call (its format's call_start and section_start roles)
         self._starts = tuple(m for m in starts if m)
+        self._ids: Set[str] = set()  # the ids the model gave earlier calls of this response
 
     def drops(self) -> bool:
         """Whether some markup is dropped from content."""
@@ -119,6 +120,14 @@ class Emitter:
             ev.append(["reasoning", [s]])
 
     def tool_start(self, id: Optional[str], name: str) -> int:
+        """A call starts. ``id`` is the one the model gave it, if any: an id an earlier call of
+        this response already has is not reused (ids tell calls apart), the call gets a generated
+        one."""
+        if id is not None:
+            if id in self._ids:
+                id = None
+            else:
+                self._ids.add(id)
         self._flush()
         self._ws = ""
         self._seg_text = False
@@ -166,6 +175,16 @@ class Emitter:
         s = self.strip(s)
         if s:
             self.events.append(["unfinished", [s]])
+
+    def truncate_start(self) -> None:
+        """End of text inside the start markup of a call that has not begun (a header naming a
+        function, cut off): like a bare call start, it is markup, and is dropped (``cut``) with
+        the whitespace held before it."""
+        self._flush()
+        self.truncated = True
+        self._ws = ""
+        if self._open is None:
+            self.cut = True
 
     def finish(self) -> None:
         self._flush()

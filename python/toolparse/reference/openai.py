@@ -14,13 +14,10 @@ Routing of a body, decided when its header is complete:
   marker may be missing at the end of the text (``<|call|>`` is a stop token that servers strip):
   the call is complete when its object is.
 - any other recipient (a built-in tool: ``python``, ``browser.search``, ``browser.open``,
-  ``container.exec``, ..., in any channel): reasoning, never a function call. The peers: vLLM
-  reports no call for them; its Responses path (``parse_output_message``) makes a message to
-  ``python``, ``browser`` or ``container``, ``commentary`` channel included, a reasoning item of
-  its own (other recipients become MCP calls there, which chat completions have no slot for); its
-  chat path (``parse_chat_output``) joins the ``analysis`` messages into the reasoning with
-  ``"\\n"`` and drops a ``commentary`` one, as llama.cpp drops every "unsolicited" built-in
-  message. Nothing is dropped here: every such message is reasoning, separated as below.
+  ``container.exec``, ...): never a function call. On the ``analysis`` channel it is reasoning (vLLM
+  reads every ``analysis`` message as reasoning); on ``commentary`` or any other channel the message
+  is dropped, neither content nor reasoning (vLLM ignores it; SGLang and llama.cpp drop it): it
+  is the model addressing a tool the server does not run for it, not text for the user.
 - no recipient: ``analysis`` is reasoning; ``final``, ``commentary`` (a preamble for the user) or no
   channel at all are content. Another channel name is malformed.
 
@@ -42,8 +39,9 @@ tokens, which plain text cannot tell from their spelling; here, in a body:
   invalid is body text, and reading goes on from there: a marker that broke the header is looked
   at again, markers it had taken (its ``<|channel|>``, ``<|constrain|>``, ``<|message|>``) stay in
   the quote.
-- a header still open at the end of the text is taken as real: it goes to content, as a header cut
-  off by the end of the text always does.
+- a header still open at the end of the text is taken as real, as a header cut off by the end of
+  the text always is: the start markup of a call when it names a function (dropped, see below),
+  else content.
 
 The reasoning keeps the quoted text. Held back meanwhile: the marker, at most ``HEADER_MAX``
 characters of whitespace and at most ``HEADER_MAX`` characters of header.
@@ -53,8 +51,10 @@ end marker is markup; after a tool call only whitespace and a header may follow 
 is malformed). Headers are kept in the state (bounded by ``HEADER_MAX``); bodies stream with only a
 possible marker prefix (or a quote being decided) held back, arguments with nothing held back.
 Malformed markup (a stray marker outside a body, a bad or overlong header outside a body, a call
-body that is not one JSON object) sets ``malformed`` and everything after is content; a header cut
-off by the end of the text goes back to content.
+body that is not one JSON object) sets ``malformed`` and everything after is content. A header cut
+off by the end of the text goes back to content, unless it names a function: then it is the start
+markup of a call that never began, dropped (``truncated`` is set) while the messages before it keep
+their places (a finished analysis stays reasoning only).
 
 beam (a spec entry of this family, its :class:`Frame`): every recipient names a function (no
 ``functions.`` prefix, no built-in tools), a call's body is XML parameters
@@ -235,7 +235,8 @@ class Checks:
 
 def parse(h: str, role: bool, prefix: str = FUNCTION_RECIPIENT[3:]) -> Optional[tuple]:
     """Routes a complete header (the text between ``<|start|>`` and ``<|message|>``; ``role``: it
-    begins with the role): ``("content",)``, ``("reasoning",)`` or ``("tool", name)``; None when it
+    begins with the role): ``("content",)``, ``("reasoning",)``, ``("dropped",)`` or
+    ``("tool", name)``; None when it
     is malformed (a role other than ``assistant``, a channel other than ``analysis``,
     ``commentary``, ``final``, two channels, two recipients, an empty recipient or function
     name, more than one other word). A recipient starting with ``prefix`` names a function."""
@@ -273,7 +274,10 @@ def parse(h: str, role: bool, prefix: str = FUNCTION_RECIPIENT[3:]) -> Optional[
         if recipient.startswith(prefix):
             name = recipient[len(prefix) :]
             return None if is_blank(name) else ("tool", name)
-        return ("reasoning",) if recipient else None
+        if not recipient:
+            return None
+        # A built-in tool: reasoning on the analysis channel, dropped on any other.
+        return ("reasoning",) if channel == "analysis" else ("dropped",)
     return ("reasoning",) if channel == "analysis" else ("content",)
 
 
@@ -295,13 +299,15 @@ class Harmony:
         self.chars = 0
         self.role = False  # Header: opened by `<|start|>`, it begins with the role
         self.tentative = False  # Header: opened by `to=` at the very start of the output
-        # Header: opened inside a body (True/False: reasoning or not): invalid, it was quoted text
-        self.quote: Optional[bool] = None
+        # Header: opened inside a body (its sink): invalid, it was quoted text
+        self.quote: Optional[str] = None
         # Header: characters at the start of `raw` that are the quoting body's end marker;
         # Ended: the length of the end marker
         self.lead = 0
         self.checks = Checks()  # Header, quoted
-        self.reasoning = False  # Body, Ended
+        # Body, Ended: where the text goes: "content", "reasoning" or "dropped" (a message to a
+        # built-in tool outside the analysis channel)
+        self.sink = "content"
         self.sc: Optional[JsonScanner] = None  # Args
         # the separator between reasoning messages: some message's reasoning text was emitted;
         # the current body has emitted nothing yet
@@ -311,18 +317,20 @@ class Harmony:
     def _outside(self) -> None:
         self.st, self.first, self.raw, self.held = "Outside", False, [], 0
 
-    def _body(self, out: Emitter, reasoning: bool, s: str) -> None:
+    def _body(self, out: Emitter, sink: str, s: str) -> None:
         """Body text; a reasoning message's first text after earlier reasoning starts with
-        ``"\\n"``."""
+        ``"\\n"``; a dropped message's text goes nowhere."""
         if not s:
             return
-        if reasoning:
+        if sink == "reasoning":
             if self.fresh and self.said and self.frame.join:
                 out.reasoning(self.frame.join)
             self.said = True
             out.reasoning(s)
-        else:
+        elif sink == "content":
             out.content(s)
+        else:
+            return
         self.fresh = False
 
     def _route(self, out: Emitter, route: tuple) -> None:
@@ -337,9 +345,9 @@ class Harmony:
             self.st = "ArgsStart"
         else:
             self.fresh = True
-            self.st, self.reasoning = "Body", route[0] == "reasoning"
+            self.st, self.sink = "Body", route[0]
 
-    def _open(self, raw: str, lead: int, which: int, quote: Optional[bool]) -> None:
+    def _open(self, raw: str, lead: int, which: int, quote: Optional[str]) -> None:
         """A header opened by marker ``which`` (``<|start|>`` or ``<|channel|>``) after ``raw``
         (whitespace, or a quoting body's end marker and whitespace: ``lead`` characters of it are
         that end marker)."""
@@ -374,7 +382,7 @@ class Harmony:
         raw, self.raw = "".join(self.raw), []
         if self.quote is not None:
             self._body(out, self.quote, raw)
-            self.st, self.reasoning = "Body", self.quote
+            self.st, self.sink = "Body", self.quote
             return
         out.content(raw)
         if self.tentative:
@@ -473,8 +481,8 @@ class Harmony:
                     self._fail_header(out)
             elif st == "Body":
                 kind, at, which = _find(s, i)
-                reasoning = self.reasoning
-                self._body(out, reasoning, s[i:at])
+                sink = self.sink
+                self._body(out, sink, s[i:at])
                 i = at
                 if kind != "marker":
                     return i
@@ -485,13 +493,13 @@ class Harmony:
                 elif which in (START, CHANNEL):
                     # Maybe the next message begins (its end marker missing).
                     i += len(m)
-                    self._open("", 0, which, reasoning)
+                    self._open("", 0, which, sink)
                 else:
                     # `<|message|>`, `<|constrain|>`: body text.
-                    self._body(out, reasoning, m)
+                    self._body(out, sink, m)
                     i += len(m)
             elif st == "Ended":
-                reasoning = self.reasoning
+                sink = self.sink
                 j = i + ws_len(s, i)
                 self.raw.append(s[i:j])
                 self.chars += j - i
@@ -502,13 +510,13 @@ class Harmony:
                     which = MARKERS.starts(s, j)
                     if which in (START, CHANNEL):
                         i += len(MARKERS.list[which])
-                        self._open("".join(self.raw), self.lead, which, reasoning)
+                        self._open("".join(self.raw), self.lead, which, sink)
                         continue
                     if which == -1 and _could_start(s, j):
                         return i
                 # Not followed by a header: the end marker was body text.
                 raw, self.raw = "".join(self.raw), []
-                self._body(out, reasoning, raw)
+                self._body(out, sink, raw)
                 self.st = "Body"
             elif st == "ArgsStart":
                 kind, a, b = _expect(s, i)
@@ -612,17 +620,22 @@ class Harmony:
                 out.content(rest)
         elif st == "Header":
             # A header cut off by the end of the text (a quoting body's end marker before it was
-            # real): the markup of an unfinished call when it names a function recipient; else
-            # it was never a message.
+            # real): when it names a function recipient, the start markup of a call that never
+            # began (dropped: the messages before it stand as they are); else it was never a
+            # message.
             self.raw.append(rest)
-            if "to=" + self.frame.prefix in "".join(self.raw[self.text :]):
+            named = "to=" + self.frame.prefix in "".join(self.raw[self.text :])
+            if named and self.tentative:
+                # `to=` at the very start, maybe plain text: the stream sends it as content.
                 out.truncate("".join(self.raw)[self.lead :])
+            elif named:
+                out.truncate_start()
             else:
                 out.content("".join(self.raw)[self.lead :])
         elif st in ("Text", "Fallback"):
             out.content(rest)
         elif st == "Body":
-            self._body(out, self.reasoning, rest)
+            self._body(out, self.sink, rest)
         elif st == "ArgsStart":
             out.truncate(rest)
         elif st == "Args":

@@ -8,7 +8,7 @@ configured by :class:`Tags` from the spec entry (see the Rust module for the rul
 from __future__ import annotations
 
 import re
-from typing import Optional, Sequence, Set, Tuple
+from typing import Optional, Sequence, Tuple
 
 from . import Region
 from .between import stream_args
@@ -92,7 +92,6 @@ class TaggedJson:
         self.raw = ""  # Form / Name / Id: the markup read so far
         self.name = ""  # Name, Id
         self.id = ""  # Id: the id the model gave the call
-        self.ids: Set[str] = set()  # the ids the model gave earlier calls
         self.sc: Optional[JsonScanner] = None  # Args
         self.n_ws = 0  # Form, Id: the whitespace read so far (capped by WS_MAX)
 
@@ -259,11 +258,7 @@ class TaggedJson:
                     self._fail(self.raw, out)
                     continue
                 name, self.name, call_id, self.id = self.name, "", self.id, ""
-                if call_id in self.ids:
-                    out.tool_start(None, name)
-                else:
-                    self.ids.add(call_id)
-                    out.tool_start(call_id, name)
+                out.tool_start(call_id, name)
                 i += skip
                 self.st, self.sc = "Args", JsonScanner()
             elif st == "Args":

@@ -141,20 +141,41 @@ fn random_texts_are_split_invariant() {
 
 #[test]
 fn header_parse() {
-    assert_eq!(parse("<|channel|>final", false, FNS), Some(Route::Content));
+    assert_eq!(
+        parse("<|channel|>final", false, FNS),
+        Some(Route::Body(Sink::Content))
+    );
     assert_eq!(
         parse("<|channel|>analysis", false, FNS),
-        Some(Route::Reasoning)
+        Some(Route::Body(Sink::Reasoning))
     );
     let builtin = "assistant<|channel|>analysis to=browser.search";
-    assert_eq!(parse(builtin, true, FNS), Some(Route::Reasoning));
+    assert_eq!(
+        parse(builtin, true, FNS),
+        Some(Route::Body(Sink::Reasoning))
+    );
+    // a built-in tool outside the analysis channel: dropped
+    for elsewhere in [
+        "assistant<|channel|>commentary to=python",
+        "assistant to=container.exec<|channel|>final",
+        "assistant to=browser.open",
+    ] {
+        assert_eq!(
+            parse(elsewhere, true, FNS),
+            Some(Route::Body(Sink::Dropped)),
+            "{elsewhere}"
+        );
+    }
     let call = "assistant to=functions.a.b<|channel|>commentary<|constrain|>json";
     assert_eq!(parse(call, true, FNS), Some(Route::Tool("a.b".into())));
     assert_eq!(
         parse(" to=functions.f json", false, FNS),
         Some(Route::Tool("f".into()))
     );
-    assert_eq!(parse("assistant", true, FNS), Some(Route::Content));
+    assert_eq!(
+        parse("assistant", true, FNS),
+        Some(Route::Body(Sink::Content))
+    );
     for bad in [
         "<|channel|>",
         "<|channel|>other",
@@ -202,12 +223,20 @@ fn missing_end_marker_and_truncation() {
     let x = extract("<|channel|>analysis<|message|>a<|end|><|start|>assistant<|chan");
     assert!(!x.malformed);
     assert_eq!(x.content.as_deref(), Some("<|start|>assistant<|chan"));
+    // a header naming a function, cut off: a call that never began; its markup is dropped and
+    // the analysis stays reasoning only
+    let x = extract(
+        "<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>commentary \
+         to=functions.f <|constrain|>json",
+    );
+    assert!(!x.malformed && x.truncated && x.calls.is_empty());
+    assert_eq!((x.content, x.reasoning.as_deref()), (None, Some("a")));
 }
 
 #[test]
 fn builtin_recipient_is_reasoning_after_a_newline() {
     let text = "<|channel|>analysis<|message|>The user wants hello<|end|>\
-        <|start|>assistant<|channel|>commentary to=python<|message|>print(\"hello\")<|call|>";
+        <|start|>assistant<|channel|>analysis to=python<|message|>print(\"hello\")<|call|>";
     let x = extract(text);
     assert!(!x.malformed);
     assert!(x.calls.is_empty());
@@ -216,6 +245,13 @@ fn builtin_recipient_is_reasoning_after_a_newline() {
         x.reasoning.as_deref(),
         Some("The user wants hello\nprint(\"hello\")")
     );
+    // on the commentary channel the message is dropped (vLLM's IGNORE): neither content nor
+    // reasoning; this replaces the rule that made every built-in message reasoning
+    let x = extract(&text.replace("analysis to=python", "commentary to=python"));
+    assert!(!x.malformed);
+    assert!(x.calls.is_empty());
+    assert_eq!(x.content, None);
+    assert_eq!(x.reasoning.as_deref(), Some("The user wants hello"));
     // an empty reasoning message adds no separator
     let x = extract(
         "<|channel|>analysis<|message|><|end|><|start|>assistant<|channel|>analysis<|message|>b",
