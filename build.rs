@@ -69,7 +69,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                 table,
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
-                 ends: &[], starts: &[], trim: false, content_prefix: \"\" }},"
+                 ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
+                 off_when_disabled: false }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -90,8 +91,19 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             .and_then(Value::as_bool)
             .ok_or_else(|| format!("reasoning {name}: \"call_ends_block\" must be a bool"))?;
         let call_starts = strings(e, "call_starts", name)?;
+        let turn_end = optional_string(e, "turn_end", name)?;
+        let off_when_disabled = match e.get("markers_off_when_disabled") {
+            None => false,
+            Some(v) => v.as_bool().ok_or_else(|| {
+                format!("reasoning {name}: \"markers_off_when_disabled\" must be a bool")
+            })?,
+        };
         let mut ends = vec![end];
         ends.extend(optional_strings(e, "also_end", name)?);
+        // the turn-end tag ends a block too
+        if !turn_end.is_empty() && !ends.contains(&turn_end) {
+            ends.push(turn_end);
+        }
         let mut starts = vec![start];
         starts.extend(optional_strings(e, "also_start", name)?);
         let trim = match e.get("trim") {
@@ -136,7 +148,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: {start:?}, \
              end: {end:?}, started: {started}, call_starts: &{call_starts:?}, tool_format: None, \
              scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
-             content_prefix: {content_prefix:?} }},",
+             content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
+             off_when_disabled: {off_when_disabled} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;
@@ -195,10 +208,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
         writeln!(
             specs,
             "    Spec {{ name: {name:?}, family: {family:?}, id_style: {id_style:?}, \
-             aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?} }},",
+             aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?}, \
+             turn_end: {:?} }},",
             pairs.join(", "),
             strings(e, "special_tokens", name)?,
             strings(e, "models", name)?,
+            optional_string(e, "turn_end", name)?,
         )
         .map_err(|e| e.to_string())?;
         let ctor = format!("ctor_{k}");
@@ -607,6 +622,21 @@ fn string<'a>(e: &'a Map<String, Value>, key: &str, k: usize) -> Result<&'a str,
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| format!("entry {k}: {key:?} is missing or not a non-empty string"))
+}
+
+/// A non-empty string that may be absent (empty then).
+fn optional_string<'a>(
+    e: &'a Map<String, Value>,
+    key: &str,
+    name: &str,
+) -> Result<&'a str, String> {
+    match e.get(key) {
+        None => Ok(""),
+        Some(v) => v
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("{name}: {key:?} must be a non-empty string")),
+    }
 }
 
 /// A list of non-empty strings that may be absent (empty then).

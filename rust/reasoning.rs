@@ -22,6 +22,11 @@
 //!   [`TRAIL_CAP`] bytes; a longer run is reasoning. While a run is open it is held back.
 //! - Prefix (`content_prefix`, minimax_m2_append_think): nothing is reasoning; the prefix is
 //!   content before the whole output, which goes to the tool machine as it is.
+//! - Turn end (`turn_end`, plamo3's `<|plamo:tag|>`): one of the `ends`: it ends a block; outside
+//!   one the driver drops it from content, like every end marker.
+//! - Markers off (`off_when_disabled`, plamo3): with thinking disabled there is no front at all
+//!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
+//!   machine whole, a think block in it is content.
 
 use crate::event::{is_ws, Emitter};
 use crate::formats::Format;
@@ -59,6 +64,11 @@ pub struct ReasoningSpec {
     pub trim: bool,
     /// Content put before the output; nothing is reasoning (empty: none).
     pub content_prefix: &'static str,
+    /// The end-of-turn tag (empty: none): it ends a block (it is in `ends`) and is dropped from
+    /// content in every state, with thinking disabled too.
+    pub turn_end: &'static str,
+    /// With thinking disabled (not started), the markers are off: no front, a block is content.
+    pub off_when_disabled: bool,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -105,6 +115,9 @@ impl Reasoning {
         let k = format.map_or(0, |f| f.index() + 1);
         let list = spec.scan.get(k).copied().unwrap_or(&[]);
         let started = started.unwrap_or(spec.started);
+        if !started && spec.off_when_disabled {
+            return None;
+        }
         let state = if !spec.content_prefix.is_empty() {
             State::Prefix
         } else if started {
@@ -584,6 +597,71 @@ mod tests {
             let s = Parser::replay_with(setup, &tools, &chars);
             assert_eq!(s.content, x.content, "{text:?}");
         }
+    }
+
+    /// plamo3: the turn-end tag ends a block and is dropped from content in every state; with
+    /// thinking disabled the markers are off (text), the turn end still dropped.
+    #[test]
+    fn turn_end_and_markers_off_when_disabled() {
+        use crate::formats::{Parser, Setup, Tools};
+        let (b, e, t) = (
+            "<|plamo:begin_think:plamo|>",
+            "<|plamo:end_think:plamo|>",
+            "<|plamo:tag|>",
+        );
+        let cases = [
+            (
+                None,
+                None,
+                format!("r{t}c"),
+                Some("c".to_owned()),
+                Some("r"),
+            ),
+            (
+                None,
+                None,
+                format!("r{e}a{t}b{t}"),
+                Some("ab".to_owned()),
+                Some("r"),
+            ),
+            (
+                None,
+                Some(false),
+                format!("{b}t{e}c{t}"),
+                Some(format!("{b}t{e}c")),
+                None,
+            ),
+            (Some("plamo3"), None, format!("x{t}"), None, Some("x")),
+            (
+                Some("plamo3"),
+                Some(false),
+                format!("{e}x{t}"),
+                Some(format!("{e}x")),
+                None,
+            ),
+        ];
+        for (f, started, text, content, reasoning) in cases {
+            let setup = Setup {
+                format: f.and_then(Format::from_name),
+                reasoning: Reasoning::lookup("plamo3"),
+                started,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, &text);
+            assert_eq!(x.content, content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            let s = Parser::replay_with(setup, &tools, &chars);
+            assert_eq!(
+                (s.content, s.reasoning),
+                (x.content, x.reasoning),
+                "{text:?}"
+            );
+        }
+        // the tool format alone drops its turn end
+        let plamo = Format::from_name("plamo3").unwrap_or_else(|| panic!("plamo3"));
+        let x = Parser::extract(plamo, &Tools::default(), &format!("a{t}b"));
+        assert_eq!(x.content.as_deref(), Some("ab"));
     }
 
     /// The hand-over point: the byte offset where the machine's raw text starts, the same under

@@ -12,8 +12,8 @@ Decisions this file pins down, where they differ from a peer:
   before a call is kept as written (vLLM strips it) and text after it is content;
 * plamo3: the arguments marker is ``<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json
   <|plamo:msg|>`` (vLLM 0.33's engine); a section left open keeps its complete calls (vLLM drops
-  them: "rejects incomplete request"); an end-of-turn ``<|plamo:tag|>`` is content (vLLM drops it
-  and what follows: normally the server's stop handling removes it first);
+  them: "rejects incomplete request"); an end-of-turn ``<|plamo:tag|>`` is markup, dropped in every
+  state (the spec's ``turn_end``; vLLM's engine drops it too);
 * ling3 / iquest_q1 / spark25: the glm family's rules (``xml_params``); a malformed call among
   good ones makes the output content (SGLang's iquest_q1 skips it and keeps the others);
   spark25's boolean ``1``/``0`` stay strings and a string-typed ``null`` stays ``"null"``
@@ -123,8 +123,10 @@ CASES += [
     # pretty-printed arguments and whitespace between calls
     ("plamo3", pl(pl_call("f", '{\n  "a": [1, 2]\n}'), "\n", pl_call("g", "{}")), None,
      [("f", '{\n  "a": [1, 2]\n}'), ("g", "{}")], None),
-    # the end-of-turn token is content (vLLM drops it, and what follows it)
-    ("plamo3", "Before." + pl(pl_call("f", "{}")) + EOT, "Before." + EOT, [("f", "{}")], None),
+    # the end-of-turn tag is markup, dropped wherever it stands (vLLM's plamo3 engine has it as a
+    # terminal in every state; it was content here before)
+    ("plamo3", "Before." + pl(pl_call("f", "{}")) + EOT, "Before.", [("f", "{}")], None),
+    ("plamo3", "Be" + EOT + "fore." + EOT, "Before.", [], None),
 ]  # fmt: skip
 
 # ----- ling3 / iquest_q1 / spark25 (SGLang ling3/iquest_q1/spark25 detectors and tests) -----

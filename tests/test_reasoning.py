@@ -119,10 +119,49 @@ def test_peer_cases(r: str) -> None:
 def test_started_overrides_the_default(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
     check(None, r, True, f"abc{spec.end}rest", ("rest", "abc", []))
+    if spec.markers_off_when_disabled:
+        # thinking disabled turns the markers off (plamo3): they are text
+        for text in (f"abc{spec.end}rest", f"  {spec.start}abc{spec.end}rest"):
+            check(None, r, False, text, (text, None, []))
+        return
     # no block open: the end marker is markup, dropped (it was content before)
     check(None, r, False, f"abc{spec.end}rest", ("abcrest", None, []))
     check(None, r, False, f"{spec.end}answer", ("answer", None, []))
     check(None, r, False, f"  {spec.start}abc{spec.end}rest", ("rest", "abc", []))
+
+
+# plamo3 (vLLM's plamo3 engine configuration): the end-of-turn tag is a terminal in every state
+# (inside the think block it ends the block, elsewhere it is dropped); with thinking disabled
+# the configuration has no think terminals, so a think block is content
+PB, PE, PT = "<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>", "<|plamo:tag|>"
+PCALL = (
+    "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+    "<|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|>"
+    '<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"a": 1}'
+    "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+    "<|plamo:end_tool_requests:plamo|>"
+)
+PLAMO3_CASES = [
+    (None, None, f"r{PT}c", ("c", "r", [])),
+    (None, None, f"r{PE}c{PT}", ("c", "r", [])),
+    (None, None, f"r{PE}a{PT}b{PT}", ("ab", "r", [])),
+    ("plamo3", None, f"r{PE}{PCALL}{PT}", (None, "r", [("f", '{"a": 1}')])),
+    ("plamo3", None, f"r{PCALL}{PT}", (None, "r", [("f", '{"a": 1}')])),
+    ("hermes", None, f"r{PE}c{PT}", ("c", "r", [])),
+    # thinking disabled: the markers are text, the turn end is still dropped
+    (None, False, f"{PB}t{PE}c{PT}", (f"{PB}t{PE}c", None, [])),
+    ("plamo3", False, f"{PB}t{PE}{PCALL}{PT}", (f"{PB}t{PE}", None, [("f", '{"a": 1}')])),
+    ("plamo3", False, f"c{PE}{PT}", (f"c{PE}", None, [])),
+]
+
+
+@pytest.mark.parametrize("case", PLAMO3_CASES, ids=lambda c: repr(c[2]))
+def test_plamo3_turn_end_and_thinking_off(case: tuple) -> None:
+    fmt, started, text, expected = case
+    check(fmt, "plamo3", started, text, expected)
+    # the tool format alone drops its turn end too
+    if fmt == "plamo3" and started is None:
+        check("plamo3", "qwen3", True, text.replace(PE, "</think>"), expected)
 
 
 # --- the seams ---------------------------------------------------------------------------------
@@ -795,6 +834,18 @@ def test_spec_refuses_bad_new_fields() -> None:
     )
     assert ok["x"].starts == ("<a>", "<b>") and ok["x"].trim
     assert ok["x"].scan(None) == ("</a>", "<a>", "<b>")
-    for bad in ({"trim": "yes"}, {"also_end": [""]}, {"also_start": "<b>"}, {"content_prefix": 1}):
+    ok = spec_mod.load_reasoning(
+        {"reasoning": [dict(good, turn_end="<t>", markers_off_when_disabled=True)]}, formats
+    )
+    assert ok["x"].ends == ("</a>", "<t>") and ok["x"].markers_off_when_disabled
+    bads = (
+        {"trim": "yes"},
+        {"also_end": [""]},
+        {"also_start": "<b>"},
+        {"content_prefix": 1},
+        {"turn_end": ""},
+        {"markers_off_when_disabled": "yes"},
+    )
+    for bad in bads:
         with pytest.raises(ValueError):
             spec_mod.load_reasoning({"reasoning": [dict(good, **bad)]}, formats)

@@ -45,6 +45,8 @@ class FormatSpec:
     models: Tuple[str, ...]
     raw: Mapping[str, Any]
     keep_special_tokens: str = "never"
+    # the end-of-turn tag the model may write ("": none): markup, dropped from content
+    turn_end: str = ""
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -106,6 +108,9 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
                 f"format spec: {name}: 'keep_special_tokens' must be one of "
                 f"{', '.join(KEEP_SPECIAL_TOKENS)}, not {keep!r}"
             )
+        turn_end = entry.get("turn_end", "")
+        if not isinstance(turn_end, str) or ("turn_end" in entry and not turn_end):
+            raise ValueError(f"format spec: {name}: 'turn_end' must be a non-empty string")
         out[name] = FormatSpec(
             name=name,
             family=family,
@@ -116,6 +121,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             models=_strings(entry, "models", name),
             raw=entry,
             keep_special_tokens=keep,
+            turn_end=turn_end,
         )
     return out
 
@@ -138,6 +144,10 @@ class ReasoningSpec:
     content_prefix: str = ""
     end_token: str = ""
     end_token_id: Optional[int] = None
+    # the end-of-turn tag ("": none): it ends a block and is dropped from content in every state
+    turn_end: str = ""
+    # with thinking disabled (not started) the markers are off: no front, a block is content
+    markers_off_when_disabled: bool = False
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -146,8 +156,11 @@ class ReasoningSpec:
 
     @property
     def ends(self) -> Tuple[str, ...]:
-        """The markers that end a block: ``end`` and its alternates."""
-        return (self.end, *self.also_end)
+        """The markers that end a block: ``end``, its alternates and the turn-end tag."""
+        ends = (self.end, *self.also_end)
+        if self.turn_end and self.turn_end not in ends:
+            ends = (*ends, self.turn_end)
+        return ends
 
     def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
         """What the front scans for inside a block when paired with ``format`` (None: no tool
@@ -232,6 +245,16 @@ def load_reasoning(
         prefix = e.get("content_prefix", "")
         if not isinstance(prefix, str):
             raise ValueError(f"format spec: reasoning {name}: 'content_prefix' must be a string")
+        turn_end = e.get("turn_end", "")
+        if not isinstance(turn_end, str) or ("turn_end" in e and not turn_end):
+            raise ValueError(
+                f"format spec: reasoning {name}: 'turn_end' must be a non-empty string"
+            )
+        off = e.get("markers_off_when_disabled", False)
+        if not isinstance(off, bool):
+            raise ValueError(
+                f"format spec: reasoning {name}: 'markers_off_when_disabled' must be a bool"
+            )
         out[name] = ReasoningSpec(
             name,
             aliases,
@@ -247,6 +270,8 @@ def load_reasoning(
             prefix,
             end_token,
             end_token_id,
+            turn_end,
+            off,
         )
     return out
 

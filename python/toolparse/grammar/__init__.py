@@ -59,6 +59,9 @@ def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Opti
     r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
     if started is None:
         started = r.started
+    if not started and r.markers_off_when_disabled:
+        # thinking disabled: the markers are off, there is no block
+        return None
     excludes = [*r.starts, *r.ends]
     if started:
         block = n.tag("", n.any_text(excludes), r.end)
@@ -77,7 +80,9 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
     if req.mode == "auto" and single:
         # one call ends the turn; whitespace after it is no text (the parser drops it too)
         tags = [tag(b) for b in blocks]
-        return n.seq(n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws())
+        return n.seq(
+            n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws()
+        )
     if req.mode == "auto":
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
@@ -171,7 +176,9 @@ def _build(
     excludes: List[str] = []
     if reasoning is not None:
         r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
-        excludes = [*r.starts, *r.ends]
+        started = r.started if reasoning_started is None else reasoning_started
+        if started or not r.markers_off_when_disabled:
+            excludes = [*r.starts, *r.ends]
     if plan.messages is not None:
         body = plan.messages(req, excludes)
     else:

@@ -23,8 +23,11 @@ def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -
     """The front for ``spec`` paired with tool format ``format``; None when it is transparent."""
     if spec.tool_format is not None or not spec.start or not spec.end:
         return None
+    started = spec.started if started is None else started
+    if not started and spec.markers_off_when_disabled:
+        return None
     scan = spec.scan(SPECS[format] if format is not None else None)
-    return Front(Markers(scan), spec, spec.started if started is None else started)
+    return Front(Markers(scan), spec, started)
 
 
 class Trail:
