@@ -70,7 +70,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
                  ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
-                 off_when_disabled: false }},"
+                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\" }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -92,6 +92,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             .ok_or_else(|| format!("reasoning {name}: \"call_ends_block\" must be a bool"))?;
         let call_starts = strings(e, "call_starts", name)?;
         let turn_end = optional_string(e, "turn_end", name)?;
+        let content_end = optional_string(e, "content_end", name)?;
+        let content_lstrip = optional_string(e, "content_lstrip", name)?;
         let off_when_disabled = match e.get("markers_off_when_disabled") {
             None => false,
             Some(v) => v.as_bool().ok_or_else(|| {
@@ -149,7 +151,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
              end: {end:?}, started: {started}, call_starts: &{call_starts:?}, tool_format: None, \
              scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
              content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
-             off_when_disabled: {off_when_disabled} }},",
+             off_when_disabled: {off_when_disabled}, content_end: {content_end:?}, \
+             content_lstrip: {content_lstrip:?} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;

@@ -22,6 +22,12 @@
 //!   [`TRAIL_CAP`] bytes; a longer run is reasoning. While a run is open it is held back.
 //! - Prefix (`content_prefix`, minimax_m2_append_think): nothing is reasoning; the prefix is
 //!   content before the whole output, which goes to the tool machine as it is.
+//! - Framing (`content_end`, hunyuan_a13b's `\n</answer>`): the end marker may open a content
+//!   wrapper (`\n</think>\n<answer>\n`); its closing marker is dropped from content by the driver,
+//!   like an end marker outside a block.
+//! - Lstrip (`content_lstrip`, granite_thinking_parser's newline): after the end marker the front
+//!   keeps the text while it is only those characters (state `After`), and drops them: the rest
+//!   goes to the tool machine from the first other character.
 //! - Turn end (`turn_end`, plamo3's `<|plamo:tag|>`): one of the `ends`: it ends a block; outside
 //!   one the driver drops it from content, like every end marker.
 //! - Markers off (`off_when_disabled`, plamo3): with thinking disabled there is no front at all
@@ -69,6 +75,11 @@ pub struct ReasoningSpec {
     pub turn_end: &'static str,
     /// With thinking disabled (not started), the markers are off: no front, a block is content.
     pub off_when_disabled: bool,
+    /// The end of the content wrapper the end marker opens (empty: none): markup, dropped from
+    /// content like an end marker.
+    pub content_end: &'static str,
+    /// The characters dropped from the start of the content after the end marker (empty: none).
+    pub content_lstrip: &'static str,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -143,6 +154,9 @@ enum State {
     Inside,
     /// Before the output of a format that puts a content prefix before it.
     Prefix,
+    /// After the end marker, while the content has shown only characters `content_lstrip`
+    /// drops.
+    After,
 }
 
 /// The front's state for one response.
@@ -221,7 +235,23 @@ impl Front {
                 out.content(self.spec.content_prefix);
                 Some(buf.to_owned())
             }
+            State::After => self.after(buf),
         }
+    }
+
+    /// After the end marker: the characters `content_lstrip` drops at the start of the content
+    /// are consumed; the rest, from the first other character, goes to the tool machine.
+    fn after(&mut self, buf: &str) -> Option<String> {
+        let strip = self.spec.content_lstrip;
+        if strip.is_empty() {
+            return Some(buf.to_owned());
+        }
+        let rest = buf.trim_start_matches(|c| strip.contains(c));
+        if rest.is_empty() {
+            self.state = State::After;
+            return None;
+        }
+        Some(rest.to_owned())
     }
 
     fn lead(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
@@ -261,7 +291,7 @@ impl Front {
                     let ends = self.spec.ends.len();
                     if which < ends {
                         self.close();
-                        return Some(buf[pos + at + len..].to_owned());
+                        return self.after(&buf[pos + at + len..]);
                     } else if which < ends + self.spec.starts.len() {
                         pos += at + len;
                     } else {
@@ -307,6 +337,7 @@ impl Front {
                 out.content(self.spec.content_prefix);
                 held
             }
+            State::After => String::new(),
         }
     }
 }
@@ -662,6 +693,77 @@ mod tests {
         let plamo = Format::from_name("plamo3").unwrap_or_else(|| panic!("plamo3"));
         let x = Parser::extract(plamo, &Tools::default(), &format!("a{t}b"));
         assert_eq!(x.content.as_deref(), Some("ab"));
+    }
+
+    /// Framing as data: hunyuan_a13b's markers hold the `<answer>` wrapper and its closing marker
+    /// is dropped; granite_thinking_parser drops the newlines that open the content after the
+    /// end marker (the hand-over point is after them). Every split gives the same.
+    #[test]
+    fn content_end_and_content_lstrip() {
+        use crate::formats::{Parser, Setup, Tools};
+        let cases = [
+            (
+                "hunyuan_a13b",
+                "<think>\nr\n</think>\n<answer>\nc\n</answer>",
+                Some("c"),
+                Some("r"),
+                Some(28),
+            ),
+            (
+                "hunyuan_a13b",
+                "<think>\n\n</think>\n<answer>\nc\n</answer>",
+                Some("c"),
+                None,
+                Some(27),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n\nc\n",
+                Some("c\n"),
+                Some("r"),
+                Some(11),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n\n",
+                None,
+                Some("r"),
+                Some(11),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n c",
+                Some(" c"),
+                Some("r"),
+                Some(10),
+            ),
+        ];
+        for (r, text, content, reasoning, from) in cases {
+            let setup = Setup {
+                format: None,
+                reasoning: Reasoning::lookup(r),
+                started: None,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, text);
+            assert_eq!(x.content.as_deref(), content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            for i in 0..=text.len() {
+                let mut p = Parser::with(setup, &tools);
+                p.push(&text[..i]);
+                p.push(&text[i..]);
+                let s = p.into_extracted();
+                assert_eq!(
+                    (&s.content, &s.reasoning),
+                    (&x.content, &x.reasoning),
+                    "{i}"
+                );
+            }
+            let mut p = Parser::with(setup, &tools);
+            p.push(text);
+            p.finish();
+            assert_eq!(p.machine_from(), from, "{text:?}");
+        }
     }
 
     /// The hand-over point: the byte offset where the machine's raw text starts, the same under

@@ -71,10 +71,12 @@ def check(fmt: Optional[str], r: str, started: Optional[bool], text: str, expect
 
 
 def _peer_cases(
-    start: str, end: str, started: bool, trim: bool = False
+    start: str, end: str, started: bool, trim: bool = False, lstrip: str = ""
 ) -> List[Tuple[str, Result]]:
-    # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning
+    # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning; granite's
+    # thinking parser (spec "content_lstrip") the newlines that open the content after the block
     nl = "" if trim else "\n"
+    rest = "\nThis is the rest".lstrip(lstrip) if lstrip else "\nThis is the rest"
     cases = [
         (
             f"{start}This is a reasoning section{end}This is the rest",
@@ -85,7 +87,7 @@ def _peer_cases(
         (f"{start}{end}This is the rest", ("This is the rest", None, [])),
         (
             f"{start}This is a reasoning section\n{end}\nThis is the rest",
-            ("\nThis is the rest", f"This is a reasoning section{nl}", []),
+            (rest, f"This is a reasoning section{nl}", []),
         ),
         (f"{start}Reasoning with {start} inside{end}x", ("x", "Reasoning with  inside", [])),
     ]
@@ -111,7 +113,8 @@ def _peer_cases(
 @pytest.mark.parametrize("r", THINKS)
 def test_peer_cases(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
-    for text, expected in _peer_cases(spec.start, spec.end, spec.started, spec.trim):
+    cases = _peer_cases(spec.start, spec.end, spec.started, spec.trim, spec.content_lstrip)
+    for text, expected in cases:
         check(None, r, None, text, expected)
 
 
@@ -601,15 +604,26 @@ THINK_TAG_CASES = [
     # ernie45: abc\n</think>\n\n<response>... (the response wrapper stays content)
     ("ernie45", None, "abc\n</think>\ndef", "abc\n", "\ndef"),
     ("ernie45", None, "<think>abc</think>def", "abc", "def"),
-    # hunyuan_a13b (SGLang's hunyuan detector: think tags; the answer wrapper stays content)
+    # hunyuan_a13b (vLLM's hunyuan_a13b reasoning parser: its markers are "<think>\n",
+    # "\n</think>\n<answer>\n" and "\n</answer>", so reasoning and content come without that
+    # framing and without the <answer> wrapper; this pinned SGLang's hunyuan detector before,
+    # which splits at the bare think tags and keeps the wrapper in content)
+    ("hunyuan_a13b", None, "<think>\nr\n</think>\n<answer>\nc\n</answer>", "r", "c"),
+    # the fast-think form: an empty block
+    ("hunyuan_a13b", None, "<think>\n\n</think>\n<answer>\nc\n</answer>", None, "c"),
+    ("hunyuan_a13b", None, "<think>\nr\n</think>\n<answer>\nc", "r", "c"),
     (
         "hunyuan_a13b",
         None,
-        "<think>\nr\n</think>\n<answer>\nc\n</answer>",
-        "\nr\n",
-        "\n<answer>\nc\n</answer>",
+        "<think>\nr1\nr2\n</think>\n<answer>\nc1\nc2\n</answer>",
+        "r1\nr2",
+        "c1\nc2",
     ),
+    ("hunyuan_a13b", None, "<think>\nr", "r", None),
     ("hunyuan_a13b", None, "no think", None, "no think"),
+    # the bare tags (other spellings) still separate a block
+    ("hunyuan_a13b", None, "<think>r</think>c", "r", "c"),
+    ("hunyuan_a13b", None, "<think>\nr</think>\n<answer>\nc", "r", "c"),
     # apertus2509 (SGLang): inner prefix / suffix
     ("apertus2509", None, "<|inner_prefix|>r<|inner_suffix|>c", "r", "c"),
     ("apertus2509", None, "c", None, "c"),
@@ -661,6 +675,14 @@ THINK_TAG_CASES = [
     ),
     ("step3p5", None, "r\n</think>\nc", "r", "\nc"),
     ("granite_thinking_parser", None, "r</think>c", "r", "c"),
+    # granite_thinking_parser (vLLM's): the template writes "\n</think>\n", and the newlines
+    # that open the content after the end marker are dropped (only newlines, only there)
+    ("granite_thinking_parser", None, "r\n</think>\nc", "r", "c"),
+    ("granite_thinking_parser", None, "r</think>\n\nc\n\nd\n", "r", "c\n\nd\n"),
+    ("granite_thinking_parser", None, "r</think>\n", "r", None),
+    ("granite_thinking_parser", None, "r</think>\n c", "r", " c"),
+    ("granite_thinking_parser", False, "\nc", None, "\nc"),
+    ("nemotron_v3", None, "r</think>\nc", "r", "\nc"),
     ("mimo", None, "r</think>c", "r", "c"),
     ("minicpmv", None, "<think>r</think>c", "r", "c"),
     # k2_horizon: the markers of each reasoning_effort; the prompt opened the block
@@ -845,7 +867,47 @@ def test_spec_refuses_bad_new_fields() -> None:
         {"content_prefix": 1},
         {"turn_end": ""},
         {"markers_off_when_disabled": "yes"},
+        {"content_end": ""},
+        {"content_lstrip": 1},
     )
     for bad in bads:
         with pytest.raises(ValueError):
             spec_mod.load_reasoning({"reasoning": [dict(good, **bad)]}, formats)
+
+
+# the framing rules with the paired tool format: hunyuan_a13b's calls sit in the <answer> wrapper
+# (its closing marker is dropped, the call is parsed); granite_thinking_parser's newlines after
+# the end marker go before a call too
+HCALL = '<tool_calls>[{"name": "f", "arguments": {"a": 1}}]</tool_calls>'
+FRAMING_PAIRED = [
+    (
+        "hunyuan_a13b",
+        "hunyuan_a13b",
+        f"<think>\nr\n</think>\n<answer>\n{HCALL}\n</answer>",
+        (None, "r", [("f", '{"a": 1}')]),
+    ),
+    (
+        "hunyuan_a13b",
+        "hunyuan_a13b",
+        f"<think>\nr\n</think>\n<answer>\nLet me check.{HCALL}\n</answer>",
+        ("Let me check.", "r", [("f", '{"a": 1}')]),
+    ),
+    (
+        "qwen3_coder",
+        "granite_thinking_parser",
+        f"r\n</think>\n\n{QCALL}",
+        (None, "r", [("f", '{"a": "1"}')]),
+    ),
+    (
+        "qwen3_coder",
+        "granite_thinking_parser",
+        f"r\n</think>\n\nOK.\n{QCALL}",
+        ("OK.\n", "r", [("f", '{"a": "1"}')]),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FRAMING_PAIRED, ids=lambda c: c[1])
+def test_framing_with_the_tool_format(case: tuple) -> None:
+    fmt, r, text, expected = case
+    check(fmt, r, None, text, expected)

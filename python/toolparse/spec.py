@@ -148,6 +148,10 @@ class ReasoningSpec:
     turn_end: str = ""
     # with thinking disabled (not started) the markers are off: no front, a block is content
     markers_off_when_disabled: bool = False
+    # the end of the content wrapper the end marker opens ("": none): dropped from content
+    content_end: str = ""
+    # the characters dropped from the start of the content after the end marker ("": none)
+    content_lstrip: str = ""
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -250,6 +254,14 @@ def load_reasoning(
             raise ValueError(
                 f"format spec: reasoning {name}: 'turn_end' must be a non-empty string"
             )
+        framing = []
+        for key in ("content_end", "content_lstrip"):
+            v = e.get(key, "")
+            if not isinstance(v, str) or (key in e and not v):
+                raise ValueError(
+                    f"format spec: reasoning {name}: {key!r} must be a non-empty string"
+                )
+            framing.append(v)
         off = e.get("markers_off_when_disabled", False)
         if not isinstance(off, bool):
             raise ValueError(
@@ -272,6 +284,7 @@ def load_reasoning(
             end_token_id,
             turn_end,
             off,
+            *framing,
         )
     return out
 

@@ -254,7 +254,8 @@ impl Setup {
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
-    /// (`front`), the markers that end a block (outside one, an end marker is markup; not for a
+    /// (`front`), the markers that end a block (outside one, an end marker is markup) and the end
+    /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
     /// and of the tool format, in every state.
@@ -264,6 +265,7 @@ impl Setup {
             let spec = r.spec();
             if front && spec.content_prefix.is_empty() {
                 list.extend(spec.ends);
+                list.push(spec.content_end);
             }
             list.push(spec.turn_end);
         }

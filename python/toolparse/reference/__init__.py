@@ -210,7 +210,8 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
 
 def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
-    a reasoning front, the markers that end a block (outside one, an end marker is markup; not for
+    a reasoning front, the markers that end a block (outside one, an end marker is markup) and the
+    end of the content wrapper the end marker opens (not for
     a format that puts its own markers in content, nor while thinking is disabled for a format
     whose markers are then off: there is no front); the turn-end tags of the reasoning format and
     of the tool format, in every state."""
@@ -218,6 +219,7 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
     if rspec is not None:
         if front and not rspec.content_prefix:
             marks.extend(rspec.ends)
+            marks.append(rspec.content_end)
         marks.append(rspec.turn_end)
     if format is not None:
         marks.append(SPECS[format].turn_end)

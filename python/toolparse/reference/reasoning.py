@@ -17,6 +17,7 @@ TRAIL_CAP = 64
 LEAD = "Lead"  # at the beginning of an output whose block the prompt did not open
 INSIDE = "Inside"  # inside the think block
 PREFIX = "Prefix"  # before the output of a format that puts a content prefix before it
+AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
 
 
 def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
@@ -86,7 +87,20 @@ class Front:
         if self.state == PREFIX:
             out.content(self.spec.content_prefix)
             return buf
+        if self.state == AFTER:
+            return self._after(buf)
         return self._inside(buf, out)
+
+    def _after(self, buf: str) -> Optional[str]:
+        """After the end marker: the characters ``content_lstrip`` drops at the start of the
+        content are consumed; the rest, from the first other character, goes to the machine."""
+        if not self.spec.content_lstrip:
+            return buf
+        rest = buf.lstrip(self.spec.content_lstrip)
+        if not rest:
+            self.state = AFTER
+            return None
+        return rest
 
     def _lead(self, buf: str, out: Emitter) -> Optional[str]:
         rest = buf.lstrip(WS)
@@ -115,7 +129,7 @@ class Front:
                 ends = len(self.spec.ends)
                 if which < ends:
                     self._close()
-                    return buf[pos + at + n :]
+                    return self._after(buf[pos + at + n :])
                 if which < ends + len(self.spec.starts):
                     pos += at + n
                     continue
@@ -144,6 +158,8 @@ class Front:
         if self.state == PREFIX:
             out.content(self.spec.content_prefix)
             return held
+        if self.state == AFTER:
+            return ""
         self._emit(held, out)
         self._close()
         return ""
