@@ -70,7 +70,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
                  ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
-                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\" }},"
+                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\", label: \"\" }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -94,6 +94,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
         let turn_end = optional_string(e, "turn_end", name)?;
         let content_end = optional_string(e, "content_end", name)?;
         let content_lstrip = optional_string(e, "content_lstrip", name)?;
+        let label = optional_string(e, "label", name)?;
         let off_when_disabled = match e.get("markers_off_when_disabled") {
             None => false,
             Some(v) => v.as_bool().ok_or_else(|| {
@@ -152,7 +153,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
              scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
              content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
              off_when_disabled: {off_when_disabled}, content_end: {content_end:?}, \
-             content_lstrip: {content_lstrip:?} }},",
+             content_lstrip: {content_lstrip:?}, label: {label:?} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;
@@ -212,11 +213,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
             specs,
             "    Spec {{ name: {name:?}, family: {family:?}, id_style: {id_style:?}, \
              aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?}, \
-             turn_end: {:?} }},",
+             turn_end: {:?}, dropped: &{:?} }},",
             pairs.join(", "),
             strings(e, "special_tokens", name)?,
             strings(e, "models", name)?,
             optional_string(e, "turn_end", name)?,
+            optional_strings(e, "dropped", name)?,
         )
         .map_err(|e| e.to_string())?;
         let ctor = format!("ctor_{k}");
@@ -589,7 +591,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     statics,
                     "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
                      start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
-                     end: Markers::new(&[{:?}]), escaped_strings: {} }};",
+                     end: Markers::new(&[{:?}]), escaped_strings: {}, key_spaces: {} }};",
                     need("call_start")?,
                     need("name_start")?,
                     need("string")?,
@@ -598,6 +600,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                         None | Some("typed") => false,
                         Some("string") => true,
                         Some(other) => return Err(format!("{name}: call.escaped {other:?}")),
+                    },
+                    match e.get("call").and_then(|c| c.get("key_spaces")) {
+                        None => false,
+                        Some(v) => v
+                            .as_bool()
+                            .ok_or_else(|| format!("{name}: call.key_spaces must be a bool"))?,
                     }
                 )
                 .map_err(|e| e.to_string())?;

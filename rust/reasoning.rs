@@ -28,6 +28,9 @@
 //! - Lstrip (`content_lstrip`, granite_thinking_parser's newline): after the end marker the front
 //!   keeps the text while it is only those characters (state `After`), and drops them: the rest
 //!   goes to the tool machine from the first other character.
+//! - Label (`label`, gemma4's `thought`): at the start of a block the reasoning is held while it
+//!   may still be the label and a newline (dropped, as markup); a block whose whole reasoning is
+//!   the label is empty (`<|channel>thought<channel|>`); other text is reasoning as written.
 //! - Turn end (`turn_end`, plamo3's `<|plamo:tag|>`): one of the `ends`: it ends a block; outside
 //!   one the driver drops it from content, like every end marker.
 //! - Markers off (`off_when_disabled`, plamo3): with thinking disabled there is no front at all
@@ -80,6 +83,9 @@ pub struct ReasoningSpec {
     pub content_end: &'static str,
     /// The characters dropped from the start of the content after the end marker (empty: none).
     pub content_lstrip: &'static str,
+    /// The label a block may begin with (gemma4's channel name `thought`; empty: none): at the
+    /// start of a block, the label and a newline, or the label as the whole block, are markup.
+    pub label: &'static str,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -142,6 +148,8 @@ impl Reasoning {
             state,
             held: String::new(),
             trail: Trail::default(),
+            fresh: state == State::Inside,
+            label: String::new(),
         })
     }
 }
@@ -168,6 +176,10 @@ pub struct Front {
     held: String,
     /// `trim`: the open run of whitespace at the end of the reasoning so far.
     trail: Trail,
+    /// At the start of a block, while its reasoning may still be the label (`label`).
+    fresh: bool,
+    /// The reasoning held while it may still be the label and a newline.
+    label: String,
 }
 
 /// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
@@ -276,6 +288,7 @@ impl Front {
             .max_by_key(|s| s.len());
         if let Some(s) = found {
             self.state = State::Inside;
+            self.fresh = true;
             return self.inside(&rest[s.len()..], out);
         }
         Some(buf.to_owned())
@@ -290,12 +303,12 @@ impl Front {
                     let len = self.markers.list[which].len();
                     let ends = self.spec.ends.len();
                     if which < ends {
-                        self.close();
+                        self.close(out);
                         return self.after(&buf[pos + at + len..]);
                     } else if which < ends + self.spec.starts.len() {
                         pos += at + len;
                     } else {
-                        self.close();
+                        self.close(out);
                         return Some(buf[pos + at..].to_owned());
                     }
                 }
@@ -308,8 +321,40 @@ impl Front {
         }
     }
 
-    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
+    /// Emits reasoning; at the start of a block, holds it while it may still be the `label` and a
+    /// newline (dropped when it is); with `trim`, holds back the open run of whitespace at its
+    /// end.
     fn emit(&mut self, s: &str, out: &mut Emitter) {
+        let label = self.spec.label;
+        if !self.fresh || label.is_empty() {
+            return self.emit_body(s, out);
+        }
+        self.label.push_str(s);
+        let held = self.label.as_str();
+        let marked = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n'));
+        if let Some(rest) = marked {
+            let rest = rest.to_owned();
+            self.fresh = false;
+            self.label.clear();
+            return self.emit_body(&rest, out);
+        }
+        if held.len() <= label.len() + 1
+            && label
+                .as_bytes()
+                .iter()
+                .chain(b"\n")
+                .zip(held.as_bytes())
+                .all(|(a, b)| a == b)
+        {
+            return; // may still be the label and a newline
+        }
+        self.fresh = false;
+        let held = std::mem::take(&mut self.label);
+        self.emit_body(&held, out);
+    }
+
+    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
+    fn emit_body(&mut self, s: &str, out: &mut Emitter) {
         if self.spec.trim {
             self.trail.emit(s, out);
         } else {
@@ -317,20 +362,48 @@ impl Front {
         }
     }
 
-    /// The block ended: a held run of whitespace at its end is dropped (`trim`).
-    fn close(&mut self) {
+    /// The block ended: reasoning held as a possible label is reasoning unless it is the label
+    /// (the whole block: empty); a held run of whitespace at its end is dropped (`trim`).
+    fn close(&mut self, out: &mut Emitter) {
+        if self.fresh {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.label);
+            if held != self.spec.label {
+                self.emit_body(&held, out);
+            }
+        }
         self.trail.close();
     }
 
     /// End of text: returns what the tool machine still gets (the held text when no block
-    /// opened); a block left open is reasoning, what was held back too.
+    /// opened); a block left open is reasoning, what was held back too. Text held at the
+    /// beginning because a longer start marker might follow opens a block when it begins with a
+    /// shorter one (`<|channel>thought` at the end of the output).
     pub fn finish(&mut self, out: &mut Emitter) -> String {
         let held = std::mem::take(&mut self.held);
         match self.state {
-            State::Lead => held,
+            State::Lead => {
+                let rest = held.trim_start_matches(is_ws);
+                let found = self
+                    .spec
+                    .starts
+                    .iter()
+                    .filter(|s| rest.starts_with(**s))
+                    .max_by_key(|s| s.len());
+                let Some(s) = found else {
+                    return held;
+                };
+                self.state = State::Inside;
+                self.fresh = true;
+                let inner = rest[s.len()..].to_owned();
+                if let Some(after) = self.inside(&inner, out) {
+                    return after;
+                }
+                self.finish(out)
+            }
             State::Inside => {
                 self.emit(&held, out);
-                self.close();
+                self.close(out);
                 String::new()
             }
             State::Prefix => {
@@ -763,6 +836,51 @@ mod tests {
             p.push(text);
             p.finish();
             assert_eq!(p.machine_from(), from, "{text:?}");
+        }
+    }
+
+    /// gemma4's label: `thought` and a newline at the start of a block are markup, and a block
+    /// whose whole reasoning is `thought` is empty; other text is reasoning as written. Every
+    /// split gives the same.
+    #[test]
+    fn label_at_the_start_of_a_block() {
+        use crate::formats::{Parser, Setup, Tools};
+        let cases = [
+            (
+                None,
+                "<|channel>thought<channel|>Answer",
+                Some("Answer"),
+                None,
+            ),
+            (None, "<|channel>thought", None, None),
+            (
+                None,
+                "<|channel>thoughtful<channel|>x",
+                Some("x"),
+                Some("thoughtful"),
+            ),
+            (Some(true), "thought\nr<channel|>x", Some("x"), Some("r")),
+            (Some(true), "thought<channel|>x", Some("x"), None),
+            (Some(true), "though<channel|>x", Some("x"), Some("though")),
+        ];
+        for (started, text, content, reasoning) in cases {
+            let setup = Setup {
+                format: None,
+                reasoning: Reasoning::lookup("gemma4"),
+                started,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, text);
+            assert_eq!(x.content.as_deref(), content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let s = Parser::replay_with(setup, &tools, &[&text[..i], &text[i..]]);
+                assert_eq!(
+                    (&s.content, &s.reasoning),
+                    (&x.content, &x.reasoning),
+                    "{i}"
+                );
+            }
         }
     }
 

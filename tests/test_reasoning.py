@@ -643,6 +643,15 @@ THINK_TAG_CASES = [
         "This is the rest",
     ),
     ("gemma4", None, "This is the rest", None, "This is the rest"),
+    # gemma4 (vLLM's gemma4 parser): the channel's "thought" label is markup; an empty thought
+    # channel is empty reasoning, not reasoning "thought" (it was "thought" before)
+    ("gemma4", None, "<|channel>thought<channel|>Answer", None, "Answer"),
+    ("gemma4", None, "<|channel>thought", None, None),
+    ("gemma4", None, "<|channel>thoughtful<channel|>x", "thoughtful", "x"),
+    ("gemma4", None, "<|channel>thought\n\n<channel|>x", None, "x"),
+    ("gemma4", True, "thought\nr<channel|>x", "r", "x"),
+    ("gemma4", True, "thought<channel|>x", None, "x"),
+    ("gemma4", None, "<|channel>thought<channel|>x<channel|>y", None, "xy"),
     # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
     ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
     ("deepseek_v4", None, "r</think>c", "r", "c"),
@@ -911,3 +920,22 @@ FRAMING_PAIRED = [
 def test_framing_with_the_tool_format(case: tuple) -> None:
     fmt, r, text, expected = case
     check(fmt, r, None, text, expected)
+
+
+G4CALL = "<|tool_call>call:f{key with space:1}<tool_call|>"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an empty thought channel, then a call (vLLM's gemma4 parser: reasoning "thought" is none)
+        (f"<|channel>thought<channel|>{G4CALL}", (None, None, [("f", '{"key with space": 1}')])),
+        (f"<|channel>thought{G4CALL}", (None, None, [("f", '{"key with space": 1}')])),
+        (
+            f"<|channel>thought\nr<channel|>{G4CALL}<channel|>",
+            (None, "r", [("f", '{"key with space": 1}')]),
+        ),
+    ],
+)
+def test_gemma4_with_its_tool_format(text: str, expected: Result) -> None:
+    check("gemma4", "gemma4", None, text, expected)

@@ -47,6 +47,8 @@ class FormatSpec:
     keep_special_tokens: str = "never"
     # the end-of-turn tag the model may write ("": none): markup, dropped from content
     turn_end: str = ""
+    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
+    dropped: Tuple[str, ...] = ()
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -111,6 +113,9 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
         turn_end = entry.get("turn_end", "")
         if not isinstance(turn_end, str) or ("turn_end" in entry and not turn_end):
             raise ValueError(f"format spec: {name}: 'turn_end' must be a non-empty string")
+        dropped = _strings(entry, "dropped", name) if "dropped" in entry else ()
+        if not all(dropped):
+            raise ValueError(f"format spec: {name}: 'dropped' holds an empty string")
         out[name] = FormatSpec(
             name=name,
             family=family,
@@ -122,6 +127,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             raw=entry,
             keep_special_tokens=keep,
             turn_end=turn_end,
+            dropped=dropped,
         )
     return out
 
@@ -152,6 +158,9 @@ class ReasoningSpec:
     content_end: str = ""
     # the characters dropped from the start of the content after the end marker ("": none)
     content_lstrip: str = ""
+    # the label a block may begin with ("": none): the label and a newline, or the label as the
+    # whole block, at the start of a block are markup
+    label: str = ""
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -255,7 +264,7 @@ def load_reasoning(
                 f"format spec: reasoning {name}: 'turn_end' must be a non-empty string"
             )
         framing = []
-        for key in ("content_end", "content_lstrip"):
+        for key in ("content_end", "content_lstrip", "label"):
             v = e.get(key, "")
             if not isinstance(v, str) or (key in e and not v):
                 raise ValueError(

@@ -145,6 +145,8 @@ pub struct Spec {
     pub models: &'static [&'static str],
     /// The end-of-turn tag the model may write (empty: none): markup, dropped from content.
     pub turn_end: &'static str,
+    /// Other markup the format never puts in content (gemma4's `<channel|>`): dropped.
+    pub dropped: &'static [&'static str],
 }
 
 impl Spec {
@@ -258,7 +260,7 @@ impl Setup {
     /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
-    /// and of the tool format, in every state.
+    /// and of the tool format, and the tool format's other `dropped` markup, in every state.
     fn dropped(&self, front: bool) -> Vec<&'static str> {
         let mut list = Vec::new();
         if let Some(r) = self.reasoning {
@@ -271,6 +273,7 @@ impl Setup {
         }
         if let Some(f) = self.tool_format() {
             list.push(f.spec().turn_end);
+            list.extend(f.spec().dropped);
         }
         let mut out: Vec<&'static str> = Vec::new();
         for m in list {

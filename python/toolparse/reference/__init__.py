@@ -124,8 +124,16 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         escaped = spec.raw.get("call", {}).get("escaped", "typed")
         if escaped not in ("typed", "string"):
             raise ValueError(f"format spec: {spec.name}: call.escaped {escaped!r}")
+        key_spaces = spec.raw.get("call", {}).get("key_spaces", False)
+        if not isinstance(key_spaces, bool):
+            raise ValueError(f"format spec: {spec.name}: call.key_spaces must be a bool")
         fg = functiongemma.Style(
-            m["call_start"], m["name_start"], m["string"], m["call_end"], escaped == "string"
+            m["call_start"],
+            m["name_start"],
+            m["string"],
+            m["call_end"],
+            escaped == "string",
+            key_spaces,
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
     if spec.family == "inkling":
@@ -214,7 +222,7 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
     end of the content wrapper the end marker opens (not for
     a format that puts its own markers in content, nor while thinking is disabled for a format
     whose markers are then off: there is no front); the turn-end tags of the reasoning format and
-    of the tool format, in every state."""
+    of the tool format, and the tool format's other ``dropped`` markup, in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:
@@ -223,6 +231,7 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
         marks.append(rspec.turn_end)
     if format is not None:
         marks.append(SPECS[format].turn_end)
+        marks.extend(SPECS[format].dropped)
     out: List[str] = []
     for m in marks:
         if m and m not in out:
