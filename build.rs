@@ -69,7 +69,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                 table,
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
-                 ends: &[], starts: &[], trim: false, content_prefix: \"\" }},"
+                 ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
+                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\", label: \"\" }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -90,8 +91,22 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             .and_then(Value::as_bool)
             .ok_or_else(|| format!("reasoning {name}: \"call_ends_block\" must be a bool"))?;
         let call_starts = strings(e, "call_starts", name)?;
+        let turn_end = optional_string(e, "turn_end", name)?;
+        let content_end = optional_string(e, "content_end", name)?;
+        let content_lstrip = optional_string(e, "content_lstrip", name)?;
+        let label = optional_string(e, "label", name)?;
+        let off_when_disabled = match e.get("markers_off_when_disabled") {
+            None => false,
+            Some(v) => v.as_bool().ok_or_else(|| {
+                format!("reasoning {name}: \"markers_off_when_disabled\" must be a bool")
+            })?,
+        };
         let mut ends = vec![end];
         ends.extend(optional_strings(e, "also_end", name)?);
+        // the turn-end tag ends a block too
+        if !turn_end.is_empty() && !ends.contains(&turn_end) {
+            ends.push(turn_end);
+        }
         let mut starts = vec![start];
         starts.extend(optional_strings(e, "also_start", name)?);
         let trim = match e.get("trim") {
@@ -136,7 +151,9 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
             "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: {start:?}, \
              end: {end:?}, started: {started}, call_starts: &{call_starts:?}, tool_format: None, \
              scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
-             content_prefix: {content_prefix:?} }},",
+             content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
+             off_when_disabled: {off_when_disabled}, content_end: {content_end:?}, \
+             content_lstrip: {content_lstrip:?}, label: {label:?} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;
@@ -195,10 +212,13 @@ fn generate(formats: &[Value]) -> Result<String, String> {
         writeln!(
             specs,
             "    Spec {{ name: {name:?}, family: {family:?}, id_style: {id_style:?}, \
-             aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?} }},",
+             aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?}, \
+             turn_end: {:?}, dropped: &{:?} }},",
             pairs.join(", "),
             strings(e, "special_tokens", name)?,
             strings(e, "models", name)?,
+            optional_string(e, "turn_end", name)?,
+            optional_strings(e, "dropped", name)?,
         )
         .map_err(|e| e.to_string())?;
         let ctor = format!("ctor_{k}");
@@ -573,7 +593,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                     statics,
                     "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
                      start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
-                     end: Markers::new(&[{:?}]), escaped_strings: {} }};",
+                     end: Markers::new(&[{:?}]), escaped_strings: {}, key_spaces: {} }};",
                     need("call_start")?,
                     need("name_start")?,
                     need("string")?,
@@ -582,6 +602,12 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                         None | Some("typed") => false,
                         Some("string") => true,
                         Some(other) => return Err(format!("{name}: call.escaped {other:?}")),
+                    },
+                    match e.get("call").and_then(|c| c.get("key_spaces")) {
+                        None => false,
+                        Some(v) => v
+                            .as_bool()
+                            .ok_or_else(|| format!("{name}: call.key_spaces must be a bool"))?,
                     }
                 )
                 .map_err(|e| e.to_string())?;
@@ -609,6 +635,21 @@ fn string<'a>(e: &'a Map<String, Value>, key: &str, k: usize) -> Result<&'a str,
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| format!("entry {k}: {key:?} is missing or not a non-empty string"))
+}
+
+/// A non-empty string that may be absent (empty then).
+fn optional_string<'a>(
+    e: &'a Map<String, Value>,
+    key: &str,
+    name: &str,
+) -> Result<&'a str, String> {
+    match e.get(key) {
+        None => Ok(""),
+        Some(v) => v
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("{name}: {key:?} must be a non-empty string")),
+    }
 }
 
 /// A list of non-empty strings that may be absent (empty then).

@@ -22,6 +22,20 @@
 //!   [`TRAIL_CAP`] bytes; a longer run is reasoning. While a run is open it is held back.
 //! - Prefix (`content_prefix`, minimax_m2_append_think): nothing is reasoning; the prefix is
 //!   content before the whole output, which goes to the tool machine as it is.
+//! - Framing (`content_end`, hunyuan_a13b's `\n</answer>`): the end marker may open a content
+//!   wrapper (`\n</think>\n<answer>\n`); its closing marker is dropped from content by the driver,
+//!   like an end marker outside a block.
+//! - Lstrip (`content_lstrip`, granite_thinking_parser's newline): after the end marker the front
+//!   keeps the text while it is only those characters (state `After`), and drops them: the rest
+//!   goes to the tool machine from the first other character.
+//! - Label (`label`, gemma4's `thought`): at the start of a block the reasoning is held while it
+//!   may still be the label and a newline (dropped, as markup); a block whose whole reasoning is
+//!   the label is empty (`<|channel>thought<channel|>`); other text is reasoning as written.
+//! - Turn end (`turn_end`, plamo3's `<|plamo:tag|>`): one of the `ends`: it ends a block; outside
+//!   one the driver drops it from content, like every end marker.
+//! - Markers off (`off_when_disabled`, plamo3): with thinking disabled there is no front at all
+//!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
+//!   machine whole, a think block in it is content.
 
 use crate::event::{is_ws, Emitter};
 use crate::formats::Format;
@@ -59,6 +73,19 @@ pub struct ReasoningSpec {
     pub trim: bool,
     /// Content put before the output; nothing is reasoning (empty: none).
     pub content_prefix: &'static str,
+    /// The end-of-turn tag (empty: none): it ends a block (it is in `ends`) and is dropped from
+    /// content in every state, with thinking disabled too.
+    pub turn_end: &'static str,
+    /// With thinking disabled (not started), the markers are off: no front, a block is content.
+    pub off_when_disabled: bool,
+    /// The end of the content wrapper the end marker opens (empty: none): markup, dropped from
+    /// content like an end marker.
+    pub content_end: &'static str,
+    /// The characters dropped from the start of the content after the end marker (empty: none).
+    pub content_lstrip: &'static str,
+    /// The label a block may begin with (gemma4's channel name `thought`; empty: none): at the
+    /// start of a block, the label and a newline, or the label as the whole block, are markup.
+    pub label: &'static str,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -105,6 +132,9 @@ impl Reasoning {
         let k = format.map_or(0, |f| f.index() + 1);
         let list = spec.scan.get(k).copied().unwrap_or(&[]);
         let started = started.unwrap_or(spec.started);
+        if !started && spec.off_when_disabled {
+            return None;
+        }
         let state = if !spec.content_prefix.is_empty() {
             State::Prefix
         } else if started {
@@ -118,6 +148,8 @@ impl Reasoning {
             state,
             held: String::new(),
             trail: Trail::default(),
+            fresh: state == State::Inside,
+            label: String::new(),
         })
     }
 }
@@ -130,6 +162,9 @@ enum State {
     Inside,
     /// Before the output of a format that puts a content prefix before it.
     Prefix,
+    /// After the end marker, while the content has shown only characters `content_lstrip`
+    /// drops.
+    After,
 }
 
 /// The front's state for one response.
@@ -141,6 +176,10 @@ pub struct Front {
     held: String,
     /// `trim`: the open run of whitespace at the end of the reasoning so far.
     trail: Trail,
+    /// At the start of a block, while its reasoning may still be the label (`label`).
+    fresh: bool,
+    /// The reasoning held while it may still be the label and a newline.
+    label: String,
 }
 
 /// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
@@ -208,7 +247,23 @@ impl Front {
                 out.content(self.spec.content_prefix);
                 Some(buf.to_owned())
             }
+            State::After => self.after(buf),
         }
+    }
+
+    /// After the end marker: the characters `content_lstrip` drops at the start of the content
+    /// are consumed; the rest, from the first other character, goes to the tool machine.
+    fn after(&mut self, buf: &str) -> Option<String> {
+        let strip = self.spec.content_lstrip;
+        if strip.is_empty() {
+            return Some(buf.to_owned());
+        }
+        let rest = buf.trim_start_matches(|c| strip.contains(c));
+        if rest.is_empty() {
+            self.state = State::After;
+            return None;
+        }
+        Some(rest.to_owned())
     }
 
     fn lead(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
@@ -233,6 +288,7 @@ impl Front {
             .max_by_key(|s| s.len());
         if let Some(s) = found {
             self.state = State::Inside;
+            self.fresh = true;
             return self.inside(&rest[s.len()..], out);
         }
         Some(buf.to_owned())
@@ -247,12 +303,12 @@ impl Front {
                     let len = self.markers.list[which].len();
                     let ends = self.spec.ends.len();
                     if which < ends {
-                        self.close();
-                        return Some(buf[pos + at + len..].to_owned());
+                        self.close(out);
+                        return self.after(&buf[pos + at + len..]);
                     } else if which < ends + self.spec.starts.len() {
                         pos += at + len;
                     } else {
-                        self.close();
+                        self.close(out);
                         return Some(buf[pos + at..].to_owned());
                     }
                 }
@@ -265,8 +321,40 @@ impl Front {
         }
     }
 
-    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
+    /// Emits reasoning; at the start of a block, holds it while it may still be the `label` and a
+    /// newline (dropped when it is); with `trim`, holds back the open run of whitespace at its
+    /// end.
     fn emit(&mut self, s: &str, out: &mut Emitter) {
+        let label = self.spec.label;
+        if !self.fresh || label.is_empty() {
+            return self.emit_body(s, out);
+        }
+        self.label.push_str(s);
+        let held = self.label.as_str();
+        let marked = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n'));
+        if let Some(rest) = marked {
+            let rest = rest.to_owned();
+            self.fresh = false;
+            self.label.clear();
+            return self.emit_body(&rest, out);
+        }
+        if held.len() <= label.len() + 1
+            && label
+                .as_bytes()
+                .iter()
+                .chain(b"\n")
+                .zip(held.as_bytes())
+                .all(|(a, b)| a == b)
+        {
+            return; // may still be the label and a newline
+        }
+        self.fresh = false;
+        let held = std::mem::take(&mut self.label);
+        self.emit_body(&held, out);
+    }
+
+    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
+    fn emit_body(&mut self, s: &str, out: &mut Emitter) {
         if self.spec.trim {
             self.trail.emit(s, out);
         } else {
@@ -274,26 +362,55 @@ impl Front {
         }
     }
 
-    /// The block ended: a held run of whitespace at its end is dropped (`trim`).
-    fn close(&mut self) {
+    /// The block ended: reasoning held as a possible label is reasoning unless it is the label
+    /// (the whole block: empty); a held run of whitespace at its end is dropped (`trim`).
+    fn close(&mut self, out: &mut Emitter) {
+        if self.fresh {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.label);
+            if held != self.spec.label {
+                self.emit_body(&held, out);
+            }
+        }
         self.trail.close();
     }
 
     /// End of text: returns what the tool machine still gets (the held text when no block
-    /// opened); a block left open is reasoning, what was held back too.
+    /// opened); a block left open is reasoning, what was held back too. Text held at the
+    /// beginning because a longer start marker might follow opens a block when it begins with a
+    /// shorter one (`<|channel>thought` at the end of the output).
     pub fn finish(&mut self, out: &mut Emitter) -> String {
         let held = std::mem::take(&mut self.held);
         match self.state {
-            State::Lead => held,
+            State::Lead => {
+                let rest = held.trim_start_matches(is_ws);
+                let found = self
+                    .spec
+                    .starts
+                    .iter()
+                    .filter(|s| rest.starts_with(**s))
+                    .max_by_key(|s| s.len());
+                let Some(s) = found else {
+                    return held;
+                };
+                self.state = State::Inside;
+                self.fresh = true;
+                let inner = rest[s.len()..].to_owned();
+                if let Some(after) = self.inside(&inner, out) {
+                    return after;
+                }
+                self.finish(out)
+            }
             State::Inside => {
                 self.emit(&held, out);
-                self.close();
+                self.close(out);
                 String::new()
             }
             State::Prefix => {
                 out.content(self.spec.content_prefix);
                 held
             }
+            State::After => String::new(),
         }
     }
 }
@@ -583,6 +700,187 @@ mod tests {
             let chars: Vec<String> = text.chars().map(String::from).collect();
             let s = Parser::replay_with(setup, &tools, &chars);
             assert_eq!(s.content, x.content, "{text:?}");
+        }
+    }
+
+    /// plamo3: the turn-end tag ends a block and is dropped from content in every state; with
+    /// thinking disabled the markers are off (text), the turn end still dropped.
+    #[test]
+    fn turn_end_and_markers_off_when_disabled() {
+        use crate::formats::{Parser, Setup, Tools};
+        let (b, e, t) = (
+            "<|plamo:begin_think:plamo|>",
+            "<|plamo:end_think:plamo|>",
+            "<|plamo:tag|>",
+        );
+        let cases = [
+            (
+                None,
+                None,
+                format!("r{t}c"),
+                Some("c".to_owned()),
+                Some("r"),
+            ),
+            (
+                None,
+                None,
+                format!("r{e}a{t}b{t}"),
+                Some("ab".to_owned()),
+                Some("r"),
+            ),
+            (
+                None,
+                Some(false),
+                format!("{b}t{e}c{t}"),
+                Some(format!("{b}t{e}c")),
+                None,
+            ),
+            (Some("plamo3"), None, format!("x{t}"), None, Some("x")),
+            (
+                Some("plamo3"),
+                Some(false),
+                format!("{e}x{t}"),
+                Some(format!("{e}x")),
+                None,
+            ),
+        ];
+        for (f, started, text, content, reasoning) in cases {
+            let setup = Setup {
+                format: f.and_then(Format::from_name),
+                reasoning: Reasoning::lookup("plamo3"),
+                started,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, &text);
+            assert_eq!(x.content, content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            let s = Parser::replay_with(setup, &tools, &chars);
+            assert_eq!(
+                (s.content, s.reasoning),
+                (x.content, x.reasoning),
+                "{text:?}"
+            );
+        }
+        // the tool format alone drops its turn end
+        let plamo = Format::from_name("plamo3").unwrap_or_else(|| panic!("plamo3"));
+        let x = Parser::extract(plamo, &Tools::default(), &format!("a{t}b"));
+        assert_eq!(x.content.as_deref(), Some("ab"));
+    }
+
+    /// Framing as data: hunyuan_a13b's markers hold the `<answer>` wrapper and its closing marker
+    /// is dropped; granite_thinking_parser drops the newlines that open the content after the
+    /// end marker (the hand-over point is after them). Every split gives the same.
+    #[test]
+    fn content_end_and_content_lstrip() {
+        use crate::formats::{Parser, Setup, Tools};
+        let cases = [
+            (
+                "hunyuan_a13b",
+                "<think>\nr\n</think>\n<answer>\nc\n</answer>",
+                Some("c"),
+                Some("r"),
+                Some(28),
+            ),
+            (
+                "hunyuan_a13b",
+                "<think>\n\n</think>\n<answer>\nc\n</answer>",
+                Some("c"),
+                None,
+                Some(27),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n\nc\n",
+                Some("c\n"),
+                Some("r"),
+                Some(11),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n\n",
+                None,
+                Some("r"),
+                Some(11),
+            ),
+            (
+                "granite_thinking_parser",
+                "r</think>\n c",
+                Some(" c"),
+                Some("r"),
+                Some(10),
+            ),
+        ];
+        for (r, text, content, reasoning, from) in cases {
+            let setup = Setup {
+                format: None,
+                reasoning: Reasoning::lookup(r),
+                started: None,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, text);
+            assert_eq!(x.content.as_deref(), content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            for i in 0..=text.len() {
+                let mut p = Parser::with(setup, &tools);
+                p.push(&text[..i]);
+                p.push(&text[i..]);
+                let s = p.into_extracted();
+                assert_eq!(
+                    (&s.content, &s.reasoning),
+                    (&x.content, &x.reasoning),
+                    "{i}"
+                );
+            }
+            let mut p = Parser::with(setup, &tools);
+            p.push(text);
+            p.finish();
+            assert_eq!(p.machine_from(), from, "{text:?}");
+        }
+    }
+
+    /// gemma4's label: `thought` and a newline at the start of a block are markup, and a block
+    /// whose whole reasoning is `thought` is empty; other text is reasoning as written. Every
+    /// split gives the same.
+    #[test]
+    fn label_at_the_start_of_a_block() {
+        use crate::formats::{Parser, Setup, Tools};
+        let cases = [
+            (
+                None,
+                "<|channel>thought<channel|>Answer",
+                Some("Answer"),
+                None,
+            ),
+            (None, "<|channel>thought", None, None),
+            (
+                None,
+                "<|channel>thoughtful<channel|>x",
+                Some("x"),
+                Some("thoughtful"),
+            ),
+            (Some(true), "thought\nr<channel|>x", Some("x"), Some("r")),
+            (Some(true), "thought<channel|>x", Some("x"), None),
+            (Some(true), "though<channel|>x", Some("x"), Some("though")),
+        ];
+        for (started, text, content, reasoning) in cases {
+            let setup = Setup {
+                format: None,
+                reasoning: Reasoning::lookup("gemma4"),
+                started,
+            };
+            let tools = Tools::default();
+            let x = Parser::extract_with(setup, &tools, text);
+            assert_eq!(x.content.as_deref(), content, "{text:?}");
+            assert_eq!(x.reasoning.as_deref(), reasoning, "{text:?}");
+            for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                let s = Parser::replay_with(setup, &tools, &[&text[..i], &text[i..]]);
+                assert_eq!(
+                    (&s.content, &s.reasoning),
+                    (&x.content, &x.reasoning),
+                    "{i}"
+                );
+            }
         }
     }
 

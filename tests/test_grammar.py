@@ -249,3 +249,17 @@ def test_building_does_not_import_xgrammar() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_markers_off_when_thinking_is_disabled_admit_no_think_block() -> None:
+    """plamo3 turns its think markers off with thinking disabled (the spec's
+    ``markers_off_when_disabled``): the tag then has no think block, as the parser reads one as
+    content."""
+    on = toolparse.structural_tag("plamo3", [WEATHER], tool_choice="required", reasoning="plamo3")
+    off = toolparse.structural_tag(
+        "plamo3", [WEATHER], tool_choice="required", reasoning="plamo3", reasoning_started=False
+    )
+    assert on is not None and off is not None
+    assert "<|plamo:end_think:plamo|>" in json.dumps(on)
+    assert "think" not in json.dumps(off)
+    assert off == toolparse.structural_tag("plamo3", [WEATHER], tool_choice="required")

@@ -12,8 +12,8 @@ Decisions this file pins down, where they differ from a peer:
   before a call is kept as written (vLLM strips it) and text after it is content;
 * plamo3: the arguments marker is ``<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json
   <|plamo:msg|>`` (vLLM 0.33's engine); a section left open keeps its complete calls (vLLM drops
-  them: "rejects incomplete request"); an end-of-turn ``<|plamo:tag|>`` is content (vLLM drops it
-  and what follows: normally the server's stop handling removes it first);
+  them: "rejects incomplete request"); an end-of-turn ``<|plamo:tag|>`` is markup, dropped in every
+  state (the spec's ``turn_end``; vLLM's engine drops it too);
 * ling3 / iquest_q1 / spark25: the glm family's rules (``xml_params``); a malformed call among
   good ones makes the output content (SGLang's iquest_q1 skips it and keeps the others);
   spark25's boolean ``1``/``0`` stay strings and a string-typed ``null`` stays ``"null"``
@@ -89,6 +89,17 @@ CASES: List[Tuple[str, str, Optional[str], Calls, Any]] = [
     # SGLang: text before and after the calls is content
     ("gemma4", "Hi " + g4("get_weather", "location:" + q("Tokyo")) + " after", "Hi  after",
      [("get_weather", '{"location": "Tokyo"}')], None),
+    # a bare key runs to its ":" and may hold spaces (vLLM's and SGLang's gemma4 parsers read a
+    # key up to ":" and strip it), at any depth; it was malformed markup before
+    ("gemma4", g4("f", "key with space:1.5e-05"), None, [("f", '{"key with space": 1.5e-05}')],
+     None),
+    ("gemma4", g4("f", f"outer:{{inner key:{q('x y')}, deep:{{a b :[1,2]}}}}, other key :true"),
+     None, [("f", '{"outer": {"inner key": "x y", "deep": {"a b": [1, 2]}}, "other key": true}')],
+     None),
+    # a stray channel end is markup, never content (the spec's "dropped"; vLLM's engine absorbs
+    # it in content)
+    ("gemma4", "Answer<channel|>" + g4("f", "a:1") + "<channel|>", "Answer",
+     [("f", '{"a": 1}')], None),
 ]  # fmt: skip
 
 # ----- plamo3 (vLLM tests/tool_parsers/test_plamo3_tool_parser.py, vLLM 0.33's markers) -----
@@ -123,8 +134,10 @@ CASES += [
     # pretty-printed arguments and whitespace between calls
     ("plamo3", pl(pl_call("f", '{\n  "a": [1, 2]\n}'), "\n", pl_call("g", "{}")), None,
      [("f", '{\n  "a": [1, 2]\n}'), ("g", "{}")], None),
-    # the end-of-turn token is content (vLLM drops it, and what follows it)
-    ("plamo3", "Before." + pl(pl_call("f", "{}")) + EOT, "Before." + EOT, [("f", "{}")], None),
+    # the end-of-turn tag is markup, dropped wherever it stands (vLLM's plamo3 engine has it as a
+    # terminal in every state; it was content here before)
+    ("plamo3", "Before." + pl(pl_call("f", "{}")) + EOT, "Before.", [("f", "{}")], None),
+    ("plamo3", "Be" + EOT + "fore." + EOT, "Before.", [], None),
 ]  # fmt: skip
 
 # ----- ling3 / iquest_q1 / spark25 (SGLang ling3/iquest_q1/spark25 detectors and tests) -----
@@ -228,7 +241,9 @@ CASES += [
 MALFORMED = [
     ("gemma4", g4("f", "a:")),
     ("gemma4", f"{G4S}call:get weather{{}}{G4E}"),
-    ("gemma4", g4("f", f"{q('k')}x y:1")),
+    # (a key followed by text and ":" is a key now that bare keys may hold spaces, as both servers
+    # read them; with no ":" it is still malformed)
+    ("gemma4", g4("f", f"{q('k')}x y")),
     ("plamo3", pl(pl_call("f", '{"a": 1]'))),
     ("plamo3", pl(pl_call("a b", "{}"))),
     ("iquest_q1", "<iquest_tool_call>run<arg_key>count</arg_key>1</iquest_tool_call>"),
@@ -388,6 +403,7 @@ EVERY_SPLIT = [
     ("iquest_q1", CASES[35][1], SET_STATE),
     ("trinity", CASES[39][1], None),
     ("gemma4", MALFORMED[2][1], None),
+    ("gemma4", g4("f", f"outer:{{inner key:{q('x y')}}}, o k :true") + "<channel|>", None),
     ("plamo3", corpus.TRUNCATED["plamo3"][3][0], None),
 ]
 

@@ -71,10 +71,12 @@ def check(fmt: Optional[str], r: str, started: Optional[bool], text: str, expect
 
 
 def _peer_cases(
-    start: str, end: str, started: bool, trim: bool = False
+    start: str, end: str, started: bool, trim: bool = False, lstrip: str = ""
 ) -> List[Tuple[str, Result]]:
-    # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning
+    # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning; granite's
+    # thinking parser (spec "content_lstrip") the newlines that open the content after the block
     nl = "" if trim else "\n"
+    rest = "\nThis is the rest".lstrip(lstrip) if lstrip else "\nThis is the rest"
     cases = [
         (
             f"{start}This is a reasoning section{end}This is the rest",
@@ -85,7 +87,7 @@ def _peer_cases(
         (f"{start}{end}This is the rest", ("This is the rest", None, [])),
         (
             f"{start}This is a reasoning section\n{end}\nThis is the rest",
-            ("\nThis is the rest", f"This is a reasoning section{nl}", []),
+            (rest, f"This is a reasoning section{nl}", []),
         ),
         (f"{start}Reasoning with {start} inside{end}x", ("x", "Reasoning with  inside", [])),
     ]
@@ -111,7 +113,8 @@ def _peer_cases(
 @pytest.mark.parametrize("r", THINKS)
 def test_peer_cases(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
-    for text, expected in _peer_cases(spec.start, spec.end, spec.started, spec.trim):
+    cases = _peer_cases(spec.start, spec.end, spec.started, spec.trim, spec.content_lstrip)
+    for text, expected in cases:
         check(None, r, None, text, expected)
 
 
@@ -119,10 +122,49 @@ def test_peer_cases(r: str) -> None:
 def test_started_overrides_the_default(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
     check(None, r, True, f"abc{spec.end}rest", ("rest", "abc", []))
+    if spec.markers_off_when_disabled:
+        # thinking disabled turns the markers off (plamo3): they are text
+        for text in (f"abc{spec.end}rest", f"  {spec.start}abc{spec.end}rest"):
+            check(None, r, False, text, (text, None, []))
+        return
     # no block open: the end marker is markup, dropped (it was content before)
     check(None, r, False, f"abc{spec.end}rest", ("abcrest", None, []))
     check(None, r, False, f"{spec.end}answer", ("answer", None, []))
     check(None, r, False, f"  {spec.start}abc{spec.end}rest", ("rest", "abc", []))
+
+
+# plamo3 (vLLM's plamo3 engine configuration): the end-of-turn tag is a terminal in every state
+# (inside the think block it ends the block, elsewhere it is dropped); with thinking disabled
+# the configuration has no think terminals, so a think block is content
+PB, PE, PT = "<|plamo:begin_think:plamo|>", "<|plamo:end_think:plamo|>", "<|plamo:tag|>"
+PCALL = (
+    "<|plamo:begin_tool_requests:plamo|><|plamo:begin_tool_request:plamo|>"
+    "<|plamo:begin_tool_name:plamo|>f<|plamo:end_tool_name:plamo|>"
+    '<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{"a": 1}'
+    "<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>"
+    "<|plamo:end_tool_requests:plamo|>"
+)
+PLAMO3_CASES = [
+    (None, None, f"r{PT}c", ("c", "r", [])),
+    (None, None, f"r{PE}c{PT}", ("c", "r", [])),
+    (None, None, f"r{PE}a{PT}b{PT}", ("ab", "r", [])),
+    ("plamo3", None, f"r{PE}{PCALL}{PT}", (None, "r", [("f", '{"a": 1}')])),
+    ("plamo3", None, f"r{PCALL}{PT}", (None, "r", [("f", '{"a": 1}')])),
+    ("hermes", None, f"r{PE}c{PT}", ("c", "r", [])),
+    # thinking disabled: the markers are text, the turn end is still dropped
+    (None, False, f"{PB}t{PE}c{PT}", (f"{PB}t{PE}c", None, [])),
+    ("plamo3", False, f"{PB}t{PE}{PCALL}{PT}", (f"{PB}t{PE}", None, [("f", '{"a": 1}')])),
+    ("plamo3", False, f"c{PE}{PT}", (f"c{PE}", None, [])),
+]
+
+
+@pytest.mark.parametrize("case", PLAMO3_CASES, ids=lambda c: repr(c[2]))
+def test_plamo3_turn_end_and_thinking_off(case: tuple) -> None:
+    fmt, started, text, expected = case
+    check(fmt, "plamo3", started, text, expected)
+    # the tool format alone drops its turn end too
+    if fmt == "plamo3" and started is None:
+        check("plamo3", "qwen3", True, text.replace(PE, "</think>"), expected)
 
 
 # --- the seams ---------------------------------------------------------------------------------
@@ -562,15 +604,26 @@ THINK_TAG_CASES = [
     # ernie45: abc\n</think>\n\n<response>... (the response wrapper stays content)
     ("ernie45", None, "abc\n</think>\ndef", "abc\n", "\ndef"),
     ("ernie45", None, "<think>abc</think>def", "abc", "def"),
-    # hunyuan_a13b (SGLang's hunyuan detector: think tags; the answer wrapper stays content)
+    # hunyuan_a13b (vLLM's hunyuan_a13b reasoning parser: its markers are "<think>\n",
+    # "\n</think>\n<answer>\n" and "\n</answer>", so reasoning and content come without that
+    # framing and without the <answer> wrapper; this pinned SGLang's hunyuan detector before,
+    # which splits at the bare think tags and keeps the wrapper in content)
+    ("hunyuan_a13b", None, "<think>\nr\n</think>\n<answer>\nc\n</answer>", "r", "c"),
+    # the fast-think form: an empty block
+    ("hunyuan_a13b", None, "<think>\n\n</think>\n<answer>\nc\n</answer>", None, "c"),
+    ("hunyuan_a13b", None, "<think>\nr\n</think>\n<answer>\nc", "r", "c"),
     (
         "hunyuan_a13b",
         None,
-        "<think>\nr\n</think>\n<answer>\nc\n</answer>",
-        "\nr\n",
-        "\n<answer>\nc\n</answer>",
+        "<think>\nr1\nr2\n</think>\n<answer>\nc1\nc2\n</answer>",
+        "r1\nr2",
+        "c1\nc2",
     ),
+    ("hunyuan_a13b", None, "<think>\nr", "r", None),
     ("hunyuan_a13b", None, "no think", None, "no think"),
+    # the bare tags (other spellings) still separate a block
+    ("hunyuan_a13b", None, "<think>r</think>c", "r", "c"),
+    ("hunyuan_a13b", None, "<think>\nr</think>\n<answer>\nc", "r", "c"),
     # apertus2509 (SGLang): inner prefix / suffix
     ("apertus2509", None, "<|inner_prefix|>r<|inner_suffix|>c", "r", "c"),
     ("apertus2509", None, "c", None, "c"),
@@ -590,6 +643,15 @@ THINK_TAG_CASES = [
         "This is the rest",
     ),
     ("gemma4", None, "This is the rest", None, "This is the rest"),
+    # gemma4 (vLLM's gemma4 parser): the channel's "thought" label is markup; an empty thought
+    # channel is empty reasoning, not reasoning "thought" (it was "thought" before)
+    ("gemma4", None, "<|channel>thought<channel|>Answer", None, "Answer"),
+    ("gemma4", None, "<|channel>thought", None, None),
+    ("gemma4", None, "<|channel>thoughtful<channel|>x", "thoughtful", "x"),
+    ("gemma4", None, "<|channel>thought\n\n<channel|>x", None, "x"),
+    ("gemma4", True, "thought\nr<channel|>x", "r", "x"),
+    ("gemma4", True, "thought<channel|>x", None, "x"),
+    ("gemma4", None, "<|channel>thought<channel|>x<channel|>y", None, "xy"),
     # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
     ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
     ("deepseek_v4", None, "r</think>c", "r", "c"),
@@ -622,6 +684,14 @@ THINK_TAG_CASES = [
     ),
     ("step3p5", None, "r\n</think>\nc", "r", "\nc"),
     ("granite_thinking_parser", None, "r</think>c", "r", "c"),
+    # granite_thinking_parser (vLLM's): the template writes "\n</think>\n", and the newlines
+    # that open the content after the end marker are dropped (only newlines, only there)
+    ("granite_thinking_parser", None, "r\n</think>\nc", "r", "c"),
+    ("granite_thinking_parser", None, "r</think>\n\nc\n\nd\n", "r", "c\n\nd\n"),
+    ("granite_thinking_parser", None, "r</think>\n", "r", None),
+    ("granite_thinking_parser", None, "r</think>\n c", "r", " c"),
+    ("granite_thinking_parser", False, "\nc", None, "\nc"),
+    ("nemotron_v3", None, "r</think>\nc", "r", "\nc"),
     ("mimo", None, "r</think>c", "r", "c"),
     ("minicpmv", None, "<think>r</think>c", "r", "c"),
     # k2_horizon: the markers of each reasoning_effort; the prompt opened the block
@@ -795,6 +865,77 @@ def test_spec_refuses_bad_new_fields() -> None:
     )
     assert ok["x"].starts == ("<a>", "<b>") and ok["x"].trim
     assert ok["x"].scan(None) == ("</a>", "<a>", "<b>")
-    for bad in ({"trim": "yes"}, {"also_end": [""]}, {"also_start": "<b>"}, {"content_prefix": 1}):
+    ok = spec_mod.load_reasoning(
+        {"reasoning": [dict(good, turn_end="<t>", markers_off_when_disabled=True)]}, formats
+    )
+    assert ok["x"].ends == ("</a>", "<t>") and ok["x"].markers_off_when_disabled
+    bads = (
+        {"trim": "yes"},
+        {"also_end": [""]},
+        {"also_start": "<b>"},
+        {"content_prefix": 1},
+        {"turn_end": ""},
+        {"markers_off_when_disabled": "yes"},
+        {"content_end": ""},
+        {"content_lstrip": 1},
+    )
+    for bad in bads:
         with pytest.raises(ValueError):
             spec_mod.load_reasoning({"reasoning": [dict(good, **bad)]}, formats)
+
+
+# the framing rules with the paired tool format: hunyuan_a13b's calls sit in the <answer> wrapper
+# (its closing marker is dropped, the call is parsed); granite_thinking_parser's newlines after
+# the end marker go before a call too
+HCALL = '<tool_calls>[{"name": "f", "arguments": {"a": 1}}]</tool_calls>'
+FRAMING_PAIRED = [
+    (
+        "hunyuan_a13b",
+        "hunyuan_a13b",
+        f"<think>\nr\n</think>\n<answer>\n{HCALL}\n</answer>",
+        (None, "r", [("f", '{"a": 1}')]),
+    ),
+    (
+        "hunyuan_a13b",
+        "hunyuan_a13b",
+        f"<think>\nr\n</think>\n<answer>\nLet me check.{HCALL}\n</answer>",
+        ("Let me check.", "r", [("f", '{"a": 1}')]),
+    ),
+    (
+        "qwen3_coder",
+        "granite_thinking_parser",
+        f"r\n</think>\n\n{QCALL}",
+        (None, "r", [("f", '{"a": "1"}')]),
+    ),
+    (
+        "qwen3_coder",
+        "granite_thinking_parser",
+        f"r\n</think>\n\nOK.\n{QCALL}",
+        ("OK.\n", "r", [("f", '{"a": "1"}')]),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", FRAMING_PAIRED, ids=lambda c: c[1])
+def test_framing_with_the_tool_format(case: tuple) -> None:
+    fmt, r, text, expected = case
+    check(fmt, r, None, text, expected)
+
+
+G4CALL = "<|tool_call>call:f{key with space:1}<tool_call|>"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # an empty thought channel, then a call (vLLM's gemma4 parser: reasoning "thought" is none)
+        (f"<|channel>thought<channel|>{G4CALL}", (None, None, [("f", '{"key with space": 1}')])),
+        (f"<|channel>thought{G4CALL}", (None, None, [("f", '{"key with space": 1}')])),
+        (
+            f"<|channel>thought\nr<channel|>{G4CALL}<channel|>",
+            (None, "r", [("f", '{"key with space": 1}')]),
+        ),
+    ],
+)
+def test_gemma4_with_its_tool_format(text: str, expected: Result) -> None:
+    check("gemma4", "gemma4", None, text, expected)

@@ -45,6 +45,10 @@ class FormatSpec:
     models: Tuple[str, ...]
     raw: Mapping[str, Any]
     keep_special_tokens: str = "never"
+    # the end-of-turn tag the model may write ("": none): markup, dropped from content
+    turn_end: str = ""
+    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
+    dropped: Tuple[str, ...] = ()
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -118,6 +122,12 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
                 f"format spec: {name}: 'keep_special_tokens' must be one of "
                 f"{', '.join(KEEP_SPECIAL_TOKENS)}, not {keep!r}"
             )
+        turn_end = entry.get("turn_end", "")
+        if not isinstance(turn_end, str) or ("turn_end" in entry and not turn_end):
+            raise ValueError(f"format spec: {name}: 'turn_end' must be a non-empty string")
+        dropped = _strings(entry, "dropped", name) if "dropped" in entry else ()
+        if not all(dropped):
+            raise ValueError(f"format spec: {name}: 'dropped' holds an empty string")
         out[name] = FormatSpec(
             name=name,
             family=family,
@@ -128,6 +138,8 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             models=_strings(entry, "models", name),
             raw=entry,
             keep_special_tokens=keep,
+            turn_end=turn_end,
+            dropped=dropped,
         )
     return out
 
@@ -150,6 +162,17 @@ class ReasoningSpec:
     content_prefix: str = ""
     end_token: str = ""
     end_token_id: Optional[int] = None
+    # the end-of-turn tag ("": none): it ends a block and is dropped from content in every state
+    turn_end: str = ""
+    # with thinking disabled (not started) the markers are off: no front, a block is content
+    markers_off_when_disabled: bool = False
+    # the end of the content wrapper the end marker opens ("": none): dropped from content
+    content_end: str = ""
+    # the characters dropped from the start of the content after the end marker ("": none)
+    content_lstrip: str = ""
+    # the label a block may begin with ("": none): the label and a newline, or the label as the
+    # whole block, at the start of a block are markup
+    label: str = ""
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -158,8 +181,11 @@ class ReasoningSpec:
 
     @property
     def ends(self) -> Tuple[str, ...]:
-        """The markers that end a block: ``end`` and its alternates."""
-        return (self.end, *self.also_end)
+        """The markers that end a block: ``end``, its alternates and the turn-end tag."""
+        ends = (self.end, *self.also_end)
+        if self.turn_end and self.turn_end not in ends:
+            ends = (*ends, self.turn_end)
+        return ends
 
     def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
         """What the front scans for inside a block when paired with ``format`` (None: no tool
@@ -244,6 +270,24 @@ def load_reasoning(
         prefix = e.get("content_prefix", "")
         if not isinstance(prefix, str):
             raise ValueError(f"format spec: reasoning {name}: 'content_prefix' must be a string")
+        turn_end = e.get("turn_end", "")
+        if not isinstance(turn_end, str) or ("turn_end" in e and not turn_end):
+            raise ValueError(
+                f"format spec: reasoning {name}: 'turn_end' must be a non-empty string"
+            )
+        framing = []
+        for key in ("content_end", "content_lstrip", "label"):
+            v = e.get(key, "")
+            if not isinstance(v, str) or (key in e and not v):
+                raise ValueError(
+                    f"format spec: reasoning {name}: {key!r} must be a non-empty string"
+                )
+            framing.append(v)
+        off = e.get("markers_off_when_disabled", False)
+        if not isinstance(off, bool):
+            raise ValueError(
+                f"format spec: reasoning {name}: 'markers_off_when_disabled' must be a bool"
+            )
         out[name] = ReasoningSpec(
             name,
             aliases,
@@ -259,6 +303,9 @@ def load_reasoning(
             prefix,
             end_token,
             end_token_id,
+            turn_end,
+            off,
+            *framing,
         )
     return out
 

@@ -16,7 +16,9 @@
 //!   whitespace, `<`, `>`, `}`, `[`, `]`, `,`, `:` or quotes. Anything else after the start
 //!   marker than `call:NAME{` is malformed markup.
 //! * An object holds `key:value` members; a key is at most [`NAME_CAP`] characters of anything but
-//!   whitespace and `:,{}[]<` (a key written as a JSON string `"k"` loses its quotes; a key between escape markers,
+//!   whitespace and `:,{}[]<`; with `key_spaces` (gemma4: `call.key_spaces` in its spec entry) a
+//!   bare key may hold whitespace, without the whitespace around it (`{key with space:1.5e-05}`,
+//!   as vLLM's and SGLang's gemma4 parsers read a key up to its `:`) (a key written as a JSON string `"k"` loses its quotes; a key between escape markers,
 //!   `<|"|>3<|"|>` as vLLM's gemma4 tests write a map's key, is read whole up to its closing
 //!   marker, at most [`NAME_CAP`] characters). Members are
 //!   separated by `,`; a missing comma is tolerated (vLLM's streaming test writes
@@ -68,6 +70,8 @@ pub struct Style {
     /// A value between escape markers is always a string (gemma4: its template escapes only
     /// strings); otherwise it is typed like a bare word (functiongemma).
     pub escaped_strings: bool,
+    /// A bare key may hold whitespace (gemma4); otherwise whitespace ends it (functiongemma).
+    pub key_spaces: bool,
 }
 
 /// An open object (`obj`) or array, with the members written so far.
@@ -218,8 +222,8 @@ fn name_stop(c: char) -> bool {
         )
 }
 
-fn key_stop(c: char) -> bool {
-    is_ws(c) || matches!(c, ':' | ',' | '{' | '}' | '[' | ']' | '<')
+fn key_stop(c: char, spaces: bool) -> bool {
+    (!spaces && is_ws(c)) || matches!(c, ':' | ',' | '{' | '}' | '[' | ']' | '<')
 }
 
 fn bare_stop(c: char) -> bool {
@@ -311,7 +315,15 @@ impl Machine for FunctionGemma {
                     self.st = State::Key { key: String::new() };
                 }
                 State::Key { key } => {
-                    let Some(p) = rest.find(key_stop) else {
+                    if key.is_empty() {
+                        // whitespace before a key is not part of it
+                        let t = rest.trim_start_matches(is_ws);
+                        if t.len() < rest.len() {
+                            i += rest.len() - t.len();
+                            continue;
+                        }
+                    }
+                    let Some(p) = rest.find(|c| key_stop(c, style.key_spaces)) else {
                         key.push_str(rest);
                         if key.chars().count() > NAME_CAP {
                             self.fail(out);
@@ -323,10 +335,6 @@ impl Machine for FunctionGemma {
                     if key.chars().count() > NAME_CAP {
                         i += p;
                         self.fail(out);
-                        continue;
-                    }
-                    if key.is_empty() && is_ws(c as char) {
-                        i += p + 1;
                         continue;
                     }
                     if key.is_empty() && c == b'}' {
@@ -351,10 +359,12 @@ impl Machine for FunctionGemma {
                         continue;
                     }
                     i += p + 1;
-                    let k = std::mem::take(key);
+                    let whole = std::mem::take(key);
+                    // whitespace between a key and its `:` is not part of it
+                    let k = whole.trim_end_matches(is_ws);
                     let k = match k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
                         Some(inner) => inner,
-                        None => &k,
+                        None => k,
                     };
                     let mut s = String::with_capacity(k.len() + 6);
                     if let Some(top) = self.stack.last_mut() {
@@ -481,7 +491,7 @@ impl Machine for FunctionGemma {
                     } else if (obj && c == '}') || (!obj && c == ']') {
                         i += 1;
                         self.close(out);
-                    } else if obj && !key_stop(c) {
+                    } else if obj && !key_stop(c, style.key_spaces) {
                         // A missing comma: the next key.
                         self.st = State::Key { key: String::new() };
                     } else {
@@ -551,6 +561,32 @@ mod tests {
         let want =
             r#"{"s": "a\"b", "n": 42, "o": {"k": [1, true, null, "x"]}, "e": [], "w": "word"}"#;
         assert_eq!(calls, vec![("f".to_owned(), want.to_owned())]);
+    }
+
+    /// gemma4 (`key_spaces`): a bare key runs to its `:` and may hold whitespace, at any depth,
+    /// without the whitespace around it; functiongemma's keys end at whitespace. Every split
+    /// gives the same.
+    #[test]
+    fn keys_with_spaces() {
+        let tools = Tools::default();
+        let g4 = Format::from_name("gemma4").expect("registered");
+        let text = "<|tool_call>call:f{key with space:1.5e-05, o:{ inner key :<|\"|>x y<|\"|>}}\
+                    <tool_call|>";
+        let x = Parser::extract(g4, &tools, text);
+        let want = r#"{"key with space": 1.5e-05, "o": {"inner key": "x y"}}"#;
+        let calls: Vec<(&str, &str)> = x
+            .calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(calls, vec![("f", want)]);
+        assert!(!x.malformed && x.content.is_none());
+        let chars: Vec<String> = text.chars().map(String::from).collect();
+        let s = Parser::replay(g4, &tools, &chars);
+        assert_eq!((&s.calls, &s.content), (&x.calls, &x.content));
+        let (_, calls, malformed) =
+            extract("<start_function_call>call:f{a b:1}<end_function_call>");
+        assert!(calls.is_empty() && malformed);
     }
 
     #[test]

@@ -143,6 +143,10 @@ pub struct Spec {
     pub special_tokens: &'static [&'static str],
     /// Hugging Face id patterns of the models that emit this format.
     pub models: &'static [&'static str],
+    /// The end-of-turn tag the model may write (empty: none): markup, dropped from content.
+    pub turn_end: &'static str,
+    /// Other markup the format never puts in content (gemma4's `<channel|>`): dropped.
+    pub dropped: &'static [&'static str],
 }
 
 impl Spec {
@@ -252,17 +256,32 @@ impl Setup {
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
-    /// (`front`), the markers that end a block (outside one, an end marker is markup; not for a
-    /// format that puts its own markers in content).
+    /// (`front`), the markers that end a block (outside one, an end marker is markup) and the end
+    /// of the content wrapper the end marker opens (not for a
+    /// format that puts its own markers in content, nor while thinking is disabled for a format
+    /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
+    /// and of the tool format, and the tool format's other `dropped` markup, in every state.
     fn dropped(&self, front: bool) -> Vec<&'static str> {
         let mut list = Vec::new();
         if let Some(r) = self.reasoning {
             let spec = r.spec();
             if front && spec.content_prefix.is_empty() {
                 list.extend(spec.ends);
+                list.push(spec.content_end);
+            }
+            list.push(spec.turn_end);
+        }
+        if let Some(f) = self.tool_format() {
+            list.push(f.spec().turn_end);
+            list.extend(f.spec().dropped);
+        }
+        let mut out: Vec<&'static str> = Vec::new();
+        for m in list {
+            if !m.is_empty() && !out.contains(&m) {
+                out.push(m);
             }
         }
-        list
+        out
     }
 }
 

@@ -59,6 +59,9 @@ def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Opti
     r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
     if started is None:
         started = r.started
+    if not started and r.markers_off_when_disabled:
+        # thinking disabled: the markers are off, there is no block
+        return None
     excludes = [*r.starts, *r.ends]
     if started:
         block = n.tag("", n.any_text(excludes), r.end)
@@ -173,7 +176,9 @@ def _build(
     excludes: List[str] = []
     if reasoning is not None:
         r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
-        excludes = [*r.starts, *r.ends]
+        started = r.started if reasoning_started is None else reasoning_started
+        if started or not r.markers_off_when_disabled:
+            excludes = [*r.starts, *r.ends]
     if plan.messages is not None:
         body = plan.messages(req, excludes)
     else:

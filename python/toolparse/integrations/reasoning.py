@@ -168,7 +168,10 @@ class MarkerIds:
         self.start: Optional[int] = vocab.get(rspec.start) if rspec.start else None
         self.end: Optional[int] = vocab.get(rspec.end) if rspec.end else None
         self.starts: FrozenSet[int] = _ids_of(vocab, rspec.starts)
-        self.ends: FrozenSet[int] = _ids_of(vocab, rspec.ends)
+        # the end markers, without a turn-end tag: that ends every earlier turn of a prompt
+        # (there it is a turn boundary); in the output it ends an open block too (``stops``)
+        self.ends: FrozenSet[int] = _ids_of(vocab, [m for m in rspec.ends if m != rspec.turn_end])
+        self.turn_end: FrozenSet[int] = _ids_of(vocab, [rspec.turn_end])
         self.end_seq: List[int] = [self.end] if self.end is not None else []
         if not self.end_seq and rspec.end and tokenizer is not None:
             try:
@@ -206,7 +209,7 @@ class MarkerIds:
         """The single tokens that end an open block: end markers and :meth:`calls`."""
         out = self._stops.get(tool_format)
         if out is None:
-            out = self._stops[tool_format] = self.ends | self.calls(tool_format)
+            out = self._stops[tool_format] = self.ends | self.turn_end | self.calls(tool_format)
         return out
 
 
@@ -321,7 +324,7 @@ class ReasoningTokens:
         self._calls = calls
         self._decode = decode
         self._longer = len(ids.starts_text) > 1  # a start marker may continue into another
-        self._stops = ids.ends | calls
+        self._stops = ids.ends | ids.turn_end | calls
         self.key: Any = None  # what the owner built it for
         self._reset()
 
@@ -371,7 +374,7 @@ class ReasoningTokens:
                 self._before(t)
             elif self._opening is not None and self._continues(t):
                 pass
-            elif t in ids.ends or t in self._calls:
+            elif t in self._stops:
                 self.state = self.AFTER
             elif t in ids.starts:
                 self._opened(self._text(t) if self._longer else "")

@@ -676,6 +676,8 @@ def _reasoning_base() -> Any:
                 started = self.started
                 if started is None:
                     started = _rsn.default_started(self.toolparse_reasoning)
+                if not started and rspec.markers_off_when_disabled:
+                    return 0  # thinking disabled turns the markers off: nothing is reasoning
                 calls = self._ids.calls(self._tool_format())
                 counter = self._counter
                 if counter is None or counter.key != (started, calls):

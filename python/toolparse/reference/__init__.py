@@ -124,8 +124,16 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
         escaped = spec.raw.get("call", {}).get("escaped", "typed")
         if escaped not in ("typed", "string"):
             raise ValueError(f"format spec: {spec.name}: call.escaped {escaped!r}")
+        key_spaces = spec.raw.get("call", {}).get("key_spaces", False)
+        if not isinstance(key_spaces, bool):
+            raise ValueError(f"format spec: {spec.name}: call.key_spaces must be a bool")
         fg = functiongemma.Style(
-            m["call_start"], m["name_start"], m["string"], m["call_end"], escaped == "string"
+            m["call_start"],
+            m["name_start"],
+            m["string"],
+            m["call_end"],
+            escaped == "string",
+            key_spaces,
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
     if spec.family == "inkling":
@@ -208,13 +216,26 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
     )
 
 
-def _dropped(rspec: Optional[ReasoningSpec], front: bool) -> List[str]:
+def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
-    a reasoning front, the markers that end a block (outside one, an end marker is markup; not for
-    a format that puts its own markers in content)."""
+    a reasoning front, the markers that end a block (outside one, an end marker is markup) and the
+    end of the content wrapper the end marker opens (not for
+    a format that puts its own markers in content, nor while thinking is disabled for a format
+    whose markers are then off: there is no front); the turn-end tags of the reasoning format and
+    of the tool format, and the tool format's other ``dropped`` markup, in every state."""
+    marks: List[str] = []
+    if rspec is not None:
+        if front and not rspec.content_prefix:
+            marks.extend(rspec.ends)
+            marks.append(rspec.content_end)
+        marks.append(rspec.turn_end)
+    if format is not None:
+        marks.append(SPECS[format].turn_end)
+        marks.extend(SPECS[format].dropped)
     out: List[str] = []
-    if rspec is not None and front and not rspec.content_prefix:
-        out.extend(rspec.ends)
+    for m in marks:
+        if m and m not in out:
+            out.append(m)
     return out
 
 
@@ -260,7 +281,7 @@ class Parser:
         self.machine_from: Optional[int] = None if self._front is not None else 0
         self._held = ""
         self._out = Emitter(
-            _dropped(rspec, self._front is not None),
+            _dropped(rspec, format, self._front is not None),
             SPECS[format].call_starts() if format is not None else (),
         )
         self._finished = False

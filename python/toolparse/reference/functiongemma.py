@@ -27,6 +27,7 @@ SCALAR_CAP = 64
 
 _NAME_STOP = re.compile(r"[ \t\n\r<>{}\[\],:\"']")
 _KEY_STOP = re.compile(r"[ \t\n\r:,{}\[\]<]")
+_KEY_STOP_SPACES = re.compile(r"[:,{}\[\]<]")  # key_spaces: a bare key may hold whitespace
 _BARE_STOP = re.compile(r"[ \t\n\r,}\]<]")
 _NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?)?")
 
@@ -35,7 +36,13 @@ class Style:
     """The markers of one format of the family (built from its spec entry)."""
 
     def __init__(
-        self, start: str, prefix: str, escape: str, end: str, escaped_strings: bool = False
+        self,
+        start: str,
+        prefix: str,
+        escape: str,
+        end: str,
+        escaped_strings: bool = False,
+        key_spaces: bool = False,
     ) -> None:
         self.start = Markers([start])
         self.prefix = prefix
@@ -44,6 +51,8 @@ class Style:
         # a value between escape markers is always a string (gemma4: its template escapes only
         # strings); otherwise it is typed like a bare word (functiongemma)
         self.escaped_strings = escaped_strings
+        # a bare key may hold whitespace (gemma4); otherwise whitespace ends it (functiongemma)
+        self.key_stop = _KEY_STOP_SPACES if key_spaces else _KEY_STOP
 
 
 def scalar_prefix(s: str) -> bool:
@@ -171,7 +180,11 @@ class FunctionGemma:
                 self.stack = [[True, 0]]
                 self.st = ["key", ""]
             elif kind == "key":
-                ks = _KEY_STOP.search(s, i)
+                if st[1] == "" and s[i] in WS:
+                    # whitespace before a key is not part of it
+                    i += 1
+                    continue
+                ks = style.key_stop.search(s, i)
                 if ks is None:
                     st[1] += s[i:]
                     if len(st[1]) > NAME_CAP:
@@ -185,9 +198,6 @@ class FunctionGemma:
                     i += p
                     self._fail(out)
                     return i
-                if key == "" and c in WS:
-                    i += p + 1
-                    continue
                 if key == "" and c == "}":
                     i += p + 1
                     self._close(out)
@@ -205,6 +215,7 @@ class FunctionGemma:
                     self._fail(out)
                     return i
                 i += p + 1
+                key = key.rstrip(WS)  # whitespace between a key and its ":" is not part of it
                 if len(key) >= 2 and key[0] == '"' and key[-1] == '"':
                     key = key[1:-1]
                 sep = ""
@@ -298,7 +309,7 @@ class FunctionGemma:
                 elif (obj and c == "}") or (not obj and c == "]"):
                     i += 1
                     self._close(out)
-                elif obj and _KEY_STOP.match(c) is None:
+                elif obj and style.key_stop.match(c) is None:
                     # A missing comma: the next key.
                     self.st = ["key", ""]
                 else:

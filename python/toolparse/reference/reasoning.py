@@ -17,14 +17,18 @@ TRAIL_CAP = 64
 LEAD = "Lead"  # at the beginning of an output whose block the prompt did not open
 INSIDE = "Inside"  # inside the think block
 PREFIX = "Prefix"  # before the output of a format that puts a content prefix before it
+AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
 
 
 def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
     """The front for ``spec`` paired with tool format ``format``; None when it is transparent."""
     if spec.tool_format is not None or not spec.start or not spec.end:
         return None
+    started = spec.started if started is None else started
+    if not started and spec.markers_off_when_disabled:
+        return None
     scan = spec.scan(SPECS[format] if format is not None else None)
-    return Front(Markers(scan), spec, spec.started if started is None else started)
+    return Front(Markers(scan), spec, started)
 
 
 class Trail:
@@ -72,6 +76,8 @@ class Front:
         self.state = PREFIX if spec.content_prefix else INSIDE if started else LEAD
         self.held = ""
         self.trail = Trail()  # trim: the open run of whitespace at the end of the reasoning
+        self.fresh = self.state == INSIDE  # at the start of a block, while it may be the label
+        self.label = ""  # the reasoning held while it may still be the label and a newline
 
     def feed(self, text: str, out: Emitter) -> Optional[str]:
         """None while the front keeps the text; the rest for the tool machine once the block is
@@ -83,7 +89,20 @@ class Front:
         if self.state == PREFIX:
             out.content(self.spec.content_prefix)
             return buf
+        if self.state == AFTER:
+            return self._after(buf)
         return self._inside(buf, out)
+
+    def _after(self, buf: str) -> Optional[str]:
+        """After the end marker: the characters ``content_lstrip`` drops at the start of the
+        content are consumed; the rest, from the first other character, goes to the machine."""
+        if not self.spec.content_lstrip:
+            return buf
+        rest = buf.lstrip(self.spec.content_lstrip)
+        if not rest:
+            self.state = AFTER
+            return None
+        return rest
 
     def _lead(self, buf: str, out: Emitter) -> Optional[str]:
         rest = buf.lstrip(WS)
@@ -99,6 +118,7 @@ class Front:
         found = max((s for s in starts if rest.startswith(s)), key=len, default=None)
         if found is not None:
             self.state = INSIDE
+            self.fresh = True
             return self._inside(rest[len(found) :], out)
         return buf
 
@@ -111,36 +131,77 @@ class Front:
                 n = len(self.markers.list[which])
                 ends = len(self.spec.ends)
                 if which < ends:
-                    self._close()
-                    return buf[pos + at + n :]
+                    self._close(out)
+                    return self._after(buf[pos + at + n :])
                 if which < ends + len(self.spec.starts):
                     pos += at + n
                     continue
-                self._close()
+                self._close(out)
                 return buf[pos + at :]
             self._emit(buf[pos : pos + at], out)
             self.held += buf[pos + at :]
             return None
 
     def _emit(self, s: str, out: Emitter) -> None:
+        """Emits reasoning; at the start of a block, holds it while it may still be the ``label``
+        and a newline (dropped when it is); with ``trim``, holds back the open run of whitespace
+        at its end."""
+        label = self.spec.label
+        if not self.fresh or not label:
+            self._emit_body(s, out)
+            return
+        self.label += s
+        held = self.label
+        if held.startswith(label + "\n"):
+            self.fresh = False
+            self.label = ""
+            self._emit_body(held[len(label) + 1 :], out)
+            return
+        if (label + "\n").startswith(held):
+            return  # may still be the label and a newline
+        self.fresh = False
+        self.label = ""
+        self._emit_body(held, out)
+
+    def _emit_body(self, s: str, out: Emitter) -> None:
         """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end."""
         if self.spec.trim:
             self.trail.emit(s, out)
         else:
             out.reasoning(s)
 
-    def _close(self) -> None:
-        """The block ended: a held run of whitespace at its end is dropped (``trim``)."""
+    def _close(self, out: Emitter) -> None:
+        """The block ended: reasoning held as a possible label is reasoning unless it is the
+        label (the whole block: empty); a held run of whitespace at its end is dropped
+        (``trim``)."""
+        if self.fresh:
+            self.fresh = False
+            held, self.label = self.label, ""
+            if held != self.spec.label:
+                self._emit_body(held, out)
         self.trail.close()
 
     def finish(self, out: Emitter) -> str:
         """End of text: what the tool machine still gets; a block left open is reasoning."""
         held, self.held = self.held, ""
         if self.state == LEAD:
-            return held
+            # text held because a longer start marker might follow opens a block when it begins
+            # with a shorter one (<|channel>thought at the end of the output)
+            rest = held.lstrip(WS)
+            found = max((s for s in self.spec.starts if rest.startswith(s)), key=len, default=None)
+            if found is None:
+                return held
+            self.state = INSIDE
+            self.fresh = True
+            after = self._inside(rest[len(found) :], out)
+            if after is not None:
+                return after
+            return self.finish(out)
         if self.state == PREFIX:
             out.content(self.spec.content_prefix)
             return held
+        if self.state == AFTER:
+            return ""
         self._emit(held, out)
-        self._close()
+        self._close(out)
         return ""
