@@ -56,6 +56,7 @@ class Ctx:
         self.heads: Dict[Optional[str], List[n.Node]] = {}
         self._defs: Dict[int, bool] = {}
         self.envelope: Any = None
+        self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
 
     def defs_of(self, root: Mapping[str, Any]) -> bool:
         """Whether a tool's schema has definitions a sub-schema must carry along."""
@@ -322,7 +323,10 @@ def _xml_value(
         for k in ("pattern", "format", "minLength", "maxLength"):
             if k in node:
                 c.drop.add(where, k)
-        return n.any_text([end]), "string"
+        text = c.raw_text.get(end)
+        if text is None:
+            text = c.raw_text[end] = n.any_text([end])
+        return text, "string"
     sub = with_defs(schema, root) if c.defs_of(root) else schema
     return n.seq(c.pad, n.json_schema(sub, "json", JSON_WS), c.pad), types[0]
 
@@ -398,6 +402,8 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
                 vtype,
                 n.tag(m["value_start"], value, end),
             )
+        elif len(heads) == 1:  # one head: the whole opening is the tag's begin
+            param = n.tag(m["parameter_start"] + k + heads[0]["value"], value, end)
         else:
             param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
         items.append((param, k in req))

@@ -160,7 +160,10 @@ def ordered(items: Sequence[Tuple[n.Node, bool]], sep: n.Node) -> n.Node:
     after it comes with its separator in front)."""
     if not items:
         return n.const("")
-    later = [n.seq(sep, node) if r else n.optional(n.seq(sep, node)) for node, r in items]
+    later = []
+    for node, r in items:
+        pair = {"type": "sequence", "elements": [sep, node]}
+        later.append(pair if r else {"type": "optional", "content": pair})
     alts: List[n.Node] = []
     for first, (node, required) in enumerate(items):
         alts.append(n.seq(node, *later[first + 1 :]))
