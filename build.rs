@@ -336,11 +336,21 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let mut close = vec![ce, cs];
                 close.extend(fence);
                 close.extend(&ends);
+                let call = e.get("call").and_then(Value::as_object);
+                let drop_between = match call.and_then(|c| c.get("between_calls")) {
+                    None => false,
+                    Some(v) => match v.as_str() {
+                        Some("whitespace") => false,
+                        Some("dropped") => true,
+                        _ => return Err(format!("{name}: call.between_calls {v}")),
+                    },
+                };
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
                      section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
-                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {} }};",
+                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {}, \
+                     drop_between: {drop_between} }};",
                     fields.join(", "),
                     fence.is_some(),
                     id_style == "model"
