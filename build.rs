@@ -400,6 +400,16 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 functions.extend(lead);
                 // Markup that may stand between calls (step3's `<｜tool_sep｜>`).
                 let call_sep = marker("call_sep");
+                // A section may hold one JSON call object instead of functions (dots).
+                let json_call = match e.get("call").and_then(Value::as_object) {
+                    Some(c) if c.contains_key("name_keys") => format!(
+                        "Some(crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: false, \
+                         by_name: false, id: &[] }})",
+                        strings(c, "name_keys", name)?,
+                        strings(c, "args_keys", name)?
+                    ),
+                    _ => "None".to_owned(),
+                };
                 let function_end = need("function_end")?;
                 let param = need("parameter_start")?;
                 let param_end = need("parameter_end")?;
@@ -503,7 +513,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                      strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
-                     item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, \
+                     item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
                      typing: xml_params::Typing::{typing}, \
                      doubled_names: {doubled}, cdata: {cdata} }};",
                     sections.len(),

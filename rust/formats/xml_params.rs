@@ -100,15 +100,20 @@
 //!   at most [`NAME_MAX`] characters without `<` are markup, not checked against the name, as
 //!   the peers skip them; anything else and the markup is content); a `<｜tool_sep｜>` between
 //!   calls (the spec's `call_sep`) is markup;
+//! - dots: a section may hold one JSON call object instead of functions,
+//!   `<dots_function_call>{"name": N, "arguments": {...}}</dots_function_call>` (the spec's
+//!   `call.name_keys` and `call.args_keys`, as SGLang's dots detector reads it): read like
+//!   tagged_json's bodies (arguments streamed as written, a JSON object), then the section end;
+//!   JSON there that is not a call object is malformed;
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
 use super::between::{after_call, finish_after_call, After};
-use super::{Machine, Tools};
+use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
-use crate::json::is_blank;
+use crate::json::{is_blank, CallKeys, Calls};
 use crate::params::{self, Kind};
-use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX, WS_MAX};
 
 /// The longest run of whitespace allowed between a closing tag inside a value and what confirms
 /// it; a longer run makes the tag part of the value (bounds what is held back).
@@ -185,6 +190,10 @@ pub struct Style {
     pub lead: Option<&'static str>,
     /// The rest of the function start after [`Style::lead`] (`<steptml:invoke name="`).
     pub lead_tag: Option<Markers>,
+    /// The keys of a JSON call object a section may hold instead of functions (dots:
+    /// `<dots_function_call>{"name": N, "arguments": {...}}</dots_function_call>`; the spec's
+    /// `call.name_keys` and `call.args_keys`), if the format has one.
+    pub json: Option<CallKeys>,
     /// How a value is typed (where the head does not say: `string_attr`).
     pub typing: Typing,
     /// A function name written twice (`f.f`, as muse's template invites for a bare tool name)
@@ -271,6 +280,9 @@ enum State {
     /// After the section start: whitespace, then the function start. `raw` is the markup read
     /// so far (content if no call follows).
     Wrapper { raw: String },
+    /// After the section start: a JSON call object (the style's `json`), its call streamed as
+    /// it comes.
+    Json(Region),
     /// After the style's `lead`: the repeated name (markup, `n` characters so far, no `<`),
     /// then the rest of the function start. `raw` is the markup read so far (content if no call
     /// follows).
@@ -564,15 +576,35 @@ impl Machine for XmlParams {
                             return i + ws;
                         }
                         Expect::Other { at } => {
+                            raw.push_str(&rest[..at]);
+                            i += at;
+                            if let Some(keys) = style.json {
+                                if rest[at..].starts_with('{') && trailing_ws(raw) <= WS_MAX {
+                                    // A JSON call object.
+                                    let calls = Calls::object(keys, false);
+                                    self.st = State::Json(Region::new(calls, raw, false));
+                                    continue;
+                                }
+                            }
                             // Not a call (other text, or whitespace past the cap): the wrapper was
                             // content.
-                            raw.push_str(&rest[..at]);
                             out.content(raw);
-                            i += at;
                             self.st = State::Text;
                         }
                     }
                 }
+                State::Json(region) => match region.feed(rest, out) {
+                    RegionStep::More => return input.len(),
+                    RegionStep::Done(n) => {
+                        i += n;
+                        self.st = self.after();
+                    }
+                    // Not a call object: malformed markup (the region made it content).
+                    RegionStep::Failed(n) => {
+                        i += n;
+                        self.st = State::Fallback;
+                    }
+                },
                 State::Lead { raw, n } => {
                     let Some(tag) = &style.lead_tag else {
                         // (a style with a lead has its tag: build.rs checks)
@@ -970,6 +1002,7 @@ impl Machine for XmlParams {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
+            State::Json(region) => region.finish(rest, out),
             // Cut off inside the function (its end never came): the call is unfinished.
             State::Attrs { .. }
             | State::Body

@@ -32,11 +32,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
-from . import ToolTypes, params
+from . import Region, ToolTypes, params
 from .between import Held, after_call, finish_after_call
 from .event import Emitter
-from .json import is_blank
-from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
+from .json import CallKeys, Calls, is_blank
+from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -76,6 +76,8 @@ class Style:
     # <｜tool_call_begin｜>function<｜tool_sep｜>; the last of `function`), and the rest of it
     lead: Optional[str] = None
     lead_tag: Optional[Markers] = None
+    # the keys of a JSON call object a section may hold instead of functions (dots)
+    json: Optional[CallKeys] = None
     typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
     doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
     cdata: bool = False  # a value that begins with <![CDATA[ is unwrapped (up to ]]>, as written)
@@ -186,6 +188,12 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
         call_sep=call_sep,
         lead=lead,
         lead_tag=lead_tag,
+        # a section may hold one JSON call object instead of functions (dots)
+        json=(
+            CallKeys(call["name_keys"], call["args_keys"], strings=False)
+            if "name_keys" in call
+            else None
+        ),
         typing=TYPINGS.get(arguments, SCHEMA),
         doubled_names=call.get("doubled_names") == "collapse",
         cdata=call.get("cdata") is True,
@@ -240,6 +248,7 @@ class XmlParams:
         self.raw: List[str] = []  # Wrapper, Lead, Name: the markup read so far
         self.name_parts: List[str] = []  # Name: the function name so far
         self.lead_n = 0  # Lead: the characters read after the lead
+        self.region: Optional[Region] = None  # Json: the call object
         self.name: List[str] = []  # Param: the parameter name so far
         # Open, Type: the parameter's name (its key is written when the value opens)
         self.param = ""
@@ -406,13 +415,32 @@ class XmlParams:
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
+                    self.raw.append(s[i : i + a])
+                    i += a
+                    raw = "".join(self.raw)
+                    self.raw = []
+                    json_call = s.startswith("{", i) and trailing_ws(raw) <= WS_MAX
+                    if style.json is not None and json_call:
+                        # A JSON call object.
+                        self.st = "Json"
+                        self.region = Region(Calls.object(style.json, False), raw, False)
+                        continue
                     # Not a call (other text, or whitespace past the cap): the wrapper was
                     # content.
-                    self.raw.append(s[i : i + a])
-                    out.content("".join(self.raw))
-                    self.raw = []
-                    i += a
+                    out.content(raw)
                     self.st = "Text"
+            elif st == "Json":
+                assert self.region is not None
+                r, k = self.region.feed(s, out, i)
+                if r == "more":
+                    return n
+                i += k
+                if r == "done":
+                    self.region = None
+                    self.st = self._after()
+                else:
+                    # Not a call object: malformed markup (the region made it content).
+                    self.st = "Fallback"
             elif st == "Lead":
                 lead_tag = style.lead_tag
                 if lead_tag is None:
@@ -689,6 +717,9 @@ class XmlParams:
         st = self.st
         if st in ("Text", "Fallback"):
             out.content(rest)
+        elif st == "Json":
+            assert self.region is not None
+            self.region.finish(rest, out)
         elif st in ("Wrapper", "Lead", "Name"):
             # Cut off before the call started: its markup so far.
             out.truncate("".join(self.raw) + "".join(self.name_parts) + rest)
