@@ -336,11 +336,21 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let mut close = vec![ce, cs];
                 close.extend(fence);
                 close.extend(&ends);
+                let call = e.get("call").and_then(Value::as_object);
+                let drop_between = match call.and_then(|c| c.get("between_calls")) {
+                    None => false,
+                    Some(v) => match v.as_str() {
+                        Some("whitespace") => false,
+                        Some("dropped") => true,
+                        _ => return Err(format!("{name}: call.between_calls {v}")),
+                    },
+                };
                 writeln!(
                     statics,
                     "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
                      section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
-                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {} }};",
+                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {}, \
+                     drop_between: {drop_between} }};",
                     fields.join(", "),
                     fence.is_some(),
                     id_style == "model"
@@ -372,6 +382,34 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
                 let mut functions = vec![function];
                 functions.extend(marker("function_start_alt"));
+                // The start of the function start after which the name may stand repeated
+                // (step3's `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...`),
+                // and the rest of the function start (its tag).
+                let lead = marker("function_lead");
+                let lead_tag = match lead {
+                    Some(l) => match function.strip_prefix(l) {
+                        Some(tag) if !tag.is_empty() && !l.is_empty() => Some(tag),
+                        _ => {
+                            return Err(format!(
+                                "{name}: function_lead is not a proper start of function_start"
+                            ))
+                        }
+                    },
+                    None => None,
+                };
+                functions.extend(lead);
+                // Markup that may stand between calls (step3's `<｜tool_sep｜>`).
+                let call_sep = marker("call_sep");
+                // A section may hold one JSON call object instead of functions (dots).
+                let json_call = match e.get("call").and_then(Value::as_object) {
+                    Some(c) if c.contains_key("name_keys") => format!(
+                        "Some(crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: false, \
+                         by_name: false, id: &[] }})",
+                        strings(c, "name_keys", name)?,
+                        strings(c, "args_keys", name)?
+                    ),
+                    _ => "None".to_owned(),
+                };
                 let function_end = need("function_end")?;
                 let param = need("parameter_start")?;
                 let param_end = need("parameter_end")?;
@@ -462,6 +500,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 let cdata = call.and_then(|c| c.get("cdata")) == Some(&Value::Bool(true));
                 let mut end: Vec<&str> = section_end.into_iter().collect();
                 end.extend(item_end);
+                end.extend(call_sep);
                 if many {
                     end.extend(&functions);
                 }
@@ -474,7 +513,8 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                      strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
                      value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
                      after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
-                     item_end: {item_end:?}, typing: xml_params::Typing::{typing}, \
+                     item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
+                     typing: xml_params::Typing::{typing}, \
                      doubled_names: {doubled}, cdata: {cdata} }};",
                     sections.len(),
                     marker("function_self_close"),
@@ -498,6 +538,10 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                         _ => return Err(format!("{name}: value_type_start and value_type_end go together")),
                     },
                     section_end.unwrap_or(function_end),
+                    match lead_tag {
+                        Some(t) => format!("Some(Markers::new(&[{t:?}]))"),
+                        None => "None".to_owned(),
+                    },
                 )
                 .map_err(|e| e.to_string())?;
                 if family == "xml_params" {

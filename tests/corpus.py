@@ -375,6 +375,28 @@ def header_cut_at_end(fmt: str, text: str) -> bool:
     return to > 0 and to > text.rfind("<|message|>") and text[:to].strip() != ""
 
 
+def dropped_section_at_end(fmt: str, text: str) -> bool:
+    """Whether ``text`` ends inside a section of a format that holds only calls there (the spec's
+    ``call.between_calls: "dropped"``, kimi_k2) with no call started after its start: what
+    follows the start is dropped, so the start stands bare at the end (a cut before a call)."""
+    spec = toolparse.spec.get_spec(fmt)
+    if spec.raw.get("call", {}).get("between_calls") != "dropped":
+        return False
+    m = spec.markers
+    ends = [m[k] for k in ("section_end", "section_end_alt") if k in m]
+    at = max(
+        (
+            text.rfind(s) + len(s)
+            for k in ("section_start", "section_start_alt")
+            if (s := m.get(k)) and s in text
+        ),
+        default=-1,
+    )
+    if at < 0 or at < max((text.rfind(s) for s in ends), default=-1):
+        return False
+    return m["call_start"] not in text[at:]
+
+
 def truncated_content_ok(
     fmt: str, text: str, content: Optional[str], streamed: Optional[str]
 ) -> bool:
@@ -384,7 +406,11 @@ def truncated_content_ok(
     fallback: the output without that start)."""
     if content == text:
         return True
-    cut = bare_start_at_end(fmt, text) or header_cut_at_end(fmt, text)
+    cut = (
+        bare_start_at_end(fmt, text)
+        or header_cut_at_end(fmt, text)
+        or dropped_section_at_end(fmt, text)
+    )
     return cut and (content or "") == (streamed or "")
 
 

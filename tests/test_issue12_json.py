@@ -23,8 +23,9 @@ Each is a spec entry in an existing family:
 Where we differ from a peer, a test says so: a call cut before it closed is not a call (DESIGN
 invariant 4; vLLM's apertus returns the partial call); a tool name the request did not offer is
 still a call (vLLM's dots drops it: a server concern); cohere's citations (``<co>...</co: ...>``)
-stay text (vLLM's melody filter turns them into citation objects); dots' JSON fallback inside
-``<dots_function_call>`` is not read (malformed markup: content).
+stay text (vLLM's melody filter turns them into citation objects). dots' JSON body inside
+``<dots_function_call>`` is read as SGLang's dots detector does (one call object: the spec's
+``call.name_keys`` / ``call.args_keys``); JSON there that is not a call object is malformed markup.
 """
 
 from __future__ import annotations
@@ -449,17 +450,53 @@ def test_dots_unknown_tool_is_still_a_call(backend: str) -> None:
 
 
 @params
+def test_dots_not_invokes_is_text(backend: str) -> None:
+    # as minimax_m2 (the xml_params family): a wrapper holding neither an invoke nor a JSON call
+    # object is text (the JSON body is read now: see test_dots_json_body)
+    text = "<dots_function_call>garbage</dots_function_call>"
+    check("dots", backend, text, text, [])
+
+
+@params
+def test_dots_json_body(backend: str) -> None:
+    """SGLang's dots detector accepts whitespace and one JSON object ``{"name": ..., "arguments":
+    {...}}`` (or ``"parameters"``) inside the wrapper; it used to be text here."""
+    tools = [tool("search", {"query": {"type": "string"}, "limit": {"type": "integer"}})]
+    text = (
+        '<dots_function_call>{"name":"search","arguments":{"query":"tables"}}</dots_function_call>'
+    )
+    check_typed("dots", backend, tools, text, None, [("search", {"query": "tables"})])
+    # the arguments as written (JSON-native: not re-serialised), whitespace around the object,
+    # mixed with invoke blocks, text around
+    text = (
+        'Looking.\n<dots_function_call>\n{"name": "search", "arguments": {"query": "椅子", '
+        '"limit": 1.0e1}}\n</dots_function_call>\n<dots_function_call>\n<invoke name="search">\n'
+        '<parameter name="query">tables</parameter>\n</invoke>\n</dots_function_call> done'
+    )
+    calls = [("search", {"query": "椅子", "limit": 10.0}), ("search", {"query": "tables"})]
+    check_typed("dots", backend, tools, text, "Looking.\n done", calls)
+    info = toolparse.get_parser("dots", tools=tools, backend=backend).extract_tool_calls(text)
+    assert info.tool_calls[0].function.arguments == '{"query": "椅子", "limit": 1.0e1}'
+    # "parameters" names the arguments too; the keys in any order
+    text = (
+        '<dots_function_call>{"parameters": {"query": "x"}, "name": "search"}</dots_function_call>'
+    )
+    check_typed("dots", backend, tools, text, None, [("search", {"query": "x"})])
+
+
+@params
 @pytest.mark.parametrize(
     "text",
     [
-        "<dots_function_call>garbage</dots_function_call>",
-        # vLLM's JSON fallback inside the wrapper is not read
-        '<dots_function_call>{"name":"search","arguments":{"query":"tables"}}</dots_function_call>',
+        '<dots_function_call>{"query": "tables"}</dots_function_call>',
+        '<dots_function_call>{"name": "search", "arguments": [1]}</dots_function_call>',
+        '<dots_function_call>{"name": "search", "arguments": {"q": 1}</dots_function_call>',
     ],
 )
-def test_dots_not_invokes_is_text(backend: str, text: str) -> None:
-    # as minimax_m2 (the xml_params family): a wrapper holding no invoke is text
-    check("dots", backend, text, text, [])
+def test_dots_json_body_not_a_call_object(backend: str, text: str) -> None:
+    # JSON in the wrapper that is not one call object with object arguments: malformed markup
+    # (SGLang logs it and reports no call), the text is content
+    check_malformed("dots", backend, text)
 
 
 @params

@@ -6,13 +6,15 @@ Decisions this file pins down (see ``rust/formats/named_json.rs``), where they d
 * text after the section's end marker is content (vLLM's deepseek_v31 and kimi_k2 drop it;
   deepseek_v3 keeps it): nothing the model wrote is lost;
 * a call whose arguments are not a JSON object, whose header is not a name (kimi_k2: not
-  ``[functions.]NAME:IDX``), or text other than whitespace between the calls of a section, is
-  malformed markup: non-streaming gives the original text as content (vLLM's kimi_k2 returns the
-  other calls, with the bad arguments as written, or skips the bad call);
+  ``[functions.]NAME:IDX``), or (deepseek) text other than whitespace between the calls of a
+  section, is malformed markup: non-streaming gives the original text as content (vLLM's kimi_k2
+  returns the other calls, with the bad arguments as written, or skips the bad call);
 * a kimi_k2 bare counter id (``0``) names the request's only tool; with several tools it is
   malformed (SGLang and vLLM guess the tool from the argument keys, which needs the whole
   arguments before the name can be sent);
-* a section with no call in it is content.
+* a section with no call in it is content (deepseek); kimi_k2's section holds only calls, so text
+  in it outside a call is dropped and a section with no call in it is markup (the spec's
+  ``call.between_calls: "dropped"``, as SGLang reads it).
 """
 
 from __future__ import annotations
@@ -187,6 +189,17 @@ KIMI_CASES = [
     # vLLM's engine: no arguments at all is `{}`
     (k_wrap(f"{TOOL_BEGIN}functions.f:0{ARG_BEGIN}{TOOL_END}"), None,
      [("functions.f:0", "f", "{}")]),
+    # the section holds only calls (kimi_k2's `call.between_calls: "dropped"`): text in it outside
+    # a call is dropped, the calls around it kept (vLLM drops the noise; SGLang finds every call
+    # in the section and keeps only the text before it)
+    ("Reasoning. " + SECTION_BEGIN + " spurious noise " + k_tool("functions.test:0", '{"k": "v"}')
+     + SECTION_END, "Reasoning. ", [("functions.test:0", "test", '{"k": "v"}')]),
+    ("Two. " + SECTION_BEGIN + k_tool("functions.a:0", '{"x": 1}') + "\nand then\n"
+     + k_tool("functions.b:1", "{}") + " done." + SECTION_END + " After.",
+     "Two.  After.", [("functions.a:0", "a", '{"x": 1}'), ("functions.b:1", "b", "{}")]),
+    # an empty section is markup, not content (SGLang: the text before it)
+    ("Nothing to call. " + SECTION_BEGIN + SECTION_END, "Nothing to call. ", []),
+    (SECTION_BEGIN + "\n" + SECTION_END, None, []),
 ]  # fmt: skip
 
 KIMI_MALFORMED = [
@@ -196,9 +209,6 @@ KIMI_MALFORMED = [
     # vLLM skips the call with the bad id
     "Help. " + SECTION_BEGIN + k_tool("functions.invalid.0", '{"city": "Beijing"}')
     + k_tool("functions.valid:1", '{"city": "Shanghai"}') + SECTION_END,
-    # vLLM drops the noise
-    "Reasoning. " + SECTION_BEGIN + " spurious noise " + k_tool("functions.test:0", '{"k": "v"}')
-    + SECTION_END,
 ]  # fmt: skip
 
 ALL_CASES = (
@@ -338,11 +348,35 @@ def test_kimi_singular_section_markers(backend: str) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_kimi_empty_section_is_content(backend: str) -> None:
+def test_kimi_empty_section_is_markup(backend: str) -> None:
+    """kimi_k2's section holds only calls, so an empty one is markup, dropped (it used to be kept
+    as content; real outputs write one when the model decides against a call, and SGLang keeps
+    only the text before it). deepseek's empty section stays content."""
     text = "Reasoning. " + SECTION_BEGIN + SECTION_END
     info = toolparse.get_parser("kimi_k2", backend=backend).extract_tool_calls(text)
-    assert not info.tools_called and info.content == text
-    assert streamed("kimi_k2", backend, list(text)) == (text, [], False)
+    assert not info.tools_called and info.content == "Reasoning. "
+    assert not info.truncated
+    assert streamed("kimi_k2", backend, list(text)) == ("Reasoning. ", [], False)
+    v3 = "Reasoning. " + V3_BEGIN + V3_END
+    info = toolparse.get_parser("deepseek_v3", backend=backend).extract_tool_calls(v3)
+    assert not info.tools_called and info.content == v3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_kimi_text_between_calls_dropped(backend: str) -> None:
+    """Text in a kimi_k2 section outside a call is dropped, under every split, and the calls
+    around it are kept (it used to make the whole output malformed)."""
+    text = (
+        "Let me see. " + SECTION_BEGIN + "first:\n" + k_tool("functions.a:0", '{"q": "x"}')
+        + " <|tool_call_end then " + k_tool("functions.b:1", '{"n": 2}') + "\n bye" + SECTION_END
+        + " Done."
+    )  # fmt: skip
+    calls = [("functions.a:0", "a", '{"q": "x"}'), ("functions.b:1", "b", '{"n": 2}')]
+    info = toolparse.get_parser("kimi_k2", backend=backend).extract_tool_calls(text)
+    assert info.content == "Let me see.  Done."
+    assert [(c.id, c.function.name, c.function.arguments) for c in info.tool_calls] == calls
+    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 5))):
+        assert streamed("kimi_k2", backend, chunks) == ("Let me see.  Done.", calls, False)
 
 
 WEATHER_TOOL = {

@@ -341,6 +341,39 @@ def test_step3_every_split(backend: str) -> None:
     check("step3", backend, text, None, [("f", {"a": "x"})])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_step3_name_repeated_before_the_invoke(backend: str) -> None:
+    """Real step3 outputs repeat the name after ``<｜tool_sep｜>`` before the invoke (the spec's
+    ``function_lead``: markup, as the peers skip to the invoke); a ``<｜tool_sep｜>`` between
+    calls is markup (the spec's ``call_sep``)."""
+    calls = [("get_weather", {"location": "Barcelona", "days": 2}), ("get_current_time", {})]
+    sep = "<｜tool_sep｜>"
+    named = STEP3.replace(f"function{sep}<", f"function{sep}get_weather\n<", 1)
+    named = named.replace(f"function{sep}<", f"function{sep} get_current_time \n<", 1)
+    assert named.count("get_current_time") == 2
+    check("step3", backend, named, None, calls, every_split=False)
+    check("step3", backend, "Let me see. " + named + " ok", "Let me see.  ok", calls, False)
+    # a <｜tool_sep｜> between calls, with or without whitespace around it
+    between = named.replace(
+        "<｜tool_call_end｜><｜tool_call_begin｜>", f"<｜tool_call_end｜>{sep}<｜tool_call_begin｜>"
+    )
+    check("step3", backend, between, None, calls, every_split=False)
+    spaced = named.replace(
+        "<｜tool_call_end｜><｜tool_call_begin｜>",
+        f"<｜tool_call_end｜>\n{sep}\n<｜tool_call_begin｜>",
+    )
+    check("step3", backend, spaced, None, calls, every_split=False)
+    short = (
+        f"<｜tool_calls_begin｜><｜tool_call_begin｜>function{sep}f\n"
+        '<steptml:invoke name="f"><steptml:parameter name="a">x</steptml:parameter>'
+        f"</steptml:invoke><｜tool_call_end｜>{sep}<｜tool_calls_end｜>"
+    )
+    check("step3", backend, short, None, [("f", {"a": "x"})])
+    # what stands after the lead is a name, not other markup: else the markup is content
+    text = short.replace(f"{sep}f\n", f"{sep}f<x>\n")
+    check("step3", backend, text, text, [])
+
+
 # ----- deepseek_v32 (vLLM deepseek_v32 parser, SGLang deepseekv32_detector.py) -----
 
 DSML = (

@@ -8,9 +8,12 @@
 //! The rules (the same for every format of the family, configured by [`Style`]):
 //!
 //! * Text outside a section is content (before it, and after its end marker); so is a section
-//!   with no call in it.
+//!   with no call in it, unless the style drops text between calls (below).
 //! * In a section, between calls, only whitespace may stand; anything else is malformed markup
-//!   (the peers report no call for `<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>...`).
+//!   (the peers report no call for `<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>...`). With
+//!   `drop_between` (kimi_k2, the spec's `call.between_calls: "dropped"`) the section holds only
+//!   calls: other text in it, outside a call, is dropped (the calls around it are kept, as
+//!   SGLang's kimi_k2 reads them), and a section with no call in it is markup.
 //! * A call's header is split into fields by the style's separators (deepseek_v3: a type, then
 //!   the name; the others: the name alone). Fields are trimmed of whitespace; the name must be
 //!   non-empty and hold no whitespace; the header is at most [`HEADER_MAX`] characters. Another
@@ -57,6 +60,9 @@ pub struct Style {
     pub fence: bool,
     /// The header is the model's call id, `[functions.]NAME:IDX` (id_style "model").
     pub id: bool,
+    /// The section holds only calls: text in it outside a call is dropped, and a section with no
+    /// call in it is markup (the spec's `call.between_calls: "dropped"`).
+    pub drop_between: bool,
 }
 
 const CALL_END: usize = 0;
@@ -179,6 +185,34 @@ impl Machine for NamedJson {
                         return i + safe;
                     }
                 },
+                State::Section { raw, open } if style.drop_between => {
+                    match style.between.find(rest) {
+                        Found::Marker { at, which } => {
+                            let m = style.between.list[which];
+                            i += at + m.len();
+                            self.st = if which == 0 {
+                                // (the markup a malformed first call falls back to starts at
+                                // the section's)
+                                let mut raw = if *open {
+                                    std::mem::take(raw)
+                                } else {
+                                    String::new()
+                                };
+                                raw.push_str(m);
+                                State::Header {
+                                    raw,
+                                    field: 0,
+                                    text: String::new(),
+                                    chars: 0,
+                                }
+                            } else {
+                                State::Text
+                            };
+                        }
+                        // Text outside a call is dropped; a possible marker's start is held back.
+                        Found::Partial { safe } => return i + safe,
+                    }
+                }
                 State::Section { raw, open } => {
                     match expect_capped(rest, &style.between, trailing_ws(raw)) {
                         Expect::Marker { which: 0, end } => {

@@ -94,16 +94,26 @@
 //! - other text between parameters, or `<`/newline inside a parameter name, after the call
 //!   started is malformed: the rest is content;
 //! - a parameter named twice is written twice (`json.loads` keeps the last value, like vLLM);
-//! - step3's function start may lack `function<｜tool_sep｜>` (the spec's `function_start_alt`);
+//! - step3's function start may lack `function<｜tool_sep｜>` (the spec's `function_start_alt`),
+//!   or repeat the name after it, `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke
+//!   name="NAME">` (the spec's `function_lead`: after it, up to the rest of the function start,
+//!   at most [`NAME_MAX`] characters without `<` are markup, not checked against the name, as
+//!   the peers skip them; anything else and the markup is content); a `<｜tool_sep｜>` between
+//!   calls (the spec's `call_sep`) is markup;
+//! - dots: a section may hold one JSON call object instead of functions,
+//!   `<dots_function_call>{"name": N, "arguments": {...}}</dots_function_call>` (the spec's
+//!   `call.name_keys` and `call.args_keys`, as SGLang's dots detector reads it): read like
+//!   tagged_json's bodies (arguments streamed as written, a JSON object), then the section end;
+//!   JSON there that is not a call object is malformed;
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
 use super::between::{after_call, finish_after_call, After};
-use super::{Machine, Tools};
+use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
-use crate::json::is_blank;
+use crate::json::{is_blank, CallKeys, Calls};
 use crate::params::{self, Kind};
-use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX};
+use crate::scan::{expect, expect_capped, trailing_ws, Expect, Found, Markers, NAME_MAX, WS_MAX};
 
 /// The longest run of whitespace allowed between a closing tag inside a value and what confirms
 /// it; a longer run makes the tag part of the value (bounds what is held back).
@@ -172,6 +182,18 @@ pub struct Style {
     pub end: Markers,
     /// step3's `<｜tool_call_end｜>` after each function, if any.
     pub item_end: Option<&'static str>,
+    /// Markup that may stand between calls (step3's `<｜tool_sep｜>`), if any: dropped.
+    pub call_sep: Option<&'static str>,
+    /// The start of the function start after which the function's name may stand repeated
+    /// (step3's `<｜tool_call_begin｜>function<｜tool_sep｜>`, the spec's `function_lead`); it is
+    /// the last of [`Style::function`].
+    pub lead: Option<&'static str>,
+    /// The rest of the function start after [`Style::lead`] (`<steptml:invoke name="`).
+    pub lead_tag: Option<Markers>,
+    /// The keys of a JSON call object a section may hold instead of functions (dots:
+    /// `<dots_function_call>{"name": N, "arguments": {...}}</dots_function_call>`; the spec's
+    /// `call.name_keys` and `call.args_keys`), if the format has one.
+    pub json: Option<CallKeys>,
     /// How a value is typed (where the head does not say: `string_attr`).
     pub typing: Typing,
     /// A function name written twice (`f.f`, as muse's template invites for a bare tool name)
@@ -258,6 +280,13 @@ enum State {
     /// After the section start: whitespace, then the function start. `raw` is the markup read
     /// so far (content if no call follows).
     Wrapper { raw: String },
+    /// After the section start: a JSON call object (the style's `json`), its call streamed as
+    /// it comes.
+    Json(Region),
+    /// After the style's `lead`: the repeated name (markup, `n` characters so far, no `<`),
+    /// then the rest of the function start. `raw` is the markup read so far (content if no call
+    /// follows).
+    Lead { raw: String, n: usize },
     /// Reading the function name; `raw[at..]` is the name so far.
     Name { raw: String, at: usize },
     /// After the function name (the call started): its other attributes, `n` characters so
@@ -435,6 +464,18 @@ impl XmlParams {
     }
 }
 
+/// The state after a function start (the markup read, `raw`, ends with it): its name, or the
+/// repeated name when the start is the style's `lead`.
+fn name_or_lead(style: &Style, raw: String) -> State {
+    match style.lead {
+        Some(lead) if raw.ends_with(lead) => State::Lead { raw, n: 0 },
+        _ => {
+            let at = raw.len();
+            State::Name { raw, at }
+        }
+    }
+}
+
 /// An attribute value with its escapes undone (`&quot;` before `&amp;`, as the peers do).
 fn unescape(s: &str) -> String {
     s.replace("&quot;", "\"").replace("&amp;", "&")
@@ -515,10 +556,7 @@ impl Machine for XmlParams {
                         self.st = if which < style.sections {
                             State::Wrapper { raw: m.to_owned() }
                         } else {
-                            State::Name {
-                                raw: m.to_owned(),
-                                at: m.len(),
-                            }
+                            name_or_lead(style, m.to_owned())
                         };
                     }
                     Found::Partial { safe } => {
@@ -530,24 +568,72 @@ impl Machine for XmlParams {
                     match expect_capped(rest, &style.function, trailing_ws(raw)) {
                         Expect::Marker { end, .. } => {
                             raw.push_str(&rest[..end]);
-                            let raw = std::mem::take(raw);
-                            let at = raw.len();
                             i += end;
-                            self.st = State::Name { raw, at };
+                            self.st = name_or_lead(style, std::mem::take(raw));
                         }
                         Expect::Wait { ws } => {
                             raw.push_str(&rest[..ws]);
                             return i + ws;
                         }
                         Expect::Other { at } => {
+                            raw.push_str(&rest[..at]);
+                            i += at;
+                            if let Some(keys) = style.json {
+                                if rest[at..].starts_with('{') && trailing_ws(raw) <= WS_MAX {
+                                    // A JSON call object.
+                                    let calls = Calls::object(keys, false);
+                                    self.st = State::Json(Region::new(calls, raw, false));
+                                    continue;
+                                }
+                            }
                             // Not a call (other text, or whitespace past the cap): the wrapper was
                             // content.
-                            raw.push_str(&rest[..at]);
                             out.content(raw);
-                            i += at;
                             self.st = State::Text;
                         }
                     }
+                }
+                State::Json(region) => match region.feed(rest, out) {
+                    RegionStep::More => return input.len(),
+                    RegionStep::Done(n) => {
+                        i += n;
+                        self.st = self.after();
+                    }
+                    // Not a call object: malformed markup (the region made it content).
+                    RegionStep::Failed(n) => {
+                        i += n;
+                        self.st = State::Fallback;
+                    }
+                },
+                State::Lead { raw, n } => {
+                    let Some(tag) = &style.lead_tag else {
+                        // (a style with a lead has its tag: build.rs checks)
+                        out.content(raw);
+                        self.st = State::Text;
+                        continue;
+                    };
+                    let (take, found) = match tag.find(rest) {
+                        Found::Marker { at, .. } => (at, true),
+                        Found::Partial { safe } => (safe, false),
+                    };
+                    let piece = &rest[..take];
+                    *n += piece.chars().count();
+                    if piece.contains('<') || *n > NAME_MAX {
+                        // Not a call: the markup was content, the text after it is read again.
+                        out.content(raw);
+                        self.st = State::Text;
+                        continue;
+                    }
+                    raw.push_str(piece);
+                    i += take;
+                    if !found {
+                        return i;
+                    }
+                    raw.push_str(tag.list[0]);
+                    i += tag.list[0].len();
+                    let raw = std::mem::take(raw);
+                    let at = raw.len();
+                    self.st = State::Name { raw, at };
                 }
                 State::Name { raw, at } => {
                     let Some(p) = rest.find(NAME_STOPS) else {
@@ -876,14 +962,13 @@ impl Machine for XmlParams {
                     After::Marker { which, end } => {
                         let m = style.end.list[which];
                         i += end;
-                        if style.item_end == Some(m) {
-                            // step3's item end: the section end or the next call may follow.
+                        if style.item_end == Some(m) || style.call_sep == Some(m) {
+                            // step3's item end, or the markup between calls: the section end or
+                            // the next call may follow.
                             ws.clear();
                         } else if style.function.list.contains(&m) {
                             // The next call: the whitespace before it is content if it is not.
-                            let raw = std::mem::take(ws);
-                            let at = raw.len();
-                            self.st = State::Name { raw, at };
+                            self.st = name_or_lead(style, std::mem::take(ws));
                         } else {
                             self.st = State::Text;
                         }
@@ -913,10 +998,11 @@ impl Machine for XmlParams {
         match &mut self.st {
             State::Text | State::Fallback => out.content(rest),
             // Cut off before the call started: its markup so far.
-            State::Wrapper { raw } | State::Name { raw, .. } => {
+            State::Wrapper { raw } | State::Lead { raw, .. } | State::Name { raw, .. } => {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
+            State::Json(region) => region.finish(rest, out),
             // Cut off inside the function (its end never came): the call is unfinished.
             State::Attrs { .. }
             | State::Body

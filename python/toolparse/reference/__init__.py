@@ -92,6 +92,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             seps,
             m.get("args_end"),
             id=spec.id_style == "model",
+            drop_between=named_json.drops_between(spec.name, spec.raw.get("call", {})),
         )
         return lambda tools: named_json.NamedJson(named, tools)
     if spec.family == "xml_params":

@@ -35,6 +35,7 @@ class Style:
         separators: Sequence[str],
         fence: Optional[str],
         id: bool,
+        drop_between: bool = False,
     ) -> None:
         # the section's start markers (its spelling, and the alternative one some checkpoints
         # write: kimi_k2's singular `<|tool_call_section_begin|>`)
@@ -49,6 +50,18 @@ class Style:
         self.close = Markers([*close, *section_ends])
         self.fence = fence is not None
         self.id = id
+        # the section holds only calls: text in it outside a call is dropped, and a section with
+        # no call in it is markup (the spec's `call.between_calls: "dropped"`)
+        self.drop_between = drop_between
+
+
+def drops_between(fmt: str, call: dict) -> bool:
+    """The spec's ``call.between_calls``: ``"dropped"`` (text in a section outside a call is
+    dropped) or ``"whitespace"`` (the default: only whitespace may stand there)."""
+    between = call.get("between_calls", "whitespace")
+    if between not in ("dropped", "whitespace"):
+        raise ValueError(f"format spec: {fmt}: call.between_calls {between!r}")
+    return bool(between == "dropped")
 
 
 def valid_name(name: str) -> bool:
@@ -123,6 +136,18 @@ class NamedJson:
                     self._section(m, True)
                 else:
                     return i + at
+            elif st == "Section" and style.drop_between:
+                kind, at, which = style.between.find(s, i)
+                if kind != "marker":
+                    # text outside a call is dropped; a possible marker's start is held back
+                    return i + at
+                m = style.between.list[which]
+                i += at + len(m)
+                if which == 0:
+                    # (the markup a malformed first call falls back to starts at the section's)
+                    self._header((self.raw if self.open else "") + m)
+                else:
+                    self.st = "Text"
             elif st == "Section":
                 kind, a, b = expect_capped(s, style.between, i, trailing_ws(self.raw))
                 if kind == "marker" and a == 0:

@@ -32,11 +32,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
-from . import ToolTypes, params
+from . import Region, ToolTypes, params
 from .between import Held, after_call, finish_after_call
 from .event import Emitter
-from .json import is_blank
-from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
+from .json import CallKeys, Calls, is_blank
+from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -71,6 +71,13 @@ class Style:
     after_function: Markers  # what must follow "\n" + function_end in a value to close it
     end: Markers  # after the function end: [call_end?, item_end?, function_start?]
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
+    call_sep: Optional[str] = None  # markup that may stand between calls (step3's <｜tool_sep｜>)
+    # the start of the function start after which the name may stand repeated (step3's
+    # <｜tool_call_begin｜>function<｜tool_sep｜>; the last of `function`), and the rest of it
+    lead: Optional[str] = None
+    lead_tag: Optional[Markers] = None
+    # the keys of a JSON call object a section may hold instead of functions (dots)
+    json: Optional[CallKeys] = None
     typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
     doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
     cdata: bool = False  # a value that begins with <![CDATA[ is unwrapped (up to ]]>, as written)
@@ -109,6 +116,17 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
     function, function_end = m["function_start"], m["function_end"]
     # another spelling of the function start (step3 without "function<｜tool_sep｜>")
     functions = [function] + ([m["function_start_alt"]] if "function_start_alt" in m else [])
+    # the start of the function start after which the name may stand repeated (step3's
+    # <｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...), and the rest of it
+    lead = m.get("function_lead")
+    lead_tag = None
+    if lead is not None:
+        if not lead or not function.startswith(lead) or function == lead:
+            raise ValueError("function_lead is not a proper start of function_start")
+        lead_tag = Markers([function[len(lead) :]])
+        functions.append(lead)
+    # markup that may stand between calls (step3's <｜tool_sep｜>)
+    call_sep = m.get("call_sep")
     param, param_end = m["parameter_start"], m["parameter_end"]
     name_end = m["function_name_end"]
     if name_end != LINE and name_end[:1] not in "><{}\"' \t\r":
@@ -138,7 +156,7 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
     else:
         value = [param_end]
     item_end = m.get("item_end")
-    end = [x for x in (section_end, item_end) if x is not None]
+    end = [x for x in (section_end, item_end, call_sep) if x is not None]
     if many:
         end += functions
     return Style(
@@ -167,6 +185,15 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
         after_function=Markers([section_end or function_end]),
         end=Markers(end),
         item_end=item_end,
+        call_sep=call_sep,
+        lead=lead,
+        lead_tag=lead_tag,
+        # a section may hold one JSON call object instead of functions (dots)
+        json=(
+            CallKeys(call["name_keys"], call["args_keys"], strings=False)
+            if "name_keys" in call
+            else None
+        ),
         typing=TYPINGS.get(arguments, SCHEMA),
         doubled_names=call.get("doubled_names") == "collapse",
         cdata=call.get("cdata") is True,
@@ -218,8 +245,10 @@ class XmlParams:
         self.tools = tools
         # Text | Wrapper | Name | Attrs | Body | Param | Open | Type | Value | After | Fallback
         self.st = "Text"
-        self.raw: List[str] = []  # Wrapper, Name: the markup read so far
+        self.raw: List[str] = []  # Wrapper, Lead, Name: the markup read so far
         self.name_parts: List[str] = []  # Name: the function name so far
+        self.lead_n = 0  # Lead: the characters read after the lead
+        self.region: Optional[Region] = None  # Json: the call object
         self.name: List[str] = []  # Param: the parameter name so far
         # Open, Type: the parameter's name (its key is written when the value opens)
         self.param = ""
@@ -339,6 +368,14 @@ class XmlParams:
         string = types is not None and params.kind_of_types(types) == params.STR
         return params.STR if string else params.JSON
 
+    def _name_or_lead(self, start: str) -> None:
+        """The state after function start ``start``: its name, or the repeated name when the
+        start is the style's ``lead``."""
+        if start == self.style.lead:
+            self.st, self.lead_n = "Lead", 0
+        else:
+            self.st, self.name_parts = "Name", []
+
     def _tool_name(self, name: str) -> str:
         """The tool name for a function name as written (see ``Style.doubled_names``)."""
         if self.style.doubled_names and name not in self.tools:
@@ -367,24 +404,65 @@ class XmlParams:
                 if which < style.sections:
                     self.st = "Wrapper"
                 else:
-                    self.st, self.name_parts = "Name", []
+                    self._name_or_lead(m)
             elif st == "Wrapper":
                 kind, a, b = expect_capped(s, style.function, i, trailing_ws("".join(self.raw)))
                 if kind == "marker":
                     self.raw.append(s[i : i + b])
                     i += b
-                    self.st, self.name_parts = "Name", []
+                    self._name_or_lead(style.function.list[a])
                 elif kind == "wait":
                     self.raw.append(s[i : i + a])
                     return i + a
                 else:
+                    self.raw.append(s[i : i + a])
+                    i += a
+                    raw = "".join(self.raw)
+                    self.raw = []
+                    json_call = s.startswith("{", i) and trailing_ws(raw) <= WS_MAX
+                    if style.json is not None and json_call:
+                        # A JSON call object.
+                        self.st = "Json"
+                        self.region = Region(Calls.object(style.json, False), raw, False)
+                        continue
                     # Not a call (other text, or whitespace past the cap): the wrapper was
                     # content.
-                    self.raw.append(s[i : i + a])
-                    out.content("".join(self.raw))
-                    self.raw = []
-                    i += a
+                    out.content(raw)
                     self.st = "Text"
+            elif st == "Json":
+                assert self.region is not None
+                r, k = self.region.feed(s, out, i)
+                if r == "more":
+                    return n
+                i += k
+                if r == "done":
+                    self.region = None
+                    self.st = self._after()
+                else:
+                    # Not a call object: malformed markup (the region made it content).
+                    self.st = "Fallback"
+            elif st == "Lead":
+                lead_tag = style.lead_tag
+                if lead_tag is None:
+                    # (a style with a lead has its tag: style_of checks)
+                    out.content("".join(self.raw))
+                    self.raw, self.st = [], "Text"
+                    continue
+                kind, at, _ = lead_tag.find(s, i)
+                piece = s[i : i + at]
+                self.lead_n += len(piece)
+                if "<" in piece or self.lead_n > NAME_MAX:
+                    # Not a call: the markup was content, the text after it is read again.
+                    out.content("".join(self.raw))
+                    self.raw, self.st = [], "Text"
+                    continue
+                self.raw.append(piece)
+                i += at
+                if kind != "marker":
+                    return i
+                self.raw.append(lead_tag.list[0])
+                i += len(lead_tag.list[0])
+                self.st, self.name_parts = "Name", []
             elif st == "Name":
                 p = _find_any(s, _NAME_STOP, i)
                 if p == -1:
@@ -610,13 +688,14 @@ class XmlParams:
                 if kind == "marker":
                     m = style.end.list[a]
                     i += b
-                    if m == style.item_end:
-                        # step3's item end: the section end or the next call may follow.
+                    if m == style.item_end or m == style.call_sep:
+                        # step3's item end, or the markup between calls: the section end or the
+                        # next call may follow.
                         self.ws = Held()
                     elif m in style.function.list:
                         # The next call: the whitespace before it is content if it is not.
-                        self.raw, self.ws, self.name_parts = self.ws, Held(), []
-                        self.st = "Name"
+                        self.raw, self.ws = self.ws, Held()
+                        self._name_or_lead(m)
                     else:
                         self.st, self.ws = "Text", Held()
                 elif kind == "wait":
@@ -638,7 +717,10 @@ class XmlParams:
         st = self.st
         if st in ("Text", "Fallback"):
             out.content(rest)
-        elif st in ("Wrapper", "Name"):
+        elif st == "Json":
+            assert self.region is not None
+            self.region.finish(rest, out)
+        elif st in ("Wrapper", "Lead", "Name"):
             # Cut off before the call started: its markup so far.
             out.truncate("".join(self.raw) + "".join(self.name_parts) + rest)
             self.raw, self.name_parts = [], []

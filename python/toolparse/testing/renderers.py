@@ -655,6 +655,9 @@ class NamedJson(Renderer):
         self.model_ids = spec.id_style == "model"
         # plamo3: ``CALL_START NAME_START N ARGS_START {...} ARGS_END CALL_END``
         self.tagged = spec.raw["call"]["shape"] == "tagged_name_tagged_args"
+        # a section that holds only calls (kimi_k2): an empty one, and text in it outside a call,
+        # are markup, not content
+        self.plain_content = spec.raw["call"].get("between_calls", "whitespace") != "dropped"
         if self.model_ids:
             self.forms = ("plain", "newlines", "spaced", "no_prefix", "open_section")
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
