@@ -69,3 +69,24 @@ def test_default_reasoning_is_in_the_spec() -> None:
 
     assert get_spec("cohere_command3").default_reasoning == "cohere_command3"
     assert get_spec("cohere_command4").default_reasoning == "cohere_command4"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_response_wrapper_is_markup(fmt: str, backend: str) -> None:
+    # cohere_melody's cmd3 and cmd4 filters both drop the <|START_RESPONSE|> wrapper
+    text = "<|START_THINKING|>Plan.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>"
+    check(fmt, backend, text, "Hello!", "Plan.")
+    check(
+        fmt,
+        backend,
+        "<|START_RESPONSE|>Hi<|END_RESPONSE|>" + CALL,
+        "Hi",
+        None,
+        [("web_search", {"query": "weather"})],
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_command4_text_wrapper_is_markup(backend: str) -> None:
+    check("cohere_command4", backend, "<|START_TEXT|>a b<|END_TEXT|>", "a b", None)
