@@ -49,6 +49,8 @@ class FormatSpec:
     turn_end: str = ""
     # other markup the format never puts in content (gemma4's "<channel|>"): dropped
     dropped: Tuple[str, ...] = ()
+    # the reasoning format that runs with this format when none is given ("": none)
+    default_reasoning: str = ""
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -128,6 +130,11 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
         dropped = _strings(entry, "dropped", name) if "dropped" in entry else ()
         if not all(dropped):
             raise ValueError(f"format spec: {name}: 'dropped' holds an empty string")
+        default_reasoning = entry.get("default_reasoning", "")
+        if not isinstance(default_reasoning, str) or (
+            "default_reasoning" in entry and not default_reasoning
+        ):
+            raise ValueError(f"format spec: {name}: 'default_reasoning' must be a non-empty string")
         out[name] = FormatSpec(
             name=name,
             family=family,
@@ -140,6 +147,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             keep_special_tokens=keep,
             turn_end=turn_end,
             dropped=dropped,
+            default_reasoning=default_reasoning,
         )
     return out
 

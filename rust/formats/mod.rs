@@ -147,6 +147,8 @@ pub struct Spec {
     pub turn_end: &'static str,
     /// Other markup the format never puts in content (gemma4's `<channel|>`): dropped.
     pub dropped: &'static [&'static str],
+    /// The reasoning format that runs with this format when none is given (empty: none).
+    pub default_reasoning: &'static str,
 }
 
 impl Spec {
@@ -249,6 +251,15 @@ impl Setup {
         }
     }
 
+    /// With the tool format's default reasoning format when no reasoning format is given.
+    fn with_default_reasoning(self) -> Setup {
+        let reasoning = self.reasoning.or_else(|| {
+            self.format
+                .and_then(|f| Reasoning::lookup(f.spec().default_reasoning))
+        });
+        Setup { reasoning, ..self }
+    }
+
     /// The tool format that parses: the given one, else the reasoning format's own (harmony).
     fn tool_format(&self) -> Option<Format> {
         self.format
@@ -315,6 +326,7 @@ impl Parser {
 
     /// A parser for a tool format and/or a reasoning format.
     pub fn with(setup: Setup, tools: &Tools) -> Parser {
+        let setup = setup.with_default_reasoning();
         let format = setup.tool_format();
         let front = setup
             .reasoning

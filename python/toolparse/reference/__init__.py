@@ -256,6 +256,9 @@ class Parser:
 
         if format is not None:
             _check_format(format)
+        if reasoning is None and format is not None and SPECS[format].default_reasoning:
+            # the reasoning format that runs with this tool format when none is given
+            reasoning = SPECS[format].default_reasoning
         rname = _reasoning_name(reasoning)
         rspec = REASONING[rname] if rname is not None else None
         if rspec is not None and rspec.tool_format is not None:

@@ -1,0 +1,92 @@
+"""Cohere Command 3 and 4 (``cohere_command3``, ``cohere_command4``): what vLLM's Cohere parser,
+built on ``cohere_melody``, makes of their output, on both backends, non-streaming and streaming
+under every split. The think block is reasoning even when only the tool format is asked for (the
+format's ``default_reasoning``)."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional, Tuple
+
+import pytest
+import toolparse
+from toolparse import StreamingToolReconstructor
+
+BACKENDS = ("rust", "python")
+FORMATS = ("cohere_command3", "cohere_command4")
+Calls = List[Tuple[str, dict]]
+
+
+def plans(text: str) -> List[List[str]]:
+    out = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
+    out += [[text[:i], text[i:]] for i in range(1, len(text))]
+    return out
+
+
+def check(
+    fmt: str,
+    backend: str,
+    text: str,
+    content: Optional[str],
+    reasoning: Optional[str],
+    calls: Calls = (),  # type: ignore[assignment]
+    reasoning_format: Optional[str] = None,
+) -> None:
+    parser = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning_format)
+    info = parser.extract_tool_calls(text)
+    got = [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls]
+    assert got == list(calls)
+    assert (info.content, info.reasoning) == (content, reasoning)
+    for chunks in plans(text):
+        s = parser.stream()
+        rec = StreamingToolReconstructor()
+        for d in [s.feed(c) for c in chunks] + [s.finish()]:
+            if d is not None:
+                rec.append_delta(d)
+        assert not s.malformed, chunks
+        streamed = [(c.function.name, json.loads(c.function.arguments)) for c in rec.tool_calls]
+        assert streamed == got, chunks
+        assert rec.other_content == (content or ""), chunks
+        assert rec.reasoning == (reasoning or ""), chunks
+
+
+CALL = (
+    '<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "web_search", '
+    '"parameters": {"query": "weather"}}]<|END_ACTION|>'
+)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_think_block_is_reasoning_with_the_tool_format_alone(fmt: str, backend: str) -> None:
+    text = "<|START_THINKING|>I should search.<|END_THINKING|>" + CALL
+    check(fmt, backend, text, None, "I should search.", [("web_search", {"query": "weather"})])
+    check(fmt, backend, text, None, "I should search.", [("web_search", {"query": "weather"})], fmt)
+
+
+def test_default_reasoning_is_in_the_spec() -> None:
+    from toolparse.spec import get_spec
+
+    assert get_spec("cohere_command3").default_reasoning == "cohere_command3"
+    assert get_spec("cohere_command4").default_reasoning == "cohere_command4"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_response_wrapper_is_markup(fmt: str, backend: str) -> None:
+    # cohere_melody's cmd3 and cmd4 filters both drop the <|START_RESPONSE|> wrapper
+    text = "<|START_THINKING|>Plan.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>"
+    check(fmt, backend, text, "Hello!", "Plan.")
+    check(
+        fmt,
+        backend,
+        "<|START_RESPONSE|>Hi<|END_RESPONSE|>" + CALL,
+        "Hi",
+        None,
+        [("web_search", {"query": "weather"})],
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_command4_text_wrapper_is_markup(backend: str) -> None:
+    check("cohere_command4", backend, "<|START_TEXT|>a b<|END_TEXT|>", "a b", None)
