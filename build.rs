@@ -70,7 +70,8 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
                 "    ReasoningSpec {{ name: {name:?}, aliases: &{aliases:?}, start: \"\", end: \"\", \
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
                  ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
-                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\", label: \"\" }},"
+                 off_when_disabled: false, content_end: \"\", content_lstrip: \"\", label: \"\", \
+                 dropped: &[] }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -95,6 +96,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
         let content_end = optional_string(e, "content_end", name)?;
         let content_lstrip = optional_string(e, "content_lstrip", name)?;
         let label = optional_string(e, "label", name)?;
+        let dropped = optional_strings(e, "dropped", name)?;
         let off_when_disabled = match e.get("markers_off_when_disabled") {
             None => false,
             Some(v) => v.as_bool().ok_or_else(|| {
@@ -153,7 +155,7 @@ fn generate_reasoning(entries: &[Value], formats: &[Value]) -> Result<String, St
              scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {trim}, \
              content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
              off_when_disabled: {off_when_disabled}, content_end: {content_end:?}, \
-             content_lstrip: {content_lstrip:?}, label: {label:?} }},",
+             content_lstrip: {content_lstrip:?}, label: {label:?}, dropped: &{dropped:?} }},",
             scan.join(", ")
         )
         .map_err(|e| e.to_string())?;

@@ -86,6 +86,9 @@ pub struct ReasoningSpec {
     /// The label a block may begin with (gemma4's channel name `thought`; empty: none): at the
     /// start of a block, the label and a newline, or the label as the whole block, are markup.
     pub label: &'static str,
+    /// Other markup the reasoning format never puts in content (kimi_k3's
+    /// `<|close|>response<|sep|>`): dropped from content in every state while it runs.
+    pub dropped: &'static [&'static str],
 }
 
 // REASONING, generated from the spec by build.rs.

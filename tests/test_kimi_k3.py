@@ -27,9 +27,10 @@ Decisions this file pins down, where they differ from a peer:
 * reasoning ``kimi_k3`` (``<|open|>think<|sep|>`` ... ``<|close|>think<|sep|>``, opened by the
   prompt): the tools channel ends an open block (SGLang; vLLM keeps it in the reasoning); a
   turn that skipped its think channel and ends ``<|close|>response<|sep|>`` stays reasoning
-  (vLLM; SGLang reads it as content); without the ``kimi_k3`` tool format the channel markers
-  after the block stay in the content (the reasoning front has no content markup to drop;
-  vLLM's reasoning parser strips them when no tool parser runs);
+  (vLLM; SGLang reads it as content); without the ``kimi_k3`` tool format (no tool format, or
+  another one) the closing channel markers ``<|close|>response<|sep|>`` and
+  ``<|close|>message<|sep|>`` are still markup, dropped from content, as vLLM 0.33's kimi_k3
+  reasoning parser strips them (the reasoning spec's ``dropped``);
 * calls stream: a call starts at its name and string values are sent as they arrive (vLLM and
   SGLang send each call whole once its ``<|close|>call<|sep|>`` is there).
 """
@@ -246,10 +247,54 @@ REASONING_CASES = [
     # a skipped think channel stays reasoning (vLLM; SGLang: content "Answer directly")
     ("kimi_k3", "Answer directly" + RC + MC, "Answer directly" + RC + MC, None, []),
     # no tool format: `<|open|>response<|sep|>` is a spelling of the reasoning's end, markup
-    # outside the block too (it was content before); the closing channel markers stay content
-    # there (vLLM's reasoning parser drops them; not yet here)
-    (None, "plan" + THINK_END + RO + "Hi" + RC + MC, "plan", "Hi" + RC + MC, []),
+    # outside the block too; the closing channel markers are markup as well, dropped from the
+    # content (they were content before): vLLM 0.33's kimi_k3 reasoning parser strips them
+    # (the reasoning spec's `dropped`)
+    (None, "plan" + THINK_END + RO + "Hi" + RC + MC, "plan", "Hi", []),
+    (None, "plan" + THINK_END + "Hi" + MC, "plan", "Hi", []),
+    # and with another tool format too
+    ("hermes", "plan" + THINK_END + RO + "Hi" + RC + MC, "plan", "Hi", []),
+    (
+        "hermes",
+        "p" + THINK_END + RO + "A" + RC + '<tool_call>{"name": "f", "arguments": {}}'
+        "</tool_call>" + MC,
+        "p",
+        "A",
+        ["f"],
+    ),
 ]
+
+
+def _splits(text: str) -> List[List[str]]:
+    out = [[text], list(text)]
+    out += [[text[:i], text[i:]] for i in range(1, len(text))]
+    out += [
+        [text[:i], text[i:j], text[j:]]
+        for i in range(1, len(text), 3)
+        for j in range(i + 1, len(text), 5)
+    ]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", (None, "hermes"))
+def test_reasoning_alone_drops_channel_markers_under_every_split(
+    backend: str, fmt: Optional[str]
+) -> None:
+    """With only the kimi_k3 reasoning format (or another tool format), the closing channel
+    markers are dropped from content, streamed under every split as non-streaming."""
+    text = "plan" + THINK_END + RO + "Hi <|close" + RC + "x" + MC + "<|close|>re"
+    p = toolparse.get_parser(fmt, backend=backend, reasoning="kimi_k3")
+    info = p.extract_tool_calls(text)
+    assert (info.reasoning, info.content) == ("plan", "Hi <|closex<|close|>re")
+    for chunks in _splits(text):
+        s = p.stream()
+        got_r, got_c = "", ""
+        for d in [s.feed(c) for c in chunks] + [s.finish()]:
+            if d is not None:
+                got_r += d.reasoning or ""
+                got_c += d.content or ""
+        assert (got_r, got_c) == (info.reasoning, info.content), chunks
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -181,6 +181,9 @@ class ReasoningSpec:
     # the label a block may begin with ("": none): the label and a newline, or the label as the
     # whole block, at the start of a block are markup
     label: str = ""
+    # other markup the format never puts in content (kimi_k3's "<|close|>response<|sep|>"):
+    # dropped from content in every state while it runs
+    dropped: Tuple[str, ...] = ()
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -291,6 +294,9 @@ def load_reasoning(
                     f"format spec: reasoning {name}: {key!r} must be a non-empty string"
                 )
             framing.append(v)
+        dropped = _strings(e, "dropped", name) if "dropped" in e else ()
+        if not all(dropped):
+            raise ValueError(f"format spec: reasoning {name}: 'dropped' holds an empty string")
         off = e.get("markers_off_when_disabled", False)
         if not isinstance(off, bool):
             raise ValueError(
@@ -313,7 +319,10 @@ def load_reasoning(
             end_token_id,
             turn_end,
             off,
-            *framing,
+            content_end=framing[0],
+            content_lstrip=framing[1],
+            label=framing[2],
+            dropped=dropped,
         )
     return out
 

@@ -271,7 +271,7 @@ impl Setup {
     /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
-    /// and of the tool format, and the tool format's other `dropped` markup, in every state.
+    /// and of the tool format, and the other `dropped` markup of both, in every state.
     fn dropped(&self, front: bool) -> Vec<&'static str> {
         let mut list = Vec::new();
         if let Some(r) = self.reasoning {
@@ -281,6 +281,7 @@ impl Setup {
                 list.push(spec.content_end);
             }
             list.push(spec.turn_end);
+            list.extend(spec.dropped);
         }
         if let Some(f) = self.tool_format() {
             list.push(f.spec().turn_end);

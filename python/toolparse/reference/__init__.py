@@ -223,13 +223,14 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
     end of the content wrapper the end marker opens (not for
     a format that puts its own markers in content, nor while thinking is disabled for a format
     whose markers are then off: there is no front); the turn-end tags of the reasoning format and
-    of the tool format, and the tool format's other ``dropped`` markup, in every state."""
+    of the tool format, and the other ``dropped`` markup of both, in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:
             marks.extend(rspec.ends)
             marks.append(rspec.content_end)
         marks.append(rspec.turn_end)
+        marks.extend(rspec.dropped)
     if format is not None:
         marks.append(SPECS[format].turn_end)
         marks.extend(SPECS[format].dropped)
