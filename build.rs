@@ -224,13 +224,14 @@ fn generate(formats: &[Value]) -> Result<String, String> {
             specs,
             "    Spec {{ name: {name:?}, family: {family:?}, id_style: {id_style:?}, \
              aliases: &{aliases:?}, markers: &[{}], special_tokens: &{:?}, models: &{:?}, \
-             turn_end: {:?}, dropped: &{:?}, default_reasoning: {:?} }},",
+             turn_end: {:?}, dropped: &{:?}, default_reasoning: {:?}, span_markup: {} }},",
             pairs.join(", "),
             strings(e, "special_tokens", name)?,
             strings(e, "models", name)?,
             optional_string(e, "turn_end", name)?,
             optional_strings(e, "dropped", name)?,
             optional_string(e, "default_reasoning", name)?,
+            span_markup(e, name)?,
         )
         .map_err(|e| e.to_string())?;
         let ctor = format!("ctor_{k}");
@@ -765,4 +766,33 @@ fn strings<'a>(e: &'a Map<String, Value>, key: &str, name: &str) -> Result<Vec<&
                 .ok_or_else(|| format!("{name}: {key:?} holds a non-string"))
         })
         .collect()
+}
+
+/// A format's optional `span_markup` (`{"open", "close_start", "close_end", "max"}`) as a
+/// `Option<SpanRule>` expression.
+fn span_markup(e: &Map<String, Value>, name: &str) -> Result<String, String> {
+    let Some(v) = e.get("span_markup") else {
+        return Ok("None".to_owned());
+    };
+    let o = v
+        .as_object()
+        .ok_or_else(|| format!("{name}: \"span_markup\" must be an object"))?;
+    let mut parts = Vec::new();
+    for key in ["open", "close_start", "close_end"] {
+        let s = o
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("{name}: span_markup.{key} must be a non-empty string"))?;
+        parts.push(format!("{key}: {s:?}"));
+    }
+    let max = o
+        .get("max")
+        .and_then(Value::as_u64)
+        .filter(|&m| m > 0)
+        .ok_or_else(|| format!("{name}: span_markup.max must be a positive integer"))?;
+    Ok(format!(
+        "Some(crate::event::SpanRule {{ {}, max: {max} }})",
+        parts.join(", ")
+    ))
 }

@@ -61,6 +61,75 @@ pub struct Emitter {
     starts: Vec<&'static str>,
     /// The ids the model gave earlier calls of this response.
     ids: std::collections::HashSet<String>,
+    /// Spans whose tags are markup (the format's `span_markup`), if any.
+    span: Option<SpanRule>,
+    /// The span state of the content and of the reasoning.
+    span_content: SpanState,
+    span_reasoning: SpanState,
+}
+
+/// Spans whose tags are markup, dropped from content and reasoning (cohere's
+/// `<co>X</co: 0:[1]>` is `X`): `open` is dropped wherever it stands; after an open, a close
+/// (`close_start` ... `close_end`, at most `max` characters in all) is dropped; a close that does
+/// not end within `max` characters is text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpanRule {
+    pub open: &'static str,
+    pub close_start: &'static str,
+    pub close_end: &'static str,
+    pub max: usize,
+}
+
+/// One stream's place among spans: whether a span is open, and the end of the text so far that
+/// could still become a tag (held back).
+#[derive(Debug, Default)]
+struct SpanState {
+    open: bool,
+    held: String,
+}
+
+impl SpanRule {
+    /// Feeds `s` after the text held in `st`; returns the text that is not markup. At the `end`
+    /// nothing is held.
+    fn feed(&self, st: &mut SpanState, s: &str, end: bool) -> String {
+        let buf = std::mem::take(&mut st.held) + s;
+        let mut out = String::new();
+        let mut pos = 0; // start of text not yet copied to out
+        let mut i = 0;
+        while i < buf.len() {
+            let rest = &buf[i..];
+            if rest.starts_with(self.open) {
+                out.push_str(&buf[pos..i]);
+                i += self.open.len();
+                pos = i;
+                st.open = true;
+                continue;
+            }
+            if st.open && rest.starts_with(self.close_start) {
+                let window = crate::scan::char_end(rest, self.max);
+                let after = &rest[self.close_start.len().min(window)..window];
+                if let Some(k) = after.find(self.close_end) {
+                    out.push_str(&buf[pos..i]);
+                    i += self.close_start.len() + k + self.close_end.len();
+                    pos = i;
+                    st.open = false;
+                    continue;
+                }
+                if window == rest.len() && !end {
+                    break; // may still end within the bound
+                }
+            } else if !end
+                && rest.len() < self.open.len().max(self.close_start.len())
+                && (self.open.starts_with(rest) || (st.open && self.close_start.starts_with(rest)))
+            {
+                break; // may still become a tag
+            }
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+        out.push_str(&buf[pos..i]);
+        st.held = buf[i..].to_owned();
+        out
+    }
 }
 
 impl Emitter {
@@ -78,9 +147,36 @@ impl Emitter {
         }
     }
 
+    /// The spans whose tags are markup in content and reasoning (the format's `span_markup`).
+    pub fn set_span(&mut self, span: Option<SpanRule>) {
+        self.span = span;
+    }
+
+    /// Reasoning held back as a possible span tag is reasoning after all.
+    fn flush_reasoning(&mut self) {
+        if let Some(rule) = self.span {
+            if !self.span_reasoning.held.is_empty() {
+                let r = rule.feed(&mut self.span_reasoning, "", true);
+                self.push_reasoning(&r);
+            }
+        }
+    }
+
     /// Plain content text. Markup of `drop` in it is dropped (held back while the end of the
-    /// content could still become one).
+    /// content could still become one), and span tags (`span`).
     pub fn content(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        self.flush_reasoning();
+        if let Some(rule) = self.span {
+            let t = rule.feed(&mut self.span_content, s, false);
+            return self.content_dropping(&t);
+        }
+        self.content_dropping(s)
+    }
+
+    fn content_dropping(&mut self, s: &str) {
         if s.is_empty() {
             return;
         }
@@ -115,14 +211,30 @@ impl Emitter {
         !self.drop.is_empty()
     }
 
-    /// `s` without the markup dropped from content (a whole text at once).
-    pub fn strip(&self, s: &str) -> String {
-        crate::scan::strip_all(&self.drop, s)
+    /// Whether some markup is dropped from content (a dropped marker or span tags).
+    pub fn drops_any(&self) -> bool {
+        !self.drop.is_empty() || self.span.is_some()
     }
 
-    /// Content held back as a possible dropped marker is content after all (something else
-    /// follows it).
+    /// `s` without the markup dropped from content (a whole text at once).
+    pub fn strip(&self, s: &str) -> String {
+        let s = match self.span {
+            Some(rule) => rule.feed(&mut SpanState::default(), s, true),
+            None => s.to_owned(),
+        };
+        crate::scan::strip_all(&self.drop, &s)
+    }
+
+    /// Content held back as a possible dropped marker or span tag is content after all
+    /// (something else follows it); so is reasoning held back as a possible span tag.
     fn flush(&mut self) {
+        self.flush_reasoning();
+        if let Some(rule) = self.span {
+            if !self.span_content.held.is_empty() {
+                let t = rule.feed(&mut self.span_content, "", true);
+                self.content_dropping(&t);
+            }
+        }
         if !self.pending.is_empty() {
             let p = std::mem::take(&mut self.pending);
             self.text(&p);
@@ -167,7 +279,27 @@ impl Emitter {
         if s.is_empty() {
             return;
         }
+        self.flush_content();
+        match self.span {
+            Some(rule) => {
+                let r = rule.feed(&mut self.span_reasoning, s, false);
+                self.push_reasoning(&r);
+            }
+            None => self.push_reasoning(s),
+        }
+    }
+
+    /// Content held back is content after all (reasoning follows).
+    fn flush_content(&mut self) {
+        let held = std::mem::take(&mut self.span_reasoning.held);
         self.flush();
+        self.span_reasoning.held = held;
+    }
+
+    fn push_reasoning(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
         if let Some(Event::Reasoning(c)) = self.events.last_mut() {
             c.push_str(s);
         } else {

@@ -90,3 +90,26 @@ def test_response_wrapper_is_markup(fmt: str, backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_command4_text_wrapper_is_markup(backend: str) -> None:
     check("cohere_command4", backend, "<|START_TEXT|>a b<|END_TEXT|>", "a b", None)
+
+
+# cohere_melody's citation spans: `<co>X</co: 0:[1]>` is X in content and reasoning; `<co>` is
+# dropped even with no close; `</co>` is text; a close only after an open; a close that never
+# ends within 64 characters is text (the spec's `span_markup`)
+LONG = "</co:" + "x" * 70 + ">"
+CITATIONS = [
+    ("<|START_RESPONSE|>A <co>B</co: 0:[1]> C<|END_RESPONSE|>", "A B C", None),
+    ("<|START_THINKING|>r<co>s</co: 1:[0,2]>t<|END_THINKING|>x<co>y", "xy", "rst"),
+    ("a</co>b</co: 0:[1]>c", "a</co>b</co: 0:[1]>c", None),
+    ("<co>a" + LONG + "b", "a" + LONG + "b", None),
+    ("<co>a</co: 0:[1]", "a</co: 0:[1]", None),
+    ("<co><co>a</co:>b</co:>c<c", "ab</co:>c<c", None),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("text,content,reasoning", CITATIONS)
+def test_citation_spans_are_markup(
+    fmt: str, backend: str, text: str, content: str, reasoning: Optional[str]
+) -> None:
+    check(fmt, backend, text, content, reasoning)

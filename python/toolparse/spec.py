@@ -49,6 +49,8 @@ class FormatSpec:
     turn_end: str = ""
     # other markup the format never puts in content (gemma4's "<channel|>"): dropped
     dropped: Tuple[str, ...] = ()
+    # spans whose tags are markup (cohere's citations): (open, close_start, close_end, max)
+    span_markup: Optional[Tuple[str, str, str, int]] = None
     # the reasoning format that runs with this format when none is given ("": none)
     default_reasoning: str = ""
 
@@ -135,6 +137,18 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             "default_reasoning" in entry and not default_reasoning
         ):
             raise ValueError(f"format spec: {name}: 'default_reasoning' must be a non-empty string")
+        span_markup = None
+        if "span_markup" in entry:
+            sm = entry["span_markup"]
+            keys = ("open", "close_start", "close_end")
+            if not isinstance(sm, dict) or not all(
+                isinstance(sm.get(k), str) and sm.get(k) for k in keys
+            ):
+                raise ValueError(f"format spec: {name}: 'span_markup' needs non-empty strings")
+            mx = sm.get("max")
+            if not isinstance(mx, int) or isinstance(mx, bool) or mx <= 0:
+                raise ValueError(f"format spec: {name}: span_markup.max must be a positive int")
+            span_markup = (sm["open"], sm["close_start"], sm["close_end"], mx)
         out[name] = FormatSpec(
             name=name,
             family=family,
@@ -148,6 +162,7 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             turn_end=turn_end,
             dropped=dropped,
             default_reasoning=default_reasoning,
+            span_markup=span_markup,
         )
     return out
 

@@ -149,6 +149,9 @@ pub struct Spec {
     pub dropped: &'static [&'static str],
     /// The reasoning format that runs with this format when none is given (empty: none).
     pub default_reasoning: &'static str,
+    /// Spans whose open and close tags are markup (cohere's `<co>X</co: 0:[1]>`), in content and
+    /// reasoning (none: no such spans).
+    pub span_markup: Option<crate::event::SpanRule>,
 }
 
 impl Spec {
@@ -341,10 +344,11 @@ impl Parser {
         if own && setup.started == Some(true) {
             machine.start_in_reasoning();
         }
-        let out = Emitter::with_rules(
+        let mut out = Emitter::with_rules(
             setup.dropped(front.is_some()),
             format.map_or_else(Vec::new, |f| f.spec().call_starts()),
         );
+        out.set_span(format.and_then(|f| f.spec().span_markup));
         Parser {
             machine,
             held: String::new(),
@@ -524,7 +528,7 @@ impl Parser {
         if x.malformed || (x.truncated && x.calls.is_empty() && !p.out.cut) {
             let from = p.machine_from.unwrap_or(0).min(text.len());
             let rest = text.get(from..).unwrap_or_default();
-            let rest = if p.out.drops() {
+            let rest = if p.out.drops_any() {
                 p.out.strip(rest)
             } else {
                 rest.to_owned()

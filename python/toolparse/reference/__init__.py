@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
 from ..spec import REASONING, SPECS, FormatSpec, ReasoningSpec
-from .event import Delta, Emitter, Extracted, delta_from_events, extracted_from_events
+from .event import Delta, Emitter, Extracted, SpanRule, delta_from_events, extracted_from_events
 from .json import DONE, MORE, Calls
 from .scan import HOLD_MAX
 
@@ -289,6 +289,9 @@ class Parser:
             _dropped(rspec, format, self._front is not None),
             SPECS[format].call_starts() if format is not None else (),
         )
+        span = SPECS[format].span_markup if format is not None else None
+        if span is not None:
+            self._out.set_span(SpanRule(*span))
         self._finished = False
         self._fed = 0
 

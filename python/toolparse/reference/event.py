@@ -21,6 +21,55 @@ Call = Tuple[Optional[str], str, str]
 Extracted = Tuple[Optional[str], Optional[str], List[Call], bool, bool]
 
 
+class SpanRule:
+    """Spans whose tags are markup, dropped from content and reasoning (twin of ``SpanRule``):
+    ``open`` is dropped wherever it stands; after an open, a close (``close_start`` ...
+    ``close_end``, at most ``max`` characters in all) is dropped; a close that does not end within
+    ``max`` characters is text."""
+
+    def __init__(self, open: str, close_start: str, close_end: str, max: int) -> None:
+        self.open, self.close_start, self.close_end, self.max = open, close_start, close_end, max
+
+    def feed(self, st: List[Any], s: str, end: bool) -> str:
+        """Feeds ``s`` after the text held in ``st`` (``[open, held]``); returns the text that is
+        not markup. At the ``end`` nothing is held."""
+        buf = st[1] + s
+        out: List[str] = []
+        pos = i = 0
+        n = len(buf)
+        while i < n:
+            if buf.startswith(self.open, i):
+                out.append(buf[pos:i])
+                i += len(self.open)
+                pos = i
+                st[0] = True
+                continue
+            if st[0] and buf.startswith(self.close_start, i):
+                window = min(n, i + self.max)
+                k = buf.find(self.close_end, min(i + len(self.close_start), window), window)
+                if k >= 0:
+                    out.append(buf[pos:i])
+                    i = k + len(self.close_end)
+                    pos = i
+                    st[0] = False
+                    continue
+                if window == n and not end:
+                    break
+            elif (
+                not end
+                and n - i < max(len(self.open), len(self.close_start))
+                and (
+                    self.open.startswith(buf[i:])
+                    or (st[0] and self.close_start.startswith(buf[i:]))
+                )
+            ):
+                break
+            i += 1
+        out.append(buf[pos:i])
+        st[1] = buf[i:]
+        return "".join(out)
+
+
 class Emitter:
     """Collects events and applies the rules every format shares: adjacent fragments coalesce,
     call indices are assigned in order, and whitespace that only separates or surrounds tool calls
@@ -47,6 +96,24 @@ class Emitter:
         # the markers that begin a call (its format's call_start and section_start roles)
         self._starts = tuple(m for m in starts if m)
         self._ids: Set[str] = set()  # the ids the model gave earlier calls of this response
+        # spans whose tags are markup (the format's span_markup), if any, and the span state
+        # ([open, held]) of the content and of the reasoning
+        self._span: Optional[SpanRule] = None
+        self._span_content: List[Any] = [False, ""]
+        self._span_reasoning: List[Any] = [False, ""]
+
+    def set_span(self, span: Optional[SpanRule]) -> None:
+        """The spans whose tags are markup in content and reasoning."""
+        self._span = span
+
+    def _flush_reasoning(self) -> None:
+        """Reasoning held back as a possible span tag is reasoning after all."""
+        if self._span is not None and self._span_reasoning[1]:
+            self._push_reasoning(self._span.feed(self._span_reasoning, "", True))
+
+    def drops_any(self) -> bool:
+        """Whether some markup is dropped from content (a dropped marker or span tags)."""
+        return self._drop is not None or self._span is not None
 
     def drops(self) -> bool:
         """Whether some markup is dropped from content."""
@@ -54,11 +121,21 @@ class Emitter:
 
     def strip(self, s: str) -> str:
         """``s`` without the markup dropped from content (a whole text at once)."""
+        if self._span is not None:
+            s = self._span.feed([False, ""], s, True)
         return strip_all(self._drop, s) if self._drop is not None else s
 
     def content(self, s: str) -> None:
         """Plain content text. Dropped markup in it is dropped (held back while the end of the
-        content could still become one)."""
+        content could still become one), and span tags."""
+        if not s:
+            return
+        self._flush_reasoning()
+        if self._span is not None:
+            s = self._span.feed(self._span_content, s, False)
+        self._content_dropping(s)
+
+    def _content_dropping(self, s: str) -> None:
         if not s:
             return
         drop = self._drop
@@ -78,7 +155,11 @@ class Emitter:
             return
 
     def _flush(self) -> None:
-        """Content held back as a possible dropped marker is content after all."""
+        """Content held back as a possible dropped marker or span tag is content after all; so
+        is reasoning held back as a possible span tag."""
+        self._flush_reasoning()
+        if self._span is not None and self._span_content[1]:
+            self._content_dropping(self._span.feed(self._span_content, "", True))
         if self._pending:
             p, self._pending = self._pending, ""
             self._text(p)
@@ -112,7 +193,16 @@ class Emitter:
     def reasoning(self, s: str) -> None:
         if not s:
             return
+        held, self._span_reasoning[1] = self._span_reasoning[1], ""
         self._flush()
+        self._span_reasoning[1] = held
+        if self._span is not None:
+            s = self._span.feed(self._span_reasoning, s, False)
+        self._push_reasoning(s)
+
+    def _push_reasoning(self, s: str) -> None:
+        if not s:
+            return
         ev = self.events
         if ev and ev[-1][0] == "reasoning":
             ev[-1][1].append(s)
