@@ -476,63 +476,6 @@ fn name_or_lead(style: &Style, raw: String) -> State {
     }
 }
 
-/// An attribute value with its escapes undone (`&quot;` before `&amp;`, as the peers do).
-fn unescape(s: &str) -> String {
-    s.replace("&quot;", "\"").replace("&amp;", "&")
-}
-
-/// The tool name for a function name as written (see [`Style::doubled_names`]).
-fn tool_name(style: &Style, tools: &Tools, name: &str) -> String {
-    let known = |n: &str| tools.functions.contains_key(n);
-    if style.doubled_names && !known(name) {
-        if let Some((head, tail)) = name.split_once('.') {
-            if head == tail && known(head) {
-                return head.to_owned();
-            }
-        }
-    }
-    name.to_owned()
-}
-
-/// Sends value text: escaped at once for a string, kept for a typed value. A JSON-or-string
-/// value being sniffed becomes a string (its text so far sent) at its first non-whitespace
-/// character if that cannot start JSON text (`json.loads` would fail: the peers keep the text).
-fn value_text(kind: &mut Kind, sniff: &mut bool, buf: &mut String, s: &str, out: &mut Emitter) {
-    if s.is_empty() {
-        return;
-    }
-    if *kind == Kind::Str {
-        out.args_with(|fragment| params::push_json_str_body(fragment, s));
-        return;
-    }
-    buf.push_str(s);
-    if !*sniff {
-        return;
-    }
-    // What came before is whitespace (else the sniff is over).
-    if let Some(c) = s.trim_start_matches(crate::event::is_ws).chars().next() {
-        *sniff = false;
-        if !JSON_STARTS.contains(c) {
-            *kind = Kind::Str;
-            out.args_with(|fragment| {
-                fragment.push('"');
-                params::push_json_str_body(fragment, buf);
-            });
-            buf.clear();
-        }
-    }
-}
-
-/// Whether `raw` is a spelling of null other than `null` that [`params::convert`] reads as null
-/// (`None`, `NULL`, ...).
-fn loose_null(raw: &str) -> bool {
-    let t = raw.trim_matches(crate::event::is_ws);
-    t != "null" && (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
-}
-
-/// The characters JSON text can start with (`json.loads` also reads `NaN` and `Infinity`).
-const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
-
 /// Characters that end a function name (the name end completes it; the others make it not a
 /// call).
 const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
@@ -1018,6 +961,9 @@ impl Machine for XmlParams {
         }
     }
 }
+
+mod text;
+use text::{loose_null, tool_name, unescape, value_text};
 
 #[cfg(test)]
 mod tests;

@@ -11,35 +11,13 @@ import re
 from typing import Any, Dict, List, Mapping
 
 try:  # Python >= 3.11
-    import re._parser as sre_parse  # type: ignore[import-not-found]
-    from re._constants import (  # type: ignore[import-not-found]
-        ANY,
-        BRANCH,
-        CATEGORY,
-        IN,
-        LITERAL,
-        MAX_REPEAT,
-        MIN_REPEAT,
-        NEGATE,
-        NOT_LITERAL,
-        RANGE,
-        SUBPATTERN,
-    )
+    from re import _constants as sre_c  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover - older Pythons
+    import sre_constants as sre_c  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
-    from sre_constants import (  # type: ignore[no-redef]
-        ANY,
-        BRANCH,
-        CATEGORY,
-        IN,
-        LITERAL,
-        MAX_REPEAT,
-        MIN_REPEAT,
-        NEGATE,
-        NOT_LITERAL,
-        RANGE,
-        SUBPATTERN,
-    )
+
+from toolparse.grammar.schema import type_of
 
 WORDS = ["alpha", "Tokyo", "x y", "日本", "🎉", "a'b", 'q"t', "back\\slash", "two\nlines", "42"]
 
@@ -60,14 +38,14 @@ class Walk:
         return "".join(self._item(op, av) for op, av in items)
 
     def _class(self, av: Any) -> str:
-        negate = any(op == NEGATE for op, _ in av)
+        negate = any(op == sre_c.NEGATE for op, _ in av)
         pool: List[str] = []
         for op, a in av:
-            if op == LITERAL:
+            if op == sre_c.LITERAL:
                 pool.append(chr(a))
-            elif op == RANGE:
+            elif op == sre_c.RANGE:
                 pool.extend(chr(c) for c in range(a[0], min(a[1], a[0] + 60) + 1))
-            elif op == CATEGORY:
+            elif op == sre_c.CATEGORY:
                 pool.extend("0123456789" if "DIGIT" in str(a) else " ")
         if negate:
             banned = set(pool)
@@ -75,21 +53,21 @@ class Walk:
         return self.r.choice(pool)
 
     def _item(self, op: Any, av: Any) -> str:
-        if op == LITERAL:
+        if op == sre_c.LITERAL:
             return chr(av)
-        if op == NOT_LITERAL:
+        if op == sre_c.NOT_LITERAL:
             return self.r.choice([c for c in "abcxyz0 _" if ord(c) != av])
-        if op == ANY:
+        if op == sre_c.ANY:
             return self.r.choice("abc xyz")
-        if op == IN:
+        if op == sre_c.IN:
             return self._class(av)
-        if op in (MAX_REPEAT, MIN_REPEAT):
+        if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT):
             lo, hi, sub = av
             hi = min(hi, lo + 3)
             return "".join(self._items(sub) for _ in range(self.r.randint(lo, hi)))
-        if op == SUBPATTERN:
+        if op == sre_c.SUBPATTERN:
             return self._items(av[-1])
-        if op == BRANCH:
+        if op == sre_c.BRANCH:
             return self._items(self.r.choice(av[1]))
         raise Unsupported(f"regex op {op}")
 
@@ -214,7 +192,7 @@ def schema_for(calls: List[Any]) -> List[Dict[str, Any]]:
         p = props.setdefault(name, {})
         seen.setdefault(name, []).append(set(args))
         for k, v in args.items():
-            t = _json_type(v)
+            t = type_of(v)
             types = p.setdefault(k, [])
             if t not in types:
                 types.append(t)
@@ -242,17 +220,3 @@ def schema_for(calls: List[Any]) -> List[Dict[str, Any]]:
             }
         )
     return tools
-
-
-def _json_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "array" if isinstance(v, list) else "object"

@@ -49,31 +49,10 @@ from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: 
 )
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
 from vllm.tool_parsers import ToolParserManager  # noqa: E402
-from vllm_requests import PermissiveTokenizer, every_request  # noqa: E402
+from vllm_requests import TOKENIZER, PermissiveTokenizer, every_request  # noqa: E402
 
 FORMATS = tp_vllm.formats()
 BACKENDS = ("rust", "python")
-
-
-class Tokenizer:
-    """Just what vLLM's parser construction and streaming read of a tokenizer: toolparse parsers
-    look at text only."""
-
-    name_or_path = "mock"
-    all_special_tokens: List[str] = []
-    all_special_ids: List[int] = []
-
-    def get_vocab(self) -> Dict[str, int]:
-        return {"<unk>": 0}
-
-    def decode(self, ids: Any, **_: Any) -> str:
-        return ""
-
-    def encode(self, text: str, **_: Any) -> List[int]:
-        return [1] * len(text)
-
-
-TOKENIZER = Tokenizer()
 
 
 def chat_request(tools: List[Dict[str, Any]]) -> Any:

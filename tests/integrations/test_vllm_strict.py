@@ -37,32 +37,12 @@ from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: 
 )
 from vllm.parser.parser_manager import ParserManager  # noqa: E402
 from vllm.tool_parsers.structural_tag_registry import limit_to_single_tool_call  # noqa: E402
-from vllm_requests import chat_request, responses_request  # noqa: E402
+from vllm_requests import TOKENIZER, chat_request, responses_request  # noqa: E402
 from xgrammar.testing import _is_grammar_accept_string  # noqa: E402
 
 FORMATS = toolparse.list_formats()
 SAMPLE = ["hermes", "qwen3_coder", "openai", "pythonic", "kimi_k2", "minimax_m3"]
 REQUESTS = {"chat": chat_request, "responses": responses_request}
-
-
-class Tokenizer:
-    """What vLLM's parser composition and toolparse's parsers read of a tokenizer."""
-
-    name_or_path = "mock"
-    all_special_tokens: List[str] = []
-    all_special_ids: List[int] = []
-
-    def get_vocab(self) -> Dict[str, int]:
-        return {"<unk>": 0}
-
-    def decode(self, ids: Any, **_: Any) -> str:
-        return ""
-
-    def encode(self, text: str, **_: Any) -> List[int]:
-        return [1] * len(text)
-
-
-TOKENIZER = Tokenizer()
 
 
 def server_parser(

@@ -13,6 +13,27 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 TOOL_CHOICES = ("auto", "none", "required", "named")
 
 
+class Tokenizer:
+    """Just what vLLM's parser construction and streaming read of a tokenizer: toolparse parsers
+    look at text only."""
+
+    name_or_path = "mock"
+    all_special_tokens: List[str] = []
+    all_special_ids: List[int] = []
+
+    def get_vocab(self) -> Dict[str, int]:
+        return {"<unk>": 0}
+
+    def decode(self, ids: Any, **_: Any) -> str:
+        return ""
+
+    def encode(self, text: str, **_: Any) -> List[int]:
+        return [1] * len(text)
+
+
+TOKENIZER = Tokenizer()
+
+
 def chat_tools(tools: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """OpenAI chat tools as given (``{"type": "function", "function": {...}}``)."""
     return [dict(t) for t in tools]

@@ -120,7 +120,7 @@ def types_of(node: Any, root: Mapping[str, Any]) -> List[str]:
         if key in node:
             values = node["enum"] if key == "enum" else [node["const"]]
             if isinstance(values, list) and values:
-                return sorted({_type_of(v) for v in values}, key=TYPES.index)
+                return sorted({type_of(v) for v in values}, key=TYPES.index)
     if isinstance(node.get("properties"), dict):
         return ["object"]
     if "items" in node:
@@ -128,7 +128,8 @@ def types_of(node: Any, root: Mapping[str, Any]) -> List[str]:
     return list(TYPES)
 
 
-def _type_of(v: Any) -> str:
+def type_of(v: Any) -> str:
+    """The JSON Schema type of a JSON value."""
     if v is None:
         return "null"
     if isinstance(v, bool):
