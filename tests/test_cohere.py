@@ -113,3 +113,47 @@ def test_citation_spans_are_markup(
     fmt: str, backend: str, text: str, content: str, reasoning: Optional[str]
 ) -> None:
     check(fmt, backend, text, content, reasoning)
+
+
+def first_call_delta(
+    fmt: str, backend: str, text: str
+) -> Optional[Tuple[Optional[str], str, Optional[str]]]:
+    """(id, name, arguments) of the tool-call delta fed ``text`` at once, or None."""
+    s = toolparse.get_parser(fmt, backend=backend).stream()
+    d = s.feed(text)
+    if d is None or not d.tool_calls:
+        return None
+    tc = d.tool_calls[0]
+    assert tc.function is not None and tc.function.name is not None
+    return tc.id, tc.function.name, tc.function.arguments or None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_name_streams_once_tool_name_is_read(fmt: str, backend: str) -> None:
+    """The call starts (id and name) at the closing quote of ``tool_name``, before its
+    parameters, wherever the text was split before that."""
+    head = '<|START_ACTION|>[{"tool_call_id": "7", "tool_name": "web_search"'
+    assert first_call_delta(fmt, backend, head[:-1]) is None
+    assert first_call_delta(fmt, backend, head) == ("7", "web_search", None)
+    s = toolparse.get_parser(fmt, backend=backend).stream()
+    deltas = [s.feed(c) for c in head] + [s.feed(CALL[len(head) :]), s.finish()]
+    rec = StreamingToolReconstructor()
+    for d in deltas:
+        if d is not None:
+            rec.append_delta(d)
+    assert [(c.id, c.function.name) for c in rec.tool_calls] == [("7", "web_search")]
+    assert json.loads(rec.tool_calls[0].function.arguments) == {"query": "weather"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_id_after_the_name_waits_for_the_parameters(backend: str) -> None:
+    """Where the id key comes after the name, the call starts with its parameters, so the id
+    the model wrote is still the call's."""
+    head = '<|START_ACTION|>[{"tool_name": "web_search", "tool_call_id": "7"'
+    assert first_call_delta("cohere_command3", backend, head) is None
+    assert first_call_delta("cohere_command3", backend, head + ', "parameters": {') == (
+        "7",
+        "web_search",
+        "{",
+    )

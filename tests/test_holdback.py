@@ -155,12 +155,14 @@ def _probes() -> List[Probe]:
             WS_MAX,
             '"name": "f", "arguments": ' + ARGS + "}</tool_call>",
         ),
+        # the name is read: the call has started (its name streams before its arguments)
         Probe(
             "hermes",
             '<tool_call>{"name": "f",',
             "\n",
             WS_MAX,
             '"arguments": ' + ARGS + "}</tool_call>",
+            started=True,
         ),
     ]
 

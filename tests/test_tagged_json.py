@@ -518,7 +518,6 @@ def test_phi4_mini_json(backend: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        'functools[{"name": "func", "arguments": "not a dict"}]',
         'functools{"name": "func"}',
         "functools[ This is just text ]",
     ],
@@ -529,8 +528,16 @@ def test_phi4_mini_json_not_a_call_list_is_text(backend: str, text: str) -> None
 
 
 @params
-def test_phi4_mini_json_malformed_once_a_call_started(backend: str) -> None:
-    check_malformed("phi4_mini_json", backend, 'functools[{"name": "f", "arguments": {"a": 1]}]')
+@pytest.mark.parametrize(
+    "text",
+    [
+        'functools[{"name": "f", "arguments": {"a": 1]}]',
+        # phi4's arguments are an object, never a string; the call started with its name
+        'functools[{"name": "func", "arguments": "not a dict"}]',
+    ],
+)
+def test_phi4_mini_json_malformed_once_a_call_started(backend: str, text: str) -> None:
+    check_malformed("phi4_mini_json", backend, text)
 
 
 @params
@@ -543,8 +550,13 @@ def test_phi4_mini_json_edge_cases(backend: str) -> None:
     info = extract("phi4_mini_json", backend, 'functools[{"name": "func", "arguments": {')
     assert info.truncated and not info.tools_called
     # cut before a call started: with a tentative marker that is text, not a truncated call
-    for text in ("Use functools", 'functools[{"name": "func", "argu'):
+    for text in ("Use functools", 'functools[{"name": "fu'):
         check("phi4_mini_json", backend, text, text, [])
+    # cut once the name is read: the call's start (its name) was streamed, so the text is
+    # content and the cut call is reported as truncated
+    text = 'functools[{"name": "func", "argu'
+    info = extract("phi4_mini_json", backend, text)
+    assert (info.content, info.tool_calls, info.truncated) == (text, [], True)
 
 
 # ----- granite (vLLM tests/tool_parsers/test_granite_tool_parser.py) -----
@@ -948,3 +960,25 @@ def test_repeated_model_ids_are_replaced(fmt: str, backend: str) -> None:
         assert streamed_ids[:2] == ["0", "1"] and streamed_ids[2] not in ("0", "1")
     core = (_core.extract if backend == "rust" else reference.extract)(fmt, COHERE_REPEATED_IDS)
     assert [c[0] for c in core[2]] == ["0", "1", None]
+
+
+@params
+@pytest.mark.parametrize(
+    "fmt,head",
+    [
+        ("hermes", '<tool_call>{"name": "get_weather"'),
+        ("mistral", '[TOOL_CALLS][{"name": "get_weather"'),
+        ("granite", '<|tool_call|>[{"name": "get_weather"'),
+    ],
+)
+def test_the_name_streams_before_the_arguments(backend: str, fmt: str, head: str) -> None:
+    """A call object's start (id, name) is sent at the name's closing quote, as vLLM streams
+    it; plain JSON in text (llama3_json's bare object) still waits for its arguments."""
+    s = toolparse.get_parser(fmt, backend=backend).stream()
+    assert s.feed(head[:-1]) is None
+    d = s.feed(head[-1])
+    assert d is not None and d.tool_calls
+    fn = d.tool_calls[0].function
+    assert fn is not None and (fn.name, fn.arguments) == ("get_weather", None)
+    bare = toolparse.get_parser("llama3_json", backend=backend).stream()
+    assert bare.feed('{"name": "get_weather"') is None

@@ -320,8 +320,15 @@ mod tests {
         );
         assert!(!r.3 && !r.4);
         // not a call object: malformed, the text is content
-        let text = format!("{J}{{\"name\":\"f\",\"args\":[1]}}{E}");
+        let text = format!("{J}{{\"args\":[1],\"name\":\"f\"}}{E}");
         assert_eq!(check(&text), (None, s(&text), vec![], true, false));
+        // once the name is read the call has started (its name was sent): what follows the
+        // error is content, and the call that never ended is truncated
+        let text = format!("{J}{{\"name\":\"f\",\"args\":[1]}}{E}");
+        assert_eq!(
+            check(&text),
+            (None, s(&format!("[1]}}{E}")), vec![], true, true)
+        );
     }
 
     #[test]

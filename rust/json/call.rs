@@ -115,9 +115,9 @@ enum CState {
 }
 
 /// Reads one `{"name": N, "arguments": {...}}` object (keys in any order, other keys skipped) and
-/// emits the call: its start once the name is known and the arguments begin, the arguments as
-/// they arrive, its end when the object closes. Arguments seen before the name are held until
-/// the name arrives.
+/// emits the call: its start as soon as the name is read (see `name_starts`; otherwise once the
+/// name is known and the arguments begin), the arguments as they arrive, its end when the object
+/// closes. Arguments seen before the name are held until the name arrives.
 ///
 /// Keys and the name are capped at [`NAME_MAX`] characters as written, a whitespace run between
 /// tokens at [`WS_MAX`]: past a cap the object is an error there (see `scan`). Whitespace inside
@@ -181,6 +181,14 @@ impl CallObject {
     /// Whether the call start has been emitted (after that nothing can be taken back).
     pub fn started(&self) -> bool {
         self.started
+    }
+
+    /// Whether the call may start as soon as its name is read, before its arguments: when the
+    /// object is a call whatever follows (`require_args` is off) and its id, where the format
+    /// writes one, came first (as the templates write it); otherwise it starts with the
+    /// arguments, so a later id is still the call's.
+    fn name_starts(&self) -> bool {
+        !self.require_args && (self.keys.id.is_empty() || self.id.is_some())
     }
 
     fn start(&mut self, out: &mut Emitter) {
@@ -341,7 +349,7 @@ impl CallObject {
                         }
                         self.name = Some(std::mem::take(name));
                         self.st = CState::CommaOrClose;
-                        if self.seen_args {
+                        if self.seen_args || self.name_starts() {
                             self.start(out);
                         }
                         i += k;

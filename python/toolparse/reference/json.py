@@ -337,10 +337,11 @@ def _feed_name(obj: CallObject, s: str, i: int) -> Step:
 
 class CallObject:
     """Reads one ``{"name": N, "arguments": {...}}`` object (keys in any order, other keys
-    skipped) and emits the call: its start once the name is known and the arguments begin, the
-    arguments as they arrive, its end when the object closes. Arguments seen before the name are
-    held until the name arrives. Keys and the name are capped at ``NAME_MAX`` characters as
-    written, a whitespace run between tokens at ``WS_MAX`` (see ``rust/json.rs``)."""
+    skipped) and emits the call: its start as soon as the name is read (see ``_name_starts``;
+    otherwise once the name is known and the arguments begin), the arguments as they arrive, its
+    end when the object closes. Arguments seen before the name are held until the name arrives.
+    Keys and the name are capped at ``NAME_MAX`` characters as written, a whitespace run between
+    tokens at ``WS_MAX`` (see ``rust/json.rs``)."""
 
     def __init__(self, keys: CallKeys, require_args: bool) -> None:
         self.st = "Open"
@@ -364,6 +365,11 @@ class CallObject:
 
     def started(self) -> bool:
         return self._started
+
+    def _name_starts(self) -> bool:
+        # The call may start as soon as its name is read: when the object is a call whatever
+        # follows and its id (where the format writes one) came first (see rust/json/call.rs).
+        return not self.require_args and (not self.keys.id or self.id is not None)
 
     def _start(self, out: Emitter) -> None:
         if not self._started and self.name is not None:
@@ -495,7 +501,7 @@ class CallObject:
                         return (ERROR, i + k - start)
                     self.name = name
                     self.st = "CommaOrClose"
-                    if self.seen_args:
+                    if self.seen_args or self._name_starts():
                         self._start(out)
                     i += k
                 elif r == ERROR:
