@@ -48,6 +48,8 @@ pub struct Emitter {
     /// Set when the text ended with a bare call start (see [`Emitter::truncate`]): no call
     /// began, so the content emitted is the whole output without it (no fallback to the text).
     pub cut: bool,
+    /// The calls dropped after their start was emitted (see [`Event::Dropped`]), in order.
+    pub dropped: Vec<usize>,
     calls: usize,
     open: Option<usize>,
     ws: String,
@@ -365,6 +367,7 @@ impl Emitter {
     pub fn drop_call(&mut self) {
         if let Some(index) = self.open.take() {
             self.events.push(Event::Dropped { index });
+            self.dropped.push(index);
         }
         self.seg_text = false;
     }

@@ -238,6 +238,11 @@ impl PyParser {
     }
 
     #[getter]
+    fn dropped_calls(&self) -> Vec<usize> {
+        self.inner.dropped_calls().to_vec()
+    }
+
+    #[getter]
     fn unfinished_call(&self) -> Option<usize> {
         self.inner.unfinished_call()
     }

@@ -383,18 +383,35 @@ def test_call_without_json_form_is_dropped(
         assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
         assert info.content is None and info.tools_called == bool(want)
         # a stream has sent the dropped call's start and its arguments up to the value; what
-        # it sends is the same under every splitting, and the kept calls are complete
+        # it sends is the same under every splitting, and it names the dropped calls: without
+        # them the streamed calls are the non-streaming ones
         results = set()
         for chunks in plans(body):
-            rec, malformed = stream(fmt, backend, chunks)
-            assert not malformed
+            s = toolparse.get_parser(fmt, backend=backend).stream()
+            rec = StreamingToolReconstructor()
+            for d in [s.feed(c) for c in chunks] + [s.finish()]:
+                if d is not None:
+                    rec.append_delta(d)
+            assert not s.malformed and not s.truncated
             got = tuple((c.function.name, c.function.arguments) for c in rec.tool_calls)
-            results.add((got, rec.other_content))
+            results.add((got, rec.other_content, tuple(s.dropped_calls)))
         assert len(results) == 1
-        ((got, content),) = results
+        ((got, content, dropped),) = results
         assert content == ""
-        complete = [c for c in got if c[1].endswith("}")]
-        assert complete == want
+        assert dropped and all(not got[i][1].endswith("}") for i in dropped)
+        assert [c for i, c in enumerate(got) if i not in dropped] == want
+
+
+@params
+def test_nothing_dropped_is_no_dropped_calls(backend: str) -> None:
+    s = toolparse.get_parser("pythonic", backend=backend).stream()
+    assert s.dropped_calls == []
+    s.feed("[f(a=1), g(b=[1, 2")
+    assert s.dropped_calls == []
+    s.feed("]), h(c=b'x'), k()]")
+    assert s.dropped_calls == [2]
+    s.finish()
+    assert s.dropped_calls == [2]
 
 
 @params

@@ -70,6 +70,9 @@ class Parser:
     def truncated(self) -> bool:
         """The text ended inside a call (known after finish())."""
     @property
+    def dropped_calls(self) -> List[int]:
+        """The indices of the streamed calls dropped after their start was sent, so far."""
+    @property
     def unfinished_call(self) -> Optional[int]:
         """After finish(): the index of the streamed call the text ended inside, if any."""
     @property

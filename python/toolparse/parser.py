@@ -532,6 +532,15 @@ class ToolCallStream:
         return bool(self._core.truncated)
 
     @property
+    def dropped_calls(self) -> List[int]:
+        """The indices of the streamed calls that were dropped after their start was sent, so
+        far: a pythonic call with a value that has no JSON form (``b'z'``, ``1j``, ``...``) is
+        left out of the non-streaming result while the others are kept, but its start and its
+        arguments up to that value were already streamed, and it never ends. A client discards
+        those calls (the non-streaming result numbers the remaining calls without them)."""
+        return list(self._core.dropped_calls)
+
+    @property
     def unfinished_call(self) -> Optional[int]:
         """After ``finish()``: the index of the streamed call the output ended inside (its start
         was sent, its end never came), or None. ``truncated`` can be True with no such call: the

@@ -457,6 +457,13 @@ impl Parser {
         self.out.truncated
     }
 
+    /// The indices of the calls whose start was emitted and that were then dropped (a pythonic
+    /// call with a value that has no JSON form), so far: the non-streaming result leaves them
+    /// out, a stream sent their start and some arguments.
+    pub fn dropped_calls(&self) -> &[usize] {
+        &self.out.dropped
+    }
+
     /// After finish: the index of the call the text ended inside, if its start was emitted.
     pub fn unfinished_call(&self) -> Option<usize> {
         self.finished.then(|| self.out.open_call()).flatten()

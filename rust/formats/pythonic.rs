@@ -27,7 +27,8 @@
 //! - A call with a value that is valid literal syntax but has no JSON form (`b'z'`, `1j`, `...`,
 //!   `1e400`) is dropped and the other calls of the list are kept (SGLang; the upstream tests):
 //!   the non-streaming result leaves it out; a stream has sent its start and its arguments up to
-//!   that value, and the call never ends (see `Event::Dropped`).
+//!   that value, and the call never ends (see `Event::Dropped`); the stream lists it in
+//!   `Parser::dropped_calls`, so a client can discard it.
 //! - Positional arguments, `*args`/`**kwargs`, a repeated keyword (a SyntaxError in Python) and
 //!   values that are not literals are malformed; so are mismatched brackets, unclosed strings
 //!   and truncation once a call has started. A syntax error anywhere makes the whole list

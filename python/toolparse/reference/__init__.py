@@ -370,6 +370,10 @@ class Parser:
         return self._out.truncated
 
     @property
+    def dropped_calls(self) -> List[int]:
+        return list(self._out.dropped)
+
+    @property
     def unfinished_call(self) -> Optional[int]:
         return self._out.open_call() if self._finished else None
 

@@ -81,6 +81,8 @@ class Emitter:
         self.events: List[list] = []
         self.malformed = False
         self.truncated = False
+        # the calls dropped after their start was emitted, in order
+        self.dropped: List[int] = []
         # the text ended with a bare call start (see truncate): no call began, so the content
         # emitted is the whole output without it (no fallback to the text)
         self.cut = False
@@ -241,6 +243,7 @@ class Emitter:
         """The open call is dropped: what is written for it from now on goes nowhere."""
         if self._open is not None:
             self.events.append(["dropped", self._open])
+            self.dropped.append(self._open)
             self._open = None
         self._seg_text = False
 
