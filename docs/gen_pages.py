@@ -56,7 +56,10 @@ def code(text: str) -> str:
     shown = visible(text)
     if text != text.strip():
         shown = json.dumps(text, ensure_ascii=False)
-    return "<code>" + html.escape(shown, quote=False).replace("|", "&#124;") + "</code>"
+    shown = html.escape(shown, quote=False)
+    for ch in "|`*_[]\\":  # nothing Markdown could read as markup inside the HTML
+        shown = shown.replace(ch, f"&#{ord(ch)};")
+    return f"<code>{shown}</code>"
 
 
 def codes(items: Sequence[str]) -> str:
