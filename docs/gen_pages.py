@@ -312,7 +312,7 @@ def bench_table(report: Dict[str, Any], sizes: Optional[Sequence[int]] = None) -
     for fmt in report["formats"]:
         for size in sizes:
             rows = [r for r in report["results"] if r["format"] == fmt and r["size"] == size]
-            cells = [code(fmt), size_label(size)]
+            cells = [f"`{fmt}`", size_label(size)]
             for key, _ in kinds:
                 found = [r for r in rows if r["parser"] == key or r["parser"].startswith(key + ":")]
                 cells.append("<br>".join(_us(r) for r in found))

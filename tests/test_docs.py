@@ -121,7 +121,7 @@ def test_bench_json_path_writes_a_results_file_the_tables_read(tmp_path, capsys)
     report = json.loads(out.read_text(encoding="utf-8"))
     assert set(report["measured"]) == {"date", "system", "cpu", "cpus"}
     table = GEN.bench_table(report)
-    assert "| <code>hermes</code> | 200 B |" in table
+    assert "| `hermes` | 200 B |" in table
     assert cli_main([*argv, "--json"]) == 0  # bare --json: JSON on stdout, no file
     assert "measured" not in json.loads(capsys.readouterr().out)
 
