@@ -7,7 +7,7 @@ One ``write_file`` call whose ``content`` argument is 16 KB or 64 KB of source c
 ``conftest.py``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``)
 and qwen3_coder, in one run:
 
-    python benches/bench_server.py --report     # the table the README quotes
+    python benches/bench_server.py --report     # the table docs/vllm.md quotes
 
 vLLM's built-in parsers re-parse the accumulated text on every delta; a run of one is cut off after
 ``--budget`` seconds, and its per-delta cost (the mean so far, which only grows) is then a lower
@@ -311,7 +311,7 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the table the README quotes")
+    p.add_argument("--report", action="store_true", help="print the table docs/vllm.md quotes")
     p.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
     p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
     p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")

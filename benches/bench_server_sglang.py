@@ -6,7 +6,7 @@ One ``write_file`` call whose ``content`` argument is 16 KB or 64 KB of source c
 ``conftest.py``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``,
 a form both parse) and qwen3_coder, in one run:
 
-    python benches/bench_server_sglang.py --report     # the table the README quotes
+    python benches/bench_server_sglang.py --report     # the table docs/sglang.md quotes
 
 SGLang's built-in parsers re-parse the whole text on every delta (O(n^2)); a run of one is cut off
 after ``--budget`` seconds, and its per-delta cost (the mean so far, which only grows) is then a
@@ -228,7 +228,7 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the table the README quotes")
+    p.add_argument("--report", action="store_true", help="print the table docs/sglang.md quotes")
     p.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
     p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
     p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")

@@ -1,15 +1,19 @@
-"""The README's benchmark plot: ``toolparse bench`` for hermes, qwen3_coder and pythonic, with
-vLLM's and SGLang's parsers beside toolparse's two backends, drawn to ``docs/bench.png``.
+"""The benchmark plot and results file: ``toolparse bench`` for hermes, qwen3_coder and pythonic,
+with vLLM's and SGLang's parsers beside toolparse's two backends, drawn to ``docs/bench.png`` and
+written to ``docs/bench-results.json`` (from which ``docs/gen_pages.py`` generates the tables of
+the README and the benchmarks page).
 
     bash ../shared/peers/setup.sh                     # vLLM + SGLang in $HOME/peers-venv (~3 min)
     $HOME/peers-venv/bin/pip install '.[plot]'        # toolparse and matplotlib beside them
     $HOME/peers-venv/bin/python benches/plot_readme.py
+    python docs/gen_pages.py                          # the tables from the new results
+    python benches/plot_readme.py --from-json docs/bench-results.json   # redraw only
 
-The peers harness is read from ``../shared/peers`` next to the repository, or from
-``$TOOLPARSE_PEERS_DIR``; without it (or without vLLM / SGLang) the plot shows toolparse alone.
+The peers harness is read from ``$TOOLPARSE_PEERS_DIR``, else from ``../shared/peers`` next to
+the repository; without it (or without vLLM / SGLang) the plot shows toolparse alone.
 The same as ``toolparse bench -f hermes qwen3_coder pythonic -s 1KB 4KB 16KB 64KB --clock cpu
---plot docs/bench.png`` with the harness folder given. Timings differ from machine to machine;
-the shape does not.
+--json docs/bench-results.json --plot docs/bench.png`` with the harness folder given. Timings
+differ from machine to machine; the shape does not.
 """
 
 from __future__ import annotations
@@ -31,11 +35,22 @@ SIZES = [1024, 4096, 16384, 65536]
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(ROOT / "docs" / "bench.png"), help="the PNG to write")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        default=str(ROOT / "docs" / "bench-results.json"),
+        help="the results file to write (with the date and machine)",
+    )
+    p.add_argument("--from-json", metavar="FILE", help="redraw from a results file, run nothing")
     p.add_argument("--budget", type=float, default=20.0, help="seconds per run at most")
     p.add_argument("--clock", choices=("wall", "cpu"), default="cpu")
     args = p.parse_args(argv)
     bench.require_plot()
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        bench.plot(saved, args.out)
+        print(f"wrote {args.out}")
+        return 0
     peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR") or str(ROOT.parent / "shared" / "peers")
     report = bench.run(
         FORMATS,
@@ -48,8 +63,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     sys.stdout.write(bench.table(report))
     bench.plot(report, args.out)
     print(f"wrote {args.out}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    saved = dict(report, measured=bench.measured())
+    Path(args.json).write_text(
+        json.dumps(saved, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    print(f"wrote {args.json}")
     return 0
 
 

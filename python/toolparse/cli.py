@@ -11,7 +11,7 @@
                                                         reasoning_delta, tool_calls (one per
                                                         completed call), error (truncated), done
     toolparse demo                                      every format on its bundled samples
-    toolparse bench [--format F ...] [--size N ...] [--json] [--plot FILE.png]
+    toolparse bench [--format F ...] [--size N ...] [--json [PATH]] [--plot FILE.png]
                                                         time per delta: toolparse (both backends),
                                                         and vLLM's and SGLang's parsers where they
                                                         run (see toolparse.bench)
@@ -318,10 +318,19 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         clock=args.clock,
         progress=bench.Progress(0),
     )
-    if args.json:
+    if args.json == "-":
         out.write(json.dumps(report, indent=2) + "\n")
     else:
         out.write(bench.table(report))
+    if args.json not in (None, "-"):
+        # the results file: the report, and when and where it was measured
+        saved = dict(report, measured=bench.measured())
+        try:
+            with open(args.json, "w", encoding="utf-8") as f:
+                f.write(json.dumps(saved, indent=2, ensure_ascii=False) + "\n")
+        except OSError as e:
+            raise CliError(f"cannot write {args.json}: {e.strerror or e}") from None
+        print(f"{PROG} bench: wrote {args.json}", file=sys.stderr)
     if args.plot:
         bench.plot(report, args.plot)
         print(f"{PROG} bench: wrote {args.plot}", file=sys.stderr)
@@ -472,7 +481,14 @@ def _argument_parser() -> argparse.ArgumentParser:
         default="wall",
         help="wall time (default) or this thread's CPU time (steadier on a busy machine)",
     )
-    bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="print the results as JSON instead of the table; with PATH, print the table and "
+        "write the results to PATH (with the date and machine they were measured on)",
+    )
     bench.add_argument("--plot", metavar="FILE.png", help="also draw the results (extra 'plot')")
     bench.add_argument("--no-peers", action="store_true", help="time toolparse only")
     bench.add_argument(

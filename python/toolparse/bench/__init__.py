@@ -11,7 +11,9 @@ toolparse runs through its public API (``get_parser(format, backend=...).stream(
 DeltaMessage per delta); vLLM and SGLang run through their servers' streaming paths, as the peers
 harness drives them (``peers.py``).
 
-``run(...)`` returns a JSON-ready dict with these keys (``toolparse bench --json`` prints it):
+``run(...)`` returns a JSON-ready dict with these keys (``toolparse bench --json`` prints it;
+``toolparse bench --json PATH`` writes it to PATH with one more key, ``measured``: ``measured()``,
+the date and the machine):
 
     toolparse     toolparse's version            python     the interpreter's version
     servers       {"vllm": version or null, "sglang": version or null}
@@ -50,7 +52,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from . import outputs, servers
 from .servers import MISREADS
 
-__all__ = ["Progress", "parse_size", "plot", "require_plot", "run", "table"]
+__all__ = ["Progress", "measured", "parse_size", "plot", "require_plot", "run", "table"]
 
 KB = 1024
 DEFAULT_SIZES = (1 * KB, 4 * KB, 16 * KB)
@@ -358,6 +360,28 @@ def run(
     }
     report["ratios"] = ratios(report)
     return report
+
+
+def measured() -> Dict[str, Any]:
+    """When and where a run was measured, for a results file: the date (UTC), the operating
+    system, the CPU model (where the system says it) and the number of CPUs."""
+    import datetime
+    import os
+
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(
+                (ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu
+            )
+    except OSError:
+        pass
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
+        "system": f"{platform.system()} {platform.machine()}",
+        "cpu": cpu or None,
+        "cpus": os.cpu_count(),
+    }
 
 
 STREAMS_EVERY = 8

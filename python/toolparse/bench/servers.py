@@ -48,7 +48,7 @@ Stream = Callable[[List[str]], Result]
 SERVERS = ("vllm", "sglang")
 
 # A server's parser name that is a toolparse name for another format: SGLang's `muse` reads the
-# wire format vLLM calls `muse_glimmer` (toolparse follows vLLM's names; README, aliases).
+# wire format vLLM calls `muse_glimmer` (toolparse follows vLLM's names; docs/formats.md, aliases).
 CLASHES: Dict[str, Dict[str, str]] = {"sglang": {"muse": "muse_glimmer"}}
 # toolparse's own plugins register under this prefix in both servers; they are not peers
 PLUGIN_PREFIX = "toolparse_"
@@ -70,7 +70,7 @@ MISREADS: Dict[str, str] = {
     "vllm:functiongemma": "the streamed arguments are not JSON: a `}` after the first argument",
     "vllm:inkling": "keeps the call's header (the function name before"
     " `<|content_invoke_tool_json|>`) as content: it drops a header only after a"
-    " `<|message_model|>` in the output, which the prompt ends with (README, inkling row)",
+    " `<|message_model|>` in the output, which the prompt ends with (docs/formats.md, inkling)",
     "sglang:inkling": "as vLLM's inkling: the header is content without `<|message_model|>`",
     "sglang:interns1": "starts a call only at `<|action_start|> <|plugin|>` (a space between,"
     " Intern-S1's form); the bench writes InternLM2's `<|action_start|><|plugin|>`",
