@@ -336,3 +336,130 @@ impl Machine for Functionary {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Extracted;
+    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
+    use crate::formats::{Format, Parser};
+
+    fn format(name: &str) -> Format {
+        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
+    }
+
+    fn extract(name: &str, text: &str) -> Extracted {
+        Parser::extract(format(name), &Tools::default(), text)
+    }
+
+    fn stream(name: &str, text: &str, cuts: &[usize]) -> DeltaStreamed {
+        stream_deltas(format(name), &Tools::default(), text, cuts)
+    }
+
+    fn boundaries(s: &str) -> Vec<usize> {
+        (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
+    }
+
+    fn calls(x: &Extracted) -> Vec<(&str, &str)> {
+        x.calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect()
+    }
+
+    const V31: &str = "Let me check.<function=get_weather>{\"city\": \"東京\"}</function>\n\
+        <function=get_time>{}</function> Then<|python_tag|>print(\"hi\")\n";
+    const V32: &str = "all\nHello, world!\nWhat's up?>>>get_weather\n{\"city\": \"東京\"}\n\
+        >>>python\nimport os  # >>>all\n";
+
+    #[test]
+    fn the_two_formats() {
+        let x = extract("functionary_v31", V31);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("Let me check. Then"));
+        assert_eq!(
+            calls(&x),
+            [
+                ("get_weather", "{\"city\": \"東京\"}"),
+                ("get_time", "{}"),
+                ("python", "{\"code\": \"print(\\\"hi\\\")\\n\"}"),
+            ]
+        );
+        let x = extract("functionary_v32", V32);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("Hello, world!\nWhat's up?"));
+        assert_eq!(
+            calls(&x),
+            [
+                ("get_weather", "{\"city\": \"東京\"}"),
+                ("python", "{\"code\": \"import os  # >>>all\\n\"}"),
+            ]
+        );
+        // v3.2: the start may repeat the prompt's >>>; a first line that is no header is text
+        let x = extract("functionary_v32", ">>>f\n{}>>>all\nok");
+        assert_eq!(
+            (x.content.as_deref(), calls(&x)),
+            (Some("ok"), vec![("f", "{}")])
+        );
+        let x = extract("functionary_v32", "Hi there>>>x y");
+        assert_eq!(
+            (x.content.as_deref(), x.calls.len()),
+            (Some("Hi there>>>x y"), 0)
+        );
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        for (fmt, bad) in [
+            ("functionary_v31", "<function=f>{\"a\": 1]</function>"),
+            ("functionary_v31", "<function=a b>{}</function>"),
+            ("functionary_v31", "<function=f>x</function>"),
+            ("functionary_v31", "<function=f>{} x</function>"),
+            ("functionary_v32", "f\n{\"a\": tru}"),
+        ] {
+            let x = extract(fmt, bad);
+            assert!(x.malformed, "{bad:?}");
+            let s = stream(fmt, bad, &boundaries(bad));
+            assert!(s.malformed, "{bad:?}");
+        }
+        let long = format!("<function={}>{{}}", "a".repeat(NAME_MAX + 1));
+        assert!(extract("functionary_v31", &long).malformed);
+        let at_cap = format!("<function={}>{{}}", "a".repeat(NAME_MAX));
+        assert!(!extract("functionary_v31", &at_cap).malformed);
+        for (fmt, cut, complete) in [
+            ("functionary_v31", "<function=get_wea", 0),
+            ("functionary_v31", "<function=f>{\"a\"", 0),
+            (
+                "functionary_v31",
+                "<function=f>{}</function><function=g>{",
+                1,
+            ),
+            ("functionary_v32", "f\n{\"a", 0),
+            ("functionary_v32", "f\n{}>>>g\n", 1),
+        ] {
+            let x = extract(fmt, cut);
+            assert!(x.truncated && !x.malformed, "{cut:?}");
+            assert_eq!(x.calls.len(), complete, "{cut:?}");
+        }
+        // the raw marker with only whitespace after it: markup, no call
+        let x = extract("functionary_v31", "a<|python_tag|>  ");
+        assert_eq!((x.content.as_deref(), x.calls.len()), (Some("a"), 0));
+    }
+
+    #[test]
+    fn every_split_agrees() {
+        for (fmt, t) in [
+            ("functionary_v31", V31),
+            ("functionary_v32", V32),
+            ("functionary_v32", ">>>python\n  x\n"),
+            ("functionary_v32", "all\n>>>>x"),
+            ("functionary_v31", "<function=f>{} x"),
+        ] {
+            let whole = stream(fmt, t, &[]);
+            for k in boundaries(t) {
+                assert_eq!(stream(fmt, t, &[k]), whole, "{t:?} cut at {k}");
+            }
+            assert_eq!(stream(fmt, t, &boundaries(t)), whole, "{t:?}");
+        }
+    }
+}
