@@ -670,6 +670,7 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
                 format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))")
             }
+            "functionary" => functionary_style(&mut statics, e, name, &upper)?,
             other => return Err(format!("{name}: unknown family {other:?}")),
         };
         writeln!(
@@ -684,6 +685,79 @@ fn generate(formats: &[Value]) -> Result<String, String> {
          pub static SPECS: &[Spec] = &[\n{specs}];\n\n\
          /// Every format: its name and how to build its machine (from its spec entry).\n\
          const REGISTRY: &[(&str, Ctor)] = &[\n{registry}];\n\n{statics}\n{ctors}"
+    ))
+}
+
+/// The style of a `functionary` family entry (the twin of `reference/functionary.py`'s
+/// `style_of`), written into `statics`; returns the constructor's body.
+fn functionary_style(
+    statics: &mut String,
+    e: &Map<String, Value>,
+    name: &str,
+    upper: &str,
+) -> Result<String, String> {
+    let markers = e.get("markers").and_then(Value::as_object);
+    let marker = |key: &str| markers.and_then(|m| m.get(key)).and_then(Value::as_str);
+    let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+    let call = e
+        .get("call")
+        .and_then(Value::as_object)
+        .ok_or_else(|| format!("{name}: no \"call\" object"))?;
+    let raw = call
+        .get("raw_code")
+        .and_then(Value::as_object)
+        .ok_or_else(|| format!("{name}: no call.raw_code object"))?;
+    let raw_field = |key: &str| {
+        raw.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| format!("{name}: call.raw_code.{key} must be a non-empty string"))
+    };
+    let (call_start, raw_marker) = (need("call_start")?, marker("call_start_raw"));
+    let raw_by_header = match raw_field("start")? {
+        "marker" if raw_marker.is_some() => false,
+        "header" => true,
+        other => return Err(format!("{name}: call.raw_code.start {other:?}")),
+    };
+    let flag = |key: &str| match call.get(key) {
+        None => Ok(false),
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| format!("{name}: call.{key} must be a bool")),
+    };
+    let loose = match call.get("bad_header").and_then(Value::as_str) {
+        Some("text") => true,
+        Some("malformed") => false,
+        other => return Err(format!("{name}: call.bad_header {other:?}")),
+    };
+    let recipient = match call.get("content_recipient") {
+        None => None,
+        Some(v) => Some(
+            v.as_str()
+                .filter(|s| !s.is_empty())
+                .ok_or_else(|| format!("{name}: call.content_recipient must be a string"))?,
+        ),
+    };
+    let mut text = vec![call_start];
+    text.extend(raw_marker);
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: functionary::Style = functionary::Style {{ \
+         text: Markers::new(&{text:?}), call_start: {call_start:?}, name_end: {:?}, \
+         call_end: {}, raw_name: {:?}, raw_key: {:?}, raw_by_header: {raw_by_header}, \
+         content_recipient: {recipient:?}, starts_with_header: {}, loose_headers: {loose} }};",
+        need("name_end")?,
+        match marker("call_end") {
+            Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
+            None => "None".to_owned(),
+        },
+        raw_field("name")?,
+        raw_field("key")?,
+        flag("starts_with_header")?,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "Box::new(functionary::Functionary::new(&{upper}_STYLE, tools))"
     ))
 }
 

@@ -133,6 +133,8 @@ RENDER: Dict[str, Renderer] = {
         "Action:\n```json\n" + _j([{"tool_name": n, "parameters": a}]) + "\n```"
     ),
     "nemotron_nano_v2": lambda n, a: f"<TOOLCALL>{_j([{'name': n, 'arguments': a}])}</TOOLCALL>",
+    "functionary_v31": lambda n, a: f"<function={n}>{_j(a)}</function>",
+    "functionary_v32": lambda n, a: f"{n}\n{_j(a)}",
     "cohere_command3": lambda n, a: (
         "<|START_ACTION|>"
         + _j([{"tool_call_id": "0", "tool_name": n, "parameters": a}])

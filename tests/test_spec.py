@@ -180,6 +180,7 @@ PEER_ALIASES["beam"] = set()
 
 # the formats llama.cpp's chat parser reads that neither server registers: no peer names
 PEER_ALIASES.update({"apriel": set(), "command_r": set(), "nemotron_nano_v2": set()})
+PEER_ALIASES.update({"functionary_v31": set(), "functionary_v32": set()})
 
 
 def test_aliases_are_the_peers_names() -> None:
@@ -491,6 +492,14 @@ MODELS += [
     ("nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron_nano_v2"),
     ("nvidia/NVIDIA-Nemotron-Nano-12B-v2", "nemotron_nano_v2"),
     ("fireworks-ai/llama-3-firefunction-v2", "phi4_mini_json"),
+]
+# MeetKai Functionary (the checkpoints whose templates llama.cpp's tests carry, and their GGUFs)
+MODELS += [
+    ("meetkai/functionary-small-v3.1", "functionary_v31"),
+    ("meetkai/functionary-medium-v3.1", "functionary_v31"),
+    ("meetkai/functionary-small-v3.2", "functionary_v32"),
+    ("meetkai/functionary-medium-v3.2", "functionary_v32"),
+    ("meetkai/functionary-small-v3.2-GGUF", "functionary_v32"),
 ]
 
 

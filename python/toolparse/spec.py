@@ -83,6 +83,30 @@ def _check_grammar(g: Any, name: str) -> None:
         raise ValueError(f"format spec: {name}: grammar 'parser_only_forms' must list strings")
 
 
+def _check_functionary(entry: Dict[str, Any], markers: Dict[str, str], name: str) -> None:
+    """A functionary format's markers and ``call`` fields (``build.rs`` checks the same)."""
+    for role in ("call_start", "name_end"):
+        if not markers.get(role):
+            raise ValueError(f"format spec: {name}: a functionary format needs a {role}")
+    call = entry.get("call")
+    raw = call.get("raw_code") if isinstance(call, dict) else None
+    if not isinstance(call, dict) or not isinstance(raw, dict):
+        raise ValueError(f"format spec: {name}: a functionary format needs call.raw_code")
+    if not all(isinstance(raw.get(k), str) and raw[k] for k in ("name", "key")):
+        raise ValueError(f"format spec: {name}: call.raw_code needs a name and a key")
+    if raw.get("start") not in ("marker", "header") or (
+        raw["start"] == "marker" and "call_start_raw" not in markers
+    ):
+        raise ValueError(f"format spec: {name}: call.raw_code.start {raw.get('start')!r}")
+    if call.get("bad_header") not in ("text", "malformed"):
+        raise ValueError(f"format spec: {name}: call.bad_header must be 'text' or 'malformed'")
+    if not isinstance(call.get("starts_with_header", False), bool):
+        raise ValueError(f"format spec: {name}: call.starts_with_header must be a bool")
+    recipient = call.get("content_recipient", "x")
+    if not isinstance(recipient, str) or not recipient:
+        raise ValueError(f"format spec: {name}: call.content_recipient must be a string")
+
+
 def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
     """Validates a spec document and returns its entries by canonical name, in order. Refuses a
     name or alias given twice, as ``build.rs`` does."""
@@ -118,6 +142,8 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             raise ValueError(
                 f"format spec: {name}: a pythonic format needs a section or list start"
             )
+        if family == "functionary":
+            _check_functionary(entry, markers, name)
         _check_grammar(entry.get("grammar"), name)
         special_tokens = _strings(entry, "special_tokens", name)
         keep = entry.get("keep_special_tokens", "with_tools" if special_tokens else "never")

@@ -11,6 +11,7 @@ use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
 
 mod between;
+mod functionary;
 mod functiongemma;
 mod inkling;
 mod llama3_json;

@@ -563,6 +563,46 @@ def inkling(c: Ctx) -> Plan:
     )
 
 
+def functionary(c: Ctx) -> Plan:
+    """MeetKai Functionary: v3.1's ``<function=NAME>{...}</function>`` blocks; v3.2's recipient
+    messages, from the spec's ``grammar.messages``: the first one right after the prompt's
+    separator (``>>>``, which the output may repeat), a call's header (``NAME\\n``) then its
+    arguments, the content recipient's header (``all\\n``) then text; every later message starts
+    with the separator."""
+    m = c.m
+    if "messages" not in c.g:
+
+        def fn(t: FunctionTool) -> n.Node:
+            return n.seq(n.const(t.name + m["name_end"]), c.args(t), n.ws())
+
+        return Plan([Block(m["call_start"], lambda ts, s: _either(ts, fn), m["call_end"])])
+    spec = c.g["messages"]
+    sep, heads, begin = spec["separator"], spec["call"]["headers"], spec["content"]["begin"]
+
+    def call(t: FunctionTool) -> n.Node:
+        return n.seq(n.or_(*[n.const(h.replace("{name}", t.name)) for h in heads]), c.args(t))
+
+    def assemble(req: Any, excludes: Sequence[str]) -> n.Node:
+        first, lead = _either(req.tools, call), n.optional(n.const(sep))
+        if req.mode == "auto":
+            tags = [
+                n.tag(sep + h.replace("{name}", t.name), c.args(t), "")
+                for t in req.tools
+                for h in heads
+            ]
+            if req.single:  # any text, at most one call, which ends the turn
+                later = n.triggered([sep], tags, single=True, excludes=excludes)
+                return n.seq(lead, n.or_(first, n.seq(n.const(begin), later)), n.ws())
+            tags.append(n.tag(sep + begin, n.any_text([sep]), ""))
+            later = n.triggered([sep], tags, excludes=excludes)
+            return n.seq(lead, n.or_(n.seq(first, later), n.seq(n.const(begin), later)))
+        more = n.star(n.seq(n.ws(), n.const(sep), _either(req.tools, call)))
+        single = req.single or req.mode == "forced"
+        return n.seq(lead, first, n.const("") if single else more, n.ws())
+
+    return Plan([], messages=assemble)
+
+
 FAMILIES: Dict[str, Callable[[Ctx], Plan]] = {
     "tagged_json": tagged_json,
     "llama3_json": llama3_json,
@@ -572,6 +612,7 @@ FAMILIES: Dict[str, Callable[[Ctx], Plan]] = {
     "pythonic": pythonic,
     "functiongemma": functiongemma,
     "inkling": inkling,
+    "functionary": functionary,
 }
 
 

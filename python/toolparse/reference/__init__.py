@@ -137,6 +137,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             key_spaces,
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
+    if spec.family == "functionary":
+        from . import functionary
+
+        fy = functionary.style_of(spec.name, m, spec.raw.get("call", {}))
+        return lambda tools: functionary.Functionary(fy, tools)
     if spec.family == "inkling":
         from . import inkling
 

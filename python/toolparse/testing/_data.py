@@ -669,3 +669,39 @@ TRUNCATED["nemotron_nano_v2"] = [
     ('<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "To', 0),
     ('<TOOLCALL>[{"name": "f", "arguments": {}}, {"name": "g", "arguments": "{\\"a', 1),
 ]
+
+# ----- MeetKai Functionary (the functionary family) -----
+
+# functionary_v31: <function=NAME>{...}</function> in text; <|python_tag|> then raw code
+NO_CALL_LOOKALIKES["functionary_v31"] = [
+    "The <function> tag and <function name=f> are HTML-ish, </function> too.",
+    "a <|python_tag without its end",
+]
+MALFORMED["functionary_v31"] = [
+    '<function=get_weather>{"city": "Paris"]</function>',
+    '<function=get weather>{"city": "Paris"}</function>',
+    "<function=get_weather>city=Paris</function>",
+    '<function=f>{"a": 1}</function><function=g>{"b": tru}</function>',
+    '<function=f>{"a": 1} trailing</function>',
+]
+TRUNCATED["functionary_v31"] = [
+    ('<function=get_weather>{"city": "Pa', 0),
+    ("Let me check. <function=get_wea", 0),
+    ('<function=f>{}</function><function=g>{"a": [1', 1),
+]
+# functionary_v32: recipient messages after the prompt's ">>>" (all = content)
+NO_CALL_LOOKALIKES["functionary_v32"] = [
+    "Type >>> print(1) in the REPL; a >> b and c->d.",
+    'Result:\n{"a": 1}',
+    "all the best\nfrom us",
+]
+MALFORMED["functionary_v32"] = [
+    'get_weather\n{"city": "Paris"]',
+    'all\nChecking.>>>get_weather\n{"city": tru}',
+    'f\n{"a": 1}>>>g\n{"b": [1}',
+]
+TRUNCATED["functionary_v32"] = [
+    ('get_weather\n{"city": "Pa', 0),
+    ('all\nChecking.>>>get_weather\n{"ci', 0),
+    ('f\n{}>>>g\n{"a": [1', 1),
+]

@@ -14,6 +14,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 import toolparse
 import toolparse.spec
 
+from .functionary import Functionary
 from .render import (
     Call,
     RawJSON,
@@ -929,6 +930,7 @@ FAMILIES: Dict[str, Callable[[str], Renderer]] = {
     "openai": _harmony,
     "inkling": Inkling,
     "muse": Muse,
+    "functionary": Functionary,
 }
 
 

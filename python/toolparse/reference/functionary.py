@@ -1,0 +1,270 @@
+"""MeetKai Functionary's formats: a call is a header naming the function, then its JSON arguments;
+one function's call may instead carry raw code, which becomes ``{KEY: "code"}`` (twin of
+``rust/formats/functionary.rs``; the rules are in that file's doc):
+
+* functionary_v31: ``<function=NAME>{...}</function>`` inside text, and ``<|python_tag|>``
+  followed by raw code (the rest of the output) for the function ``python``;
+* functionary_v32: recipient messages: the output starts with a recipient line (the prompt wrote
+  ``>>>``): ``all\\n`` then text (content), ``NAME\\n{...}`` (a call) or ``python\\n`` then raw
+  code; every later message starts with ``>>>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from . import ToolTypes
+from .between import stream_args
+from .event import Emitter
+from .json import JsonScanner
+from .params import json_str_body
+from .scan import NAME_MAX, WS_MAX, Markers, expect_capped, trailing_ws, ws_len
+
+RAW = 1
+
+
+class Style:
+    """One format of the family (built from its spec entry, as ``build.rs`` does)."""
+
+    def __init__(
+        self,
+        call_start: str,
+        name_end: str,
+        call_end: Optional[str],
+        raw_marker: Optional[str],
+        raw_name: str,
+        raw_key: str,
+        raw_by_header: bool,
+        content_recipient: Optional[str],
+        starts_with_header: bool,
+        loose_headers: bool,
+    ) -> None:
+        # in text: [call_start], then the raw marker if the format has one
+        self.text = Markers([call_start] + ([raw_marker] if raw_marker is not None else []))
+        self.call_start = call_start
+        self.name_end = name_end
+        # after the arguments: [call_end]; None when text follows a call
+        self.call_end = Markers([call_end]) if call_end is not None else None
+        self.raw_name, self.raw_key = raw_name, raw_key
+        # a header naming raw_name followed by anything but `{` starts the raw code
+        self.raw_by_header = raw_by_header
+        self.content_recipient = content_recipient  # its messages are content (`all`)
+        self.starts_with_header = starts_with_header  # the prompt wrote the call start
+        self.loose_headers = loose_headers  # a header that is not one is text (else malformed)
+
+
+def style_of(name: str, m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
+    """The style of a spec entry (the twin of ``build.rs``'s ``functionary_style``)."""
+
+    def need(key: str) -> str:
+        if key not in m:
+            raise ValueError(f"format spec: {name}: no {key}")
+        return m[key]
+
+    raw = call.get("raw_code")
+    if not isinstance(raw, dict):
+        raise ValueError(f"format spec: {name}: no call.raw_code object")
+    for key in ("name", "key", "start"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            raise ValueError(f"format spec: {name}: call.raw_code.{key} must be a non-empty string")
+    raw_marker = m.get("call_start_raw")
+    if raw["start"] == "marker" and raw_marker is not None:
+        raw_by_header = False
+    elif raw["start"] == "header":
+        raw_by_header = True
+    else:
+        raise ValueError(f"format spec: {name}: call.raw_code.start {raw['start']!r}")
+    flag = call.get("starts_with_header", False)
+    if not isinstance(flag, bool):
+        raise ValueError(f"format spec: {name}: call.starts_with_header must be a bool")
+    bad = call.get("bad_header")
+    if bad not in ("text", "malformed"):
+        raise ValueError(f"format spec: {name}: call.bad_header {bad!r}")
+    recipient = call.get("content_recipient")
+    if recipient is not None and (not isinstance(recipient, str) or not recipient):
+        raise ValueError(f"format spec: {name}: call.content_recipient must be a string")
+    return Style(
+        need("call_start"),
+        need("name_end"),
+        m.get("call_end"),
+        raw_marker,
+        raw["name"],
+        raw["key"],
+        raw_by_header,
+        recipient,
+        flag,
+        bad == "text",
+    )
+
+
+def name_char(c: str) -> bool:
+    """Whether ``c`` may stand in a function's name (ASCII letters, digits, ``_``, ``-``)."""
+    return c.isascii() and (c.isalnum() or c in "_-")
+
+
+class Functionary:
+    def __init__(self, style: Style, _tools: ToolTypes) -> None:
+        self.style = style
+        # Text | Header | Open | RawOpen | Raw | Args | Close | Fallback
+        self.st = "Header" if style.starts_with_header else "Text"
+        self.raw = ""  # Header / Open / RawOpen: the markup read
+        self.first = style.starts_with_header  # Header: the output's first line, no call start
+        self.name = ""  # Open
+        self.head = 0  # Open: where the header ends in raw
+        self.sc: Optional[JsonScanner] = None  # Args
+        self.ws = ""  # Close: whitespace read
+
+    def _not_a_header(self, raw: str, out: Emitter) -> None:
+        """A header that is not one: text, or malformed markup."""
+        if self.style.loose_headers:
+            out.content(raw)
+            self.st = "Text"
+        else:
+            self._fail(raw, out)
+
+    def _fail(self, raw: str, out: Emitter) -> None:
+        out.malformed = True
+        out.content(raw)
+        self.st = "Fallback"
+
+    def _start_raw(self, code: str, out: Emitter) -> None:
+        """Starts the raw-code call, its code beginning with ``code``."""
+        out.tool_start(None, self.style.raw_name)
+        out.args('{"' + json_str_body(self.style.raw_key) + '": "' + json_str_body(code))
+        self.st = "Raw"
+
+    def _header(self, s: str, i: int, out: Emitter) -> tuple:
+        """Reads a header from ``s[i:]``; returns the characters consumed and whether to wait."""
+        style = self.style
+        if self.first and not self.raw:
+            # (the output's start may repeat the call start the prompt wrote)
+            if s.startswith(style.call_start, i):
+                self.raw, self.first = style.call_start, False
+                return len(style.call_start), False
+            if style.call_start.startswith(s[i:]):
+                return 0, True
+        start = 0 if self.first else len(style.call_start)
+        chars = len(self.raw) - start
+        k = i
+        n = len(s)
+        while k < n and name_char(s[k]) and chars < NAME_MAX:
+            chars += 1
+            k += 1
+        if k == n:
+            self.raw += s[i:]
+            return n - i, True
+        self.raw += s[i:k]
+        if not s.startswith(style.name_end, k):
+            if chars < NAME_MAX and style.name_end.startswith(s[k:]):
+                return k - i, True  # the name's end may still come
+            raw, self.raw = self.raw, ""
+            self._not_a_header(raw, out)
+            return k - i, False
+        name = self.raw[start:]
+        self.raw += style.name_end
+        end = k - i + len(style.name_end)
+        if not name:
+            raw, self.raw = self.raw, ""
+            self._not_a_header(raw, out)
+        elif name == style.content_recipient:
+            self.raw, self.st = "", "Text"  # the header is markup
+        else:
+            self.st, self.name, self.head = "Open", name, len(self.raw)
+        return end, False
+
+    def feed(self, s: str, out: Emitter) -> int:
+        style = self.style
+        i = 0
+        n = len(s)
+        while i < n:
+            st = self.st
+            if st == "Text":
+                kind, at, which = style.text.find(s, i)
+                out.content(s[i : i + at])
+                if kind != "marker":
+                    return i + at
+                m = style.text.list[which]
+                i += at + len(m)
+                self.raw = m
+                if which == RAW:
+                    self.st = "RawOpen"
+                else:
+                    self.st, self.first = "Header", False
+            elif st == "Header":
+                k, wait = self._header(s, i, out)
+                i += k
+                if wait:
+                    return i
+            elif st == "Open":
+                w = ws_len(s, i)
+                over = len(self.raw) - self.head + w > WS_MAX
+                self.raw += s[i : i + w]
+                i += w
+                if i == n and not over:
+                    return n
+                if i < n and s[i] == "{" and not over:
+                    out.tool_start(None, self.name)
+                    self.st, self.sc, self.raw = "Args", JsonScanner(), ""
+                elif style.raw_by_header and self.name == style.raw_name:
+                    code, self.raw = self.raw[self.head :], ""
+                    self._start_raw(code, out)
+                else:
+                    raw, self.raw = self.raw, ""
+                    self._not_a_header(raw, out)
+            elif st == "RawOpen":
+                w = ws_len(s, i)
+                self.raw += s[i : i + w]
+                i += w
+                code = self.raw[len(style.text.list[RAW]) :]
+                if i == n and len(code) <= WS_MAX:
+                    return i
+                self.raw = ""
+                self._start_raw(code, out)
+            elif st == "Raw":
+                out.args(json_str_body(s[i:]))
+                return n
+            elif st == "Args":
+                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+                if how == "open":
+                    return n
+                i += k
+                if how == "ended":
+                    if style.call_end is not None:
+                        self.st, self.ws = "Close", ""
+                    else:
+                        self.st = "Text"
+                else:
+                    self.st = "Fallback"
+            elif st == "Close":
+                assert style.call_end is not None
+                kind, a, b = expect_capped(s, style.call_end, i, trailing_ws(self.ws))
+                if kind == "marker":
+                    i += b
+                    self.st = "Text"
+                elif kind == "wait":
+                    self.ws += s[i : i + a]
+                    return i + a
+                else:
+                    # Other text, or whitespace past the cap: malformed markup.
+                    self.ws += s[i : i + a]
+                    i += a
+                    self._fail(self.ws, out)
+            else:  # Fallback: the driver makes the rest content
+                return i
+        return n
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        st = self.st
+        if st in ("Text", "Fallback"):
+            out.content(rest)
+        elif st == "Header" and self.first:
+            # The output's first line, no header after all: text.
+            out.content(self.raw + rest)
+        elif st in ("Header", "Open", "RawOpen"):
+            out.truncate(self.raw + rest)
+        elif st == "Raw":
+            out.args('"}')
+            out.tool_end()
+        elif st == "Args":
+            out.truncate("")
+        # Close: the call is complete; what is held is (part of) its end marker.

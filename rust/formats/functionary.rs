@@ -1,0 +1,465 @@
+//! MeetKai Functionary's formats: a call is a header naming the function, then its JSON
+//! arguments; one function's call may instead carry raw code, which becomes `{KEY: "code"}`.
+//!
+//! * functionary_v31: `<function=NAME>{...}</function>` inside text, and `<|python_tag|>` followed
+//!   by raw code (the rest of the output) for the function `python`;
+//! * functionary_v32: recipient messages. The prompt ends with `>>>`, so the output starts with a
+//!   recipient line: `all\n` then text (content), `NAME\n{...}` (a call) or `python\n` then raw
+//!   code; every later message starts with `>>>`.
+//!
+//! The rules (the same for every format of the family, configured by [`Style`]):
+//!
+//! * A header is the call start (`<function=`, `>>>`), a name of the characters an OpenAI
+//!   function name may hold (ASCII letters, digits, `_`, `-`; at most [`NAME_MAX`]), then the
+//!   name's end (`>`, a newline). With `starts_with_header` the output's start is a header
+//!   position too (the prompt wrote the call start; a call start written there again is markup).
+//! * The header names a call, whose arguments (after optional whitespace, at most [`WS_MAX`]) are
+//!   a JSON object streamed as written; or the content recipient (`all`): its message is content,
+//!   the header is markup; or, with `raw_by_header`, the raw-code function followed by anything
+//!   but `{`: the rest of the output is its code (the whitespace after the header included).
+//! * `raw_marker` (`<|python_tag|>`) in text starts the raw-code call: the rest of the output,
+//!   as written (whitespace after the marker included), is its code. A marker with only
+//!   whitespace after it at the end of the output is markup, dropped.
+//! * After the arguments: with `call_end` (`</function>`), whitespace and that marker (missing at
+//!   the end of the output: the call stands), anything else is malformed; without it, what
+//!   follows is text.
+//! * A header that is not one (a character outside the name, an empty or too long name, no `{`
+//!   after it): with `loose_headers` the markup read is text; otherwise it is malformed.
+//! * Text outside the calls is content. The text ending inside a header or the arguments is
+//!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
+//!   content: it is not markup until its name ends).
+
+use super::between::{stream_args, Args};
+use super::{Machine, Tools};
+use crate::event::Emitter;
+use crate::json::JsonScanner;
+use crate::params::push_json_str_body;
+use crate::scan::{expect_capped, trailing_ws, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
+
+/// One format of the family (built from its spec entry by `build.rs`).
+#[derive(Debug)]
+pub struct Style {
+    /// In text: `[call_start]`, then `raw_marker` if the format has one.
+    pub text: Markers,
+    /// The call start (`<function=`, `>>>`).
+    pub call_start: &'static str,
+    /// What ends a header's name (`>`, `\n`).
+    pub name_end: &'static str,
+    /// After the arguments: `[call_end]`; none when text follows a call.
+    pub call_end: Option<Markers>,
+    /// The raw-code call's function, and the argument key its code goes under.
+    pub raw_name: &'static str,
+    pub raw_key: &'static str,
+    /// A header naming `raw_name` followed by anything but `{` starts the raw code.
+    pub raw_by_header: bool,
+    /// The recipient whose messages are content (`all`), if any.
+    pub content_recipient: Option<&'static str>,
+    /// The output begins at a header (the prompt wrote the call start).
+    pub starts_with_header: bool,
+    /// A header that is not one is text (else malformed markup).
+    pub loose_headers: bool,
+}
+
+const RAW: usize = 1;
+
+/// Whether `c` may stand in a function's name.
+pub fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+#[derive(Debug)]
+enum State {
+    /// Plain text, looking for a call start or the raw marker.
+    Text,
+    /// In a header: `raw` the markup read (the call start, the name so far); `first`: the
+    /// output's first line, no call start read (`starts_with_header`).
+    Header {
+        raw: String,
+        first: bool,
+    },
+    /// After the header: whitespace, then the arguments (or raw code). `head` is where the
+    /// header ends in `raw`.
+    Open {
+        raw: String,
+        name: String,
+        head: usize,
+    },
+    /// After the raw marker: whitespace, then the code.
+    RawOpen {
+        raw: String,
+    },
+    /// The raw code, to the end of the output.
+    Raw,
+    /// The arguments object, streamed as written.
+    Args(JsonScanner),
+    /// After the arguments: whitespace, then `call_end`.
+    Close {
+        ws: String,
+    },
+    Fallback,
+}
+
+pub struct Functionary {
+    style: &'static Style,
+    st: State,
+}
+
+impl Functionary {
+    pub fn new(style: &'static Style, _: &Tools) -> Self {
+        let st = if style.starts_with_header {
+            State::Header {
+                raw: String::new(),
+                first: true,
+            }
+        } else {
+            State::Text
+        };
+        Functionary { style, st }
+    }
+
+    /// A header that is not one: text, or malformed markup.
+    fn not_a_header(&self, raw: &str, out: &mut Emitter) -> State {
+        if self.style.loose_headers {
+            out.content(raw);
+            State::Text
+        } else {
+            fail(raw, out)
+        }
+    }
+
+    /// Starts the raw-code call, its code beginning with `code`.
+    fn start_raw(&self, code: &str, out: &mut Emitter) -> State {
+        out.tool_start(None, self.style.raw_name.to_owned());
+        out.args_with(|s| {
+            s.push_str("{\"");
+            push_json_str_body(s, self.style.raw_key);
+            s.push_str("\": \"");
+            push_json_str_body(s, code);
+        });
+        State::Raw
+    }
+
+    /// Reads a header from `rest`; returns the bytes consumed and whether to wait for more.
+    fn header(&mut self, rest: &str, out: &mut Emitter) -> (usize, bool) {
+        let style = self.style;
+        let State::Header { raw, first } = &mut self.st else {
+            return (0, false);
+        };
+        // (the output's start may repeat the call start the prompt wrote)
+        if *first && raw.is_empty() {
+            if rest.starts_with(style.call_start) {
+                raw.push_str(style.call_start);
+                *first = false;
+                return (style.call_start.len(), false);
+            }
+            if style.call_start.starts_with(rest) {
+                return (0, true);
+            }
+        }
+        // the name so far: after the call start, if any
+        let start = if *first { 0 } else { style.call_start.len() };
+        let mut chars = raw.len() - start;
+        for (k, c) in rest.char_indices() {
+            if name_char(c) && chars < NAME_MAX {
+                chars += 1;
+                continue;
+            }
+            raw.push_str(&rest[..k]);
+            let after = &rest[k..];
+            if !after.starts_with(style.name_end) {
+                if chars < NAME_MAX && style.name_end.starts_with(after) {
+                    return (k, true); // the name's end may still come
+                }
+                let raw = std::mem::take(raw);
+                self.st = self.not_a_header(&raw, out);
+                return (k, false);
+            }
+            let name = raw[start..].to_owned();
+            raw.push_str(style.name_end);
+            let end = k + style.name_end.len();
+            if name.is_empty() {
+                let raw = std::mem::take(raw);
+                self.st = self.not_a_header(&raw, out);
+            } else if style.content_recipient == Some(name.as_str()) {
+                self.st = State::Text; // the header is markup
+            } else {
+                let raw = std::mem::take(raw);
+                self.st = State::Open {
+                    head: raw.len(),
+                    raw,
+                    name,
+                };
+            }
+            return (end, false);
+        }
+        raw.push_str(rest);
+        (rest.len(), true)
+    }
+}
+
+fn fail(raw: &str, out: &mut Emitter) -> State {
+    out.malformed = true;
+    out.content(raw);
+    State::Fallback
+}
+
+impl Machine for Functionary {
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let style = self.style;
+        let mut i = 0;
+        while i < input.len() {
+            let rest = &input[i..];
+            match &mut self.st {
+                State::Text => match style.text.find(rest) {
+                    Found::Marker { at, which } => {
+                        out.content(&rest[..at]);
+                        let m = style.text.list[which];
+                        i += at + m.len();
+                        self.st = if which == RAW {
+                            State::RawOpen { raw: m.to_owned() }
+                        } else {
+                            State::Header {
+                                raw: m.to_owned(),
+                                first: false,
+                            }
+                        };
+                    }
+                    Found::Partial { safe } => {
+                        out.content(&rest[..safe]);
+                        return i + safe;
+                    }
+                },
+                State::Header { .. } => {
+                    let (n, wait) = self.header(rest, out);
+                    i += n;
+                    if wait {
+                        return i;
+                    }
+                }
+                State::Open { raw, name, head } => {
+                    let ws = ws_len(rest);
+                    let over = raw.len() - *head + ws > WS_MAX;
+                    raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let after = &rest[ws..];
+                    if after.is_empty() && !over {
+                        return input.len();
+                    }
+                    if after.starts_with('{') && !over {
+                        out.tool_start(None, std::mem::take(name));
+                        self.st = State::Args(JsonScanner::new());
+                    } else if style.raw_by_header && name == style.raw_name {
+                        let code = raw[*head..].to_owned();
+                        self.st = self.start_raw(&code, out);
+                    } else {
+                        let raw = std::mem::take(raw);
+                        self.st = self.not_a_header(&raw, out);
+                    }
+                }
+                State::RawOpen { raw } => {
+                    let ws = ws_len(rest);
+                    raw.push_str(&rest[..ws]);
+                    i += ws;
+                    let code = &raw[style.text.list[RAW].len()..];
+                    if i == input.len() && code.len() <= WS_MAX {
+                        return i;
+                    }
+                    let code = code.to_owned();
+                    self.st = self.start_raw(&code, out);
+                }
+                State::Raw => {
+                    out.args_with(|s| push_json_str_body(s, rest));
+                    return input.len();
+                }
+                State::Args(sc) => match stream_args(sc, rest, out) {
+                    Args::Ended(n) => {
+                        i += n;
+                        self.st = match style.call_end {
+                            Some(_) => State::Close { ws: String::new() },
+                            None => State::Text,
+                        };
+                    }
+                    Args::Open => return input.len(),
+                    Args::Broken(n) => {
+                        i += n;
+                        self.st = State::Fallback;
+                    }
+                },
+                State::Close { ws } => {
+                    let Some(end) = &style.call_end else {
+                        self.st = State::Text;
+                        continue;
+                    };
+                    match expect_capped(rest, end, trailing_ws(ws)) {
+                        Expect::Marker { end, .. } => {
+                            i += end;
+                            self.st = State::Text;
+                        }
+                        Expect::Wait { ws: n } => {
+                            ws.push_str(&rest[..n]);
+                            return i + n;
+                        }
+                        Expect::Other { at } => {
+                            // Other text, or whitespace past the cap: malformed markup.
+                            ws.push_str(&rest[..at]);
+                            i += at;
+                            self.st = fail(ws, out);
+                        }
+                    }
+                }
+                // The driver makes the rest content.
+                State::Fallback => return i,
+            }
+        }
+        input.len()
+    }
+
+    fn finish(&mut self, rest: &str, out: &mut Emitter) {
+        match &mut self.st {
+            State::Text | State::Fallback => out.content(rest),
+            // The output's first line, no header after all: text.
+            State::Header { raw, first: true } => {
+                raw.push_str(rest);
+                out.content(raw);
+            }
+            State::Header { raw, .. } | State::Open { raw, .. } | State::RawOpen { raw } => {
+                raw.push_str(rest);
+                out.truncate(raw);
+            }
+            State::Raw => {
+                out.args("\"}");
+                out.tool_end();
+            }
+            State::Args(_) => out.truncate(""),
+            // The call is complete: what is held is (part of) its end marker.
+            State::Close { .. } => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Extracted;
+    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
+    use crate::formats::{Format, Parser};
+
+    fn format(name: &str) -> Format {
+        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
+    }
+
+    fn extract(name: &str, text: &str) -> Extracted {
+        Parser::extract(format(name), &Tools::default(), text)
+    }
+
+    fn stream(name: &str, text: &str, cuts: &[usize]) -> DeltaStreamed {
+        stream_deltas(format(name), &Tools::default(), text, cuts)
+    }
+
+    fn boundaries(s: &str) -> Vec<usize> {
+        (0..=s.len()).filter(|&k| s.is_char_boundary(k)).collect()
+    }
+
+    fn calls(x: &Extracted) -> Vec<(&str, &str)> {
+        x.calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect()
+    }
+
+    const V31: &str = "Let me check.<function=get_weather>{\"city\": \"東京\"}</function>\n\
+        <function=get_time>{}</function> Then<|python_tag|>print(\"hi\")\n";
+    const V32: &str = "all\nHello, world!\nWhat's up?>>>get_weather\n{\"city\": \"東京\"}\n\
+        >>>python\nimport os  # >>>all\n";
+
+    #[test]
+    fn the_two_formats() {
+        let x = extract("functionary_v31", V31);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("Let me check. Then"));
+        assert_eq!(
+            calls(&x),
+            [
+                ("get_weather", "{\"city\": \"東京\"}"),
+                ("get_time", "{}"),
+                ("python", "{\"code\": \"print(\\\"hi\\\")\\n\"}"),
+            ]
+        );
+        let x = extract("functionary_v32", V32);
+        assert!(!x.malformed && !x.truncated);
+        assert_eq!(x.content.as_deref(), Some("Hello, world!\nWhat's up?"));
+        assert_eq!(
+            calls(&x),
+            [
+                ("get_weather", "{\"city\": \"東京\"}"),
+                ("python", "{\"code\": \"import os  # >>>all\\n\"}"),
+            ]
+        );
+        // v3.2: the start may repeat the prompt's >>>; a first line that is no header is text
+        let x = extract("functionary_v32", ">>>f\n{}>>>all\nok");
+        assert_eq!(
+            (x.content.as_deref(), calls(&x)),
+            (Some("ok"), vec![("f", "{}")])
+        );
+        let x = extract("functionary_v32", "Hi there>>>x y");
+        assert_eq!(
+            (x.content.as_deref(), x.calls.len()),
+            (Some("Hi there>>>x y"), 0)
+        );
+    }
+
+    #[test]
+    fn malformed_and_truncated() {
+        for (fmt, bad) in [
+            ("functionary_v31", "<function=f>{\"a\": 1]</function>"),
+            ("functionary_v31", "<function=a b>{}</function>"),
+            ("functionary_v31", "<function=f>x</function>"),
+            ("functionary_v31", "<function=f>{} x</function>"),
+            ("functionary_v32", "f\n{\"a\": tru}"),
+        ] {
+            let x = extract(fmt, bad);
+            assert!(x.malformed, "{bad:?}");
+            let s = stream(fmt, bad, &boundaries(bad));
+            assert!(s.malformed, "{bad:?}");
+        }
+        let long = format!("<function={}>{{}}", "a".repeat(NAME_MAX + 1));
+        assert!(extract("functionary_v31", &long).malformed);
+        let at_cap = format!("<function={}>{{}}", "a".repeat(NAME_MAX));
+        assert!(!extract("functionary_v31", &at_cap).malformed);
+        for (fmt, cut, complete) in [
+            ("functionary_v31", "<function=get_wea", 0),
+            ("functionary_v31", "<function=f>{\"a\"", 0),
+            (
+                "functionary_v31",
+                "<function=f>{}</function><function=g>{",
+                1,
+            ),
+            ("functionary_v32", "f\n{\"a", 0),
+            ("functionary_v32", "f\n{}>>>g\n", 1),
+        ] {
+            let x = extract(fmt, cut);
+            assert!(x.truncated && !x.malformed, "{cut:?}");
+            assert_eq!(x.calls.len(), complete, "{cut:?}");
+        }
+        // the raw marker with only whitespace after it: markup, no call
+        let x = extract("functionary_v31", "a<|python_tag|>  ");
+        assert_eq!((x.content.as_deref(), x.calls.len()), (Some("a"), 0));
+    }
+
+    #[test]
+    fn every_split_agrees() {
+        for (fmt, t) in [
+            ("functionary_v31", V31),
+            ("functionary_v32", V32),
+            ("functionary_v32", ">>>python\n  x\n"),
+            ("functionary_v32", "all\n>>>>x"),
+            ("functionary_v31", "<function=f>{} x"),
+        ] {
+            let whole = stream(fmt, t, &[]);
+            for k in boundaries(t) {
+                assert_eq!(stream(fmt, t, &[k]), whole, "{t:?} cut at {k}");
+            }
+            assert_eq!(stream(fmt, t, &boundaries(t)), whole, "{t:?}");
+        }
+    }
+}
