@@ -103,6 +103,10 @@ CITATIONS = [
     ("<co>a" + LONG + "b", "a" + LONG + "b", None),
     ("<co>a</co: 0:[1]", "a</co: 0:[1]", None),
     ("<co><co>a</co:>b</co:>c<c", "ab</co:>c<c", None),
+    # the bound counts characters, not bytes: a 64-character close of two-byte ones is markup,
+    # one character more is text
+    ("<co>a</co:" + "é" * 58 + ">b", "ab", None),
+    ("<co>a</co:" + "é" * 59 + ">b", "a</co:" + "é" * 59 + ">b", None),
 ]
 
 
