@@ -168,7 +168,7 @@ def report(repeat: int = 3, sizes: Sequence[int] = (4096, SIZE, 65536)) -> int:
             f"{size // 1024:>4}KB | {len(chunks):>6} | {v * 1e3:>9.1f} | {t * 1e3:>12.2f} | "
             f"{v / t:>6.0f}x"
         )
-    print("target (DESIGN section 8): >= 100x at 16KB")
+    print("target: >= 100x at 16KB")
     return 0
 
 

@@ -295,7 +295,7 @@ def test_serving_stream_equals_toolparse(fmt: str, backend: str) -> None:
             where = f"{fmt}/{backend} {label} split={split}: {text!r}"
             assert client.result() == (content, calls), where
             if not label.startswith("malformed"):
-                # well-formed output: streaming == non-streaming (invariant 3), through SGLang
+                # well-formed output: streaming == non-streaming, through SGLang
                 assert client.result() == expected, where
             assert finish == ("tool_calls" if calls and not unfinished else "stop"), where
             assert type(parser.detector) is ENUM[name]

@@ -55,7 +55,7 @@ SGLANG_PEERS: Dict[str, str] = {
     "openai": "gpt-oss",
     "minimax_m2": "minimax-m2",
     "deepseek_v32": "deepseekv32",
-    # issue 12's JSON-like formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
+    # the JSON-like variant formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
     "qwen3_json": "qwen25",
     "llama4_json": "llama3",
     "apertus": "apertus2509",
