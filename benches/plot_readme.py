@@ -1,12 +1,12 @@
 """The README's benchmark plot: ``toolparse bench`` for hermes, qwen3_coder and pythonic, with
 vLLM's and SGLang's parsers beside toolparse's two backends, drawn to ``docs/bench.png``.
 
-    bash ../shared/peers/setup.sh                     # vLLM + SGLang in $HOME/peers-venv (~3 min)
+    bash "$TOOLPARSE_PEERS_DIR/setup.sh"              # vLLM + SGLang in $HOME/peers-venv (~3 min)
     $HOME/peers-venv/bin/pip install '.[plot]'        # toolparse and matplotlib beside them
     $HOME/peers-venv/bin/python benches/plot_readme.py
 
-The peers harness is read from ``../shared/peers`` next to the repository, or from
-``$TOOLPARSE_PEERS_DIR``; without it (or without vLLM / SGLang) the plot shows toolparse alone.
+The peers harness is read from the folder ``$TOOLPARSE_PEERS_DIR`` names; without it (or without
+vLLM / SGLang) the plot shows toolparse alone.
 The same as ``toolparse bench -f hermes qwen3_coder pythonic -s 1KB 4KB 16KB 64KB --clock cpu
 --plot docs/bench.png`` with the harness folder given. Timings differ from machine to machine;
 the shape does not.
@@ -36,7 +36,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--clock", choices=("wall", "cpu"), default="cpu")
     args = p.parse_args(argv)
     bench.require_plot()
-    peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR") or str(ROOT.parent / "shared" / "peers")
+    peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR")
+    if not peers_dir:
+        print(
+            "TOOLPARSE_PEERS_DIR is not set (the peers harness folder): toolparse alone",
+            file=sys.stderr,
+        )
     report = bench.run(
         FORMATS,
         SIZES,

@@ -16,7 +16,7 @@
   listing them; ``SGLANG_PLUGINS`` without ``toolparse`` leaves them out and ``register()`` (the
   ``python -m toolparse.integrations.sglang`` fallback) brings them back.
 
-Skipped when SGLang is not installed. Under the torch stand-in of ../shared/peers, vLLM must be
+Skipped when SGLang is not installed. Under the peers harness's torch stand-in, vLLM must be
 imported before SGLang, so it is imported first when present.
 """
 
@@ -599,7 +599,7 @@ _STARTUP = textwrap.dedent(
         pass
     import torch
     if getattr(torch, "__file__", None) is None:
-        # ../shared/peers' torch stand-in: server_args' imports subclass (nn.Module, ABC), which
+        # the peers harness's torch stand-in: server_args' imports subclass (nn.Module, ABC), which
         # needs a metaclass compatible with ABCMeta. Real torch is left alone.
         import abc, torch.nn
         meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})

@@ -13,7 +13,8 @@
   back. vLLM's own ``make_arg_parser`` builds engine configs that need real torch, so the
   validation runs on the parsed-arguments namespace it would produce.
 
-Skipped when vLLM is not installed (run under ../shared/peers with its torch stand-in).
+Skipped when vLLM is not installed (run by .ci/integrations with the peers harness's torch
+stand-in).
 """
 
 from __future__ import annotations
