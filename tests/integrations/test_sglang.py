@@ -715,7 +715,7 @@ def test_format_without_an_sglang_detector(monkeypatch: pytest.MonkeyPatch) -> N
     ``tool_choice="required"`` is held by toolparse's structural tag (it pinned SGLang's
     JSON-schema fallback before toolparse built tags), and the detector parses it."""
     monkeypatch.setitem(tp_sglang.SGLANG_PEERS, "hermes", "no_such_sglang_parser")
-    monkeypatch.setattr(tp_sglang, "_CLASSES", {})
+    monkeypatch.setattr(tp_sglang, "_DETECTOR_CLASSES", {})
     cls = tp_sglang.detector_class("hermes")
     assert issubclass(cls, fcp.BaseFormatDetector)
     assert not issubclass(cls, ENUM["hermes"])

@@ -233,7 +233,7 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
     DeltaFunctionCall (``_core.DeltaModels`` of layout "vllm"); they must be what the integration's
     Python builder (the twin's path) makes of the same core deltas, and the calls it records what
     was sent."""
-    tp_vllm._base()
+    tp_vllm._tool_parser_base()
     for label, text, typed, call_names in cases_of(fmt):
         tools = tools_for(call_names, typed)
         for chunks in ([text], token_chunks(text), list(text)):
