@@ -37,9 +37,9 @@
 //!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
 //!   machine whole, a think block in it is content.
 
-use crate::event::{is_ws, Emitter};
+use crate::event::Emitter;
 use crate::formats::Format;
-use crate::scan::{Found, Markers};
+use crate::scan::{is_ws, Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
 pub const LEAD_CAP: usize = 64;
