@@ -40,10 +40,12 @@
 
 use std::collections::HashMap;
 
-use crate::formats::Tools;
 use crate::json::StrDecoder;
 use crate::scan::{At, Found, Markers};
 use crate::Step;
+
+mod tools;
+pub use tools::{RawSchemaNode, SchemaNode, Tools};
 
 /// How a parameter's value is converted, decided by its schema type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

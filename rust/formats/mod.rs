@@ -1,14 +1,13 @@
 //! The registry of formats and the driver every format machine runs under.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::json::Calls;
-use crate::params::{kind_of_types, Kind};
 use crate::reasoning::{Front, Reasoning};
 use crate::scan::{char_end, Markers, HOLD_MAX};
 use crate::Step;
+
+// The tools a request offers live with the parameter converters that read them.
+pub use crate::params::{RawSchemaNode, SchemaNode, Tools};
 
 mod between;
 mod functiongemma;
@@ -35,94 +34,6 @@ pub trait Machine: Send + Sync {
     /// whose `tool_format` is this one, with `reasoning_started` true): the output starts inside
     /// it. Machines without such a block ignore it.
     fn start_in_reasoning(&mut self) {}
-}
-
-/// JSON Schema facts about the tools a request offers: function name -> parameter name -> how
-/// its value is converted, decided once from the types its schema admits. Shared, so a parser's
-/// streams reuse one copy.
-#[derive(Debug, Clone, Default)]
-pub struct Tools {
-    pub functions: Arc<HashMap<String, HashMap<String, Kind>>>,
-    /// function name -> its schema tree, node 0 the parameters object (the xml_elements family's
-    /// nested parameters; given only for its formats).
-    pub schemas: Arc<HashMap<String, Vec<SchemaNode>>>,
-}
-
-/// A node of a function's schema tree: how an element is typed, and the nodes of its elements.
-#[derive(Debug, Clone)]
-pub struct SchemaNode {
-    /// How the element's text converts (from the types the schema admits).
-    pub kind: Kind,
-    /// The schema admits a string (or gives no type): an empty element is "".
-    pub string_ok: bool,
-    /// 0: a scalar; 1: an object; 2: an array (`xml_elements::{NONE, OBJECT, ARRAY}`).
-    pub container: u8,
-    /// An object's properties: name -> node (None: an index out of range).
-    pub children: HashMap<String, Option<usize>>,
-    /// An array's `items`, or an object's `additionalProperties`.
-    pub other: Option<usize>,
-}
-
-/// A schema node as the binding receives it: `(types, container, children, other)`, indices
-/// below 0 meaning none.
-pub type RawSchemaNode = (Vec<String>, u8, HashMap<String, i64>, i64);
-
-impl SchemaNode {
-    pub fn from_raw((types, container, children, other): RawSchemaNode) -> SchemaNode {
-        let kind = kind_of_types(&types);
-        let string_ok = match kind {
-            Kind::Str => true,
-            Kind::Union(mask) => mask & crate::params::T_STRING != 0,
-            _ => false,
-        };
-        SchemaNode {
-            kind,
-            string_ok,
-            container,
-            children: children
-                .into_iter()
-                .map(|(k, v)| (k, usize::try_from(v).ok()))
-                .collect(),
-            other: usize::try_from(other).ok(),
-        }
-    }
-}
-
-impl Tools {
-    /// From function name -> parameter name -> the JSON Schema types it admits (`type` as a
-    /// string or a list, and the types of `anyOf` / `oneOf` branches; empty when the schema gives
-    /// none).
-    pub fn new(functions: HashMap<String, HashMap<String, Vec<String>>>) -> Tools {
-        let functions = functions
-            .into_iter()
-            .map(|(f, params)| {
-                let kinds = params
-                    .into_iter()
-                    .map(|(p, types)| (p, kind_of_types(&types)))
-                    .collect();
-                (f, kinds)
-            })
-            .collect();
-        Tools {
-            functions: Arc::new(functions),
-            schemas: Arc::default(),
-        }
-    }
-
-    /// As [`Tools::new`], with the functions' schema trees.
-    pub fn with_schemas(
-        functions: HashMap<String, HashMap<String, Vec<String>>>,
-        schemas: HashMap<String, Vec<RawSchemaNode>>,
-    ) -> Tools {
-        let mut t = Tools::new(functions);
-        t.schemas = Arc::new(
-            schemas
-                .into_iter()
-                .map(|(f, nodes)| (f, nodes.into_iter().map(SchemaNode::from_raw).collect()))
-                .collect(),
-        );
-        t
-    }
 }
 
 type Ctor = fn(&Tools) -> Box<dyn Machine>;
@@ -184,6 +95,11 @@ pub struct Format(usize);
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
         REGISTRY.iter().position(|(n, _)| *n == name).map(Format)
+    }
+
+    /// The tool format that parses when reasoning format `r` is given alone (harmony's), if any.
+    pub fn of_reasoning(r: Reasoning) -> Option<Format> {
+        r.spec().tool_format.and_then(Format::from_name)
     }
 
     /// A format by its name or one of its aliases.
@@ -266,7 +182,7 @@ impl Setup {
     /// The tool format that parses: the given one, else the reasoning format's own (harmony).
     fn tool_format(&self) -> Option<Format> {
         self.format
-            .or_else(|| self.reasoning.and_then(Reasoning::tool_format))
+            .or_else(|| self.reasoning.and_then(Format::of_reasoning))
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
@@ -334,13 +250,13 @@ impl Parser {
         let format = setup.tool_format();
         let front = setup
             .reasoning
-            .and_then(|r| r.front(format, setup.started))
+            .and_then(|r| r.front(format.map(Format::index), setup.started))
             .map(Box::new);
         let mut machine: Box<dyn Machine> = match format {
             Some(f) => f.machine(tools),
             None => Box::new(Plain),
         };
-        let own = setup.reasoning.and_then(Reasoning::tool_format).is_some();
+        let own = setup.reasoning.and_then(Format::of_reasoning).is_some();
         if own && setup.started == Some(true) {
             machine.start_in_reasoning();
         }
@@ -668,6 +584,10 @@ impl Region {
 
 #[cfg(test)]
 mod invariants;
+#[cfg(test)]
+mod reasoning_invariants;
+#[cfg(test)]
+mod reasoning_tests;
 
 #[cfg(test)]
 mod tests {
