@@ -32,10 +32,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
-from . import Region, ToolTypes, params
+from . import params
 from .between import Held, after_call, finish_after_call
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
+from .params import ToolTypes
+from .region import Region
 from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
