@@ -43,6 +43,7 @@ from server_cases import (  # noqa: E402
     toolparse_streamed,
     tools_for,
 )
+from toolparse.integrations import _vllm_deltas as tp_vllm_deltas  # noqa: E402
 from toolparse.integrations import vllm as tp_vllm  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
@@ -239,7 +240,7 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
         for chunks in ([text], token_chunks(text), list(text)):
             parser = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
             twin = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
-            core = tp_vllm._stream_core(parser)
+            core = tp_vllm_deltas.stream_core(parser)
             raw = twin._format.parser()
             where = f"{fmt} {label} in {len(chunks)} chunks"
             sent: Dict[int, List[str]] = {}
@@ -250,7 +251,7 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
                 if d is None:
                     assert got is None, where
                     continue
-                want = tp_vllm._vllm_delta(d, twin.new_id)
+                want = tp_vllm_deltas.vllm_delta(d, twin.new_id)
                 same_model_object(got, want, where)
                 assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
                 for index, _id, name, args in d[2] or ():

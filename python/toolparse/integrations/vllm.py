@@ -27,7 +27,12 @@ from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
 from toolparse.integrations import reasoning as _reasoning_common
 from toolparse.integrations import vllm_class_name as class_name
-from toolparse.integrations._twin import ServerModels
+from toolparse.integrations._vllm_deltas import (
+    bind_classes,
+    delta_message,
+    stream_core,
+    vllm_delta,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,120 +48,6 @@ def formats() -> List[str]:
 _BY_CLASS_NAME: Dict[str, str] = {class_name(f): f for f in formats()}
 _TOOL_PARSER_CLASSES: Dict[Tuple[str, str], type] = {}
 _TOOL_PARSER_BASE: Any = None
-
-
-# --------------------------------------------------------------------------------------------------
-# vLLM's delta objects, built without validation from data toolparse's core made (a validated
-# DeltaMessage with one tool-call fragment costs ~5 us). The fields set are exactly the ones given,
-# because vLLM dumps with exclude_unset=True: a field missing from the set is silently dropped.
-# On the Rust backend the core builds the streamed ones the same way (`_SERVER_MODELS`, checked
-# equal by tests/integrations/test_vllm.py); these serve the Python backend and the rarer paths.
-# --------------------------------------------------------------------------------------------------
-_object_new = object.__new__
-_object_setattr = object.__setattr__
-_VLLM_CLASSES: Dict[str, Any] = {}
-_VllmDeltaMessage: Any = (
-    None  # vLLM's DeltaMessage, DeltaToolCall, DeltaFunctionCall (bound by _tool_parser_base())
-)
-_VllmDeltaToolCall: Any = None
-_VllmDeltaFunctionCall: Any = None
-
-
-def _delta_message(content: Optional[str], reasoning: Optional[str], calls: List[Any]) -> Any:
-    cls = _VLLM_CLASSES["DeltaMessage"]
-    obj = _object_new(cls)
-    _object_setattr(
-        obj,
-        "__dict__",
-        {"role": None, "content": content, "reasoning": reasoning, "tool_calls": calls},
-    )
-    fields = set()
-    if content is not None:
-        fields.add("content")
-    if reasoning is not None:
-        fields.add("reasoning")
-    if calls:
-        fields.add("tool_calls")
-    _object_setattr(obj, "__pydantic_fields_set__", fields)
-    _object_setattr(obj, "__pydantic_extra__", {})
-    _object_setattr(obj, "__pydantic_private__", None)
-    return obj
-
-
-def _delta_call(index: int, id: Optional[str], name: Optional[str], args: Optional[str]) -> Any:
-    fn = _object_new(_VLLM_CLASSES["DeltaFunctionCall"])
-    if name is None:
-        _object_setattr(fn, "__dict__", {"name": None, "arguments": args})
-        _object_setattr(fn, "__pydantic_fields_set__", {"arguments"})
-    else:
-        _object_setattr(fn, "__dict__", {"name": name, "arguments": args})
-        _object_setattr(
-            fn, "__pydantic_fields_set__", {"name", "arguments"} if args is not None else {"name"}
-        )
-    _object_setattr(fn, "__pydantic_extra__", None)
-    _object_setattr(fn, "__pydantic_private__", None)
-    call = _object_new(_VLLM_CLASSES["DeltaToolCall"])
-    if name is None:
-        _object_setattr(
-            call, "__dict__", {"id": None, "type": None, "index": index, "function": fn}
-        )
-        _object_setattr(call, "__pydantic_fields_set__", {"index", "function"})
-    else:
-        _object_setattr(
-            call, "__dict__", {"id": id, "type": "function", "index": index, "function": fn}
-        )
-        _object_setattr(call, "__pydantic_fields_set__", {"id", "type", "index", "function"})
-    _object_setattr(call, "__pydantic_extra__", {})
-    _object_setattr(call, "__pydantic_private__", None)
-    return call
-
-
-def _args_message(index: int, args: str) -> Any:
-    """``_delta_message(None, None, [_delta_call(index, None, None, args)])`` in one call: the
-    hottest delta (an arguments fragment of a started call)."""
-    fn = _object_new(_VllmDeltaFunctionCall)
-    _object_setattr(fn, "__dict__", {"name": None, "arguments": args})
-    _object_setattr(fn, "__pydantic_fields_set__", {"arguments"})
-    _object_setattr(fn, "__pydantic_extra__", None)
-    _object_setattr(fn, "__pydantic_private__", None)
-    call = _object_new(_VllmDeltaToolCall)
-    _object_setattr(call, "__dict__", {"id": None, "type": None, "index": index, "function": fn})
-    _object_setattr(call, "__pydantic_fields_set__", {"index", "function"})
-    _object_setattr(call, "__pydantic_extra__", {})
-    _object_setattr(call, "__pydantic_private__", None)
-    obj = _object_new(_VllmDeltaMessage)
-    _object_setattr(
-        obj, "__dict__", {"role": None, "content": None, "reasoning": None, "tool_calls": [call]}
-    )
-    _object_setattr(obj, "__pydantic_fields_set__", {"tool_calls"})
-    _object_setattr(obj, "__pydantic_extra__", {})
-    _object_setattr(obj, "__pydantic_private__", None)
-    return obj
-
-
-def _vllm_delta(d: Any, new_id: Any) -> Any:
-    """vLLM's delta for a core delta ``(content, reasoning, calls)``; ``new_id()`` for a call start
-    without an id. What the Rust core's ``feed_message`` builds with ``_SERVER_MODELS``."""
-    content, reasoning, calls = d
-    if calls is None:
-        return _delta_message(content, reasoning, [])
-    if len(calls) == 1 and content is None and reasoning is None and calls[0][2] is None:
-        return _args_message(calls[0][0], calls[0][3])
-    out = []
-    for index, id, name, args in calls:
-        if name is not None and id is None:
-            id = new_id()
-        out.append(_delta_call(index, id if name is not None else None, name, args))
-    return _delta_message(content, reasoning, out)
-
-
-# vLLM's objects from a stream: the Rust core builds them (layout "vllm"), the twin's path above
-_SERVER_MODELS = ServerModels(
-    lambda: (_VllmDeltaMessage, _VllmDeltaToolCall, _VllmDeltaFunctionCall),
-    "vllm",
-    lambda d, new_id: None if d is None else _vllm_delta(d, new_id),
-)
-_stream_core = _SERVER_MODELS.stream_core
 
 
 # --------------------------------------------------------------------------------------------------
@@ -287,7 +178,7 @@ def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) ->
 
 def _tool_parser_base() -> Any:
     """The common base class of every toolparse_F parser (made once, when vLLM is present)."""
-    global _TOOL_PARSER_BASE, _VllmDeltaMessage, _VllmDeltaToolCall, _VllmDeltaFunctionCall
+    global _TOOL_PARSER_BASE
     if _TOOL_PARSER_BASE is not None:
         return _TOOL_PARSER_BASE
     from vllm.entrypoints.generate.base.protocol import (
@@ -300,14 +191,7 @@ def _tool_parser_base() -> Any:
     )
     from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
-    _VLLM_CLASSES.update(
-        DeltaMessage=DeltaMessage, DeltaToolCall=DeltaToolCall, DeltaFunctionCall=DeltaFunctionCall
-    )
-    _VllmDeltaMessage, _VllmDeltaToolCall, _VllmDeltaFunctionCall = (
-        DeltaMessage,
-        DeltaToolCall,
-        DeltaFunctionCall,
-    )
+    bind_classes(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
 
     class ToolparseToolParser(ToolParser):  # type: ignore[misc, valid-type]
         """A vLLM tool parser running toolparse's streaming machine for one format."""
@@ -318,7 +202,7 @@ def _tool_parser_base() -> Any:
 
         def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
             super().__init__(tokenizer, tools)
-            self._stream: Any = None  # the stream core (_stream_core), made on first use
+            self._stream: Any = None  # the stream core (stream_core), made on first use
             self._finished = False
             # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
             # Parser builds the two in a row): continue its machine (see _ReasonerToolPair).
@@ -428,12 +312,12 @@ def _tool_parser_base() -> Any:
             try:
                 core = self._stream
                 if core is None:
-                    core = self._stream = _stream_core(self.toolparse)
+                    core = self._stream = stream_core(self.toolparse)
                 return core.feed_message(delta_text)
             except Exception:  # never raise into the serving loop: the text stays content
                 logger.exception("toolparse_%s: feed failed", self.toolparse_format)
                 self._finished = True
-                return _delta_message(delta_text, None, [])
+                return delta_message(delta_text, None, [])
 
         def finish_streaming(self) -> Any:
             """End of the stream: flushes held-back text (vLLM calls it once, at the end), and
@@ -472,7 +356,7 @@ def _tool_parser_base() -> Any:
         def _delta(self, d: Any) -> Any:
             """vLLM's delta for a core delta the machine emitted on the reasoning side (the
             core recorded its calls)."""
-            return _vllm_delta(d, self.new_id)
+            return vllm_delta(d, self.new_id)
 
     _TOOL_PARSER_BASE = ToolparseToolParser
     return _TOOL_PARSER_BASE
@@ -541,7 +425,7 @@ class _ReasonerToolPair:
 
     def get_core(self) -> Any:
         if self.core is None:
-            self.core = _stream_core(self.get_parser())
+            self.core = stream_core(self.get_parser())
         return self.core
 
     def fail(self, where: str) -> None:
@@ -565,7 +449,7 @@ class _ReasonerToolPair:
             return self.get_core().feed_message(text)
         except Exception:  # never raise into the serving loop: the text stays content
             self.fail("feed")
-            return _delta_message(text, None, [])
+            return delta_message(text, None, [])
 
     def tool_finish(self) -> Any:
         if self.finished or not self.tool_active:
@@ -765,7 +649,7 @@ def _reasoning_base() -> Any:
                 if pair is not None and pair.usable:
                     self._core = pair.get_core()
                 else:
-                    self._core = _stream_core(self._parser())
+                    self._core = stream_core(self._parser())
                 self._handover = _reasoning_common.Handover(
                     self._core, _reasoning_common.transparent(self.toolparse_reasoning)
                 )
@@ -779,11 +663,11 @@ def _reasoning_base() -> Any:
                 if calls and self._pair is not None:
                     return self._pair.tool._delta(d)
                 if calls:
-                    return _vllm_delta(d, self._parser().new_id)
+                    return vllm_delta(d, self._parser().new_id)
                 content = c
             if content is None and r is None:
                 return None
-            return _delta_message(content, r, [])
+            return delta_message(content, r, [])
 
         # -- non-streaming ---------------------------------------------------------------------
         def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
@@ -823,7 +707,7 @@ def _reasoning_base() -> Any:
                 self._ended = True
                 if self._pair is not None:
                     self._pair.usable = False
-                return _delta_message(delta_text, None, [])
+                return delta_message(delta_text, None, [])
             if rest is None:
                 return m
             # The block ended in this delta: the reasoning goes out here, the raw rest as
@@ -833,9 +717,9 @@ def _reasoning_base() -> Any:
             r = None if m is None else m.reasoning
             if self._pair is not None and self._pair.usable and m is not None:
                 if m.content is not None or m.tool_calls:
-                    self._pair.stash = _delta_message(m.content, None, m.tool_calls)
+                    self._pair.stash = delta_message(m.content, None, m.tool_calls)
             if rest or r is not None:
-                return _delta_message(rest or None, r, [])
+                return delta_message(rest or None, r, [])
             return None
 
         def has_engine_confirmed_reasoning_end(self) -> bool:
