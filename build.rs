@@ -219,7 +219,6 @@ fn generate(formats: &[Value]) -> Result<String, String> {
                 .ok_or_else(|| format!("{name}: marker {key:?} is not a string"))?;
             pairs.push(format!("({key:?}, {v:?})"));
         }
-        let marker = |key: &str| markers.get(key).and_then(Value::as_str);
         writeln!(
             specs,
             "    Spec {{ name: {name:?}, family: {family:?}, id_style: {id_style:?}, \
@@ -246,431 +245,30 @@ fn generate(formats: &[Value]) -> Result<String, String> {
             })
             .collect();
         writeln!(registry, "    ({name:?}, {ctor}),").map_err(|e| e.to_string())?;
+        let x = Entry {
+            k,
+            e,
+            name,
+            family,
+            id_style,
+            markers,
+            upper,
+        };
         let body = match family {
-            "tagged_json" => {
-                // The end markers (`call_end`, `call_end_2`, ...), then the start markers
-                // (`call_start`, `call_start_2`, ...).
-                let roles = |prefix: &str| -> Vec<(&str, &str)> {
-                    let mut v: Vec<(&str, &str)> = markers
-                        .iter()
-                        .filter(|(r, _)| *r == prefix || r.starts_with(&format!("{prefix}_")))
-                        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
-                        .collect();
-                    v.sort_unstable();
-                    v
-                };
-                let (ends, starts) = (roles("call_end"), roles("call_start"));
-                if starts.is_empty() {
-                    return Err(format!("{name}: no call_start"));
-                }
-                let list: Vec<&str> = ends.iter().chain(&starts).map(|(_, v)| *v).collect();
-                let call = e.get("call").and_then(Value::as_object);
-                let shape = call.and_then(|c| c.get("shape")).and_then(Value::as_str);
-                let keys = |key: &str| -> Result<Vec<&str>, String> {
-                    call.map(|c| strings(c, key, name))
-                        .unwrap_or_else(|| Err(format!("{name}: no \"call\" object")))
-                };
-                let tentative = call.and_then(|c| c.get("tentative")) == Some(&Value::Bool(true));
-                let strings_ok = e.get("arguments").and_then(Value::as_str)
-                    == Some("json_object_or_json_string");
-                let by_name = call.and_then(|c| c.get("keyed_by_name")) == Some(&Value::Bool(true));
-                // Plain text is scanned for the start markers, then the content's wrappers.
-                let mut text: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
-                text.extend(["text_start", "text_end"].iter().filter_map(|r| marker(r)));
-                // A list, an object, or a name and its arguments (mistral): the optional
-                // separator before the arguments, then the call-id marker.
-                let forms = shape == Some("list_or_name_then_args");
-                let args: Vec<&str> = marker("args_start").into_iter().collect();
-                if forms && args.is_empty() {
-                    return Err(format!("{name}: no args_start"));
-                }
-                let mut after_name = args.clone();
-                after_name.extend(marker("call_id"));
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
-                     markers: Markers::new(&{list:?}), ends: {}, array: {}, \
-                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok}, \
-                     by_name: {by_name}, id: &{:?} }}, tentative: {tentative}, \
-                     text: Markers::new(&{text:?}), forms: {forms}, args: Markers::new(&{args:?}), \
-                     after_name: Markers::new(&{after_name:?}) }};",
-                    ends.len(),
-                    shape == Some("array"),
-                    keys("name_keys")?,
-                    keys("args_keys")?,
-                    call.and_then(|c| c.get("id_keys"))
-                        .map(|_| keys("id_keys"))
-                        .transpose()?
-                        .unwrap_or_default(),
-                )
-                .map_err(|e| e.to_string())?;
-                format!("Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))")
-            }
-            "pythonic" => {
-                let start = marker("section_start");
-                let end = marker("section_end");
-                let mut triggers: Vec<&str> = start.into_iter().collect();
-                triggers.extend(marker("list_start"));
-                if triggers.is_empty() {
-                    return Err(format!(
-                        "{name}: a pythonic format needs a section or list start"
-                    ));
-                }
-                let calls = string(e, "calls", k)?;
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: pythonic::Style = pythonic::Style {{ \
-                     triggers: Markers::new(&{triggers:?}), start: {start:?}, \
-                     end: {}, list: {} }};",
-                    match end {
-                        Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
-                        None => "None".to_owned(),
-                    },
-                    calls == "list"
-                )
-                .map_err(|e| e.to_string())?;
-                format!("Box::new(pythonic::Pythonic::new(&{upper}_STYLE))")
-            }
-            "named_json" => {
-                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
-                let mut starts = vec![need("section_start")?];
-                starts.extend(marker("section_start_alt"));
-                let mut ends = vec![need("section_end")?];
-                ends.extend(marker("section_end_alt"));
-                let (cs, ce) = (need("call_start")?, need("call_end")?);
-                let mut seps: Vec<&str> = marker("name_start").into_iter().collect();
-                seps.push(need("args_start")?);
-                let fields: Vec<String> = seps
-                    .iter()
-                    .map(|s| format!("Markers::new(&{:?})", [&[*s, cs, ce][..], &ends].concat()))
-                    .collect();
-                let between = [&[cs][..], &ends].concat();
-                let fence = marker("args_end");
-                let mut close = vec![ce, cs];
-                close.extend(fence);
-                close.extend(&ends);
-                let call = e.get("call").and_then(Value::as_object);
-                let drop_between = match call.and_then(|c| c.get("between_calls")) {
-                    None => false,
-                    Some(v) => match v.as_str() {
-                        Some("whitespace") => false,
-                        Some("dropped") => true,
-                        _ => return Err(format!("{name}: call.between_calls {v}")),
-                    },
-                };
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
-                     section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
-                     fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {}, \
-                     drop_between: {drop_between} }};",
-                    fields.join(", "),
-                    fence.is_some(),
-                    id_style == "model"
-                )
-                .map_err(|e| e.to_string())?;
-                format!("Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))")
-            }
-            // muse: headers and recipients around ATEM calls, which are XML parameters.
-            // beam (openai family): harmony messages whose tool bodies are XML parameters.
+            "tagged_json" => tagged_json_machine(&x, &mut statics)?,
+            "pythonic" => pythonic_machine(&x, &mut statics)?,
+            "named_json" => named_json_machine(&x, &mut statics)?,
             "xml_params" | "muse" | "openai"
-                if family != "openai" || marker("parameter_start").is_some() =>
+                if family != "openai" || x.marker("parameter_start").is_some() =>
             {
-                let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
-                let section = marker("call_start");
-                let section_end = marker("call_end");
-                // Other spellings of the section start (`call_start_2`, `call_start_3`, ...).
-                let mut sections: Vec<&str> = section.into_iter().collect();
-                let mut alts: Vec<(&str, &str)> = markers
-                    .iter()
-                    .filter(|(r, _)| r.starts_with("call_start_"))
-                    .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
-                    .collect();
-                alts.sort_unstable();
-                if section.is_none() && !alts.is_empty() {
-                    return Err(format!("{name}: call_start_N without call_start"));
-                }
-                sections.extend(alts.iter().map(|(_, v)| *v));
-                let function = need("function_start")?;
-                // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
-                let mut functions = vec![function];
-                functions.extend(marker("function_start_alt"));
-                // The start of the function start after which the name may stand repeated
-                // (step3's `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...`),
-                // and the rest of the function start (its tag).
-                let lead = marker("function_lead");
-                let lead_tag = match lead {
-                    Some(l) => match function.strip_prefix(l) {
-                        Some(tag) if !tag.is_empty() && !l.is_empty() => Some(tag),
-                        _ => {
-                            return Err(format!(
-                                "{name}: function_lead is not a proper start of function_start"
-                            ))
-                        }
-                    },
-                    None => None,
-                };
-                functions.extend(lead);
-                // Markup that may stand between calls (step3's `<｜tool_sep｜>`).
-                let call_sep = marker("call_sep");
-                // A section may hold one JSON call object instead of functions (dots).
-                let json_call = match e.get("call").and_then(Value::as_object) {
-                    Some(c) if c.contains_key("name_keys") => format!(
-                        "Some(crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: false, \
-                         by_name: false, id: &[] }})",
-                        strings(c, "name_keys", name)?,
-                        strings(c, "args_keys", name)?
-                    ),
-                    _ => "None".to_owned(),
-                };
-                let function_end = need("function_end")?;
-                let param = need("parameter_start")?;
-                let param_end = need("parameter_end")?;
-                let name_end = match need("function_name_end")? {
-                    "\n" => "Line".to_owned(),
-                    // A tag must start with a character that ends a name.
-                    tag if tag.starts_with(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\r']) => {
-                        format!("Tag({tag:?})")
-                    }
-                    other => return Err(format!("{name}: function_name_end {other:?}")),
-                };
-                let call = e.get("call").and_then(Value::as_object);
-                let switch = |key: &str| call.and_then(|c| c.get(key)).and_then(Value::as_str);
-                let strip = match switch("value_newlines") {
-                    Some("strip_one") => true,
-                    Some("keep") => false,
-                    other => return Err(format!("{name}: call.value_newlines {other:?}")),
-                };
-                let many = match switch("calls_per_section") {
-                    Some("many") => true,
-                    Some("one") => false,
-                    other => return Err(format!("{name}: call.calls_per_section {other:?}")),
-                };
-                let mut text: Vec<&str> = sections.clone();
-                // A bare function starts a call too, unless the section is required (kimi_k3).
-                let required =
-                    call.and_then(|c| c.get("section_required")) == Some(&Value::Bool(true));
-                if required && sections.is_empty() {
-                    return Err(format!("{name}: call.section_required without call_start"));
-                }
-                if !required {
-                    text.extend(&functions);
-                }
-                // Then the content's wrappers (kimi_k3's channel markers: dropped).
-                let wrappers: Vec<&str> = ["text_start", "text_end", "text_end_2"]
-                    .iter()
-                    .filter_map(|r| marker(r))
-                    .collect();
-                text.extend(&wrappers);
-                let unescape =
-                    call.and_then(|c| c.get("unescape_attributes")) == Some(&Value::Bool(true));
-                let mut body = vec![param, function_end];
-                body.extend(section_end);
-                let head = need("parameter_name_end")?;
-                let string_attr = marker("parameter_string").is_some();
-                let mut heads = Vec::new();
-                // The heads that make a string (`parameter_string`, `parameter_string_2`, ...),
-                // then those that make JSON (`parameter_json`, `parameter_json_2`, ...).
-                let spellings = |role: &str| -> Vec<&str> {
-                    let mut v: Vec<(&str, &str)> = markers
-                        .iter()
-                        .filter(|(r, _)| r.starts_with(&format!("{role}_")))
-                        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
-                        .collect();
-                    v.sort_unstable();
-                    v.into_iter().map(|(_, v)| v).collect()
-                };
-                if string_attr {
-                    heads.push(need("parameter_string")?);
-                    heads.extend(spellings("parameter_string"));
-                }
-                let strings = heads.len();
-                if string_attr {
-                    heads.push(need("parameter_json")?);
-                    heads.extend(spellings("parameter_json"));
-                }
-                if !heads.contains(&head) {
-                    heads.push(head);
-                }
-                let value: Vec<String> = if strip {
-                    vec![
-                        param_end.to_owned(),
-                        format!("\n{param_end}"),
-                        format!("\n{param}"),
-                        format!("\n{function_end}"),
-                    ]
-                } else {
-                    vec![param_end.to_owned()]
-                };
-                let item_end = marker("item_end");
-                let typing = match e.get("arguments").and_then(Value::as_str) {
-                    Some("xml_parameters_json_or_string") => "Json",
-                    Some("xml_parameters_json_unless_schema_string") => "JsonUnlessString",
-                    _ => "Schema",
-                };
-                let doubled = switch("doubled_names") == Some("collapse");
-                // A value written as `<![CDATA[...]]>` is unwrapped (minicpm5).
-                let cdata = call.and_then(|c| c.get("cdata")) == Some(&Value::Bool(true));
-                let mut end: Vec<&str> = section_end.into_iter().collect();
-                end.extend(item_end);
-                end.extend(call_sep);
-                if many {
-                    end.extend(&functions);
-                }
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
-                     text: Markers::new(&{text:?}), sections: {}, function: Markers::new(&{functions:?}), \
-                     name_end: xml_params::NameEnd::{name_end}, self_close: {:?}, body: Markers::new(&{body:?}), \
-                     quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
-                     strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
-                     value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
-                     after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
-                     item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
-                     typing: xml_params::Typing::{typing}, \
-                     doubled_names: {doubled}, cdata: {cdata} }};",
-                    sections.len(),
-                    marker("function_self_close"),
-                    head.starts_with('"'),
-                    match marker("function_attrs_end") {
-                        Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
-                        None => "None".to_owned(),
-                    },
-                    wrappers.len(),
-                    match (marker("value_start"), marker("value_type_start")) {
-                        (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
-                        (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
-                        (None, None) => "None".to_owned(),
-                        (None, Some(_)) => {
-                            return Err(format!("{name}: value_type_start without value_start"))
-                        }
-                    },
-                    match (marker("value_type_start"), marker("value_type_end")) {
-                        (Some(_), Some(m)) => format!("Some(Markers::new(&[{m:?}]))"),
-                        (None, None) => "None".to_owned(),
-                        _ => return Err(format!("{name}: value_type_start and value_type_end go together")),
-                    },
-                    section_end.unwrap_or(function_end),
-                    match lead_tag {
-                        Some(t) => format!("Some(Markers::new(&[{t:?}]))"),
-                        None => "None".to_owned(),
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                if family == "xml_params" {
-                    format!("xml_params::new(&{upper}_STYLE, tools)")
-                } else if family == "openai" {
-                    harmony_frame(
-                        &mut statics,
-                        e,
-                        name,
-                        &upper,
-                        Some(&format!("&{upper}_STYLE")),
-                    )?
-                } else {
-                    let frame = ["start", "message", "end", "end_turn"]
-                        .map(need)
-                        .into_iter()
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let recipients = call
-                        .and_then(|c| c.get("recipients"))
-                        .and_then(Value::as_object)
-                        .ok_or_else(|| format!("{name}: no call.recipients"))?;
-                    writeln!(
-                        statics,
-                        "pub(crate) static {upper}_FRAME: muse::Frame = muse::Frame {{ \
-                         markers: Markers::new(&{frame:?}), role: {:?}, reasoning: &{:?}, \
-                         content: &{:?}, atem: &{upper}_STYLE }};",
-                        switch("role").ok_or_else(|| format!("{name}: no call.role"))?,
-                        self::strings(recipients, "reasoning", name)?,
-                        self::strings(recipients, "content", name)?,
-                    )
-                    .map_err(|e| e.to_string())?;
-                    format!("muse::new(&{upper}_FRAME, tools)")
-                }
+                xml_params_machine(&x, &mut statics)?
             }
-            "xml_elements" => {
-                let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
-                let ns = need("namespace")?;
-                let (start, end) = (need("call_start")?, need("call_end")?);
-                let (invoke, invoke_end) = (need("invoke_start")?, need("invoke_end")?);
-                let open = format!("{ns}<");
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: xml_elements::Style = xml_elements::Style {{ \
-                     text: Markers::new(&[{start:?}]), invoke: Markers::new(&[{invoke:?}]), \
-                     after: Markers::new(&[{invoke:?}, {end:?}]), tag: Markers::new(&[{open:?}]), \
-                     inner: Markers::new(&[{open:?}, {ns:?}]), open: {open:?}, \
-                     invoke_end: {invoke_end:?} }};"
-                )
-                .map_err(|e| e.to_string())?;
-                format!("xml_elements::new(&{upper}_STYLE, tools)")
-            }
-            "inkling" => {
-                // Header and content scan for every marker; a thinking block for its own
-                // opener, the call opener and the end markers (see `formats/inkling.rs`).
-                let roles = [
-                    "message_start",
-                    "text_start",
-                    "tool_text_start",
-                    "tool_error_start",
-                    "thinking_start",
-                    "call_start",
-                    "end",
-                    "end_sampling",
-                ];
-                let blocks = roles
-                    .iter()
-                    .map(|r| marker(r).ok_or_else(|| format!("{name}: no {r}")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let call = e
-                    .get("call")
-                    .and_then(Value::as_object)
-                    .ok_or_else(|| format!("{name}: no \"call\" object"))?;
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: inkling::Style = inkling::Style {{ \
-                     blocks: Markers::new(&{blocks:?}), thinking: Markers::new(&{:?}), \
-                     keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {}, \
-                     by_name: false, id: &[] }} }};",
-                    &blocks[4..],
-                    strings(call, "name_keys", name)?,
-                    strings(call, "args_keys", name)?,
-                    e.get("arguments").and_then(Value::as_str)
-                        == Some("json_object_or_json_string"),
-                )
-                .map_err(|e| e.to_string())?;
-                format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))")
-            }
-            "openai" => harmony_frame(&mut statics, e, name, &upper, None)?,
+            "xml_elements" => xml_elements_machine(&x, &mut statics)?,
+            "inkling" => inkling_machine(&x, &mut statics)?,
+            "openai" => harmony_frame(&mut statics, e, name, &x.upper, None)?,
             "llama3_json" => format!("{family}::new(tools)"),
-            "functiongemma" => {
-                let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
-                writeln!(
-                    statics,
-                    "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
-                     start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
-                     end: Markers::new(&[{:?}]), escaped_strings: {}, key_spaces: {} }};",
-                    need("call_start")?,
-                    need("name_start")?,
-                    need("string")?,
-                    need("call_end")?,
-                    match e.get("call").and_then(|c| c.get("escaped")).and_then(Value::as_str) {
-                        None | Some("typed") => false,
-                        Some("string") => true,
-                        Some(other) => return Err(format!("{name}: call.escaped {other:?}")),
-                    },
-                    match e.get("call").and_then(|c| c.get("key_spaces")) {
-                        None => false,
-                        Some(v) => v
-                            .as_bool()
-                            .ok_or_else(|| format!("{name}: call.key_spaces must be a bool"))?,
-                    }
-                )
-                .map_err(|e| e.to_string())?;
-                format!("Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))")
-            }
-            "functionary" => functionary_style(&mut statics, e, name, &upper)?,
+            "functiongemma" => functiongemma_machine(&x, &mut statics)?,
+            "functionary" => functionary_machine(&x, &mut statics)?,
             other => return Err(format!("{name}: unknown family {other:?}")),
         };
         writeln!(
@@ -688,16 +286,491 @@ fn generate(formats: &[Value]) -> Result<String, String> {
     ))
 }
 
-/// The style of a `functionary` family entry (the twin of `reference/functionary.py`'s
-/// `style_of`), written into `statics`; returns the constructor's body.
-fn functionary_style(
-    statics: &mut String,
-    e: &Map<String, Value>,
-    name: &str,
-    upper: &str,
-) -> Result<String, String> {
-    let markers = e.get("markers").and_then(Value::as_object);
-    let marker = |key: &str| markers.and_then(|m| m.get(key)).and_then(Value::as_str);
+/// A format's spec entry, as the generators of its family's statics read it.
+struct Entry<'a> {
+    /// The entry's position in the spec's "formats" list.
+    k: usize,
+    e: &'a Map<String, Value>,
+    name: &'a str,
+    family: &'a str,
+    id_style: &'a str,
+    markers: &'a Map<String, Value>,
+    /// The name as the prefix of the format's statics (`QWEN3_CODER`).
+    upper: String,
+}
+
+impl<'a> Entry<'a> {
+    /// The marker with this role, if the entry gives one.
+    fn marker(&self, role: &str) -> Option<&'a str> {
+        self.markers.get(role).and_then(Value::as_str)
+    }
+}
+
+/// tagged_json: the `{upper}_TAGS` static (markers, call keys, list or object forms).
+fn tagged_json_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let e = x.e;
+    let name = x.name;
+    let markers = x.markers;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    // The end markers (`call_end`, `call_end_2`, ...), then the start markers
+    // (`call_start`, `call_start_2`, ...).
+    let roles = |prefix: &str| -> Vec<(&str, &str)> {
+        let mut v: Vec<(&str, &str)> = markers
+            .iter()
+            .filter(|(r, _)| *r == prefix || r.starts_with(&format!("{prefix}_")))
+            .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (ends, starts) = (roles("call_end"), roles("call_start"));
+    if starts.is_empty() {
+        return Err(format!("{name}: no call_start"));
+    }
+    let list: Vec<&str> = ends.iter().chain(&starts).map(|(_, v)| *v).collect();
+    let call = e.get("call").and_then(Value::as_object);
+    let shape = call.and_then(|c| c.get("shape")).and_then(Value::as_str);
+    let keys = |key: &str| -> Result<Vec<&str>, String> {
+        call.map(|c| strings(c, key, name))
+            .unwrap_or_else(|| Err(format!("{name}: no \"call\" object")))
+    };
+    let tentative = call.and_then(|c| c.get("tentative")) == Some(&Value::Bool(true));
+    let strings_ok =
+        e.get("arguments").and_then(Value::as_str) == Some("json_object_or_json_string");
+    let by_name = call.and_then(|c| c.get("keyed_by_name")) == Some(&Value::Bool(true));
+    // Plain text is scanned for the start markers, then the content's wrappers.
+    let mut text: Vec<&str> = starts.iter().map(|(_, v)| *v).collect();
+    text.extend(["text_start", "text_end"].iter().filter_map(|r| marker(r)));
+    // A list, an object, or a name and its arguments (mistral): the optional
+    // separator before the arguments, then the call-id marker.
+    let forms = shape == Some("list_or_name_then_args");
+    let args: Vec<&str> = marker("args_start").into_iter().collect();
+    if forms && args.is_empty() {
+        return Err(format!("{name}: no args_start"));
+    }
+    let mut after_name = args.clone();
+    after_name.extend(marker("call_id"));
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_TAGS: tagged_json::Tags = tagged_json::Tags {{ \
+         markers: Markers::new(&{list:?}), ends: {}, array: {}, \
+         keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {strings_ok}, \
+         by_name: {by_name}, id: &{:?} }}, tentative: {tentative}, \
+         text: Markers::new(&{text:?}), forms: {forms}, args: Markers::new(&{args:?}), \
+         after_name: Markers::new(&{after_name:?}) }};",
+        ends.len(),
+        shape == Some("array"),
+        keys("name_keys")?,
+        keys("args_keys")?,
+        call.and_then(|c| c.get("id_keys"))
+            .map(|_| keys("id_keys"))
+            .transpose()?
+            .unwrap_or_default(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "Box::new(tagged_json::TaggedJson::new(&{upper}_TAGS))"
+    ))
+}
+
+/// pythonic: the `{upper}_STYLE` static (section and list markers).
+fn pythonic_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let e = x.e;
+    let name = x.name;
+    let k = x.k;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    let start = marker("section_start");
+    let end = marker("section_end");
+    let mut triggers: Vec<&str> = start.into_iter().collect();
+    triggers.extend(marker("list_start"));
+    if triggers.is_empty() {
+        return Err(format!(
+            "{name}: a pythonic format needs a section or list start"
+        ));
+    }
+    let calls = string(e, "calls", k)?;
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: pythonic::Style = pythonic::Style {{ \
+         triggers: Markers::new(&{triggers:?}), start: {start:?}, \
+         end: {}, list: {} }};",
+        match end {
+            Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
+            None => "None".to_owned(),
+        },
+        calls == "list"
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!("Box::new(pythonic::Pythonic::new(&{upper}_STYLE))"))
+}
+
+/// named_json: the `{upper}_STYLE` static (section, call and field markers).
+fn named_json_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let e = x.e;
+    let name = x.name;
+    let id_style = x.id_style;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+    let mut starts = vec![need("section_start")?];
+    starts.extend(marker("section_start_alt"));
+    let mut ends = vec![need("section_end")?];
+    ends.extend(marker("section_end_alt"));
+    let (cs, ce) = (need("call_start")?, need("call_end")?);
+    let mut seps: Vec<&str> = marker("name_start").into_iter().collect();
+    seps.push(need("args_start")?);
+    let fields: Vec<String> = seps
+        .iter()
+        .map(|s| format!("Markers::new(&{:?})", [&[*s, cs, ce][..], &ends].concat()))
+        .collect();
+    let between = [&[cs][..], &ends].concat();
+    let fence = marker("args_end");
+    let mut close = vec![ce, cs];
+    close.extend(fence);
+    close.extend(&ends);
+    let call = e.get("call").and_then(Value::as_object);
+    let drop_between = match call.and_then(|c| c.get("between_calls")) {
+        None => false,
+        Some(v) => match v.as_str() {
+            Some("whitespace") => false,
+            Some("dropped") => true,
+            _ => return Err(format!("{name}: call.between_calls {v}")),
+        },
+    };
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: named_json::Style = named_json::Style {{ \
+         section: Markers::new(&{starts:?}), between: Markers::new(&{between:?}), \
+         fields: &[{}], close: Markers::new(&{close:?}), fence: {}, id: {}, \
+         drop_between: {drop_between} }};",
+        fields.join(", "),
+        fence.is_some(),
+        id_style == "model"
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "Box::new(named_json::NamedJson::new(&{upper}_STYLE, tools))"
+    ))
+}
+
+/// xml_params, and the families whose calls are XML parameters: muse (headers and recipients
+/// around ATEM calls) and openai's beam (harmony messages whose tool bodies are XML parameters).
+fn xml_params_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    xml_params_style(x, statics)?;
+    let upper = &x.upper;
+    match x.family {
+        "xml_params" => Ok(format!("xml_params::new(&{upper}_STYLE, tools)")),
+        "openai" => harmony_frame(
+            statics,
+            x.e,
+            x.name,
+            upper,
+            Some(&format!("&{upper}_STYLE")),
+        ),
+        _ => muse_frame(x, statics),
+    }
+}
+
+/// xml_params: the `{upper}_STYLE` static (sections, functions, parameters, values).
+fn xml_params_style(x: &Entry, statics: &mut String) -> Result<(), String> {
+    let e = x.e;
+    let name = x.name;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+    let section_end = marker("call_end");
+    let sections = xml_sections(x)?;
+    let function = need("function_start")?;
+    // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
+    let mut functions = vec![function];
+    functions.extend(marker("function_start_alt"));
+    // The start of the function start after which the name may stand repeated
+    // (step3's `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...`),
+    // and the rest of the function start (its tag).
+    let lead = marker("function_lead");
+    let lead_tag = match lead {
+        Some(l) => match function.strip_prefix(l) {
+            Some(tag) if !tag.is_empty() && !l.is_empty() => Some(tag),
+            _ => {
+                return Err(format!(
+                    "{name}: function_lead is not a proper start of function_start"
+                ))
+            }
+        },
+        None => None,
+    };
+    functions.extend(lead);
+    // Markup that may stand between calls (step3's `<｜tool_sep｜>`).
+    let call_sep = marker("call_sep");
+    // A section may hold one JSON call object instead of functions (dots).
+    let json_call = match e.get("call").and_then(Value::as_object) {
+        Some(c) if c.contains_key("name_keys") => format!(
+            "Some(crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: false, \
+             by_name: false, id: &[] }})",
+            strings(c, "name_keys", name)?,
+            strings(c, "args_keys", name)?
+        ),
+        _ => "None".to_owned(),
+    };
+    let function_end = need("function_end")?;
+    let param = need("parameter_start")?;
+    let param_end = need("parameter_end")?;
+    let name_end = match need("function_name_end")? {
+        "\n" => "Line".to_owned(),
+        // A tag must start with a character that ends a name.
+        tag if tag.starts_with(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\r']) => {
+            format!("Tag({tag:?})")
+        }
+        other => return Err(format!("{name}: function_name_end {other:?}")),
+    };
+    let call = e.get("call").and_then(Value::as_object);
+    let switch = |key: &str| call.and_then(|c| c.get(key)).and_then(Value::as_str);
+    let strip = match switch("value_newlines") {
+        Some("strip_one") => true,
+        Some("keep") => false,
+        other => return Err(format!("{name}: call.value_newlines {other:?}")),
+    };
+    let many = match switch("calls_per_section") {
+        Some("many") => true,
+        Some("one") => false,
+        other => return Err(format!("{name}: call.calls_per_section {other:?}")),
+    };
+    let mut text: Vec<&str> = sections.clone();
+    // A bare function starts a call too, unless the section is required (kimi_k3).
+    let required = call.and_then(|c| c.get("section_required")) == Some(&Value::Bool(true));
+    if required && sections.is_empty() {
+        return Err(format!("{name}: call.section_required without call_start"));
+    }
+    if !required {
+        text.extend(&functions);
+    }
+    // Then the content's wrappers (kimi_k3's channel markers: dropped).
+    let wrappers: Vec<&str> = ["text_start", "text_end", "text_end_2"]
+        .iter()
+        .filter_map(|r| marker(r))
+        .collect();
+    text.extend(&wrappers);
+    let unescape = call.and_then(|c| c.get("unescape_attributes")) == Some(&Value::Bool(true));
+    let mut body = vec![param, function_end];
+    body.extend(section_end);
+    let (head, heads, string_attr, strings) = parameter_heads(x)?;
+    let value: Vec<String> = if strip {
+        vec![
+            param_end.to_owned(),
+            format!("\n{param_end}"),
+            format!("\n{param}"),
+            format!("\n{function_end}"),
+        ]
+    } else {
+        vec![param_end.to_owned()]
+    };
+    let item_end = marker("item_end");
+    let typing = match e.get("arguments").and_then(Value::as_str) {
+        Some("xml_parameters_json_or_string") => "Json",
+        Some("xml_parameters_json_unless_schema_string") => "JsonUnlessString",
+        _ => "Schema",
+    };
+    let doubled = switch("doubled_names") == Some("collapse");
+    // A value written as `<![CDATA[...]]>` is unwrapped (minicpm5).
+    let cdata = call.and_then(|c| c.get("cdata")) == Some(&Value::Bool(true));
+    let mut end: Vec<&str> = section_end.into_iter().collect();
+    end.extend(item_end);
+    end.extend(call_sep);
+    if many {
+        end.extend(&functions);
+    }
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
+         text: Markers::new(&{text:?}), sections: {}, function: Markers::new(&{functions:?}), \
+         name_end: xml_params::NameEnd::{name_end}, self_close: {:?}, body: Markers::new(&{body:?}), \
+         quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
+         strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {unescape}, \
+         value_start: {}, value_type_end: {}, value: Markers::new(&{value:?}), strip: {strip}, \
+         after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
+         item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
+         typing: xml_params::Typing::{typing}, \
+         doubled_names: {doubled}, cdata: {cdata} }};",
+        sections.len(),
+        marker("function_self_close"),
+        head.starts_with('"'),
+        match marker("function_attrs_end") {
+            Some(m) => format!("Some(Markers::new(&[{m:?}]))"),
+            None => "None".to_owned(),
+        },
+        wrappers.len(),
+        match (marker("value_start"), marker("value_type_start")) {
+            (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
+            (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
+            (None, None) => "None".to_owned(),
+            (None, Some(_)) => {
+                return Err(format!("{name}: value_type_start without value_start"))
+            }
+        },
+        match (marker("value_type_start"), marker("value_type_end")) {
+            (Some(_), Some(m)) => format!("Some(Markers::new(&[{m:?}]))"),
+            (None, None) => "None".to_owned(),
+            _ => return Err(format!("{name}: value_type_start and value_type_end go together")),
+        },
+        section_end.unwrap_or(function_end),
+        match lead_tag {
+            Some(t) => format!("Some(Markers::new(&[{t:?}]))"),
+            None => "None".to_owned(),
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// muse: the `{upper}_FRAME` static (headers and recipients around the `{upper}_STYLE` calls).
+fn muse_frame(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let (name, upper) = (x.name, &x.upper);
+    let need = |role: &str| x.marker(role).ok_or_else(|| format!("{name}: no {role}"));
+    let call = x.e.get("call").and_then(Value::as_object);
+    let switch = |key: &str| call.and_then(|c| c.get(key)).and_then(Value::as_str);
+    let frame = ["start", "message", "end", "end_turn"]
+        .map(need)
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let recipients = call
+        .and_then(|c| c.get("recipients"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| format!("{name}: no call.recipients"))?;
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_FRAME: muse::Frame = muse::Frame {{ \
+         markers: Markers::new(&{frame:?}), role: {:?}, reasoning: &{:?}, \
+         content: &{:?}, atem: &{upper}_STYLE }};",
+        switch("role").ok_or_else(|| format!("{name}: no call.role"))?,
+        self::strings(recipients, "reasoning", name)?,
+        self::strings(recipients, "content", name)?,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!("muse::new(&{upper}_FRAME, tools)"))
+}
+
+/// xml_params: the section starts (`call_start`, then its other spellings `call_start_2`, ...).
+fn xml_sections<'a>(x: &Entry<'a>) -> Result<Vec<&'a str>, String> {
+    let (name, markers) = (x.name, x.markers);
+    let section = x.marker("call_start");
+    let mut sections: Vec<&str> = section.into_iter().collect();
+    let mut alts: Vec<(&str, &str)> = markers
+        .iter()
+        .filter(|(r, _)| r.starts_with("call_start_"))
+        .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+        .collect();
+    alts.sort_unstable();
+    if section.is_none() && !alts.is_empty() {
+        return Err(format!("{name}: call_start_N without call_start"));
+    }
+    sections.extend(alts.iter().map(|(_, v)| *v));
+    Ok(sections)
+}
+
+/// xml_params: the parameter heads, those that make a string first (`parameter_string`,
+/// `parameter_string_2`, ...), then those that make JSON, then the plain one; with the plain
+/// head, whether the format types values by attribute, and how many heads make a string.
+fn parameter_heads<'a>(x: &Entry<'a>) -> Result<(&'a str, Vec<&'a str>, bool, usize), String> {
+    let (name, markers) = (x.name, x.markers);
+    let marker = |role: &str| x.marker(role);
+    let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+    let head = need("parameter_name_end")?;
+    let string_attr = marker("parameter_string").is_some();
+    let mut heads = Vec::new();
+    let spellings = |role: &str| -> Vec<&str> {
+        let mut v: Vec<(&str, &str)> = markers
+            .iter()
+            .filter(|(r, _)| r.starts_with(&format!("{role}_")))
+            .filter_map(|(r, v)| Some((r.as_str(), v.as_str()?)))
+            .collect();
+        v.sort_unstable();
+        v.into_iter().map(|(_, v)| v).collect()
+    };
+    if string_attr {
+        heads.push(need("parameter_string")?);
+        heads.extend(spellings("parameter_string"));
+    }
+    let strings = heads.len();
+    if string_attr {
+        heads.push(need("parameter_json")?);
+        heads.extend(spellings("parameter_json"));
+    }
+    if !heads.contains(&head) {
+        heads.push(head);
+    }
+    Ok((head, heads, string_attr, strings))
+}
+
+/// xml_elements: the `{upper}_STYLE` static (namespace and invoke markers).
+fn xml_elements_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let name = x.name;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    let need = |role: &str| marker(role).ok_or_else(|| format!("{name}: no {role}"));
+    let ns = need("namespace")?;
+    let (start, end) = (need("call_start")?, need("call_end")?);
+    let (invoke, invoke_end) = (need("invoke_start")?, need("invoke_end")?);
+    let open = format!("{ns}<");
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: xml_elements::Style = xml_elements::Style {{ \
+         text: Markers::new(&[{start:?}]), invoke: Markers::new(&[{invoke:?}]), \
+         after: Markers::new(&[{invoke:?}, {end:?}]), tag: Markers::new(&[{open:?}]), \
+         inner: Markers::new(&[{open:?}, {ns:?}]), open: {open:?}, \
+         invoke_end: {invoke_end:?} }};"
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!("xml_elements::new(&{upper}_STYLE, tools)"))
+}
+
+/// inkling: the `{upper}_STYLE` static (block markers, call keys).
+fn inkling_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let e = x.e;
+    let name = x.name;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    // Header and content scan for every marker; a thinking block for its own
+    // opener, the call opener and the end markers (see `formats/inkling.rs`).
+    let roles = [
+        "message_start",
+        "text_start",
+        "tool_text_start",
+        "tool_error_start",
+        "thinking_start",
+        "call_start",
+        "end",
+        "end_sampling",
+    ];
+    let blocks = roles
+        .iter()
+        .map(|r| marker(r).ok_or_else(|| format!("{name}: no {r}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let call = e
+        .get("call")
+        .and_then(Value::as_object)
+        .ok_or_else(|| format!("{name}: no \"call\" object"))?;
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: inkling::Style = inkling::Style {{ \
+         blocks: Markers::new(&{blocks:?}), thinking: Markers::new(&{:?}), \
+         keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {}, \
+         by_name: false, id: &[] }} }};",
+        &blocks[4..],
+        strings(call, "name_keys", name)?,
+        strings(call, "args_keys", name)?,
+        e.get("arguments").and_then(Value::as_str) == Some("json_object_or_json_string"),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!("Box::new(inkling::Inkling::new(&{upper}_STYLE))"))
+}
+
+/// functionary: the `{upper}_STYLE` static (the twin of `reference/functionary.py`'s
+/// `style_of`); returns the constructor's body.
+fn functionary_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let (e, name, upper) = (x.e, x.name, &x.upper);
+    let marker = |role: &str| x.marker(role);
     let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
     let call = e
         .get("call")
@@ -758,6 +831,44 @@ fn functionary_style(
     .map_err(|e| e.to_string())?;
     Ok(format!(
         "Box::new(functionary::Functionary::new(&{upper}_STYLE, tools))"
+    ))
+}
+
+/// functiongemma: the `{upper}_STYLE` static (call, string and end markers).
+fn functiongemma_machine(x: &Entry, statics: &mut String) -> Result<String, String> {
+    let e = x.e;
+    let name = x.name;
+    let upper = &x.upper;
+    let marker = |role: &str| x.marker(role);
+    let need = |key: &str| marker(key).ok_or_else(|| format!("{name}: no {key}"));
+    writeln!(
+        statics,
+        "pub(crate) static {upper}_STYLE: functiongemma::Style = functiongemma::Style {{ \
+         start: Markers::new(&[{:?}]), prefix: {:?}, escape: Markers::new(&[{:?}]), \
+         end: Markers::new(&[{:?}]), escaped_strings: {}, key_spaces: {} }};",
+        need("call_start")?,
+        need("name_start")?,
+        need("string")?,
+        need("call_end")?,
+        match e
+            .get("call")
+            .and_then(|c| c.get("escaped"))
+            .and_then(Value::as_str)
+        {
+            None | Some("typed") => false,
+            Some("string") => true,
+            Some(other) => return Err(format!("{name}: call.escaped {other:?}")),
+        },
+        match e.get("call").and_then(|c| c.get("key_spaces")) {
+            None => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| format!("{name}: call.key_spaces must be a bool"))?,
+        }
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "Box::new(functiongemma::FunctionGemma::new(&{upper}_STYLE, tools))"
     ))
 }
 

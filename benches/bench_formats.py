@@ -8,7 +8,7 @@ each on the Rust core alone (``toolparse._core``), the Python twin alone (``tool
 and the public API (``get_parser(fmt, backend=...)``, DeltaMessage per delta) on both backends.
 
     python -m pytest benches --benchmark-enable --benchmark-group-by=group   # pytest-benchmark
-    python benches/bench_formats.py --report                                # DESIGN section 8 table
+    python benches/bench_formats.py --report                                # the targets' table
 
 Under pyproject's default ``--benchmark-disable`` each benchmark runs once, as a plain test.
 """
@@ -109,9 +109,9 @@ if pytest is not None:
     @pytest.mark.parametrize("delta_chars", [1, 4, 13])
     @pytest.mark.parametrize("fmt", C.bench_formats())
     def test_hold_back_is_bounded(fmt: str, delta_chars: int) -> None:
-        """Invariant 1: what a parser holds back between deltas is a possible marker prefix, not
-        a buffer that grows with the text (checked on the twin, whose feed consumes what the
-        Rust machine's does)."""
+        """Held-back text is bounded: what a parser holds back between deltas is a possible
+        marker prefix, not a buffer that grows with the text (checked on the twin, whose feed
+        consumes what the Rust machine's does)."""
         p = C.reference.Parser(fmt, C.TYPES)
         held = 0
         for d in C.split(C.model_output(fmt, C.SIZES["16KB"]), delta_chars):
@@ -129,7 +129,7 @@ if pytest is not None:
 
 
 # ------------------------------------------------------------------------------------------------
-# --report: the DESIGN section 8 numbers, with time.perf_counter only
+# --report: the performance targets' numbers, with time.perf_counter only
 # ------------------------------------------------------------------------------------------------
 
 REPORT_SIZES = {"4KB": 4 * C.KB, "16KB": 16 * C.KB, "64KB": 64 * C.KB}
@@ -285,7 +285,7 @@ def report(formats: Sequence[str], repeat: int, out: Any = sys.stdout) -> bool:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the DESIGN section 8 table")
+    p.add_argument("--report", action="store_true", help="print the performance targets' table")
     p.add_argument(
         "--formats", nargs="*", help="formats to measure (default: every benchmarked one)"
     )

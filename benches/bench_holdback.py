@@ -1,4 +1,4 @@
-"""Hold-back after a start marker (DESIGN invariant 1; issue 10, defect 3d): endless whitespace or
+"""Hold-back after a start marker (held-back text stays bounded): endless whitespace or
 a very long name after a start marker, streamed in 1000-character deltas.
 
 The count that matters is the most text a stream has been fed and not yet emitted ("pending", in

@@ -1,4 +1,4 @@
-"""Peak memory of one large XML array value (issue 10, defect 3e): a qwen3_coder call whose
+"""Peak memory of one large XML array value: a qwen3_coder call whose
 array parameter is N MB of JSON, parsed non-streaming and streamed in 4 KB deltas, each run in a
 fresh interpreter. The count that matters is the peak resident-set growth over the text's size
 (it was 42-91x before the XML family's values were linear); it must stay a small constant, the same
@@ -6,7 +6,7 @@ at 2 MB and 8 MB. Not timed.
 
     python benches/bench_memory.py --report      # both backends, 2 and 10 MB; the twin's growth
 
-The report also gives the growth of the twin's time on an object value (defect 3b: the twin was
+The report also gives the growth of the twin's time on an object value (the twin was once
 quadratic in qwen3_coder array and object values): a 4x longer value in 3-character deltas should
 take about 4x as long (16x if quadratic). Reported, never asserted.
 """

@@ -1,10 +1,10 @@
 """toolparse vs vLLM's own hermes parser, streaming a 16 KB argument in ~4-character deltas.
 
-Optional: runs only where vLLM is importable, with the peers harness of the project's shared notes
-(``../shared/peers`` next to the repository, or ``$TOOLPARSE_PEERS_DIR``) read at run time; it
-skips with a message otherwise. Nothing from the harness is part of toolparse.
+Optional: runs only where vLLM is importable, with the peers harness read at run time from the
+folder ``$TOOLPARSE_PEERS_DIR`` names; it skips with a message otherwise. Nothing from the harness
+is part of toolparse.
 
-    bash ../shared/peers/setup.sh                       # a venv with vLLM's parsers (~3 min)
+    bash "$TOOLPARSE_PEERS_DIR/setup.sh"                # a venv with vLLM's parsers (~3 min)
     $HOME/peers-venv/bin/pip install '.[test]'
     $HOME/peers-venv/bin/python benches/bench_peers.py  # the ratio (--clock cpu: busy host)
     $HOME/peers-venv/bin/python -m pytest benches/bench_peers.py --benchmark-enable
@@ -36,11 +36,10 @@ FORMAT = "hermes"
 CLOCK = time.perf_counter
 
 
-def peers_dir() -> Path:
+def peers_dir() -> Optional[Path]:
+    """The peers harness folder, from ``$TOOLPARSE_PEERS_DIR`` (None when it is not set)."""
     env = os.environ.get("TOOLPARSE_PEERS_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent.parent / "shared" / "peers"
+    return Path(env) if env else None
 
 
 def _load_path(name: str, path: Path) -> Any:
@@ -56,6 +55,8 @@ def _load_path(name: str, path: Path) -> Any:
 def load_harness() -> Tuple[Optional[Any], str]:
     """(harness, "") where vLLM's parsers import, else (None, why not)."""
     d = peers_dir()
+    if d is None:
+        return None, "TOOLPARSE_PEERS_DIR is not set (the peers harness folder)"
     if not (d / "peers.py").is_file():
         return None, f"no peers harness at {d} (set TOOLPARSE_PEERS_DIR)"
     if importlib.util.find_spec("vllm") is None:
@@ -168,7 +169,7 @@ def report(repeat: int = 3, sizes: Sequence[int] = (4096, SIZE, 65536)) -> int:
             f"{size // 1024:>4}KB | {len(chunks):>6} | {v * 1e3:>9.1f} | {t * 1e3:>12.2f} | "
             f"{v / t:>6.0f}x"
         )
-    print("target (DESIGN section 8): >= 100x at 16KB")
+    print("target: >= 100x at 16KB")
     return 0
 
 

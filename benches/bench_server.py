@@ -14,7 +14,7 @@ vLLM's built-in parsers re-parse the accumulated text on every delta; a run of o
 bound, printed with ">=". Under pytest (``--benchmark-disable``: each benchmark runs once) the
 toolparse runs are timed and a 1 KB run checks that toolparse and vLLM find the same call.
 
-Skipped when vLLM is not installed (run under ../shared/peers with its torch stand-in).
+Skipped when vLLM is not installed (run with the peers harness's torch stand-in).
 """
 
 from __future__ import annotations

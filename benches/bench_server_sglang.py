@@ -13,7 +13,8 @@ after ``--budget`` seconds, and its per-delta cost (the mean so far, which only 
 lower bound, printed with ">=". Under pytest (``--benchmark-disable``: each benchmark runs once) the
 toolparse runs are timed and a 1 KB run checks that both parsers find the same call.
 
-Skipped when SGLang is not installed. Under ../shared/peers' torch stand-in vLLM is imported first.
+Skipped when SGLang is not installed. Under the peers harness's torch stand-in vLLM is imported
+first.
 """
 
 from __future__ import annotations

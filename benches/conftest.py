@@ -38,7 +38,7 @@ def _xml(value: Any) -> str:
 
 Renderer = Callable[[str, Dict[str, Any]], str]
 
-# The wire text of ONE call (name, arguments) for each format of DESIGN section 6. Benches run for
+# The wire text of ONE call (name, arguments) for each format in the catalogue. Benches run for
 # the registered formats that have a renderer here.
 RENDER: Dict[str, Renderer] = {
     "hermes": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
@@ -122,7 +122,7 @@ RENDER: Dict[str, Renderer] = {
         + ",".join(f"{k}:<escape>{v}<escape>" for k, v in a.items())
         + "}<end_function_call>"
     ),
-    # issue 12's JSON-like formats
+    # the JSON-like variant formats
     "qwen3_json": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
     "llama4_json": lambda n, a: f"<|python_tag|>{_j({'name': n, 'parameters': a})}",
     "ernie45": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>\n",
@@ -161,7 +161,7 @@ RENDER: Dict[str, Renderer] = {
 }
 
 
-# issue 12: formats that are spec entries in existing families
+# variant formats that are spec entries in existing families
 _PL = "<|plamo:"
 RENDER.update(
     {
@@ -186,7 +186,7 @@ RENDER.update(
     }
 )
 
-# issue 12, the XML-like formats
+# the XML-like variant formats
 RENDER.update(
     {
         "qwen3_xml": RENDER["qwen3_coder"],

@@ -1,6 +1,8 @@
 //! What a parser emits, and the one place that turns events into streamed deltas and into the
 //! non-streaming result.
 
+use crate::scan::is_ws;
+
 /// One thing a format state machine found in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -460,11 +462,6 @@ fn bare_starts(s: &str, starts: &[&str]) -> bool {
         rest = rest[m.len()..].trim_start_matches(is_ws);
     }
     true
-}
-
-/// Whitespace as JSON and the formats understand it.
-pub fn is_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// A tool-call fragment of one streamed delta.

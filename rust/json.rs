@@ -3,7 +3,7 @@
 //!
 //! Nothing here recurses, so nesting depth is bounded by memory, not by the call stack.
 
-use crate::event::is_ws;
+use crate::scan::is_ws;
 
 use crate::Step;
 

@@ -40,10 +40,12 @@
 
 use std::collections::HashMap;
 
-use crate::formats::Tools;
 use crate::json::StrDecoder;
 use crate::scan::{At, Found, Markers};
 use crate::Step;
+
+mod tools;
+pub use tools::{RawSchemaNode, SchemaNode, Tools};
 
 /// How a parameter's value is converted, decided by its schema type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,7 +276,7 @@ pub fn convert(kind: Kind, raw: &str, out: &mut String) {
         return;
     }
     if kind != Kind::Str {
-        let t = raw.trim_matches(crate::event::is_ws);
+        let t = raw.trim_matches(crate::scan::is_ws);
         if t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none") {
             out.push_str("null");
             return;
@@ -306,7 +308,7 @@ pub fn convert(kind: Kind, raw: &str, out: &mut String) {
 
 /// The JSON text of `raw` as the first admitted type of `mask` it parses as; `None`: the string.
 fn union_text(mask: u8, raw: &str) -> Option<String> {
-    let t = raw.trim_matches(crate::event::is_ws);
+    let t = raw.trim_matches(crate::scan::is_ws);
     let has = |bit: u8| mask & bit != 0;
     if (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
         && (has(T_NULL) || !has(T_STRING))

@@ -55,7 +55,7 @@ fn setup_of(
         })
         .transpose()?;
     if let (Some(f), Some(r)) = (format, reasoning) {
-        if r.tool_format().is_some_and(|own| own != f) {
+        if Format::of_reasoning(r).is_some_and(|own| own != f) {
             return Err(PyValueError::new_err(format!(
                 "toolparse: reasoning format '{}' is parsed by the '{}' tool format, not '{}'",
                 r.name(),
@@ -80,7 +80,7 @@ fn setup_of(
 fn setup_name(s: &Setup) -> &'static str {
     match (s.format, s.reasoning) {
         (Some(f), _) => f.name(),
-        (None, Some(r)) => r.tool_format().map_or(r.name(), Format::name),
+        (None, Some(r)) => Format::of_reasoning(r).map_or(r.name(), Format::name),
         (None, None) => "",
     }
 }

@@ -24,6 +24,11 @@ pub const WS_MAX: usize = 4096;
 /// The most text of a JSON call region held before its call starts (1 Mi characters).
 pub const HOLD_MAX: usize = 1 << 20;
 
+/// Whitespace as JSON and the formats understand it.
+pub fn is_ws(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
 /// The byte offset of the `n`th character of `s` (`s.len()` when it has fewer).
 pub fn char_end(s: &str, n: usize) -> usize {
     s.char_indices().nth(n).map_or(s.len(), |(b, _)| b)
@@ -186,7 +191,7 @@ pub enum At {
 
 /// Length of the leading JSON whitespace of `s`.
 pub fn ws_len(s: &str) -> usize {
-    s.len() - s.trim_start_matches(crate::event::is_ws).len()
+    s.len() - s.trim_start_matches(is_ws).len()
 }
 
 /// What `input` (after leading whitespace is skipped) holds with respect to `markers`.
@@ -224,7 +229,7 @@ pub fn expect(input: &str, markers: &Markers) -> Expect {
 /// The whitespace at the end of `s` (markup read since its last marker), in bytes (whitespace is
 /// ASCII: bytes are characters).
 pub fn trailing_ws(s: &str) -> usize {
-    s.len() - s.trim_end_matches(crate::event::is_ws).len()
+    s.len() - s.trim_end_matches(is_ws).len()
 }
 
 /// [`expect`] where the whitespace continues a run of `held` characters read before `input`

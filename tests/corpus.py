@@ -1,7 +1,7 @@
 """Model outputs for every format, and the drivers the cross-format tests share.
 
 The cases live in the public kit, ``toolparse.testing`` (its renderers, one per family configured
-from the spec entry; DESIGN section 7's patterns; the hand-written no-call, malformed and truncated
+from the spec entry; the ten test patterns; the hand-written no-call, malformed and truncated
 outputs; the splittings): this module re-exports them under the names the tests use and adds the
 drivers that reach into toolparse's internals (the core parsers, the twins).
 
@@ -136,7 +136,7 @@ def _family(family: str) -> Tuple[str, ...]:
 
 TAGGED_JSON = _family("tagged_json")
 XML_FORMATS = _family("xml_params")
-# issue 12's formats that are spec entries in other families (tests/test_issue12_other.py)
+# variant formats that are spec entries in other families (tests/test_variant_formats.py)
 OTHER_FORMATS = ("gemma4", "plamo3", "ling3", "spark25", "iquest_q1", "trinity")
 
 
@@ -258,7 +258,7 @@ def core_stream(
 
 
 def twin_stream(fmt: str, chunks: Sequence[str], types=None) -> Tuple[List[Any], Streamed]:
-    """Feeds both twins the same deltas; asserts identical per-feed output (invariant 5)."""
+    """Feeds both twins the same deltas; asserts identical per-feed output (the twins agree)."""
     a = core_parser("rust", fmt, types)
     b = core_parser("python", fmt, types)
     deltas = []

@@ -1,4 +1,4 @@
-"""The Python API contract of DESIGN section 4, for every registered format on both backends."""
+"""The Python API contract, for every registered format on both backends."""
 
 from __future__ import annotations
 

@@ -205,7 +205,7 @@ def test_demo_flags_a_mismatch(capsys, monkeypatch):
     assert "✗" in out and "!!" in out
 
 
-def test_bundled_samples_cover_the_design_formats():
+def test_bundled_samples_cover_the_main_formats():
     for fmt in ("hermes", "mistral", "llama3_json", "qwen3_coder", "openai", "pythonic"):
         assert samples.load(fmt), fmt
     assert samples.load("no_such_format") == []

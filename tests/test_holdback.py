@@ -1,4 +1,4 @@
-"""Bounded hold-back after start markers (DESIGN invariant 1; issue 10, defect 3d).
+"""Bounded hold-back after start markers: held-back text never grows with the input.
 
 Where a machine must see a token whole before it can emit anything, the token is capped (the
 constants of ``rust/scan.rs``, twinned in ``toolparse.reference.scan``):
@@ -274,7 +274,7 @@ def test_past_the_cap_the_feeds_emit_it(backend: str, probe: Probe) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_past_the_cap_inside_a_call_ends_it(backend: str) -> None:
     """After a call started, whitespace past the cap is malformed; the call's start was sent
-    and what follows is content (the probes of the brief: ``[f(`` + spaces)."""
+    and what follows is content (``[f(`` followed by endless spaces)."""
     text = "[f(" + " " * 200_000
     chunks = [text[i : i + 1000] for i in range(0, len(text), 1000)]
     fed = fed_content(backend, "pythonic", chunks)

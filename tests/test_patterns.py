@@ -1,4 +1,4 @@
-"""The ten test patterns of DESIGN section 7, for every registered format on both backends.
+"""The ten test patterns, for every registered format on both backends.
 
 Every case comes from ``corpus.py`` (each form of the format's markup and, for JSON-native formats,
 several JSON spellings of the same arguments); a test checks all of a format's cases and reports
@@ -379,8 +379,8 @@ def test_split_random_multiway(fmt: str, backend: str) -> None:
 
 
 def test_twins_agree_on_patterns(fmt: str) -> None:
-    """Invariant 5 on a spread sample of each pattern's variants and every malformed and no-call
-    text: per-feed identical output for the same splits."""
+    """The twins agree on a spread sample of each pattern's variants and every malformed and
+    no-call text: per-feed identical output for the same splits."""
     _twins_on(fmt, _cases(fmt, False))
 
 
@@ -394,7 +394,7 @@ def test_twins_agree_on_every_variant(fmt: str) -> None:
     _twins_on(fmt, _cases(fmt, True))
 
 
-# ----- invariant 1: held-back text is bounded -----
+# ----- held-back text is bounded -----
 
 
 def test_held_back_text_is_bounded(fmt: str, backend: str) -> None:

@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) of the invariants of DESIGN section 2, for every registered format.
+"""Property tests (hypothesis) of the parsers' invariants, for every registered format.
 
 Random calls (names from a safe alphabet; arguments with random JSON values: unicode, escapes,
 control characters, nesting, big and small numbers) and random content around them (without the
@@ -111,7 +111,8 @@ PHRASES = st.sampled_from(
 @functools.cache
 def content_strategy(r: corpus.Renderer, where: str) -> st.SearchStrategy:
     """Content around the calls: whitespace, then text (random or a phrase), then whitespace
-    (whitespace at the edges is where the whitespace rule of invariant 3 bites)."""
+    (whitespace at the edges is where the rule bites that whitespace around calls is not
+    content)."""
     if not r.surround and where != "reasoning":
         return WS
     single = {m for m in r.markers if len(m) == 1}
@@ -281,7 +282,8 @@ def _content_exact(fmt: str, backend: str, data: Any) -> None:
 
 
 def test_content_exact(fmt: str, backend: str) -> None:
-    """(c) content (whitespace rule of invariant 3) and reasoning are exactly the expected ones."""
+    """(c) content (whitespace around calls is not content) and reasoning are exactly the
+    expected ones."""
     _content_exact(fmt, backend)
 
 
@@ -424,14 +426,14 @@ def is_subsequence(small: str, big: str) -> bool:
 
 def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None:
     x = corpus.twin_extract(fmt, text)
-    # split invariance holds on any text, malformed or not (invariant 2)
+    # split invariance holds on any text, malformed or not
     _, whole = corpus.twin_stream(fmt, [text])
     for chunks in (list(text), corpus.random_chunks(text, rng, 8)):
         _, s = corpus.twin_stream(fmt, chunks)
         assert s.result() == whole.result(), (
             f"split {chunks!r}: {s.result()!r} != {whole.result()!r}"
         )
-    # streaming == non-streaming when the markup is well formed (invariant 3)
+    # streaming == non-streaming when the markup is well formed
     if not x[3] and not x[4]:
         assert (x[0], x[1], [(n, a) for _, n, a in x[2]]) == whole.result(), (
             f"extract {x!r} != streamed {whole.result()!r}"

@@ -460,7 +460,7 @@ def test_property_pairs(pair: Tuple[Optional[str], str, List[str]], data: Any) -
             assert (content, reasoning, [(n, a) for _, n, a in calls]) == whole
 
 
-# --- the pairs deployments run, with the tool formats of the families (issue 11, item 3) -------
+# --- the pairs deployments run, with the tool formats of the families ----------------------------
 
 PAIRED = [
     ("deepseek_v3", "deepseek_r1"),
@@ -496,7 +496,7 @@ def test_paired_seams(fmt: str, r: str) -> None:
     check(fmt, r, True, f"plan{end}{call}", (None, "plan", calls))
 
 
-# --- every reasoning format the peers register (issue 11, item 2) ------------------------------
+# --- every reasoning format the peers register -------------------------------------------------
 
 # vLLM 0.33's --reasoning-parser names (vllm/reasoning/__init__.py) and SGLang 0.5.23's
 # (ReasoningParser.DetectorMap): each is registered, as a name or an alias, or listed in
@@ -755,7 +755,7 @@ def _lead_content(call_text: str) -> str:
     return call_text[: len(call_text) - len(call_text.lstrip())]
 
 
-# --- trim: the whitespace that ends the reasoning (vLLM's engine parsers, issue 11 item 3) -----
+# --- trim: the whitespace that ends the reasoning (vLLM's engine parsers) ----------------------
 
 
 def test_trim_drops_a_short_run_that_ends_the_reasoning() -> None:

@@ -87,7 +87,7 @@ def test_list_formats_with_aliases() -> None:
 
 
 # The peers' other names for the seven formats: SGLang 0.5.23 `ToolCallParserEnum` names mapped to
-# the same detector. A name vLLM registers is a format of its own (DESIGN section 6), even where
+# the same detector. A name vLLM registers is a format of its own (vLLM's name), even where
 # vLLM reuses a class for it (qwen3_json, llama4_json, qwen3_xml): those come with the catalogue.
 PEER_ALIASES = {
     "hermes": {"qwen", "qwen25"},
@@ -121,7 +121,7 @@ PEER_ALIASES = {
     "gigachat3": set(),
     "xlam": set(),
     "functiongemma": set(),  # SGLang has no FunctionGemma detector (its gemma4 is another format)
-    # issue 12 (JSON-like): SGLang's qwen/qwen25 (Qwen25Detector) stay on hermes, the same wire
+    # the JSON-like variants: SGLang's qwen/qwen25 (Qwen25Detector) stay on hermes, the same wire
     # format; its apertus2509 is apertus; dots, cohere_command4 and gigachat35 are its own names
     "qwen3_json": set(),
     "llama4_json": set(),
@@ -133,7 +133,7 @@ PEER_ALIASES = {
     "dots": set(),
     "gigachat35": set(),
 }
-# issue 12, the XML-like formats (SGLang's `hunyuan` is Hy3's `<tool_sep>` format; its `step3p5`,
+# the XML-like variant formats (SGLang's `hunyuan` is Hy3's `<tool_sep>` format; its `step3p5`,
 # `mimo`, `poolside_v1`, `k2_horizon` are the vLLM names)
 PEER_ALIASES.update(
     {
@@ -152,7 +152,7 @@ PEER_ALIASES.update(
 )
 
 
-# issue 12, the other formats: SGLang registers gemma4, ling3 and the SGLang-only names under the
+# the other variant formats: SGLang registers gemma4, ling3 and the SGLang-only names under the
 # same names; vLLM's `musespark1x` is `muse`'s alias (muse is not registered yet), and SGLang's
 # `muse` is the Muse Glimmer detector, so it cannot alias vLLM's `muse`.
 PEER_ALIASES.update(
@@ -433,7 +433,7 @@ MODELS = [
     ("Salesforce/Llama-xLAM-2-8b-fc-r", "xlam"),
     ("Salesforce/xLAM-2-32b-fc-r", "xlam"),
     ("google/functiongemma-270m-it", "functiongemma"),
-    # issue 12's JSON-like formats
+    # the JSON-like variant formats
     ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie45"),
     ("ibm-granite/granite-20b-functioncalling", "granite-20b-fc"),
     ("swiss-ai/Apertus-8B-Instruct-2509", "apertus"),
@@ -452,7 +452,7 @@ NO_MODELS = {"llama4_json", "dots", "gigachat35"}
 NO_MODELS |= {"muse", "muse_glimmer"}
 # beam: the peers name the architecture (BeamForCausalLM), no checkpoint id
 NO_MODELS |= {"beam"}
-# issue 12, the XML-like formats (vLLM's test models and the models' own names)
+# the XML-like variant formats (vLLM's test models and the models' own names)
 MODELS += [
     ("Qwen/Qwen3.5-397B-A17B", "qwen3_xml"),
     ("stepfun-ai/Step-3.5-Flash", "step3p5"),
@@ -468,7 +468,7 @@ MODELS += [
 ]
 
 
-# issue 12, the other formats
+# the other variant formats
 MODELS += [
     ("google/gemma-4-26B-A4B-it", "gemma4"),
     ("google/gemma-4-E2B-it", "gemma4"),
@@ -748,7 +748,7 @@ def test_everything_returned_validates_as_its_own_model(fmt: str, backend: str) 
             assert type(d).model_validate(d.model_dump()) == d
 
 
-# Defect 3a: a lone surrogate in the tools
+# A lone surrogate in the tools
 SURROGATE_TOOLS = [
     ("f\ud800", {"type": "object", "properties": {"a": {"type": "string"}}}),
     ("g", {"type": "object", "properties": {"a\udfff": {"type": "string"}}}),
@@ -766,7 +766,7 @@ def test_tools_with_a_lone_surrogate_are_refused_at_get_parser(
         toolparse.get_parser(fmt, tools=[good, bad], backend=backend)
 
 
-# Defect 3c: wrong argument types, raised where the mistake is made, the same on both backends
+# Wrong argument types, raised where the mistake is made, the same on both backends
 BAD_GET_PARSER: List[tuple] = [
     ((5,), {}, TypeError, "format name must be a str"),
     ((None,), {}, ValueError, r"name \(the tool-call format\) and reasoning .* are both None"),

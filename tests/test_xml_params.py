@@ -326,7 +326,7 @@ def test_step3_peer_cases(backend: str) -> None:
     check("step3", backend, "Let me see. " + STEP3 + " ok", "Let me see.  ok", calls, False)
     text = "No calls <｜tool_call_begin｜> here"
     check("step3", backend, text, text, [])
-    # without "function<｜tool_sep｜>" (DESIGN's table writes it so): the same calls
+    # without "function<｜tool_sep｜>" (the format's documented form writes it so): the same calls
     short = STEP3.replace("function<｜tool_sep｜>", "")
     check("step3", backend, short, None, calls, every_split=False)
 

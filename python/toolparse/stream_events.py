@@ -54,7 +54,7 @@ class _Calls:
         for index, id, name, args in fragments:
             call = self.calls.get(index)
             if call is None:
-                # A call's first fragment carries its name (DESIGN section 4).
+                # A call's first fragment carries its name (the streaming protocol).
                 call = [id if id is not None else self.new_id(), name or "", []]
                 self.calls[index] = call
             if args:

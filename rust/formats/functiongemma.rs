@@ -47,9 +47,9 @@
 
 use super::between::{after_call, After};
 use super::{Machine, Tools};
-use crate::event::{is_ws, Emitter};
+use crate::event::Emitter;
 use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
-use crate::scan::{Found, Markers};
+use crate::scan::{is_ws, Found, Markers};
 
 /// The longest function name or key accepted, in characters.
 pub const NAME_CAP: usize = 256;

@@ -28,7 +28,8 @@
 //!   content. A body that is not one call object is malformed markup: everything from there on is
 //!   content (non-streaming: the original text); the output ending inside it is truncated.
 
-use super::{Machine, Region, RegionStep};
+use super::region::{Region, RegionStep};
+use super::Machine;
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls};
 use crate::reasoning::Trail;

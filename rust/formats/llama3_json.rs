@@ -3,7 +3,8 @@
 //! tentative object that becomes a call only if it has a name and an arguments member; otherwise
 //! it was content all along.
 
-use super::{Machine, Region, RegionStep, Tools};
+use super::region::{Region, RegionStep};
+use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{ws_len, Found, Markers};

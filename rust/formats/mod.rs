@@ -1,14 +1,11 @@
 //! The registry of formats and the driver every format machine runs under.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
 use crate::event::{Delta, Emitter, Event, Extracted};
-use crate::json::Calls;
-use crate::params::{kind_of_types, Kind};
 use crate::reasoning::{Front, Reasoning};
-use crate::scan::{char_end, Markers, HOLD_MAX};
-use crate::Step;
+use crate::scan::Markers;
+
+// The tools a request offers live with the parameter converters that read them.
+pub use crate::params::{RawSchemaNode, SchemaNode, Tools};
 
 mod between;
 mod functionary;
@@ -19,6 +16,7 @@ mod muse;
 mod named_json;
 mod openai;
 mod pythonic;
+mod region;
 #[cfg(test)]
 mod spec_check;
 mod tagged_json;
@@ -36,94 +34,6 @@ pub trait Machine: Send + Sync {
     /// whose `tool_format` is this one, with `reasoning_started` true): the output starts inside
     /// it. Machines without such a block ignore it.
     fn start_in_reasoning(&mut self) {}
-}
-
-/// JSON Schema facts about the tools a request offers: function name -> parameter name -> how
-/// its value is converted, decided once from the types its schema admits. Shared, so a parser's
-/// streams reuse one copy.
-#[derive(Debug, Clone, Default)]
-pub struct Tools {
-    pub functions: Arc<HashMap<String, HashMap<String, Kind>>>,
-    /// function name -> its schema tree, node 0 the parameters object (the xml_elements family's
-    /// nested parameters; given only for its formats).
-    pub schemas: Arc<HashMap<String, Vec<SchemaNode>>>,
-}
-
-/// A node of a function's schema tree: how an element is typed, and the nodes of its elements.
-#[derive(Debug, Clone)]
-pub struct SchemaNode {
-    /// How the element's text converts (from the types the schema admits).
-    pub kind: Kind,
-    /// The schema admits a string (or gives no type): an empty element is "".
-    pub string_ok: bool,
-    /// 0: a scalar; 1: an object; 2: an array (`xml_elements::{NONE, OBJECT, ARRAY}`).
-    pub container: u8,
-    /// An object's properties: name -> node (None: an index out of range).
-    pub children: HashMap<String, Option<usize>>,
-    /// An array's `items`, or an object's `additionalProperties`.
-    pub other: Option<usize>,
-}
-
-/// A schema node as the binding receives it: `(types, container, children, other)`, indices
-/// below 0 meaning none.
-pub type RawSchemaNode = (Vec<String>, u8, HashMap<String, i64>, i64);
-
-impl SchemaNode {
-    pub fn from_raw((types, container, children, other): RawSchemaNode) -> SchemaNode {
-        let kind = kind_of_types(&types);
-        let string_ok = match kind {
-            Kind::Str => true,
-            Kind::Union(mask) => mask & crate::params::T_STRING != 0,
-            _ => false,
-        };
-        SchemaNode {
-            kind,
-            string_ok,
-            container,
-            children: children
-                .into_iter()
-                .map(|(k, v)| (k, usize::try_from(v).ok()))
-                .collect(),
-            other: usize::try_from(other).ok(),
-        }
-    }
-}
-
-impl Tools {
-    /// From function name -> parameter name -> the JSON Schema types it admits (`type` as a
-    /// string or a list, and the types of `anyOf` / `oneOf` branches; empty when the schema gives
-    /// none).
-    pub fn new(functions: HashMap<String, HashMap<String, Vec<String>>>) -> Tools {
-        let functions = functions
-            .into_iter()
-            .map(|(f, params)| {
-                let kinds = params
-                    .into_iter()
-                    .map(|(p, types)| (p, kind_of_types(&types)))
-                    .collect();
-                (f, kinds)
-            })
-            .collect();
-        Tools {
-            functions: Arc::new(functions),
-            schemas: Arc::default(),
-        }
-    }
-
-    /// As [`Tools::new`], with the functions' schema trees.
-    pub fn with_schemas(
-        functions: HashMap<String, HashMap<String, Vec<String>>>,
-        schemas: HashMap<String, Vec<RawSchemaNode>>,
-    ) -> Tools {
-        let mut t = Tools::new(functions);
-        t.schemas = Arc::new(
-            schemas
-                .into_iter()
-                .map(|(f, nodes)| (f, nodes.into_iter().map(SchemaNode::from_raw).collect()))
-                .collect(),
-        );
-        t
-    }
 }
 
 type Ctor = fn(&Tools) -> Box<dyn Machine>;
@@ -185,6 +95,11 @@ pub struct Format(usize);
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
         REGISTRY.iter().position(|(n, _)| *n == name).map(Format)
+    }
+
+    /// The tool format that parses when reasoning format `r` is given alone (harmony's), if any.
+    pub fn of_reasoning(r: Reasoning) -> Option<Format> {
+        r.spec().tool_format.and_then(Format::from_name)
     }
 
     /// A format by its name or one of its aliases.
@@ -267,7 +182,7 @@ impl Setup {
     /// The tool format that parses: the given one, else the reasoning format's own (harmony).
     fn tool_format(&self) -> Option<Format> {
         self.format
-            .or_else(|| self.reasoning.and_then(Reasoning::tool_format))
+            .or_else(|| self.reasoning.and_then(Format::of_reasoning))
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
@@ -335,13 +250,13 @@ impl Parser {
         let format = setup.tool_format();
         let front = setup
             .reasoning
-            .and_then(|r| r.front(format, setup.started))
+            .and_then(|r| r.front(format.map(Format::index), setup.started))
             .map(Box::new);
         let mut machine: Box<dyn Machine> = match format {
             Some(f) => f.machine(tools),
             None => Box::new(Plain),
         };
-        let own = setup.reasoning.and_then(Reasoning::tool_format).is_some();
+        let own = setup.reasoning.and_then(Format::of_reasoning).is_some();
         if own && setup.started == Some(true) {
             machine.start_in_reasoning();
         }
@@ -547,135 +462,12 @@ impl Parser {
     }
 }
 
-/// First window of text (bytes) a region reads before its call starts; it doubles while none starts.
-const WINDOW: usize = 256;
-
-/// A region of tool-call JSON after a start marker. Until the first call has started, the text
-/// read is kept, so a region that turns out malformed (or, when `tentative`, not a call at all)
-/// goes back to content whole. At most [`HOLD_MAX`] characters are kept: a region whose call has
-/// not started by then fails there.
-#[derive(Debug)]
-pub(crate) struct Region {
-    calls: Calls,
-    raw: String,
-    /// The characters in `raw`.
-    held: usize,
-    tentative: bool,
-}
-
-/// What a region did with its input.
-pub(crate) enum RegionStep {
-    /// Everything consumed; more text needed.
-    More,
-    /// The region ended after `n` bytes of this input.
-    Done(usize),
-    /// The region failed; text from byte `n` on is not part of it and belongs to content.
-    Failed(usize),
-}
-
-impl Region {
-    /// `opener` is the markup already consumed for this region (it goes back to content too).
-    pub(crate) fn new(calls: Calls, opener: &str, tentative: bool) -> Region {
-        Region {
-            calls,
-            raw: opener.to_owned(),
-            held: opener.chars().count(),
-            tentative,
-        }
-    }
-
-    pub(crate) fn feed(&mut self, s: &str, out: &mut Emitter) -> RegionStep {
-        let mut i = 0;
-        // Before the call starts, read no more than one character past the cap, in doubling
-        // windows of the text (so a long text with many calls is not counted whole for each).
-        let mut w = WINDOW;
-        while !self.calls.started() {
-            let rest = &s[i..];
-            let mut end = w.min(rest.len());
-            while !rest.is_char_boundary(end) {
-                end -= 1;
-            }
-            let end = char_end(&rest[..end], (HOLD_MAX + 1).saturating_sub(self.held));
-            let piece = &rest[..end];
-            let r = self.calls.feed(piece, out);
-            let used = match r {
-                Step::NeedMore => end,
-                Step::Done(n) | Step::Error(n) => n,
-            };
-            if !self.calls.started() {
-                self.raw.push_str(&piece[..used]);
-                self.held += piece[..used].chars().count();
-            } else {
-                self.raw.clear();
-            }
-            if let Step::Done(n) | Step::Error(n) = r {
-                return self.end(r, i + n, out);
-            }
-            i += end;
-            if !self.calls.started() && self.held > HOLD_MAX {
-                self.fail(out);
-                return RegionStep::Failed(i);
-            }
-            if i == s.len() {
-                return RegionStep::More;
-            }
-            w = w.saturating_mul(2);
-        }
-        // The call started: the rest is read uncapped.
-        match self.calls.feed(&s[i..], out) {
-            Step::NeedMore => RegionStep::More,
-            r @ (Step::Done(n) | Step::Error(n)) => self.end(r, i + n, out),
-        }
-    }
-
-    /// The calls ended (`r`: done or error) after `n` bytes of this input.
-    fn end(&mut self, r: Step, n: usize, out: &mut Emitter) -> RegionStep {
-        match r {
-            Step::Done(_) if self.is_call() => RegionStep::Done(n),
-            Step::Done(_) if self.tentative => {
-                // Plain JSON in text that is not a call: it was content all along.
-                out.content(&std::mem::take(&mut self.raw));
-                RegionStep::Done(n)
-            }
-            // JSON after a start marker that is not a call: malformed markup.
-            _ => {
-                self.fail(out);
-                RegionStep::Failed(n)
-            }
-        }
-    }
-
-    fn fail(&mut self, out: &mut Emitter) {
-        if self.calls.started() {
-            out.malformed = true;
-        } else {
-            if !self.tentative {
-                out.malformed = true;
-            }
-            out.content(&std::mem::take(&mut self.raw));
-        }
-    }
-
-    /// End of text inside the region: the call it holds is truncated. A tentative region whose
-    /// call has not started may be plain text: it stays content.
-    pub(crate) fn finish(&mut self, rest: &str, out: &mut Emitter) {
-        self.raw.push_str(rest);
-        if self.tentative && !self.calls.started() {
-            out.content(&std::mem::take(&mut self.raw));
-        } else {
-            out.truncate(&std::mem::take(&mut self.raw));
-        }
-    }
-
-    /// Whether the region held calls. An empty list holds none: after a start marker it is
-    /// malformed markup (its text is not lost), in a tentative region it was text.
-    pub(crate) fn is_call(&self) -> bool {
-        self.calls.is_call() && self.calls.started()
-    }
-}
-
 #[cfg(test)]
 mod invariants;
+#[cfg(test)]
+mod reasoning_invariants;
+#[cfg(test)]
+mod reasoning_tests;
 
 #[cfg(test)]
 mod tests {

@@ -42,8 +42,8 @@
 use super::openai::HEADER_MAX;
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
-use crate::event::{is_ws, Emitter};
-use crate::scan::{ws_len, Found, Markers, NAME_MAX, WS_MAX};
+use crate::event::Emitter;
+use crate::scan::{is_ws, ws_len, Found, Markers, NAME_MAX, WS_MAX};
 
 const START: usize = 0;
 const MESSAGE: usize = 1;

@@ -35,9 +35,11 @@ use std::collections::HashSet;
 
 use super::between::{stream_args, Args};
 use super::{Machine, Tools};
-use crate::event::{is_ws, Emitter};
+use crate::event::Emitter;
 use crate::json::JsonScanner;
-use crate::scan::{expect, expect_capped, trailing_ws, ws_len, Expect, Found, Markers, WS_MAX};
+use crate::scan::{
+    expect, expect_capped, is_ws, trailing_ws, ws_len, Expect, Found, Markers, WS_MAX,
+};
 
 /// The longest call header accepted, in characters.
 pub const HEADER_MAX: usize = 256;

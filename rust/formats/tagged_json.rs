@@ -49,7 +49,8 @@
 //! around a name or an id, or after the separator, is malformed markup.
 
 use super::between::{stream_args, Args};
-use super::{Machine, Region, RegionStep};
+use super::region::{Region, RegionStep};
+use super::Machine;
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
 use crate::scan::{expect, expect_capped, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};

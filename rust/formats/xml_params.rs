@@ -109,7 +109,8 @@
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
 use super::between::{after_call, finish_after_call, After};
-use super::{Machine, Region, RegionStep, Tools};
+use super::region::{Region, RegionStep};
+use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::{is_blank, CallKeys, Calls};
 use crate::params::{self, Kind};

@@ -1,17 +1,14 @@
 """``toolparse bench`` with the real peers: vLLM's and SGLang's parsers run through the peers
 harness beside toolparse on a tiny output, and give the call (what the bench times is real work).
 
-Skipped when vLLM is not installed or the harness is not found (run by .ci/integrations under
-../shared/peers with its torch stand-in on PYTHONPATH; the harness is the stand-in's parent
-folder, or $TOOLPARSE_PEERS_DIR).
+Skipped when vLLM is not installed or $TOOLPARSE_PEERS_DIR (the peers harness folder) is not set;
+.ci/integrations sets it and puts the harness's torch stand-in on PYTHONPATH.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -20,23 +17,13 @@ pytest.importorskip("vllm.tool_parsers")  # vLLM before SGLang under the torch s
 from toolparse import bench  # noqa: E402
 
 
-def _harness_dir() -> Optional[str]:
-    env = os.environ.get("TOOLPARSE_PEERS_DIR")
-    if env:
-        return env
-    for entry in sys.path:
-        p = Path(entry)
-        if p.name == "faketorch" and (p.parent / "peers.py").is_file():
-            return str(p.parent)
-    shared = Path(__file__).resolve().parents[3] / "shared" / "peers"
-    return str(shared) if (shared / "peers.py").is_file() else None
-
-
 @pytest.fixture(scope="module")
 def report():
-    d = _harness_dir()
-    if d is None:
-        pytest.skip("no peers harness (set TOOLPARSE_PEERS_DIR)")
+    d = os.environ.get("TOOLPARSE_PEERS_DIR")
+    if not d:
+        pytest.skip(
+            "TOOLPARSE_PEERS_DIR is not set (the peers harness folder; .ci/integrations sets it)"
+        )
     saved = sys.modules.get("corpus")
     r = bench.run(["hermes", "qwen3_coder"], [256], repeat=1, peers_dir=d)
     assert sys.modules.get("corpus") is saved  # tests/corpus.py is still `corpus`

@@ -16,7 +16,7 @@
   listing them; ``SGLANG_PLUGINS`` without ``toolparse`` leaves them out and ``register()`` (the
   ``python -m toolparse.integrations.sglang`` fallback) brings them back.
 
-Skipped when SGLang is not installed. Under the torch stand-in of ../shared/peers, vLLM must be
+Skipped when SGLang is not installed. Under the peers harness's torch stand-in, vLLM must be
 imported before SGLang, so it is imported first when present.
 """
 
@@ -295,7 +295,7 @@ def test_serving_stream_equals_toolparse(fmt: str, backend: str) -> None:
             where = f"{fmt}/{backend} {label} split={split}: {text!r}"
             assert client.result() == (content, calls), where
             if not label.startswith("malformed"):
-                # well-formed output: streaming == non-streaming (invariant 3), through SGLang
+                # well-formed output: streaming == non-streaming, through SGLang
                 assert client.result() == expected, where
             assert finish == ("tool_calls" if calls and not unfinished else "stop"), where
             assert type(parser.detector) is ENUM[name]
@@ -599,7 +599,7 @@ _STARTUP = textwrap.dedent(
         pass
     import torch
     if getattr(torch, "__file__", None) is None:
-        # ../shared/peers' torch stand-in: server_args' imports subclass (nn.Module, ABC), which
+        # the peers harness's torch stand-in: server_args' imports subclass (nn.Module, ABC), which
         # needs a metaclass compatible with ABCMeta. Real torch is left alone.
         import abc, torch.nn
         meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})
@@ -715,7 +715,7 @@ def test_format_without_an_sglang_detector(monkeypatch: pytest.MonkeyPatch) -> N
     ``tool_choice="required"`` is held by toolparse's structural tag (it pinned SGLang's
     JSON-schema fallback before toolparse built tags), and the detector parses it."""
     monkeypatch.setitem(tp_sglang.SGLANG_PEERS, "hermes", "no_such_sglang_parser")
-    monkeypatch.setattr(tp_sglang, "_CLASSES", {})
+    monkeypatch.setattr(tp_sglang, "_DETECTOR_CLASSES", {})
     cls = tp_sglang.detector_class("hermes")
     assert issubclass(cls, fcp.BaseFormatDetector)
     assert not issubclass(cls, ENUM["hermes"])

@@ -8,7 +8,7 @@
   through the adapters, pass the kit: the adapters drive the peers' APIs faithfully.
 * SGLang's Qwen25Detector (the same ``<tool_call>`` JSON): failures are reported, the run goes on.
 
-Skipped when vLLM / SGLang are not importable (run by .ci/integrations under ../shared/peers).
+Skipped when vLLM / SGLang are not importable (run by .ci/integrations, with the peers harness).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@
   back. vLLM's own ``make_arg_parser`` builds engine configs that need real torch, so the
   validation runs on the parsed-arguments namespace it would produce.
 
-Skipped when vLLM is not installed (run under ../shared/peers with its torch stand-in).
+Skipped when vLLM is not installed (run by .ci/integrations with the peers harness's torch
+stand-in).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from server_cases import (  # noqa: E402
     toolparse_streamed,
     tools_for,
 )
+from toolparse.integrations import _vllm_deltas as tp_vllm_deltas  # noqa: E402
 from toolparse.integrations import vllm as tp_vllm  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest  # noqa: E402
 from vllm.entrypoints.openai.chat_completion.stream_processor import (  # noqa: E402
@@ -232,13 +234,13 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
     DeltaFunctionCall (``_core.DeltaModels`` of layout "vllm"); they must be what the integration's
     Python builder (the twin's path) makes of the same core deltas, and the calls it records what
     was sent."""
-    tp_vllm._base()
+    tp_vllm._tool_parser_base()
     for label, text, typed, call_names in cases_of(fmt):
         tools = tools_for(call_names, typed)
         for chunks in ([text], token_chunks(text), list(text)):
             parser = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
             twin = toolparse.get_parser(fmt, tools=tools, ids=toolparse.IdSource(7))
-            core = tp_vllm._stream_core(parser)
+            core = tp_vllm_deltas.stream_core(parser)
             raw = twin._format.parser()
             where = f"{fmt} {label} in {len(chunks)} chunks"
             sent: Dict[int, List[str]] = {}
@@ -249,7 +251,7 @@ def test_rust_core_builds_vllms_deltas_as_the_python_builder(fmt: str) -> None:
                 if d is None:
                     assert got is None, where
                     continue
-                want = tp_vllm._vllm_delta(d, twin.new_id)
+                want = tp_vllm_deltas.vllm_delta(d, twin.new_id)
                 same_model_object(got, want, where)
                 assert got.model_dump(exclude_unset=True) == want.model_dump(exclude_unset=True)
                 for index, _id, name, args in d[2] or ():

@@ -167,11 +167,13 @@ class MarkerIds:
             vocab = {}
         self.start: Optional[int] = vocab.get(rspec.start) if rspec.start else None
         self.end: Optional[int] = vocab.get(rspec.end) if rspec.end else None
-        self.starts: FrozenSet[int] = _ids_of(vocab, rspec.starts)
+        self.starts: FrozenSet[int] = _token_ids_of(vocab, rspec.starts)
         # the end markers, without a turn-end tag: that ends every earlier turn of a prompt
         # (there it is a turn boundary); in the output it ends an open block too (``stops``)
-        self.ends: FrozenSet[int] = _ids_of(vocab, [m for m in rspec.ends if m != rspec.turn_end])
-        self.turn_end: FrozenSet[int] = _ids_of(vocab, [rspec.turn_end])
+        self.ends: FrozenSet[int] = _token_ids_of(
+            vocab, [m for m in rspec.ends if m != rspec.turn_end]
+        )
+        self.turn_end: FrozenSet[int] = _token_ids_of(vocab, [rspec.turn_end])
         self.end_seq: List[int] = [self.end] if self.end is not None else []
         if not self.end_seq and rspec.end and tokenizer is not None:
             try:
@@ -185,7 +187,7 @@ class MarkerIds:
         fmts: List[Optional[str]] = [None, *_spec.list_formats()]
         for fmt in fmts:
             scan = rspec.scan(_spec.SPECS[fmt] if fmt is not None else None)
-            ids = _ids_of(vocab, [m for m in scan if m not in rspec.starts + rspec.ends])
+            ids = _token_ids_of(vocab, [m for m in scan if m not in rspec.starts + rspec.ends])
             self._calls[fmt] = ids
             markers |= ids
         self.starts_text: Tuple[str, ...] = tuple(m for m in rspec.starts if m)
@@ -213,20 +215,20 @@ class MarkerIds:
         return out
 
 
-def _ids_of(vocab: Mapping[str, int], markers: Iterable[str]) -> FrozenSet[int]:
+def _token_ids_of(vocab: Mapping[str, int], markers: Iterable[str]) -> FrozenSet[int]:
     return frozenset(i for m in markers if m and (i := vocab.get(m)) is not None)
 
 
-_IDS: Dict[int, Any] = {}
-_IDS_LOCK = threading.Lock()
+_MARKER_IDS_BY_TOKENIZER: Dict[int, Any] = {}
+_MARKER_IDS_LOCK = threading.Lock()
 
 
 def marker_ids(tokenizer: Any, reasoning: str) -> MarkerIds:
     """:class:`MarkerIds`, computed once per tokenizer object and format (a vocabulary is large;
     servers build a parser per request)."""
     key = id(tokenizer)
-    with _IDS_LOCK:
-        entry = _IDS.get(key)
+    with _MARKER_IDS_LOCK:
+        entry = _MARKER_IDS_BY_TOKENIZER.get(key)
         if entry is None or entry[0]() is not tokenizer:
             try:
                 ref: Any = weakref.ref(tokenizer)
@@ -234,7 +236,7 @@ def marker_ids(tokenizer: Any, reasoning: str) -> MarkerIds:
                 ref = (lambda t: lambda: t)(tokenizer)
             per_format: Dict[str, MarkerIds] = {}
             entry = (ref, per_format)
-            _IDS[key] = entry
+            _MARKER_IDS_BY_TOKENIZER[key] = entry
         table: Dict[str, MarkerIds] = entry[1]
         ids = table.get(reasoning)
         if ids is None:
@@ -434,18 +436,18 @@ class ReasoningTokens:
 # --------------------------------------------------------------------------------------------------
 # The hand-over from a reasoning parser to the tool parser built next in the same thread
 # --------------------------------------------------------------------------------------------------
-_SLOT = threading.local()
+_HANDOVER_SLOT = threading.local()
 
 
 def leave(reasoner: Any) -> None:
     """A reasoning parser built as part of a server's composed parser leaves itself here for the
     tool parser the server builds next, in the same thread."""
-    _SLOT.pending = weakref.ref(reasoner)
+    _HANDOVER_SLOT.pending = weakref.ref(reasoner)
 
 
 def take() -> Any:
     """The reasoning parser left by the last :func:`leave` in this thread, once; None if none
     (or it is gone)."""
-    ref = getattr(_SLOT, "pending", None)
-    _SLOT.pending = None
+    ref = getattr(_HANDOVER_SLOT, "pending", None)
+    _HANDOVER_SLOT.pending = None
     return ref() if ref is not None else None

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 import toolparse
 from toolparse import spec as _spec
-from toolparse.integrations import reasoning as _rsn
+from toolparse.integrations import reasoning as _reasoning_common
 from toolparse.integrations._twin import ServerModels
 
 logger = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ SGLANG_PEERS: Dict[str, str] = {
     "openai": "gpt-oss",
     "minimax_m2": "minimax-m2",
     "deepseek_v32": "deepseekv32",
-    # issue 12's JSON-like formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
+    # the JSON-like variant formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
     "qwen3_json": "qwen25",
     "llama4_json": "llama3",
     "apertus": "apertus2509",
@@ -63,7 +63,7 @@ SGLANG_PEERS: Dict[str, str] = {
 }
 
 # fmt -> backend -> detector class (made once per process)
-_CLASSES: Dict[str, Dict[str, type]] = {}
+_DETECTOR_CLASSES: Dict[str, Dict[str, type]] = {}
 
 
 def formats() -> List[str]:
@@ -75,12 +75,12 @@ def formats() -> List[str]:
 # SGLang's result types, built without validation (per delta, a validated StreamingParseResult
 # plus ToolCallItem costs ~2.8 us; see toolparse/models/_base.py for the technique). The data
 # comes from toolparse's core, so it is already of the right types. On the Rust backend the core
-# builds the streamed ones the same way (`_SERVER`, checked equal by
+# builds the streamed ones the same way (`_SERVER_MODELS`, checked equal by
 # tests/integrations/test_sglang.py); these serve the Python backend and the rarer paths.
 # --------------------------------------------------------------------------------------------------
-_new = object.__new__
-_RESULT: Any = None  # sglang ... core_types.StreamingParseResult, set by _sglang()
-_ITEM: Any = None  # sglang ... core_types.ToolCallItem
+_object_new = object.__new__
+_StreamingParseResult: Any = None  # sglang ... core_types.StreamingParseResult, set by _sglang()
+_ToolCallItem: Any = None  # sglang ... core_types.ToolCallItem
 
 
 class _Blank(BaseModel):
@@ -90,8 +90,8 @@ class _Blank(BaseModel):
     __delattr__ = object.__delattr__  # type: ignore[assignment]
 
 
-def _item(index: int, name: Optional[str], parameters: str) -> Any:
-    obj: Any = _new(_Blank)
+def _tool_call_item(index: int, name: Optional[str], parameters: str) -> Any:
+    obj: Any = _object_new(_Blank)
     obj.tool_index = index
     obj.name = name
     obj.parameters = parameters
@@ -100,70 +100,75 @@ def _item(index: int, name: Optional[str], parameters: str) -> Any:
     )
     obj.__pydantic_extra__ = None
     obj.__pydantic_private__ = None
-    obj.__class__ = _ITEM
+    obj.__class__ = _ToolCallItem
     return obj
 
 
-def _result(normal_text: str = "", calls: Optional[List[Any]] = None) -> Any:
-    obj: Any = _new(_Blank)
+def _parse_result(normal_text: str = "", calls: Optional[List[Any]] = None) -> Any:
+    obj: Any = _object_new(_Blank)
     obj.normal_text = normal_text
     obj.calls = [] if calls is None else calls
     obj.__pydantic_fields_set__ = {"normal_text", "calls"}
     obj.__pydantic_extra__ = None
     obj.__pydantic_private__ = None
-    obj.__class__ = _RESULT
+    obj.__class__ = _StreamingParseResult
     return obj
 
 
 def _args_result(index: int, args: str) -> Any:
-    """``_result("", [_item(index, None, args)])`` in one call: the hottest delta."""
-    item: Any = _new(_Blank)
+    """``_parse_result("", [_tool_call_item(index, None, args)])`` in one call: the hottest
+    delta."""
+    item: Any = _object_new(_Blank)
     item.tool_index = index
     item.name = None
     item.parameters = args
     item.__pydantic_fields_set__ = {"tool_index", "parameters"}
     item.__pydantic_extra__ = None
     item.__pydantic_private__ = None
-    item.__class__ = _ITEM
-    obj: Any = _new(_Blank)
+    item.__class__ = _ToolCallItem
+    obj: Any = _object_new(_Blank)
     obj.normal_text = ""
     obj.calls = [item]
     obj.__pydantic_fields_set__ = {"normal_text", "calls"}
     obj.__pydantic_extra__ = None
     obj.__pydantic_private__ = None
-    obj.__class__ = _RESULT
+    obj.__class__ = _StreamingParseResult
     return obj
 
 
 def _sglang_result(d: Any) -> Any:
     """SGLang's result for a core delta ``(content, reasoning, calls)`` or None (an empty result):
-    what the Rust core's ``feed_message`` builds with ``_SERVER``. SGLang's tool-call
+    what the Rust core's ``feed_message`` builds with ``_SERVER_MODELS``. SGLang's tool-call
     interface has no reasoning field."""
     if d is None:
-        return _result()
+        return _parse_result()
     content, _reasoning, calls = d
     if calls is None:
-        return _result(content or "")
+        return _parse_result(content or "")
     if content is None and len(calls) == 1 and calls[0][2] is None:
         return _args_result(calls[0][0], calls[0][3])
-    return _result(content or "", [_item(i, name, args or "") for i, _id, name, args in calls])
+    return _parse_result(
+        content or "", [_tool_call_item(i, name, args or "") for i, _id, name, args in calls]
+    )
 
 
 # SGLang's objects from a stream: the Rust core builds them (layout "sglang"), the twin's path above
-_SERVER = ServerModels(
-    lambda: (_RESULT, _ITEM, None), "sglang", lambda d, _new_id: _sglang_result(d)
+_SERVER_MODELS = ServerModels(
+    lambda: (_StreamingParseResult, _ToolCallItem, None),
+    "sglang",
+    lambda d, _new_id: _sglang_result(d),
 )
-_stream_core = _SERVER.stream_core
+_stream_core = _SERVER_MODELS.stream_core
 
 
 def _sglang() -> Any:
     """Imports SGLang's function-call parser module (which ``--tool-call-parser`` reads its
     choices from once imported) and binds the result types."""
-    global _RESULT, _ITEM
+    global _StreamingParseResult, _ToolCallItem
     fcp = importlib.import_module("sglang.srt.function_call.function_call_parser")
     core_types = importlib.import_module("sglang.srt.function_call.core_types")
-    _RESULT = core_types.StreamingParseResult
-    _ITEM = core_types.ToolCallItem
+    _StreamingParseResult = core_types.StreamingParseResult
+    _ToolCallItem = core_types.ToolCallItem
     return fcp
 
 
@@ -212,13 +217,13 @@ def _paired_markup(fmt: str) -> List[str]:
     drops from content in one pass (its end markers met outside a block): SGLang runs the two
     detectors apart, so this detector drops it from its content too."""
     name = _serving_parsers().get("reasoning")
-    if not isinstance(name, str) or not name.startswith(_rsn.PREFIX):
+    if not isinstance(name, str) or not name.startswith(_reasoning_common.PREFIX):
         return []
     try:
-        r = _spec.reasoning_canonical(name[len(_rsn.PREFIX) :])
+        r = _spec.reasoning_canonical(name[len(_reasoning_common.PREFIX) :])
     except (TypeError, ValueError):
         return []
-    if _rsn.transparent(r) or not _rsn.pairs(r, fmt):
+    if _reasoning_common.transparent(r) or not _reasoning_common.pairs(r, fmt):
         return []
     s = _spec.REASONING[r]
     return [] if s.content_prefix else list(s.ends)
@@ -393,16 +398,16 @@ class _ToolparseDetector:
             info = self._tp_parser_for(tools).extract_tool_calls(text)
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             logger.exception("toolparse: parsing failed; returning the text as content")
-            return _result(text)
+            return _parse_result(text)
         calls = [
-            _item(i, call.function.name, call.function.arguments)
+            _tool_call_item(i, call.function.name, call.function.arguments)
             for i, call in enumerate(info.tool_calls)
         ]
         content = info.content or ""
         if self._tp_drop is not None:
             drop = _DropMarkup(self._tp_drop.markers)
             content = drop.feed(content) + drop.finish()
-        return _result(content, calls)
+        return _parse_result(content, calls)
 
     def parse_streaming_increment(self, new_text: str, tools: List[Any]) -> Any:
         feed = self._tp_feed
@@ -419,13 +424,13 @@ class _ToolparseDetector:
     def finish(self, tools: List[Any]) -> Any:
         """End of the stream: flushes what toolparse held back."""
         if self._tp_finished or self._tp_core is None:
-            return _result()
+            return _parse_result()
         self._tp_finished = True
         try:
             res = self._tp_core.finish_message()
         except Exception:  # noqa: BLE001
             logger.exception("toolparse: flushing the stream failed")
-            res = _result()
+            res = _parse_result()
         if self._tp_drop is not None:
             res.normal_text = self._tp_drop.feed(res.normal_text or "") + self._tp_drop.finish()
         return res
@@ -442,7 +447,7 @@ class _ToolparseDetector:
     def _tp_fail(self, new_text: str) -> Any:
         logger.exception("toolparse: parsing a delta failed; passing the rest through as text")
         self._tp_feed = _passthrough
-        return _result(new_text)
+        return _parse_result(new_text)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -486,7 +491,7 @@ def structural_tag_for(
     choice = tool_choice
     if isinstance(choice, BaseModel):
         choice = choice.model_dump(exclude_none=True)
-    reasoning = _rsn.own_reasoning(fmt) if thinking_mode else None
+    reasoning = _reasoning_common.own_reasoning(fmt) if thinking_mode else None
     try:
         tag = toolparse.structural_tag(
             fmt,
@@ -507,7 +512,7 @@ def structural_tag_for(
 
 
 def _passthrough(text: str) -> Any:
-    return _result(text or "")
+    return _parse_result(text or "")
 
 
 class _NoPeer:
@@ -520,7 +525,7 @@ class _NoPeer:
 
 def detector_class(fmt: str, backend: str = "rust") -> type:
     """The SGLang detector class for toolparse format ``fmt`` (made once per process)."""
-    by_backend = _CLASSES.setdefault(fmt, {})
+    by_backend = _DETECTOR_CLASSES.setdefault(fmt, {})
     cls = by_backend.get(backend)
     if cls is not None:
         return cls
@@ -557,12 +562,12 @@ def detector_class(fmt: str, backend: str = "rust") -> type:
 # Reasoning: toolparse_R in SGLang's ReasoningParser.DetectorMap
 # --------------------------------------------------------------------------------------------------
 # R -> backend -> detector class (made once per process)
-_RCLASSES: Dict[str, Dict[str, type]] = {}
+_REASONING_DETECTOR_CLASSES: Dict[str, Dict[str, type]] = {}
 
 
 def reasoning_formats() -> List[str]:
     """The reasoning format names toolparse registers: every one and every alias."""
-    return _rsn.formats()
+    return _reasoning_common.formats()
 
 
 def _serving_parsers() -> Dict[str, Optional[str]]:
@@ -665,9 +670,9 @@ class _ToolparseReasoningDetector:
             reasoning_default="enable_thinking" if rspec.started else "explicit_thinking",
         )
         self._tp_started: Optional[bool] = started_of(force_reasoning)
-        tool = _rsn.tool_format_of(_serving_parsers().get("tool"))
-        self._tp_tool = tool if _rsn.pairs(self.toolparse_reasoning, tool) else None
-        self._tp_transparent = _rsn.transparent(self.toolparse_reasoning)
+        tool = _reasoning_common.tool_format_of(_serving_parsers().get("tool"))
+        self._tp_tool = tool if _reasoning_common.pairs(self.toolparse_reasoning, tool) else None
+        self._tp_transparent = _reasoning_common.transparent(self.toolparse_reasoning)
         self._tp_core: Any = None
         self._tp_handover: Any = None
         self._tp_ended = False
@@ -714,7 +719,7 @@ class _ToolparseReasoningDetector:
             if self._tp_transparent:
                 normal = text if self._tp_tool is not None else (info.content or "")
             else:
-                normal = _rsn.raw_rest(self._tp_parser(), text)
+                normal = _reasoning_common.raw_rest(self._tp_parser(), text)
             ret = rp.StreamingParseResult(normal_text=normal, reasoning_text=info.reasoning)
         except Exception:  # noqa: BLE001 - never raise into the serving loop
             logger.exception("toolparse_%s: reasoning parsing failed", self.toolparse_reasoning)
@@ -728,7 +733,7 @@ class _ToolparseReasoningDetector:
         try:
             if self._tp_core is None:
                 self._tp_core = self._tp_parser().stream()._core
-                self._tp_handover = _rsn.Handover(self._tp_core, self._tp_transparent)
+                self._tp_handover = _reasoning_common.Handover(self._tp_core, self._tp_transparent)
             d = self._tp_core.feed(new_text)
             rest = None if self._tp_transparent else self._tp_handover.feed(new_text)
         except Exception:  # noqa: BLE001 - never raise into the serving loop: pass it through
@@ -763,14 +768,16 @@ class _ToolparseReasoningDetector:
 def reasoning_detector_class(name: str, backend: str = "rust") -> type:
     """The SGLang reasoning detector class for toolparse reasoning format ``name``."""
     canon = _spec.reasoning_canonical(name)  # unknown names fail here, listing the known ones
-    by_backend = _RCLASSES.setdefault(canon, {})
+    by_backend = _REASONING_DETECTOR_CLASSES.setdefault(canon, {})
     cls = by_backend.get(backend)
     if cls is not None:
         return cls
     if backend not in ("rust", "python"):
         raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
     rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
-    cname = _rsn.class_name(canon, "Detector") + ("" if backend == "rust" else "Python")
+    cname = _reasoning_common.class_name(canon, "Detector") + (
+        "" if backend == "rust" else "Python"
+    )
     cls = type(
         cname,
         (_ToolparseReasoningDetector, rp.BaseReasoningFormatDetector),

@@ -25,9 +25,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
-from toolparse.integrations import reasoning as _rsn
+from toolparse.integrations import reasoning as _reasoning_common
 from toolparse.integrations import vllm_class_name as class_name
-from toolparse.integrations._twin import ServerModels
+from toolparse.integrations._vllm_deltas import (
+    bind_classes,
+    delta_message,
+    stream_core,
+    vllm_delta,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,112 +46,8 @@ def formats() -> List[str]:
 
 
 _BY_CLASS_NAME: Dict[str, str] = {class_name(f): f for f in formats()}
-_CLASSES: Dict[Tuple[str, str], type] = {}
-_BASE: Any = None
-
-
-# --------------------------------------------------------------------------------------------------
-# vLLM's delta objects, built without validation from data toolparse's core made (a validated
-# DeltaMessage with one tool-call fragment costs ~5 us). The fields set are exactly the ones given,
-# because vLLM dumps with exclude_unset=True: a field missing from the set is silently dropped.
-# On the Rust backend the core builds the streamed ones the same way (`_SERVER`, checked
-# equal by tests/integrations/test_vllm.py); these serve the Python backend and the rarer paths.
-# --------------------------------------------------------------------------------------------------
-_new = object.__new__
-_set = object.__setattr__
-_VLLM: Dict[str, Any] = {}
-_DM: Any = None  # vLLM's DeltaMessage, DeltaToolCall, DeltaFunctionCall (bound by _base())
-_DTC: Any = None
-_DFC: Any = None
-
-
-def _delta_message(content: Optional[str], reasoning: Optional[str], calls: List[Any]) -> Any:
-    cls = _VLLM["DeltaMessage"]
-    obj = _new(cls)
-    _set(
-        obj,
-        "__dict__",
-        {"role": None, "content": content, "reasoning": reasoning, "tool_calls": calls},
-    )
-    fields = set()
-    if content is not None:
-        fields.add("content")
-    if reasoning is not None:
-        fields.add("reasoning")
-    if calls:
-        fields.add("tool_calls")
-    _set(obj, "__pydantic_fields_set__", fields)
-    _set(obj, "__pydantic_extra__", {})
-    _set(obj, "__pydantic_private__", None)
-    return obj
-
-
-def _delta_call(index: int, id: Optional[str], name: Optional[str], args: Optional[str]) -> Any:
-    fn = _new(_VLLM["DeltaFunctionCall"])
-    if name is None:
-        _set(fn, "__dict__", {"name": None, "arguments": args})
-        _set(fn, "__pydantic_fields_set__", {"arguments"})
-    else:
-        _set(fn, "__dict__", {"name": name, "arguments": args})
-        _set(fn, "__pydantic_fields_set__", {"name", "arguments"} if args is not None else {"name"})
-    _set(fn, "__pydantic_extra__", None)
-    _set(fn, "__pydantic_private__", None)
-    call = _new(_VLLM["DeltaToolCall"])
-    if name is None:
-        _set(call, "__dict__", {"id": None, "type": None, "index": index, "function": fn})
-        _set(call, "__pydantic_fields_set__", {"index", "function"})
-    else:
-        _set(call, "__dict__", {"id": id, "type": "function", "index": index, "function": fn})
-        _set(call, "__pydantic_fields_set__", {"id", "type", "index", "function"})
-    _set(call, "__pydantic_extra__", {})
-    _set(call, "__pydantic_private__", None)
-    return call
-
-
-def _args_message(index: int, args: str) -> Any:
-    """``_delta_message(None, None, [_delta_call(index, None, None, args)])`` in one call: the
-    hottest delta (an arguments fragment of a started call)."""
-    fn = _new(_DFC)
-    _set(fn, "__dict__", {"name": None, "arguments": args})
-    _set(fn, "__pydantic_fields_set__", {"arguments"})
-    _set(fn, "__pydantic_extra__", None)
-    _set(fn, "__pydantic_private__", None)
-    call = _new(_DTC)
-    _set(call, "__dict__", {"id": None, "type": None, "index": index, "function": fn})
-    _set(call, "__pydantic_fields_set__", {"index", "function"})
-    _set(call, "__pydantic_extra__", {})
-    _set(call, "__pydantic_private__", None)
-    obj = _new(_DM)
-    _set(obj, "__dict__", {"role": None, "content": None, "reasoning": None, "tool_calls": [call]})
-    _set(obj, "__pydantic_fields_set__", {"tool_calls"})
-    _set(obj, "__pydantic_extra__", {})
-    _set(obj, "__pydantic_private__", None)
-    return obj
-
-
-def _vllm_delta(d: Any, new_id: Any) -> Any:
-    """vLLM's delta for a core delta ``(content, reasoning, calls)``; ``new_id()`` for a call start
-    without an id. What the Rust core's ``feed_message`` builds with ``_SERVER``."""
-    content, reasoning, calls = d
-    if calls is None:
-        return _delta_message(content, reasoning, [])
-    if len(calls) == 1 and content is None and reasoning is None and calls[0][2] is None:
-        return _args_message(calls[0][0], calls[0][3])
-    out = []
-    for index, id, name, args in calls:
-        if name is not None and id is None:
-            id = new_id()
-        out.append(_delta_call(index, id if name is not None else None, name, args))
-    return _delta_message(content, reasoning, out)
-
-
-# vLLM's objects from a stream: the Rust core builds them (layout "vllm"), the twin's path above
-_SERVER = ServerModels(
-    lambda: (_DM, _DTC, _DFC),
-    "vllm",
-    lambda d, new_id: None if d is None else _vllm_delta(d, new_id),
-)
-_stream_core = _SERVER.stream_core
+_TOOL_PARSER_CLASSES: Dict[Tuple[str, str], type] = {}
+_TOOL_PARSER_BASE: Any = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -275,11 +176,11 @@ def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) ->
         return toolparse.get_parser(fmt, backend=backend)
 
 
-def _base() -> Any:
+def _tool_parser_base() -> Any:
     """The common base class of every toolparse_F parser (made once, when vLLM is present)."""
-    global _BASE, _DM, _DTC, _DFC
-    if _BASE is not None:
-        return _BASE
+    global _TOOL_PARSER_BASE
+    if _TOOL_PARSER_BASE is not None:
+        return _TOOL_PARSER_BASE
     from vllm.entrypoints.generate.base.protocol import (
         DeltaFunctionCall,
         DeltaMessage,
@@ -290,10 +191,7 @@ def _base() -> Any:
     )
     from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
-    _VLLM.update(
-        DeltaMessage=DeltaMessage, DeltaToolCall=DeltaToolCall, DeltaFunctionCall=DeltaFunctionCall
-    )
-    _DM, _DTC, _DFC = DeltaMessage, DeltaToolCall, DeltaFunctionCall
+    bind_classes(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
 
     class ToolparseToolParser(ToolParser):  # type: ignore[misc, valid-type]
         """A vLLM tool parser running toolparse's streaming machine for one format."""
@@ -304,11 +202,13 @@ def _base() -> Any:
 
         def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
             super().__init__(tokenizer, tools)
-            self._stream: Any = None  # the stream core (_stream_core), made on first use
+            self._stream: Any = None  # the stream core (stream_core), made on first use
             self._finished = False
             # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
-            # Parser builds the two in a row): continue its machine (see _Pair).
-            self._pair: Optional[_Pair] = _Pair.link(_rsn.take(), self)
+            # Parser builds the two in a row): continue its machine (see _ReasonerToolPair).
+            self._pair: Optional[_ReasonerToolPair] = _ReasonerToolPair.link(
+                _reasoning_common.take(), self
+            )
             self._plain: Any = None
             if self._pair is None:
                 self._plain = _toolparse_parser(
@@ -360,7 +260,7 @@ def _base() -> Any:
             if reasoner is not None:
                 r, started = reasoner.toolparse_reasoning, reasoner.started
             else:
-                r = _rsn.own_reasoning(self.toolparse_format) if reasoning else None
+                r = _reasoning_common.own_reasoning(self.toolparse_format) if reasoning else None
                 started = None
             return structural_tag_for_request(
                 self.toolparse_format, request, strict_level, r, started
@@ -412,12 +312,12 @@ def _base() -> Any:
             try:
                 core = self._stream
                 if core is None:
-                    core = self._stream = _stream_core(self.toolparse)
+                    core = self._stream = stream_core(self.toolparse)
                 return core.feed_message(delta_text)
             except Exception:  # never raise into the serving loop: the text stays content
                 logger.exception("toolparse_%s: feed failed", self.toolparse_format)
                 self._finished = True
-                return _delta_message(delta_text, None, [])
+                return delta_message(delta_text, None, [])
 
         def finish_streaming(self) -> Any:
             """End of the stream: flushes held-back text (vLLM calls it once, at the end), and
@@ -456,16 +356,16 @@ def _base() -> Any:
         def _delta(self, d: Any) -> Any:
             """vLLM's delta for a core delta the machine emitted on the reasoning side (the
             core recorded its calls)."""
-            return _vllm_delta(d, self.new_id)
+            return vllm_delta(d, self.new_id)
 
-    _BASE = ToolparseToolParser
-    return _BASE
+    _TOOL_PARSER_BASE = ToolparseToolParser
+    return _TOOL_PARSER_BASE
 
 
 # --------------------------------------------------------------------------------------------------
 # One machine for a toolparse reasoning parser and the toolparse tool parser built after it
 # --------------------------------------------------------------------------------------------------
-class _Pair:
+class _ReasonerToolPair:
     """The one-pass machine a ``toolparse_R`` reasoning parser and the ``toolparse_F`` tool parser
     vLLM's ``Parser`` builds right after it share for one response.
 
@@ -494,12 +394,12 @@ class _Pair:
         self.usable = True
 
     @classmethod
-    def link(cls, reasoner: Any, tool: Any) -> Optional[_Pair]:
+    def link(cls, reasoner: Any, tool: Any) -> Optional[_ReasonerToolPair]:
         if reasoner is None or getattr(reasoner, "_pair", None) is not None or reasoner._used:
             return None
         if getattr(reasoner, "toolparse_backend", None) != tool.toolparse_backend:
             return None
-        if not _rsn.pairs(reasoner.toolparse_reasoning, tool.toolparse_format):
+        if not _reasoning_common.pairs(reasoner.toolparse_reasoning, tool.toolparse_format):
             return None
         pair = cls(reasoner, tool)
         reasoner._pair = pair
@@ -525,7 +425,7 @@ class _Pair:
 
     def get_core(self) -> Any:
         if self.core is None:
-            self.core = _stream_core(self.get_parser())
+            self.core = stream_core(self.get_parser())
         return self.core
 
     def fail(self, where: str) -> None:
@@ -549,7 +449,7 @@ class _Pair:
             return self.get_core().feed_message(text)
         except Exception:  # never raise into the serving loop: the text stays content
             self.fail("feed")
-            return _delta_message(text, None, [])
+            return delta_message(text, None, [])
 
     def tool_finish(self) -> Any:
         if self.finished or not self.tool_active:
@@ -582,16 +482,16 @@ class _Pair:
 
 def _reasoning_base() -> Any:
     """The common base class of every toolparse_R reasoning parser (made once)."""
-    global _RBASE
-    if _RBASE is not None:
-        return _RBASE
-    _base()  # binds vLLM's delta types
+    global _REASONING_PARSER_BASE
+    if _REASONING_PARSER_BASE is not None:
+        return _REASONING_PARSER_BASE
+    _tool_parser_base()  # binds vLLM's delta types
     from vllm.reasoning import ReasoningParser
 
     class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc, valid-type]
         """A vLLM reasoning parser running toolparse's one-pass machine for one reasoning format
         (paired with a toolparse tool parser built right after it, the same machine parses the
-        tool calls; see :class:`_Pair`)."""
+        tool calls; see :class:`_ReasonerToolPair`)."""
 
         engine_based_streaming = True
         toolparse_reasoning = ""
@@ -601,7 +501,7 @@ def _reasoning_base() -> Any:
             super().__init__(tokenizer, *args, **kwargs)
             self._template_kwargs = kwargs.get("chat_template_kwargs")
             self._prompt: Optional[bool] = None
-            self._pair: Optional[_Pair] = None
+            self._pair: Optional[_ReasonerToolPair] = None
             self._solo: Any = None  # toolparse parser without a tool format, when unpaired
             self._core: Any = None
             self._handover: Any = None
@@ -611,12 +511,12 @@ def _reasoning_base() -> Any:
             self._counter: Any = None  # count_reasoning_tokens' state
             if "model_config" in kwargs:
                 # Built by vLLM's Parser, which builds its tool parser next, in this thread.
-                _rsn.leave(self)
+                _reasoning_common.leave(self)
 
         # -- markers and token ids ------------------------------------------------------------
         @property
         def _ids(self) -> Any:
-            return _rsn.marker_ids(self.model_tokenizer, self.toolparse_reasoning)
+            return _reasoning_common.marker_ids(self.model_tokenizer, self.toolparse_reasoning)
 
         @property
         def reasoning_start_str(self) -> Optional[str]:
@@ -631,7 +531,7 @@ def _reasoning_base() -> Any:
         def _started_for(self, prompt: Optional[bool]) -> Optional[bool]:
             if prompt is not None:
                 return prompt
-            return _rsn.kwargs_verdict(self._template_kwargs)
+            return _reasoning_common.kwargs_verdict(self._template_kwargs)
 
         @property
         def started(self) -> Optional[bool]:
@@ -642,15 +542,17 @@ def _reasoning_base() -> Any:
         def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
             """On the prompt: whether the output starts after reasoning (thinking off, or the
             last turn's block ended, by its end marker or a call start)."""
-            if _rsn.transparent(self.toolparse_reasoning):
+            if _reasoning_common.transparent(self.toolparse_reasoning):
                 return False
             try:
-                verdict = _rsn.prompt_verdict(self._ids, input_ids, self._tool_format())
+                verdict = _reasoning_common.prompt_verdict(
+                    self._ids, input_ids, self._tool_format()
+                )
                 started = self._started_for(verdict)
             except Exception:  # noqa: BLE001 - never raise into the serving loop
                 started = None
             if started is None:
-                started = _rsn.default_started(self.toolparse_reasoning)
+                started = _reasoning_common.default_started(self.toolparse_reasoning)
             return not started
 
         def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
@@ -659,7 +561,9 @@ def _reasoning_base() -> Any:
             tool format's; built alone, as the engine core builds it, the reasoning format's
             own). Looks at ``delta_ids`` only (and the end marker's length before them)."""
             try:
-                return _rsn.end_in_delta(self._ids, input_ids, delta_ids, self._tool_format())
+                return _reasoning_common.end_in_delta(
+                    self._ids, input_ids, delta_ids, self._tool_format()
+                )
             except Exception:  # noqa: BLE001
                 return False
 
@@ -670,18 +574,20 @@ def _reasoning_base() -> Any:
             saw, as vLLM passes the whole sequence per delta. 0 for harmony (its channels) and
             formats without reasoning (``content_prefix``)."""
             rspec = _spec.REASONING[self.toolparse_reasoning]
-            if _rsn.transparent(self.toolparse_reasoning) or rspec.content_prefix:
+            if _reasoning_common.transparent(self.toolparse_reasoning) or rspec.content_prefix:
                 return 0
             try:
                 started = self.started
                 if started is None:
-                    started = _rsn.default_started(self.toolparse_reasoning)
+                    started = _reasoning_common.default_started(self.toolparse_reasoning)
                 if not started and rspec.markers_off_when_disabled:
                     return 0  # thinking disabled turns the markers off: nothing is reasoning
                 calls = self._ids.calls(self._tool_format())
                 counter = self._counter
                 if counter is None or counter.key != (started, calls):
-                    counter = _rsn.ReasoningTokens(self._ids, started, calls, self._decode_one)
+                    counter = _reasoning_common.ReasoningTokens(
+                        self._ids, started, calls, self._decode_one
+                    )
                     counter.key = (started, calls)
                     self._counter = counter
                 return int(counter(token_ids))
@@ -702,7 +608,9 @@ def _reasoning_base() -> Any:
 
         def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
             try:
-                self._prompt = _rsn.prompt_verdict(self._ids, prompt_token_ids, self._tool_format())
+                self._prompt = _reasoning_common.prompt_verdict(
+                    self._ids, prompt_token_ids, self._tool_format()
+                )
             except Exception:  # noqa: BLE001
                 self._prompt = None
 
@@ -741,9 +649,9 @@ def _reasoning_base() -> Any:
                 if pair is not None and pair.usable:
                     self._core = pair.get_core()
                 else:
-                    self._core = _stream_core(self._parser())
-                self._handover = _rsn.Handover(
-                    self._core, _rsn.transparent(self.toolparse_reasoning)
+                    self._core = stream_core(self._parser())
+                self._handover = _reasoning_common.Handover(
+                    self._core, _reasoning_common.transparent(self.toolparse_reasoning)
                 )
             return self._core
 
@@ -755,20 +663,20 @@ def _reasoning_base() -> Any:
                 if calls and self._pair is not None:
                     return self._pair.tool._delta(d)
                 if calls:
-                    return _vllm_delta(d, self._parser().new_id)
+                    return vllm_delta(d, self._parser().new_id)
                 content = c
             if content is None and r is None:
                 return None
-            return _delta_message(content, r, [])
+            return delta_message(content, r, [])
 
         # -- non-streaming ---------------------------------------------------------------------
         def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
             try:
                 info = self._parser().extract_tool_calls(model_output)
-                if _rsn.transparent(self.toolparse_reasoning):
+                if _reasoning_common.transparent(self.toolparse_reasoning):
                     rest = info.content or ""
                 else:
-                    rest = _rsn.raw_rest(self._parser(), model_output)
+                    rest = _reasoning_common.raw_rest(self._parser(), model_output)
             except Exception:  # noqa: BLE001 - never raise into the serving loop
                 logger.exception("toolparse_%s: extract_reasoning failed", self.toolparse_reasoning)
                 return None, model_output
@@ -799,7 +707,7 @@ def _reasoning_base() -> Any:
                 self._ended = True
                 if self._pair is not None:
                     self._pair.usable = False
-                return _delta_message(delta_text, None, [])
+                return delta_message(delta_text, None, [])
             if rest is None:
                 return m
             # The block ended in this delta: the reasoning goes out here, the raw rest as
@@ -809,9 +717,9 @@ def _reasoning_base() -> Any:
             r = None if m is None else m.reasoning
             if self._pair is not None and self._pair.usable and m is not None:
                 if m.content is not None or m.tool_calls:
-                    self._pair.stash = _delta_message(m.content, None, m.tool_calls)
+                    self._pair.stash = delta_message(m.content, None, m.tool_calls)
             if rest or r is not None:
-                return _delta_message(rest or None, r, [])
+                return delta_message(rest or None, r, [])
             return None
 
         def has_engine_confirmed_reasoning_end(self) -> bool:
@@ -833,46 +741,48 @@ def _reasoning_base() -> Any:
             except Exception:  # noqa: BLE001
                 logger.exception("toolparse_%s: finish failed", self.toolparse_reasoning)
                 return None
-            if _rsn.transparent(self.toolparse_reasoning):
+            if _reasoning_common.transparent(self.toolparse_reasoning):
                 return self._message(d)
             return self._message(d, rest or None, whole=False)
 
-    _RBASE = ToolparseReasoningParser
-    return _RBASE
+    _REASONING_PARSER_BASE = ToolparseReasoningParser
+    return _REASONING_PARSER_BASE
 
 
-_RBASE: Any = None
-_RCLASSES: Dict[Tuple[str, str], type] = {}
-_BY_REASONING_CLASS: Dict[str, str] = {_rsn.class_name(r, "Parser"): r for r in _rsn.formats()}
+_REASONING_PARSER_BASE: Any = None
+_REASONING_PARSER_CLASSES: Dict[Tuple[str, str], type] = {}
+_BY_REASONING_CLASS: Dict[str, str] = {
+    _reasoning_common.class_name(r, "Parser"): r for r in _reasoning_common.formats()
+}
 
 
 def reasoning_formats() -> List[str]:
     """The reasoning format names toolparse registers: every one and every alias."""
-    return _rsn.formats()
+    return _reasoning_common.formats()
 
 
 def reasoning_parser_class(name: str, backend: str = "rust") -> type:
     """The vLLM ``ReasoningParser`` subclass for toolparse reasoning format ``name``."""
     canon = _spec.reasoning_canonical(name)  # unknown names fail here, listing the known
     key = (canon, backend)
-    cls = _RCLASSES.get(key)
+    cls = _REASONING_PARSER_CLASSES.get(key)
     if cls is None:
         if backend not in ("rust", "python"):
             raise ValueError(f"unknown backend {backend!r}; use 'rust' or 'python'")
         suffix = "" if backend == "rust" else "Python"
         cls = type(
-            _rsn.class_name(canon, "Parser") + suffix,
+            _reasoning_common.class_name(canon, "Parser") + suffix,
             (_reasoning_base(),),
             {"toolparse_reasoning": canon, "toolparse_backend": backend, "__module__": __name__},
         )
-        _RCLASSES[key] = cls
+        _REASONING_PARSER_CLASSES[key] = cls
     return cls
 
 
 def parser_class(fmt: str, backend: str = "rust") -> type:
     """The vLLM ``ToolParser`` subclass for toolparse format ``fmt`` (made once per process)."""
     key = (fmt, backend)
-    cls = _CLASSES.get(key)
+    cls = _TOOL_PARSER_CLASSES.get(key)
     if cls is None:
         toolparse.get_parser(fmt, backend=backend)  # unknown names fail here, listing the known
         suffix = "" if backend == "rust" else "Python"
@@ -882,7 +792,7 @@ def parser_class(fmt: str, backend: str = "rust") -> type:
         # required and named output is parsed in the format's own markup, not as a JSON list.
         cls = type(
             class_name(fmt) + suffix,
-            (_base(),),
+            (_tool_parser_base(),),
             {
                 "toolparse_format": fmt,
                 "toolparse_backend": backend,
@@ -890,7 +800,7 @@ def parser_class(fmt: str, backend: str = "rust") -> type:
                 "__module__": __name__,
             },
         )
-        _CLASSES[key] = cls
+        _TOOL_PARSER_CLASSES[key] = cls
     return cls
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from . import ToolTypes
 from .between import stream_args
 from .event import Emitter
 from .json import JsonScanner
-from .params import json_str_body
+from .params import ToolTypes, json_str_body
 from .scan import NAME_MAX, WS_MAX, Markers, expect_capped, trailing_ws, ws_len
 
 RAW = 1

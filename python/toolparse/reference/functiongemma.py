@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
-from . import ToolTypes, params
+from . import params
 from .between import Held, after_call
 from .event import Emitter
+from .params import ToolTypes
 from .scan import WS, Markers
 
 # The longest function name or key accepted, in characters.

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from . import Region
 from .event import Emitter
 from .json import CallKeys, Calls
 from .reasoning import Trail
+from .region import Region
 from .scan import NAME_MAX, Markers
 
 # Style.blocks positions

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import Region, ToolTypes
 from .event import Emitter
 from .json import CALL_KEYS, Calls
+from .params import ToolTypes
+from .region import Region
 from .scan import Markers, ws_len
 
 TEXT = Markers(["<|python_tag|>", "{"])

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Tuple
 
-from . import ToolTypes
 from .event import Emitter
 from .openai import HEADER_MAX
+from .params import ToolTypes
 from .scan import NAME_MAX, WS, WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set, Tuple
 
-from . import ToolTypes
 from .between import stream_args
 from .event import Emitter
 from .json import JsonScanner
+from .params import ToolTypes
 from .scan import WS, WS_MAX, Markers, expect, expect_capped, trailing_ws, ws_len
 
 # The longest call header accepted, in characters.

@@ -69,9 +69,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Tuple
 
-from . import ToolTypes
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
+from .params import ToolTypes
 from .scan import WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
 

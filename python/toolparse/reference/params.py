@@ -16,6 +16,12 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from .json import DONE, StrDecoder
 
+# The tools a request offers, as the converters see them (Rust: ``params::Tools``):
+# function name -> parameter name -> the JSON Schema types it admits (empty when it has none)
+ToolTypes = Dict[str, Dict[str, List[str]]]
+# function name -> its schema tree (the xml_elements family's nested elements; see there)
+SchemaTrees = Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]]
+
 # Kinds
 STR = "str"
 INTEGER = "integer"

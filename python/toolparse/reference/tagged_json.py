@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Tuple
 
-from . import Region
 from .between import stream_args
 from .event import Emitter
 from .json import CallKeys, Calls, JsonScanner
+from .region import Region
 from .scan import NAME_MAX, WS_MAX, Markers, expect, expect_capped, ws_len
 
 # The longest call id accepted in the name form, in characters.

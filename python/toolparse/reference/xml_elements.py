@@ -22,10 +22,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
-from . import ToolTypes, params
+from . import params
 from .between import Held, after_call, finish_after_call
 from .event import Emitter
 from .json import is_blank
+from .params import ToolTypes
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
 
 # The deepest element (a parameter is at depth 1), as vLLM's MAX_ELEMENT_DEPTH: deeper is malformed.

@@ -9,7 +9,7 @@ switches and the decisions on the loose points are listed there). Qwen3-Coder is
     </function>
     </tool_call>
 
-and seed_oss, minimax_m2, glm45 / glm47, step3, deepseek_v32 / v4 / v41 (DSML) and issue 12's
+and seed_oss, minimax_m2, glm45 / glm47, step3, deepseek_v32 / v4 / v41 (DSML) and the other
 XML-like formats (qwen3_xml, step3p5, step5, mimo, poolside_v1, hy_v3, hy_v4, k2_horizon,
 minicpm5) differ in their markers and a few switches, given by a :class:`Style` built from the
 spec entry: several section starts, a tag that ends the function name (hy_v3's ``<tool_sep>``),
@@ -32,10 +32,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
-from . import Region, ToolTypes, params
+from . import params
 from .between import Held, after_call, finish_after_call
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
+from .params import ToolTypes
+from .region import Region
 from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.

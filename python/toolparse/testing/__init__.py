@@ -3,7 +3,7 @@ that holds any parser to them (toolparse's own, a vLLM ``ToolParser``, an SGLang
 
     from toolparse import testing
 
-    cases = testing.cases("hermes")              # DESIGN section 7's patterns, from the spec
+    cases = testing.cases("hermes")              # the ten test patterns, from the spec
     report = testing.check("hermes", cases)      # toolparse's own parser
     assert report.ok, report
 

@@ -157,7 +157,7 @@ MALFORMED: Dict[str, List[str]] = {
 }
 
 # Outputs that end inside a call (max_tokens), with how many calls completed before it: those
-# are kept; with none, non-streaming returns the text whole as content (DESIGN invariant 4).
+# are kept; with none, non-streaming returns the text whole as content (nothing is lost).
 TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
     "hermes": [
         ('<tool_call>{"name": "func", "arguments": {"a": 1}', 0),
@@ -348,7 +348,7 @@ TRUNCATED["lfm2"] = [
     ("<|tool_call_start|>[func(arg=", 0),
 ]
 
-# ----- issue 12's formats (spec entries in existing families) -----
+# ----- variant formats (spec entries in existing families) -----
 
 # llama4_json is llama3_json's wire format
 MALFORMED["llama4_json"] = list(MALFORMED["llama3_json"])

@@ -1,4 +1,4 @@
-"""The cases of DESIGN section 7's ten patterns for any format in the spec.
+"""The cases of the ten test patterns for any format in the spec.
 
 1. no tool call (plain text, empty, whitespace; text that looks like the markup); 2. one call;
 3. parallel calls; 4. every JSON type in arguments; 5. a call with no arguments; 6. text before /
@@ -25,7 +25,7 @@ from .case import TestCase
 from .render import JSON_STYLES, Call, RawJSON, Renderer, _case
 from .renderers import RENDERERS, TaggedJson, XmlParams, renderer
 
-# Which of DESIGN section 7's patterns each generated group of cases covers (by number and name;
+# Which of the ten patterns each generated group of cases covers (by number and name;
 # 9 and 10 are what ``check`` does with every case).
 PATTERNS_OF: Dict[str, List[str]] = {
     "no_call": ["1 no_call"],

@@ -3,7 +3,7 @@
 A renderer turns ``[(name, args)]`` plus optional content around the calls into the text a model of
 its format writes, and the result a parser must give for it (a :class:`TestCase`):
 
-* ``content``: the text outside the calls, by the whitespace rule of invariant 3 (a segment of
+* ``content``: the text outside the calls, by the whitespace rule (a segment of
   content that is only whitespace and sits next to a call is not content; any other segment is kept
   exactly; ``None`` when nothing is left). With no call at all, the whole text is content.
 * ``reasoning``: the reasoning text (harmony's ``analysis`` channel), else ``None``.
@@ -63,7 +63,7 @@ def is_ws(s: str) -> bool:
 
 
 def expected_content(segments: Sequence[str], n_calls: int) -> Optional[str]:
-    """The whitespace rule of invariant 3 over the content segments between/around the calls."""
+    """The whitespace rule over the content segments between/around the calls."""
     if n_calls == 0:
         text = "".join(segments)
         return text or None

@@ -1,6 +1,6 @@
 """``check(parser, cases) -> Report``: holds a parser to the cases and to toolparse's invariants.
 
-The parser is anything with toolparse's contract (DESIGN section 4): ``extract_tool_calls(text)``
+The parser is anything with toolparse's parser contract: ``extract_tool_calls(text)``
 returning an object with ``tool_calls`` (each with ``function.name`` / ``function.arguments``) and
 ``content``, and ``stream()`` returning an object with ``feed(delta)`` and ``finish()`` that return
 a delta (``content``, ``tool_calls`` with ``index``, ``id``, ``function``) or ``None``. It can be

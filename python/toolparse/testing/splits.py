@@ -1,6 +1,6 @@
 """Splittings: the ways a text is cut into the deltas a server streams.
 
-A parser must give the same result under every splitting of its output (DESIGN invariant 2).
+A parser must give the same result under every splitting of its output.
 :func:`splittings` gives the ones :func:`toolparse.testing.check` runs: the whole text in one delta,
 one character per delta, cuts around every marker (inside it, at its edges), and seeded random
 cuts.

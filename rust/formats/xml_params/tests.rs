@@ -388,7 +388,7 @@ fn random_texts_are_split_invariant() {
     }
 }
 
-/// Issue 12's style switches, on the formats that use them.
+/// The style switches of the XML-like formats, on the formats that use them.
 fn extract_as(fmt: &str, text: &str) -> Extracted {
     let f = Format::from_name(fmt).unwrap_or_else(|| panic!("{fmt} not registered"));
     Parser::extract(f, &tools(), text)

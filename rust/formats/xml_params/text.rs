@@ -43,7 +43,7 @@ pub(super) fn value_text(
         return;
     }
     // What came before is whitespace (else the sniff is over).
-    if let Some(c) = s.trim_start_matches(crate::event::is_ws).chars().next() {
+    if let Some(c) = s.trim_start_matches(crate::scan::is_ws).chars().next() {
         *sniff = false;
         if !JSON_STARTS.contains(c) {
             *kind = Kind::Str;
@@ -59,7 +59,7 @@ pub(super) fn value_text(
 /// Whether `raw` is a spelling of null other than `null` that [`params::convert`] reads as null
 /// (`None`, `NULL`, ...).
 pub(super) fn loose_null(raw: &str) -> bool {
-    let t = raw.trim_matches(crate::event::is_ws);
+    let t = raw.trim_matches(crate::scan::is_ws);
     t != "null" && (t.eq_ignore_ascii_case("null") || t.eq_ignore_ascii_case("none"))
 }
 

@@ -1,4 +1,4 @@
-"""Issue 12, the XML-like formats: qwen3_xml, step3p5, step5, mimo, deepseek_v4, deepseek_v41,
+"""The XML-like variant formats: qwen3_xml, step3p5, step5, mimo, deepseek_v4, deepseek_v41,
 poolside_v1, hy_v3, hy_v4, k2_horizon -- both backends, streaming (every split of the short texts)
 and not. The cases are the peers' own (vLLM ``tests/tool_parsers/test_<x>_tool_parser.py`` and
 the parsers' docstrings; SGLang's detectors), with our rules where they differ:
@@ -320,7 +320,7 @@ def test_k2_horizon_arg_type_bounded(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fmt", ["hy_v3", "k2_horizon", "deepseek_v4", "hy_v4"])
 def test_truncated_keeps_complete_calls(fmt: str, backend: str) -> None:
-    """A cut inside the second call keeps the first (DESIGN invariant 4)."""
+    """A cut inside the second call keeps the first (truncated output keeps its complete calls)."""
     import corpus
 
     r = corpus.renderer(fmt)

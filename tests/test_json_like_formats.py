@@ -1,4 +1,4 @@
-"""Issue 12's JSON-like formats: the peers' own test cases, both backends, streaming under every
+"""The JSON-like variant formats: the peers' own test cases, both backends, streaming under every
 split of the short texts, and non-streaming.
 
 Each is a spec entry in an existing family:
@@ -20,12 +20,13 @@ Each is a spec entry in an existing family:
 * ``dots`` and ``gigachat35`` (xml_params): minimax_m2's and deepseek_v32's wire formats in
   their own wrappers.
 
-Where we differ from a peer, a test says so: a call cut before it closed is not a call (DESIGN
-invariant 4; vLLM's apertus returns the partial call); a tool name the request did not offer is
-still a call (vLLM's dots drops it: a server concern); cohere's citations (``<co>...</co: ...>``)
-stay text (vLLM's melody filter turns them into citation objects). dots' JSON body inside
-``<dots_function_call>`` is read as SGLang's dots detector does (one call object: the spec's
-``call.name_keys`` / ``call.args_keys``); JSON there that is not a call object is malformed markup.
+Where we differ from a peer, a test says so: a call cut before it closed is not a call (truncated
+output keeps only complete calls; vLLM's apertus returns the partial call); a tool name the request
+did not offer is still a call (vLLM's dots drops it: a server concern); cohere's citations
+(``<co>...</co: ...>``) stay text (vLLM's melody filter turns them into citation objects). dots'
+JSON body inside ``<dots_function_call>`` is read as SGLang's dots detector does (one call object:
+the spec's ``call.name_keys`` / ``call.args_keys``); JSON there that is not a call object is
+malformed markup.
 """
 
 from __future__ import annotations
@@ -291,8 +292,8 @@ def test_apertus(backend: str, name: str) -> None:
 
 @params
 def test_apertus_incomplete_call_is_truncated_not_a_call(backend: str) -> None:
-    # vLLM returns the partial call; a call whose object never closed is not one here (DESIGN
-    # invariant 4): the output is content, flagged truncated
+    # vLLM returns the partial call; a call whose object never closed is not one here (truncated
+    # output keeps only complete calls): the output is content, flagged truncated
     text = '<|tools_prefix|>[{"get_weather": {"location": "London"}'
     info = extract("apertus", backend, text)
     assert (info.tools_called, info.content, info.truncated) == (False, text, True)

@@ -4,9 +4,9 @@
 //! the whole text, one char per delta and random cuts; non-streaming equals it when well formed;
 //! without a tool format nothing but markup is dropped.
 
-use super::{Reasoning, REASONING};
 use crate::event::{Event, Extracted};
 use crate::formats::{Format, Parser, Setup, Tools};
+use crate::reasoning::{Reasoning, REASONING};
 
 const FILLER: &[&str] = &[
     "a", " ", "\n", "\t", "é", "🎉", "<", ">", "|", "/", "[", "]", "{", "}", "\"", ":", "1",
@@ -192,11 +192,11 @@ fn random_texts_are_split_invariant_for_every_reasoning_format() {
         .unwrap_or(ITERATIONS);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let formats: Vec<Format> = Format::all().collect();
-    for (k, spec) in REASONING.iter().enumerate() {
+    for spec in REASONING {
         if spec.tool_format.is_some() {
             continue;
         }
-        let r = Reasoning(k);
+        let r = Reasoning::lookup(spec.name).unwrap_or_else(|| panic!("{}", spec.name));
         // no tool format, the reasoning format's namesake (if registered), and one more
         let mut pairs = vec![None, Format::from_name(spec.name)];
         pairs.push(Some(formats[rng.below(formats.len())]));

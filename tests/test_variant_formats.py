@@ -1,4 +1,4 @@
-"""Issue 12, the formats that fit an existing family with a spec entry: ``gemma4``
+"""Variant formats: formats that fit an existing family with a spec entry: ``gemma4``
 (functiongemma), ``plamo3`` (named_json), ``ling3``, ``spark25``, ``iquest_q1`` (xml_params)
 and ``trinity`` (tagged_json). The peers' own test cases, both backends, streaming and not,
 every split of short texts.
@@ -364,7 +364,7 @@ def test_plamo3_incomplete_requests(backend: str) -> None:
         info = toolparse.get_parser("plamo3", backend=backend).extract_tool_calls(text)
         got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
         assert got == want, rest
-        # nothing completed: the output whole is content (DESIGN invariant 4), but the section
+        # nothing completed: the output whole is content (nothing is lost), but the section
         # start (and a call start) with nothing after it is a cut before a call began: markup
         whole = "Before tools." if want or rest in ("", PL_CALL) else text
         assert info.content == whole
