@@ -29,7 +29,7 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -210,9 +210,8 @@ impl Machine for Functionary {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.text.find(rest) {
+                State::Text => match text_until(&style.text, rest, out) {
                     Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
                         let m = style.text.list[which];
                         i += at + m.len();
                         self.st = if which == RAW {
@@ -224,10 +223,7 @@ impl Machine for Functionary {
                             }
                         };
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Header { .. } => {
                     let (n, wait) = self.header(rest, out);

@@ -28,6 +28,7 @@
 //!   content. A body that is not one call object is malformed markup: everything from there on is
 //!   content (non-streaming: the original text); the output ending inside it is truncated.
 
+use super::between::text_until;
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls};
@@ -151,16 +152,12 @@ impl Machine for Inkling {
                         _ => self.st = self.open(which),
                     }
                 }
-                State::Content => match self.style.blocks.find(rest) {
+                State::Content => match text_until(&self.style.blocks, rest, out) {
                     Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
                         i += at + self.style.blocks.list[which].len();
                         self.st = self.open(which);
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Thinking(trail) => match self.style.thinking.find(rest) {
                     Found::Marker { at, which } => {

@@ -3,6 +3,7 @@
 //! tentative object that becomes a call only if it has a name and an arguments member; otherwise
 //! it was content all along.
 
+use super::between::text_until;
 use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
@@ -38,9 +39,8 @@ impl Machine for Llama3Json {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match TEXT.find(rest) {
+                State::Text => match text_until(&TEXT, rest, out) {
                     Found::Marker { at, which: 0 } => {
-                        out.content(&rest[..at]);
                         i += at + TEXT.list[0].len();
                         self.st = State::Call(Region::new(
                             Calls::object(CALL_KEYS, false),
@@ -49,15 +49,11 @@ impl Machine for Llama3Json {
                         ));
                     }
                     Found::Marker { at, .. } => {
-                        out.content(&rest[..at]);
                         i += at;
                         self.st =
                             State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Call(region) => match region.feed(rest, out) {
                     RegionStep::More => return input.len(),

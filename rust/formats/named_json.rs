@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::{Machine, Tools};
 use crate::event::{is_ws, Emitter};
 use crate::json::JsonScanner;
@@ -170,9 +170,8 @@ impl Machine for NamedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.section.find(rest) {
+                State::Text => match text_until(&style.section, rest, out) {
                     Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
                         let m = style.section.list[which];
                         i += at + m.len();
                         self.st = State::Section {
@@ -180,10 +179,7 @@ impl Machine for NamedJson {
                             open: true,
                         };
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Section { raw, open } if style.drop_between => {
                     match style.between.find(rest) {

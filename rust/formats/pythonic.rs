@@ -49,6 +49,7 @@
 use std::collections::HashSet;
 use std::mem;
 
+use super::between::text_until;
 use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
@@ -250,17 +251,13 @@ impl Machine for Pythonic {
             match mem::replace(&mut self.st, State::Fallback) {
                 State::Text => {
                     self.st = State::Text;
-                    match self.style.triggers.find(rest) {
+                    match text_until(&style.triggers, rest, out) {
                         Found::Marker { at, which } => {
-                            out.content(&rest[..at]);
                             let m = style.triggers.list[which];
                             i += at + m.len();
                             self.open(m);
                         }
-                        Found::Partial { safe } => {
-                            out.content(&rest[..safe]);
-                            return i + safe;
-                        }
+                        Found::Partial { safe } => return i + safe,
                     }
                 }
                 State::Open => {

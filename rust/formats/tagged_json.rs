@@ -48,7 +48,7 @@
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
@@ -197,24 +197,19 @@ impl Machine for TaggedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match self.tags.text.find(rest) {
+                State::Text => match text_until(&self.tags.text, rest, out) {
                     Found::Marker { at, which }
                         if which >= self.tags.markers.list.len() - self.tags.ends =>
                     {
                         // A wrapper of the content: markup, dropped.
-                        out.content(&rest[..at]);
                         i += at + self.tags.text.list[which].len();
                     }
                     Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
                         let (k, st) = self.opened(self.tags.text.list[which]);
                         i += at + k;
                         self.st = st;
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Form { raw } => {
                     // (At most one character past the cap is read: then it is malformed.)

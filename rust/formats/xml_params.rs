@@ -108,7 +108,7 @@
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
-use super::between::{after_call, finish_after_call, After};
+use super::between::{after_call, finish_after_call, text_until, After};
 use super::{Machine, Region, RegionStep, Tools};
 use crate::event::Emitter;
 use crate::json::{is_blank, CallKeys, Calls};
@@ -487,9 +487,8 @@ impl Machine for XmlParams {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.text.find(rest) {
+                State::Text => match text_until(&style.text, rest, out) {
                     Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
                         let m = style.text.list[which];
                         i += at + m.len();
                         if which >= style.text.list.len() - style.wrappers {
@@ -502,10 +501,7 @@ impl Machine for XmlParams {
                             name_or_lead(style, m.to_owned())
                         };
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    Found::Partial { safe } => return i + safe,
                 },
                 State::Wrapper { raw } => {
                     match expect_capped(rest, &style.function, trailing_ws(raw)) {

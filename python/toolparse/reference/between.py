@@ -1,8 +1,9 @@
-"""Between calls: the markup after a call, shared by the families that read it alike (xml_params,
-xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
-then one of the family's markers (the next call's start, the block's end, ...); whitespace before
-other text is content, and so is that text. A run past ``WS_MAX`` is content too, as if other text
-stood where it passes the cap."""
+"""Between calls: the arms the families share (twin of ``rust/formats/between.rs``). The text
+outside calls, read up to the next marker (``text_until``, every family). The markup after a call,
+read alike by xml_params, xml_elements and functiongemma (``after_call``): after a call stand
+whitespace, then one of the family's markers (the next call's start, the block's end, ...);
+whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is content
+too, as if other text stood where it passes the cap."""
 
 from __future__ import annotations
 
@@ -10,10 +11,20 @@ from typing import List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import Markers, expect_capped
+from .scan import Found, Markers, expect_capped
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
 After = Tuple[str, int, int]
+
+
+def text_until(markers: Markers, s: str, start: int, out: Emitter) -> Found:
+    """The text arm every machine opens ``feed`` with: sends the text of ``s[start:]`` before the
+    next of ``markers`` as content and says what stopped it: ``("marker", at, which)``, or the end
+    of the input, ``("partial", safe, -1)`` with ``s[start + safe:]`` held back (it may still
+    become a marker); positions are relative to ``start``."""
+    found = markers.find(s, start)
+    out.content(s[start : start + found[1]])
+    return found
 
 
 class Held(List[str]):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from . import ToolTypes
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import json_str_body
@@ -179,8 +179,7 @@ class Functionary:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(style.text, s, i, out)
                 if kind != "marker":
                     return i + at
                 m = style.text.list[which]

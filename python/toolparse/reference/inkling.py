@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from . import Region
+from .between import text_until
 from .event import Emitter
 from .json import CallKeys, Calls
 from .reasoning import Trail
@@ -91,8 +92,7 @@ class Inkling:
                     self.held = ""
                     self._open(which)
             elif st == "Content":
-                kind, at, which = blocks.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(blocks, s, i, out)
                 if kind != "marker":
                     return i + at
                 i += at + len(blocks.list[which])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import Region, ToolTypes
+from .between import text_until
 from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .scan import Markers, ws_len
@@ -30,8 +31,7 @@ class Llama3Json:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = TEXT.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(TEXT, s, i, out)
                 if kind == "marker" and which == 0:
                     i += at + len(TEXT.list[0])
                     self.st = "Call"

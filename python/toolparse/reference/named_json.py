@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Set, Tuple
 
 from . import ToolTypes
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .scan import WS, WS_MAX, Markers, expect, expect_capped, trailing_ws, ws_len
@@ -128,8 +128,7 @@ class NamedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.section.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(style.section, s, i, out)
                 if kind == "marker":
                     m = style.section.list[which]
                     i += at + len(m)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Set, Tuple
 
+from .between import text_until
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE
@@ -169,13 +170,11 @@ class Pythonic:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.triggers.find(s, i)
-                at += i
-                out.content(s[i:at])
+                kind, at, which = text_until(style.triggers, s, i, out)
                 if kind != "marker":
-                    return at
+                    return i + at
                 m = style.triggers.list[which]
-                i = at + len(m)
+                i += at + len(m)
                 self._open(m)
             elif st == "Open":
                 ws, over = self._space(s, i)

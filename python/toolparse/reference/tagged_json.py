@@ -11,7 +11,7 @@ import re
 from typing import Optional, Sequence, Tuple
 
 from . import Region
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, JsonScanner
 from .scan import NAME_MAX, WS_MAX, Markers, expect, expect_capped, ws_len
@@ -125,8 +125,7 @@ class TaggedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = self.tags.text.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(self.tags.text, s, i, out)
                 if kind == "marker" and which >= len(self.tags.markers.list) - self.tags.ends:
                     # A wrapper of the content: markup, dropped.
                     i += at + len(self.tags.text.list[which])

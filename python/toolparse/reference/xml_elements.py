@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import ToolTypes, params
-from .between import Held, after_call, finish_after_call
+from .between import Held, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import is_blank
 from .scan import NAME_MAX, WS, Markers, expect, expect_capped, trailing_ws
@@ -149,8 +149,7 @@ class XmlElements:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(style.text, s, i, out)
                 if kind != "marker":
                     return i + at
                 m = style.text.list[which]

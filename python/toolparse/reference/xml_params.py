@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
 from . import Region, ToolTypes, params
-from .between import Held, after_call, finish_after_call
+from .between import Held, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
@@ -391,8 +391,7 @@ class XmlParams:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
+                kind, at, which = text_until(style.text, s, i, out)
                 if kind != "marker":
                     return i + at
                 m = style.text.list[which]
