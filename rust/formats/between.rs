@@ -10,14 +10,23 @@ use crate::json::JsonScanner;
 use crate::scan::{expect_capped, Expect, Found, Markers};
 use crate::Step;
 
-/// The text arm every machine opens `feed` with: sends the text of `input` before the next of
-/// `markers` as content and says what stopped it: marker `which` at byte `at`, or the end of the
-/// input, `input[safe..]` held back (it may still become a marker).
-pub fn text_until(markers: &Markers, input: &str, out: &mut Emitter) -> Found {
-    let found = markers.find(input);
-    let (Found::Marker { at, .. } | Found::Partial { safe: at }) = found;
-    out.content(&input[..at]);
-    found
+/// The text arm every machine opens `feed` with: sends the text of `input[*i..]` before the next
+/// of `markers` as content and moves `i` past it. `Some(which)`: marker `which` followed, and `i`
+/// is past it too; `None`: no marker, what is left from `i` is held back (it may still become
+/// one).
+pub fn text_until(
+    markers: &Markers,
+    input: &str,
+    i: &mut usize,
+    out: &mut Emitter,
+) -> Option<usize> {
+    let (at, which) = match markers.find(&input[*i..]) {
+        Found::Marker { at, which } => (at, Some(which)),
+        Found::Partial { safe } => (safe, None),
+    };
+    out.content(&input[*i..*i + at]);
+    *i += at + which.map_or(0, |w| markers.list[w].len());
+    which
 }
 
 /// How a call's JSON arguments went in one feed (read by [`stream_args`]).

@@ -268,13 +268,12 @@ impl Machine for FunctionGemma {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match text_until(&style.start, rest, out) {
-                    Found::Marker { at, which } => {
-                        let m = style.start.list[which];
-                        i += at + m.len();
-                        self.st = State::Head { raw: m.to_owned() };
+                State::Text => match text_until(&style.start, input, &mut i, out) {
+                    Some(which) => {
+                        let raw = style.start.list[which].to_owned();
+                        self.st = State::Head { raw };
                     }
-                    Found::Partial { safe } => return i + safe,
+                    None => return i,
                 },
                 State::Head { raw } => {
                     let brace = rest.find('{');

@@ -152,12 +152,9 @@ impl Machine for Inkling {
                         _ => self.st = self.open(which),
                     }
                 }
-                State::Content => match text_until(&self.style.blocks, rest, out) {
-                    Found::Marker { at, which } => {
-                        i += at + self.style.blocks.list[which].len();
-                        self.st = self.open(which);
-                    }
-                    Found::Partial { safe } => return i + safe,
+                State::Content => match text_until(&self.style.blocks, input, &mut i, out) {
+                    Some(which) => self.st = self.open(which),
+                    None => return i,
                 },
                 State::Thinking(trail) => match self.style.thinking.find(rest) {
                     Found::Marker { at, which } => {

@@ -170,16 +170,12 @@ impl Machine for NamedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match text_until(&style.section, rest, out) {
-                    Found::Marker { at, which } => {
-                        let m = style.section.list[which];
-                        i += at + m.len();
-                        self.st = State::Section {
-                            raw: m.to_owned(),
-                            open: true,
-                        };
+                State::Text => match text_until(&style.section, input, &mut i, out) {
+                    None => return i,
+                    Some(which) => {
+                        let raw = style.section.list[which].to_owned();
+                        self.st = State::Section { raw, open: true };
                     }
-                    Found::Partial { safe } => return i + safe,
                 },
                 State::Section { raw, open } if style.drop_between => {
                     match style.between.find(rest) {

@@ -560,12 +560,13 @@ impl Machine for Harmony {
                         }
                     };
                 }
-                State::Text => match text_until(&MARKERS, rest, out) {
-                    Found::Marker { at, .. } => {
-                        i += at;
+                State::Text => match text_until(&MARKERS, input, &mut i, out) {
+                    Some(which) => {
+                        // The marker starts the markup outside messages: read again there.
+                        i -= MARKERS.list[which].len();
                         self.st = outside();
                     }
-                    Found::Partial { safe } => return i + safe,
+                    None => return i,
                 },
                 State::Header(h) => match MARKERS.find(rest) {
                     Found::Marker { at, which } => {

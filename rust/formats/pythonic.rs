@@ -53,7 +53,7 @@ use super::between::text_until;
 use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
-use crate::scan::{ws_len, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// How one format writes its calls (built from its spec entry by `build.rs`).
@@ -251,13 +251,9 @@ impl Machine for Pythonic {
             match mem::replace(&mut self.st, State::Fallback) {
                 State::Text => {
                     self.st = State::Text;
-                    match text_until(&style.triggers, rest, out) {
-                        Found::Marker { at, which } => {
-                            let m = style.triggers.list[which];
-                            i += at + m.len();
-                            self.open(m);
-                        }
-                        Found::Partial { safe } => return i + safe,
+                    match text_until(&style.triggers, input, &mut i, out) {
+                        Some(which) => self.open(style.triggers.list[which]),
+                        None => return i,
                     }
                 }
                 State::Open => {

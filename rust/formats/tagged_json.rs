@@ -52,7 +52,7 @@ use super::between::{stream_args, text_until, Args};
 use super::{Machine, Region, RegionStep};
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
-use crate::scan::{expect, expect_capped, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
 
 /// The longest call id accepted in the name form, in characters.
 pub const ID_MAX: usize = 64;
@@ -197,20 +197,18 @@ impl Machine for TaggedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match text_until(&self.tags.text, rest, out) {
-                    Found::Marker { at, which }
-                        if which >= self.tags.markers.list.len() - self.tags.ends =>
-                    {
-                        // A wrapper of the content: markup, dropped.
-                        i += at + self.tags.text.list[which].len();
-                    }
-                    Found::Marker { at, which } => {
-                        let (k, st) = self.opened(self.tags.text.list[which]);
-                        i += at + k;
+                State::Text => {
+                    let Some(which) = text_until(&self.tags.text, input, &mut i, out) else {
+                        return i;
+                    };
+                    // (a wrapper of the content is markup, dropped)
+                    if which < self.tags.markers.list.len() - self.tags.ends {
+                        let m = self.tags.text.list[which];
+                        let (k, st) = self.opened(m);
+                        i = i - m.len() + k;
                         self.st = st;
                     }
-                    Found::Partial { safe } => return i + safe,
-                },
+                }
                 State::Form { raw } => {
                     // (At most one character past the cap is read: then it is malformed.)
                     let ws = ws_len(rest).min(WS_MAX + 1 - self.ws);

@@ -208,15 +208,13 @@ impl Machine for XmlElements {
         while i < n {
             let st = std::mem::replace(&mut self.st, State::Fallback);
             self.st = match st {
-                State::Text => match text_until(&style.text, &s[i..], out) {
-                    Found::Marker { at, which } => {
-                        let m = style.text.list[which];
-                        i += at + m.len();
-                        State::Block { raw: m.to_owned() }
-                    }
-                    Found::Partial { safe } => {
+                State::Text => match text_until(&style.text, s, &mut i, out) {
+                    Some(which) => State::Block {
+                        raw: style.text.list[which].to_owned(),
+                    },
+                    None => {
                         self.st = State::Text;
-                        return i + safe;
+                        return i;
                     }
                 },
                 State::Block { mut raw } => {

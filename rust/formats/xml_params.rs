@@ -487,22 +487,20 @@ impl Machine for XmlParams {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match text_until(&style.text, rest, out) {
-                    Found::Marker { at, which } => {
-                        let m = style.text.list[which];
-                        i += at + m.len();
-                        if which >= style.text.list.len() - style.wrappers {
-                            // A wrapper of the content: markup, dropped.
-                            continue;
-                        }
-                        self.st = if which < style.sections {
-                            State::Wrapper { raw: m.to_owned() }
-                        } else {
-                            name_or_lead(style, m.to_owned())
-                        };
+                State::Text => {
+                    let Some(which) = text_until(&style.text, input, &mut i, out) else {
+                        return i;
+                    };
+                    if which >= style.text.list.len() - style.wrappers {
+                        continue; // a wrapper of the content: markup, dropped
                     }
-                    Found::Partial { safe } => return i + safe,
-                },
+                    let m = style.text.list[which].to_owned();
+                    self.st = if which < style.sections {
+                        State::Wrapper { raw: m }
+                    } else {
+                        name_or_lead(style, m)
+                    };
+                }
                 State::Wrapper { raw } => {
                     match expect_capped(rest, &style.function, trailing_ws(raw)) {
                         Expect::Marker { end, .. } => {

@@ -11,20 +11,22 @@ from typing import List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import Found, Markers, expect_capped
+from .scan import Markers, expect_capped
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
 After = Tuple[str, int, int]
 
 
-def text_until(markers: Markers, s: str, start: int, out: Emitter) -> Found:
-    """The text arm every machine opens ``feed`` with: sends the text of ``s[start:]`` before the
-    next of ``markers`` as content and says what stopped it: ``("marker", at, which)``, or the end
-    of the input, ``("partial", safe, -1)`` with ``s[start + safe:]`` held back (it may still
-    become a marker); positions are relative to ``start``."""
-    found = markers.find(s, start)
-    out.content(s[start : start + found[1]])
-    return found
+def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int]:
+    """The text arm every machine opens ``feed`` with: sends the text of ``s[i:]`` before the next
+    of ``markers`` as content; ``(which, j)``: marker ``which`` followed and ``j`` is past it, or
+    ``which == -1``: no marker, ``j`` is past the text sent and ``s[j:]`` is held back (it may
+    still become one)."""
+    kind, at, which = markers.find(s, i)
+    out.content(s[i : i + at])
+    if kind != "marker":
+        return -1, i + at
+    return which, i + at + len(markers.list[which])
 
 
 class Held(List[str]):

@@ -179,12 +179,10 @@ class Functionary:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = text_until(style.text, s, i, out)
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
-                self.raw = m
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
+                self.raw = style.text.list[which]
                 if which == RAW:
                     self.st = "RawOpen"
                 else:

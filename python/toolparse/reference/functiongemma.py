@@ -139,12 +139,10 @@ class FunctionGemma:
             st = self.st
             kind = st[0]
             if kind == "text":
-                f, at, which = text_until(style.start, s, i, out)
-                if f != "marker":
-                    return i + at
-                m = style.start.list[which]
-                i += at + len(m)
-                self.st = ["head", m]
+                which, i = text_until(style.start, s, i, out)
+                if which == -1:
+                    return i
+                self.st = ["head", style.start.list[which]]
             elif kind == "head":
                 brace = s.find("{", i)
                 take = (n if brace == -1 else brace) - i

@@ -92,10 +92,9 @@ class Inkling:
                     self.held = ""
                     self._open(which)
             elif st == "Content":
-                kind, at, which = text_until(blocks, s, i, out)
-                if kind != "marker":
-                    return i + at
-                i += at + len(blocks.list[which])
+                which, i = text_until(blocks, s, i, out)
+                if which == -1:
+                    return i
                 self._open(which)
             elif st == "Thinking":
                 trail = self.trail

@@ -128,13 +128,10 @@ class NamedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = text_until(style.section, s, i, out)
-                if kind == "marker":
-                    m = style.section.list[which]
-                    i += at + len(m)
-                    self._section(m, True)
-                else:
-                    return i + at
+                which, i = text_until(style.section, s, i, out)
+                if which == -1:
+                    return i
+                self._section(style.section.list[which], True)
             elif st == "Section" and style.drop_between:
                 kind, at, which = style.between.find(s, i)
                 if kind != "marker":

@@ -170,12 +170,10 @@ class Pythonic:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = text_until(style.triggers, s, i, out)
-                if kind != "marker":
-                    return i + at
-                m = style.triggers.list[which]
-                i += at + len(m)
-                self._open(m)
+                which, i = text_until(style.triggers, s, i, out)
+                if which == -1:
+                    return i
+                self._open(style.triggers.list[which])
             elif st == "Open":
                 ws, over = self._space(s, i)
                 self._keep(s[i : i + ws])

@@ -149,12 +149,10 @@ class XmlElements:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = text_until(style.text, s, i, out)
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
-                self.raw = [m]
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
+                self.raw = [style.text.list[which]]
                 self.st = "Block"
             elif st == "Block":
                 kind, a, b = expect_capped(s, style.invoke, i, trailing_ws("".join(self.raw)))

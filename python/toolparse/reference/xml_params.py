@@ -391,14 +391,12 @@ class XmlParams:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = text_until(style.text, s, i, out)
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
                 if which >= len(style.text.list) - style.wrappers:
-                    # A wrapper of the content: markup, dropped.
-                    continue
+                    continue  # a wrapper of the content: markup, dropped
+                m = style.text.list[which]
                 self.raw = [m]
                 if which < style.sections:
                     self.st = "Wrapper"
