@@ -1,13 +1,33 @@
-//! Between calls: the markup after a call, shared by the families that read it alike
-//! (xml_params, xml_elements, functiongemma). After a call stand whitespace, then one of the
+//! Between calls: the arms the families share. The text outside calls, read up to the next
+//! marker ([`text_until`], every family). The markup after a call, read alike by xml_params,
+//! xml_elements and functiongemma ([`after_call`]): after a call stand whitespace, then one of the
 //! family's markers (the next call's start, the block's end, ...); whitespace before other text is
 //! content, and so is that text. A run past [`WS_MAX`](crate::scan::WS_MAX) is content too, as if
 //! other text stood where it passes the cap.
 
 use crate::event::Emitter;
 use crate::json::JsonScanner;
-use crate::scan::{expect_capped, Expect, Markers};
+use crate::scan::{expect_capped, Expect, Found, Markers};
 use crate::Step;
+
+/// The text arm every machine opens `feed` with: sends the text of `input[*i..]` before the next
+/// of `markers` as content and moves `i` past it. `Some(which)`: marker `which` followed, and `i`
+/// is past it too; `None`: no marker, what is left from `i` is held back (it may still become
+/// one).
+pub fn text_until(
+    markers: &Markers,
+    input: &str,
+    i: &mut usize,
+    out: &mut Emitter,
+) -> Option<usize> {
+    let (at, which) = match markers.find(&input[*i..]) {
+        Found::Marker { at, which } => (at, Some(which)),
+        Found::Partial { safe } => (safe, None),
+    };
+    out.content(&input[*i..*i + at]);
+    *i += at + which.map_or(0, |w| markers.list[w].len());
+    which
+}
 
 /// How a call's JSON arguments went in one feed (read by [`stream_args`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,12 +29,12 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
 use crate::params::push_json_str_body;
-use crate::scan::{expect_capped, trailing_ws, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect_capped, trailing_ws, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
 
 /// One format of the family (built from its spec entry by `build.rs`).
 #[derive(Debug)]
@@ -210,25 +210,17 @@ impl Machine for Functionary {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.text.find(rest) {
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        let m = style.text.list[which];
-                        i += at + m.len();
-                        self.st = if which == RAW {
-                            State::RawOpen { raw: m.to_owned() }
-                        } else {
-                            State::Header {
-                                raw: m.to_owned(),
-                                first: false,
-                            }
-                        };
-                    }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
-                },
+                State::Text => {
+                    let Some(which) = text_until(&style.text, input, &mut i, out) else {
+                        return i;
+                    };
+                    let raw = style.text.list[which].to_owned();
+                    self.st = if which == RAW {
+                        State::RawOpen { raw }
+                    } else {
+                        State::Header { raw, first: false }
+                    };
+                }
                 State::Header { .. } => {
                     let (n, wait) = self.header(rest, out);
                     i += n;

@@ -45,7 +45,7 @@
 //!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
 //!   ending inside a call is truncation: the call is unfinished.
 
-use super::between::{after_call, After};
+use super::between::{after_call, text_until, After};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
@@ -268,17 +268,12 @@ impl Machine for FunctionGemma {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.start.find(rest) {
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        let m = style.start.list[which];
-                        i += at + m.len();
-                        self.st = State::Head { raw: m.to_owned() };
+                State::Text => match text_until(&style.start, input, &mut i, out) {
+                    Some(which) => {
+                        let raw = style.start.list[which].to_owned();
+                        self.st = State::Head { raw };
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    None => return i,
                 },
                 State::Head { raw } => {
                     let brace = rest.find('{');

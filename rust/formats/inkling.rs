@@ -28,6 +28,7 @@
 //!   content. A body that is not one call object is malformed markup: everything from there on is
 //!   content (non-streaming: the original text); the output ending inside it is truncated.
 
+use super::between::text_until;
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
@@ -152,16 +153,9 @@ impl Machine for Inkling {
                         _ => self.st = self.open(which),
                     }
                 }
-                State::Content => match self.style.blocks.find(rest) {
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        i += at + self.style.blocks.list[which].len();
-                        self.st = self.open(which);
-                    }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                State::Content => match text_until(&self.style.blocks, input, &mut i, out) {
+                    Some(which) => self.st = self.open(which),
+                    None => return i,
                 },
                 State::Thinking(trail) => match self.style.thinking.find(rest) {
                     Found::Marker { at, which } => {

@@ -3,11 +3,12 @@
 //! tentative object that becomes a call only if it has a name and an arguments member; otherwise
 //! it was content all along.
 
+use super::between::text_until;
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
-use crate::scan::{ws_len, Found, Markers};
+use crate::scan::{ws_len, Markers};
 
 pub(super) const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
 /// Between calls.
@@ -39,26 +40,19 @@ impl Machine for Llama3Json {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match TEXT.find(rest) {
-                    Found::Marker { at, which: 0 } => {
-                        out.content(&rest[..at]);
-                        i += at + TEXT.list[0].len();
-                        self.st = State::Call(Region::new(
-                            Calls::object(CALL_KEYS, false),
-                            TEXT.list[0],
-                            false,
-                        ));
+                State::Text => match text_until(&TEXT, input, &mut i, out) {
+                    Some(0) => {
+                        let (tag, bare) = (TEXT.list[0], false);
+                        self.st =
+                            State::Call(Region::new(Calls::object(CALL_KEYS, bare), tag, bare));
                     }
-                    Found::Marker { at, .. } => {
-                        out.content(&rest[..at]);
-                        i += at;
+                    Some(which) => {
+                        // The call object's `{`: read again, by the region.
+                        i -= TEXT.list[which].len();
                         self.st =
                             State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    None => return i,
                 },
                 State::Call(region) => match region.feed(rest, out) {
                     RegionStep::More => return input.len(),

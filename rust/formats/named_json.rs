@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -172,19 +172,11 @@ impl Machine for NamedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.section.find(rest) {
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        let m = style.section.list[which];
-                        i += at + m.len();
-                        self.st = State::Section {
-                            raw: m.to_owned(),
-                            open: true,
-                        };
-                    }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
+                State::Text => match text_until(&style.section, input, &mut i, out) {
+                    None => return i,
+                    Some(which) => {
+                        let raw = style.section.list[which].to_owned();
+                        self.st = State::Section { raw, open: true };
                     }
                 },
                 State::Section { raw, open } if style.drop_between => {

@@ -59,6 +59,7 @@
 //! inside the function) up to the message's end marker, without which the call is cut off; its
 //! reasoning messages are joined with nothing between them.
 
+use super::between::text_until;
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -559,16 +560,13 @@ impl Machine for Harmony {
                         }
                     };
                 }
-                State::Text => match MARKERS.find(rest) {
-                    Found::Marker { at, .. } => {
-                        out.content(&rest[..at]);
-                        i += at;
+                State::Text => match text_until(&MARKERS, input, &mut i, out) {
+                    Some(which) => {
+                        // The marker starts the markup outside messages: read again there.
+                        i -= MARKERS.list[which].len();
                         self.st = outside();
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
+                    None => return i,
                 },
                 State::Header(h) => match MARKERS.find(rest) {
                     Found::Marker { at, which } => {

@@ -49,10 +49,11 @@
 use std::collections::HashSet;
 use std::mem;
 
+use super::between::text_until;
 use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
-use crate::scan::{ws_len, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
 /// How one format writes its calls (built from its spec entry by `build.rs`).
@@ -250,17 +251,9 @@ impl Machine for Pythonic {
             match mem::replace(&mut self.st, State::Fallback) {
                 State::Text => {
                     self.st = State::Text;
-                    match self.style.triggers.find(rest) {
-                        Found::Marker { at, which } => {
-                            out.content(&rest[..at]);
-                            let m = style.triggers.list[which];
-                            i += at + m.len();
-                            self.open(m);
-                        }
-                        Found::Partial { safe } => {
-                            out.content(&rest[..safe]);
-                            return i + safe;
-                        }
+                    match text_until(&style.triggers, input, &mut i, out) {
+                        Some(which) => self.open(style.triggers.list[which]),
+                        None => return i,
                     }
                 }
                 State::Open => {

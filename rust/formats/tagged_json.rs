@@ -48,12 +48,12 @@
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
 
-use super::between::{stream_args, Args};
+use super::between::{stream_args, text_until, Args};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
-use crate::scan::{expect, expect_capped, ws_len, Expect, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, expect_capped, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
 
 /// The longest call id accepted in the name form, in characters.
 pub const ID_MAX: usize = 64;
@@ -198,25 +198,18 @@ impl Machine for TaggedJson {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match self.tags.text.find(rest) {
-                    Found::Marker { at, which }
-                        if which >= self.tags.markers.list.len() - self.tags.ends =>
-                    {
-                        // A wrapper of the content: markup, dropped.
-                        out.content(&rest[..at]);
-                        i += at + self.tags.text.list[which].len();
-                    }
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        let (k, st) = self.opened(self.tags.text.list[which]);
-                        i += at + k;
+                State::Text => {
+                    let Some(which) = text_until(&self.tags.text, input, &mut i, out) else {
+                        return i;
+                    };
+                    // (a wrapper of the content is markup, dropped)
+                    if which < self.tags.markers.list.len() - self.tags.ends {
+                        let m = self.tags.text.list[which];
+                        let (k, st) = self.opened(m);
+                        i = i - m.len() + k;
                         self.st = st;
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
-                },
+                }
                 State::Form { raw } => {
                     // (At most one character past the cap is read: then it is malformed.)
                     let ws = ws_len(rest).min(WS_MAX + 1 - self.ws);

@@ -63,7 +63,7 @@
 
 use std::collections::HashMap;
 
-use super::between::{after_call, finish_after_call, After};
+use super::between::{after_call, finish_after_call, text_until, After};
 use super::{Machine, SchemaNode, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
@@ -208,17 +208,13 @@ impl Machine for XmlElements {
         while i < n {
             let st = std::mem::replace(&mut self.st, State::Fallback);
             self.st = match st {
-                State::Text => match style.text.find(&s[i..]) {
-                    Found::Marker { at, which } => {
-                        out.content(&s[i..i + at]);
-                        let m = style.text.list[which];
-                        i += at + m.len();
-                        State::Block { raw: m.to_owned() }
-                    }
-                    Found::Partial { safe } => {
-                        out.content(&s[i..i + safe]);
+                State::Text => match text_until(&style.text, s, &mut i, out) {
+                    Some(which) => State::Block {
+                        raw: style.text.list[which].to_owned(),
+                    },
+                    None => {
                         self.st = State::Text;
-                        return i + safe;
+                        return i;
                     }
                 },
                 State::Block { mut raw } => {

@@ -108,7 +108,7 @@
 //! - formats whose section holds several calls (minimax_m2, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
-use super::between::{after_call, finish_after_call, After};
+use super::between::{after_call, finish_after_call, text_until, After};
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -488,26 +488,20 @@ impl Machine for XmlParams {
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match style.text.find(rest) {
-                    Found::Marker { at, which } => {
-                        out.content(&rest[..at]);
-                        let m = style.text.list[which];
-                        i += at + m.len();
-                        if which >= style.text.list.len() - style.wrappers {
-                            // A wrapper of the content: markup, dropped.
-                            continue;
-                        }
-                        self.st = if which < style.sections {
-                            State::Wrapper { raw: m.to_owned() }
-                        } else {
-                            name_or_lead(style, m.to_owned())
-                        };
+                State::Text => {
+                    let Some(which) = text_until(&style.text, input, &mut i, out) else {
+                        return i;
+                    };
+                    if which >= style.text.list.len() - style.wrappers {
+                        continue; // a wrapper of the content: markup, dropped
                     }
-                    Found::Partial { safe } => {
-                        out.content(&rest[..safe]);
-                        return i + safe;
-                    }
-                },
+                    let m = style.text.list[which].to_owned();
+                    self.st = if which < style.sections {
+                        State::Wrapper { raw: m }
+                    } else {
+                        name_or_lead(style, m)
+                    };
+                }
                 State::Wrapper { raw } => {
                     match expect_capped(rest, &style.function, trailing_ws(raw)) {
                         Expect::Marker { end, .. } => {

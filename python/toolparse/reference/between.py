@@ -1,8 +1,9 @@
-"""Between calls: the markup after a call, shared by the families that read it alike (xml_params,
-xml_elements, functiongemma; twin of ``rust/formats/between.rs``). After a call stand whitespace,
-then one of the family's markers (the next call's start, the block's end, ...); whitespace before
-other text is content, and so is that text. A run past ``WS_MAX`` is content too, as if other text
-stood where it passes the cap."""
+"""Between calls: the arms the families share (twin of ``rust/formats/between.rs``). The text
+outside calls, read up to the next marker (``text_until``, every family). The markup after a call,
+read alike by xml_params, xml_elements and functiongemma (``after_call``): after a call stand
+whitespace, then one of the family's markers (the next call's start, the block's end, ...);
+whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is content
+too, as if other text stood where it passes the cap."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ from .scan import Markers, expect_capped
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
 After = Tuple[str, int, int]
+
+
+def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int]:
+    """The text arm every machine opens ``feed`` with: sends the text of ``s[i:]`` before the next
+    of ``markers`` as content; ``(which, j)``: marker ``which`` followed and ``j`` is past it, or
+    ``which == -1``: no marker, ``j`` is past the text sent and ``s[j:]`` is held back (it may
+    still become one)."""
+    kind, at, which = markers.find(s, i)
+    out.content(s[i : i + at])
+    if kind != "marker":
+        return -1, i + at
+    return which, i + at + len(markers.list[which])
 
 
 class Held(List[str]):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes, json_str_body
@@ -178,13 +178,10 @@ class Functionary:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
-                self.raw = m
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
+                self.raw = style.text.list[which]
                 if which == RAW:
                     self.st = "RawOpen"
                 else:

@@ -16,7 +16,7 @@ import re
 from typing import List, Optional
 
 from . import params
-from .between import Held, after_call
+from .between import Held, after_call, text_until
 from .event import Emitter
 from .params import ToolTypes
 from .scan import WS, Markers
@@ -140,16 +140,10 @@ class FunctionGemma:
             st = self.st
             kind = st[0]
             if kind == "text":
-                f = style.start.find(s, i)
-                if f[0] == "marker":
-                    at = f[1]
-                    out.content(s[i : i + at])
-                    m = style.start.list[f[2]]
-                    i += at + len(m)
-                    self.st = ["head", m]
-                else:
-                    out.content(s[i : i + f[1]])
-                    return i + f[1]
+                which, i = text_until(style.start, s, i, out)
+                if which == -1:
+                    return i
+                self.st = ["head", style.start.list[which]]
             elif kind == "head":
                 brace = s.find("{", i)
                 take = (n if brace == -1 else brace) - i

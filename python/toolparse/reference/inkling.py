@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from .between import text_until
 from .event import Emitter
 from .json import CallKeys, Calls
 from .reasoning import Trail
@@ -91,11 +92,9 @@ class Inkling:
                     self.held = ""
                     self._open(which)
             elif st == "Content":
-                kind, at, which = blocks.find(s, i)
-                out.content(s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                i += at + len(blocks.list[which])
+                which, i = text_until(blocks, s, i, out)
+                if which == -1:
+                    return i
                 self._open(which)
             elif st == "Thinking":
                 trail = self.trail

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .between import text_until
 from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .params import ToolTypes
@@ -31,17 +32,16 @@ class Llama3Json:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = TEXT.find(s, i)
-                out.content(s[i : i + at])
-                if kind == "marker" and which == 0:
-                    i += at + len(TEXT.list[0])
-                    self.st = "Call"
-                    self.region = Region(Calls.object(CALL_KEYS, False), TEXT.list[0], False)
-                elif kind == "marker":
-                    i += at
+                which, i = text_until(TEXT, s, i, out)
+                if which == 0:
+                    tag, bare = TEXT.list[0], False
+                    self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, bare), tag, bare)
+                elif which != -1:
+                    # The call object's `{`: read again, by the region.
+                    i -= len(TEXT.list[which])
                     self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
                 else:
-                    return i + at
+                    return i
             elif st == "Call":
                 region = self.region
                 assert region is not None

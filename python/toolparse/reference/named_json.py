@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set, Tuple
 
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes
@@ -128,14 +128,10 @@ class NamedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.section.find(s, i)
-                out.content(s[i : i + at])
-                if kind == "marker":
-                    m = style.section.list[which]
-                    i += at + len(m)
-                    self._section(m, True)
-                else:
-                    return i + at
+                which, i = text_until(style.section, s, i, out)
+                if which == -1:
+                    return i
+                self._section(style.section.list[which], True)
             elif st == "Section" and style.drop_between:
                 kind, at, which = style.between.find(s, i)
                 if kind != "marker":

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Set, Tuple
 
+from .between import text_until
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE
@@ -169,14 +170,10 @@ class Pythonic:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.triggers.find(s, i)
-                at += i
-                out.content(s[i:at])
-                if kind != "marker":
-                    return at
-                m = style.triggers.list[which]
-                i = at + len(m)
-                self._open(m)
+                which, i = text_until(style.triggers, s, i, out)
+                if which == -1:
+                    return i
+                self._open(style.triggers.list[which])
             elif st == "Open":
                 ws, over = self._space(s, i)
                 self._keep(s[i : i + ws])

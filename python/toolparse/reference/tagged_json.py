@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Tuple
 
-from .between import stream_args
+from .between import stream_args, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, JsonScanner
 from .region import Region
@@ -125,16 +125,13 @@ class TaggedJson:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = self.tags.text.find(s, i)
-                out.content(s[i : i + at])
-                if kind == "marker" and which >= len(self.tags.markers.list) - self.tags.ends:
-                    # A wrapper of the content: markup, dropped.
-                    i += at + len(self.tags.text.list[which])
-                elif kind == "marker":
-                    i += at
-                    i += self._opened(self.tags.text.list[which])
-                else:
-                    return i + at
+                which, i = text_until(self.tags.text, s, i, out)
+                if which == -1:
+                    return i
+                # (a wrapper of the content is markup, dropped)
+                if which < len(self.tags.markers.list) - self.tags.ends:
+                    m = self.tags.text.list[which]
+                    i += self._opened(m) - len(m)
             elif st == "Form":
                 # (At most one character past the cap is read: then it is malformed.)
                 ws = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import params
-from .between import Held, after_call, finish_after_call
+from .between import Held, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import is_blank
 from .params import ToolTypes
@@ -150,13 +150,10 @@ class XmlElements:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
-                self.raw = [m]
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
+                self.raw = [style.text.list[which]]
                 self.st = "Block"
             elif st == "Block":
                 kind, a, b = expect_capped(s, style.invoke, i, trailing_ws("".join(self.raw)))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional
 
 from . import params
-from .between import Held, after_call, finish_after_call
+from .between import Held, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
@@ -393,15 +393,12 @@ class XmlParams:
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = style.text.find(s, i)
-                out.content(s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                m = style.text.list[which]
-                i += at + len(m)
+                which, i = text_until(style.text, s, i, out)
+                if which == -1:
+                    return i
                 if which >= len(style.text.list) - style.wrappers:
-                    # A wrapper of the content: markup, dropped.
-                    continue
+                    continue  # a wrapper of the content: markup, dropped
+                m = style.text.list[which]
                 self.raw = [m]
                 if which < style.sections:
                     self.st = "Wrapper"
