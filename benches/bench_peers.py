@@ -1,10 +1,10 @@
 """toolparse vs vLLM's own hermes parser, streaming a 16 KB argument in ~4-character deltas.
 
 Optional: runs only where vLLM is importable, with the peers harness of the project's shared notes
-(``../shared/peers`` next to the repository, or ``$TOOLPARSE_PEERS_DIR``) read at run time; it
-skips with a message otherwise. Nothing from the harness is part of toolparse.
+(the folder ``$TOOLPARSE_PEERS_DIR`` names) read at run time; it skips with a message otherwise.
+Nothing from the harness is part of toolparse.
 
-    bash ../shared/peers/setup.sh                       # a venv with vLLM's parsers (~3 min)
+    bash "$TOOLPARSE_PEERS_DIR/setup.sh"                # a venv with vLLM's parsers (~3 min)
     $HOME/peers-venv/bin/pip install '.[test]'
     $HOME/peers-venv/bin/python benches/bench_peers.py  # the ratio (--clock cpu: busy host)
     $HOME/peers-venv/bin/python -m pytest benches/bench_peers.py --benchmark-enable
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 import toolparse
+from toolparse.bench.peers import _load_path
 
 SIZE = 16 * 1024
 FORMAT = "hermes"
@@ -36,26 +37,16 @@ FORMAT = "hermes"
 CLOCK = time.perf_counter
 
 
-def peers_dir() -> Path:
+def peers_dir() -> Optional[Path]:
     env = os.environ.get("TOOLPARSE_PEERS_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent.parent / "shared" / "peers"
-
-
-def _load_path(name: str, path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return Path(env) if env else None
 
 
 def load_harness() -> Tuple[Optional[Any], str]:
     """(harness, "") where vLLM's parsers import, else (None, why not)."""
     d = peers_dir()
+    if d is None:
+        return None, "TOOLPARSE_PEERS_DIR is not set (the peers harness's folder)"
     if not (d / "peers.py").is_file():
         return None, f"no peers harness at {d} (set TOOLPARSE_PEERS_DIR)"
     if importlib.util.find_spec("vllm") is None:

@@ -3,14 +3,14 @@ with vLLM's and SGLang's parsers beside toolparse's two backends, drawn to ``doc
 written to ``docs/bench-results.json`` (from which ``docs/gen_pages.py`` generates the tables of
 the README and the benchmarks page).
 
-    bash ../shared/peers/setup.sh                     # vLLM + SGLang in $HOME/peers-venv (~3 min)
+    bash "$TOOLPARSE_PEERS_DIR/setup.sh"              # vLLM + SGLang in $HOME/peers-venv (~3 min)
     $HOME/peers-venv/bin/pip install '.[plot]'        # toolparse and matplotlib beside them
     $HOME/peers-venv/bin/python benches/plot_readme.py
     python docs/gen_pages.py                          # the tables from the new results
     python benches/plot_readme.py --from-json docs/bench-results.json   # redraw only
 
-The peers harness is read from ``$TOOLPARSE_PEERS_DIR``, else from ``../shared/peers`` next to
-the repository; without it (or without vLLM / SGLang) the plot shows toolparse alone.
+The peers harness is read from ``$TOOLPARSE_PEERS_DIR``; without it (or without vLLM / SGLang)
+the plot shows toolparse alone.
 The same as ``toolparse bench -f hermes qwen3_coder pythonic -s 1KB 4KB 16KB 64KB --clock cpu
 --json docs/bench-results.json --plot docs/bench.png`` with the harness folder given. Timings
 differ from machine to machine; the shape does not.
@@ -51,7 +51,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         bench.plot(saved, args.out)
         print(f"wrote {args.out}")
         return 0
-    peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR") or str(ROOT.parent / "shared" / "peers")
+    peers_dir = os.environ.get("TOOLPARSE_PEERS_DIR")
     report = bench.run(
         FORMATS,
         SIZES,
