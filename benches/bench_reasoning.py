@@ -17,9 +17,11 @@ from typing import Any, Callable, Optional, Sequence
 
 import benchlib as C
 from toolparse import _core, reference
+from toolparse.testing import renderer
 
 KB = 1024
-CALL = '<tool_call>{"name": "f", "arguments": {"path": "a.py", "mode": "w"}}</tool_call>'
+# one hermes call, written by the conformance kit's renderer
+CALL = renderer("hermes").render([("f", {"path": "a.py", "mode": "w"})]).model_output
 _LINE = "The user wants the file; first check the path, then <write> it.\n"
 
 

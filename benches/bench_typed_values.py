@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import benchlib as C
 from toolparse import _core, reference
+from toolparse.testing import renderer
 
 FMT = "qwen3_coder"
 MEMBERS = 500  # the 1x size: about 9 KB (array) or 14 KB (object) of value
@@ -36,11 +37,7 @@ def value(kind: str, members: int) -> Any:
 def output(kind: str, members: int) -> str:
     """One call whose parameter (``xs`` an array, ``o`` an object) holds ``members`` strings."""
     param = "xs" if kind == "array" else "o"
-    text = json.dumps(value(kind, members), ensure_ascii=False)
-    return (
-        f"<tool_call>\n<function=f>\n<parameter={param}>\n{text}\n</parameter>\n</function>\n"
-        "</tool_call>"
-    )
+    return renderer(FMT).render([("f", {param: value(kind, members)})]).model_output
 
 
 def _mod(backend: str) -> Any:
