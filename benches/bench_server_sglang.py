@@ -19,7 +19,6 @@ first.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -176,24 +175,15 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     return ok
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the table docs/sglang.md quotes")
-    p.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
-    p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
-    p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")
-    C.add_clock_option(p)
-    args = p.parse_args(argv)
+def _set_clock(clock: Callable[[], float]) -> None:
     global CLOCK
-    CLOCK = C.CLOCKS[args.clock]
-    if not args.report:
-        p.print_help()
-        return 2
-    if _sglang() is None:
-        print("SGLang is not installed: nothing to measure", file=sys.stderr)
-        return 2
-    report(args.formats, args.budget, args.repeat)
-    return 0
+    CLOCK = clock
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    return C.server_main(
+        argv, __doc__, "SGLang", "docs/sglang.md", lambda: _sglang() is not None, report, _set_clock
+    )
 
 
 if __name__ == "__main__":

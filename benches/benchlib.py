@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -39,6 +40,7 @@ __all__ = [
     "bench_formats",
     "best_of",
     "check_same_call",
+    "server_main",
     "server_tests",
     "median_per_delta",
     "model_output",
@@ -241,3 +243,32 @@ def check_same_call(
     assert json.loads(mine[0][1]) == arguments(1024)
     assert [n for n, _ in other] == [CALL_NAME]
     assert json.loads(other[0][1]) == json.loads(mine[0][1])
+
+
+def server_main(
+    argv: Optional[Sequence[str]],
+    doc: Optional[str],
+    server: str,
+    page: str,
+    installed: Callable[[], Any],
+    report: Callable[[Sequence[str], float, int], Any],
+    set_clock: Callable[[Callable[[], float]], None],
+) -> int:
+    """The command line of a bench inside a server's serving code (``--report`` prints the table
+    the documentation ``page`` quotes)."""
+    p = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    p.add_argument("--report", action="store_true", help=f"print the table {page} quotes")
+    p.add_argument("--formats", nargs="*", default=list(SERVER_FORMATS), choices=SERVER_FORMATS)
+    p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
+    p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")
+    add_clock_option(p)
+    args = p.parse_args(argv)
+    set_clock(CLOCKS[args.clock])
+    if not args.report:
+        p.print_help()
+        return 2
+    if not installed():
+        print(f"{server} is not installed: nothing to measure", file=sys.stderr)
+        return 2
+    report(args.formats, args.budget, args.repeat)
+    return 0
