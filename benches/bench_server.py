@@ -24,7 +24,7 @@ import gc
 import statistics
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import benchlib as C
 
@@ -118,9 +118,6 @@ def new_processor(name: str) -> Tuple[Any, Any]:
     return _VLLM["Processor"](request, parser, enable_auto_tools=True, parser_cls=cls), parser
 
 
-CLOCK: Callable[[], float] = C.CLOCKS["wall"]  # --clock
-
-
 def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> Tuple[float, int]:
     """One ``step`` per delta (the engine's ``stop`` on the last); returns (seconds, deltas fed).
     With ``budget``, stops once that many seconds have passed."""
@@ -129,7 +126,7 @@ def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> 
     ids = [0]
     prompt = [0]
     last = len(deltas) - 1
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     deadline = None if budget is None else t0 + budget
     for i, d in enumerate(deltas):
@@ -146,7 +143,7 @@ def parser_alone(name: str, deltas: List[str]) -> float:
     tp = parser.tool_parser
     call = tp.extract_tool_calls_streaming
     request = None
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     for d in deltas:
         call("", "", d, (), (), (), request)
@@ -216,7 +213,8 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     print(
         f"vLLM {metadata.version('vllm')}: ChatStreamProcessor.step per {C.DELTA_CHARS}-character "
         f"delta, one write_file call; toolparse and the floor: mean per delta (best of {repeat}) "
-        f"and median; built-in: one run, cut off after {budget:g} s; {CLOCK.__name__}",
+        f"and median; built-in: one run, cut off after {budget:g} s; "
+        f"{C.server_clock().__name__}",
         file=out,
     )
     head = (
@@ -272,13 +270,8 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     return ok
 
 
-def _set_clock(clock: Callable[[], float]) -> None:
-    global CLOCK
-    CLOCK = clock
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    return C.server_main(argv, __doc__, "vLLM", "docs/vllm.md", _vllm, report, _set_clock)
+    return C.server_main(argv, __doc__, "vLLM", "docs/vllm.md", _vllm, report)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import benchlib as C
 
@@ -61,15 +61,12 @@ def new_parser(name: str) -> Any:
     return FunctionCallParser([Tool.model_validate(t) for t in C.TOOLS], name)
 
 
-CLOCK: Callable[[], float] = C.CLOCKS["wall"]  # --clock
-
-
 def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> Tuple[float, int]:
     """Feeds every delta to a fresh parser's ``parse_stream_chunk``, then ``parse_stream_end``;
     returns (seconds, deltas fed). With ``budget``, stops once that many seconds have passed."""
     parser = new_parser(name)
     chunk = parser.parse_stream_chunk
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     if budget is None:
         for d in deltas:
@@ -138,7 +135,8 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
         f"SGLang {metadata.version('sglang')}: FunctionCallParser.parse_stream_chunk per "
         f"{C.DELTA_CHARS}-character delta (then parse_stream_end), one write_file call; "
         f"toolparse: mean per delta (best of {repeat} runs) and median per delta; built-in: one "
-        f"run, cut off after {budget:g} s; {CLOCK.__name__} (python {sys.version.split()[0]})",
+        f"run, cut off after {budget:g} s; {C.server_clock().__name__} "
+        f"(python {sys.version.split()[0]})",
         file=out,
     )
     head = (
@@ -175,14 +173,9 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     return ok
 
 
-def _set_clock(clock: Callable[[], float]) -> None:
-    global CLOCK
-    CLOCK = clock
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     return C.server_main(
-        argv, __doc__, "SGLang", "docs/sglang.md", lambda: _sglang() is not None, report, _set_clock
+        argv, __doc__, "SGLang", "docs/sglang.md", lambda: _sglang() is not None, report
     )
 
 

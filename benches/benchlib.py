@@ -40,6 +40,7 @@ __all__ = [
     "bench_formats",
     "best_of",
     "check_same_call",
+    "server_clock",
     "server_main",
     "server_tests",
     "median_per_delta",
@@ -245,6 +246,14 @@ def check_same_call(
     assert json.loads(other[0][1]) == json.loads(mine[0][1])
 
 
+_SERVER_CLOCK = [CLOCKS["wall"]]
+
+
+def server_clock() -> Callable[[], float]:
+    """The clock the server benches time with (their ``--clock``)."""
+    return _SERVER_CLOCK[0]
+
+
 def server_main(
     argv: Optional[Sequence[str]],
     doc: Optional[str],
@@ -252,7 +261,6 @@ def server_main(
     page: str,
     installed: Callable[[], Any],
     report: Callable[[Sequence[str], float, int], Any],
-    set_clock: Callable[[Callable[[], float]], None],
 ) -> int:
     """The command line of a bench inside a server's serving code (``--report`` prints the table
     the documentation ``page`` quotes)."""
@@ -263,7 +271,7 @@ def server_main(
     p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")
     add_clock_option(p)
     args = p.parse_args(argv)
-    set_clock(CLOCKS[args.clock])
+    _SERVER_CLOCK[0] = CLOCKS[args.clock]
     if not args.report:
         p.print_help()
         return 2
