@@ -1,7 +1,7 @@
 """Rust core vs Python twin, alone and through the public API, streaming and not.
 
-For every registered format that ``conftest.RENDER`` can render: one ``write_file`` call whose
-``content`` argument is 1 KB, 16 KB or 64 KB of source code, parsed
+For every registered format (``benchlib``'s corpus, written by the conformance kit's renderers):
+one ``write_file`` call whose ``content`` argument is 1 KB, 16 KB or 64 KB of source code, parsed
   * non-streaming (``extract``), and
   * streaming in 4-character deltas (split before timing),
 each on the Rust core alone (``toolparse._core``), the Python twin alone (``toolparse.reference``),
@@ -16,31 +16,15 @@ Under pyproject's default ``--benchmark-disable`` each benchmark runs once, as a
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
 import sys
 import time
-from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-
-def _load_corpus() -> ModuleType:
-    """``conftest.py`` as a plain module (pytest's own ``conftest`` module name is shared by every
-    conftest.py in the run, so it is not imported by name)."""
-    name = "toolparse_bench_corpus"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-C = _load_corpus()
+import benchlib as C
+import toolparse
+from toolparse import _core, reference
 
 # ------------------------------------------------------------------------------------------------
 # pytest-benchmark
@@ -112,7 +96,7 @@ if pytest is not None:
         """Held-back text is bounded: what a parser holds back between deltas is a possible
         marker prefix, not a buffer that grows with the text (checked on the twin, whose feed
         consumes what the Rust machine's does)."""
-        p = C.reference.Parser(fmt, C.TYPES)
+        p = reference.Parser(fmt, C.TYPES)
         held = 0
         for d in C.split(C.model_output(fmt, C.SIZES["16KB"]), delta_chars):
             p.feed(d)
@@ -120,12 +104,12 @@ if pytest is not None:
         p.finish()
         # a possible marker prefix: at most the longest marker (plamo3's arguments marker is 100
         # characters), else 64
-        bound = max([64, *(len(m) for m in C.toolparse.spec.get_spec(fmt).markers.values())])
+        bound = max([64, *(len(m) for m in toolparse.spec.get_spec(fmt).markers.values())])
         assert held <= bound, f"{fmt}: {held} characters held back between deltas"
 
     def test_every_format_is_benchmarked() -> None:
         missing = C.unrendered_formats()
-        assert not missing, f"no large-call renderer in benches/conftest.py for: {missing}"
+        assert not missing, f"the conformance kit renders no large call for: {missing}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -138,8 +122,7 @@ REPORT_SIZES = {"4KB": 4 * C.KB, "16KB": 16 * C.KB, "64KB": 64 * C.KB}
 STAT: Callable[[List[float]], float] = statistics.median  # --stat min: the best of the runs
 
 
-# --clock cpu: this thread's CPU time, which a busy machine does not inflate (wall-clock runs
-# longer than a scheduler slice get preempted there, so long runs look slower than short ones)
+# --clock cpu: this thread's CPU time, which a busy machine does not inflate
 CLOCK: Callable[[], float] = time.perf_counter
 
 
@@ -164,29 +147,12 @@ def _median_time(fn: Callable[..., Any], *args: Any, repeat: int = 5) -> float:
     return STAT(times)
 
 
-def _median_per_delta(
-    make: Callable[[], Callable[[str], Any]], deltas: List[str], repeat: int
-) -> float:
-    """Median over every delta of ``repeat`` runs of the time of one ``feed`` call, minus the cost
-    of the clock itself."""
-    clock = time.perf_counter_ns
-    overhead = statistics.median([-(clock() - clock()) for _ in range(20001)])
-    samples: List[int] = []
-    for _ in range(repeat):
-        feed = make()
-        for d in deltas:
-            t0 = clock()
-            feed(d)
-            samples.append(clock() - t0)
-    return max(statistics.median(samples) - overhead, 0) / 1000.0  # µs
-
-
 def _core_feed(fmt: str) -> Callable[[], Callable[[str], Any]]:
-    return lambda: C._core.Parser(fmt, C.TYPES).feed
+    return lambda: _core.Parser(fmt, C.TYPES).feed
 
 
 def _api_feed(fmt: str) -> Callable[[], Callable[[str], Any]]:
-    return lambda: C.toolparse.get_parser(fmt, tools=C.TOOLS, backend="rust").stream().feed
+    return lambda: toolparse.get_parser(fmt, tools=C.TOOLS, backend="rust").stream().feed
 
 
 def report_format(fmt: str, repeat: int) -> Dict[str, float]:
@@ -209,8 +175,8 @@ def report_format(fmt: str, repeat: int) -> Dict[str, float]:
     r["mean_delta_api_us"] = stream["api_rust"]["16KB"] / len(deltas16) * 1e6
     r["mean_delta_core_us"] = stream["core_rust"]["16KB"] / len(deltas16) * 1e6
     r["mean_delta_feed_us"] = stream["feed_rust"]["16KB"] / len(deltas16) * 1e6
-    r["median_delta_api_us"] = _median_per_delta(_api_feed(fmt), deltas16, repeat)
-    r["median_delta_core_us"] = _median_per_delta(_core_feed(fmt), deltas16, repeat)
+    r["median_delta_api_us"] = C.median_per_delta(_api_feed(fmt), deltas16, repeat)
+    r["median_delta_core_us"] = C.median_per_delta(_core_feed(fmt), deltas16, repeat)
     text64 = inputs["64KB"][0]
     nbytes = len(text64.encode("utf-8"))
     for impl in ("api_rust", "core_rust", "api_python"):
@@ -296,16 +262,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         default="median",
         help="statistic of the runs (default median; min resists a busy machine)",
     )
-    p.add_argument(
-        "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
-        help="time.perf_counter (default) or time.thread_time (CPU time: for a busy machine)",
-    )
+    C.add_clock_option(p)
     args = p.parse_args(argv)
     global STAT, CLOCK
     STAT = statistics.median if args.stat == "median" else min
-    CLOCK = time.perf_counter if args.clock == "wall" else time.thread_time
+    CLOCK = C.CLOCKS[args.clock]
     if not args.report:
         p.print_help()
         return 2

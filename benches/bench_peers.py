@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple
 
 import toolparse
+from toolparse.bench.peers import _load_path
 
 SIZE = 16 * 1024
 FORMAT = "hermes"
@@ -40,16 +41,6 @@ def peers_dir() -> Optional[Path]:
     """The peers harness folder, from ``$TOOLPARSE_PEERS_DIR`` (None when it is not set)."""
     env = os.environ.get("TOOLPARSE_PEERS_DIR")
     return Path(env) if env else None
-
-
-def _load_path(name: str, path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def load_harness() -> Tuple[Optional[Any], str]:

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
+import benchlib as C
 from toolparse import _core, reference
+from toolparse.testing import renderer
 
 KB = 1024
-DELTA = 4
-CALL = '<tool_call>{"name": "f", "arguments": {"path": "a.py", "mode": "w"}}</tool_call>'
+# one hermes call, written by the conformance kit's renderer
+CALL = renderer("hermes").render([("f", {"path": "a.py", "mode": "w"})]).model_output
 _LINE = "The user wants the file; first check the path, then <write> it.\n"
 
 
@@ -28,10 +29,6 @@ def output(size: int) -> str:
     """A think block of ``size`` bytes (the prompt opened it) and a call after it."""
     body = (_LINE * (size // len(_LINE) + 1))[:size]
     return body + "</think>\n" + CALL
-
-
-def deltas(text: str) -> List[str]:
-    return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
 
 
 def _replay(backend: str) -> Callable[..., Any]:
@@ -44,7 +41,7 @@ try:
     @pytest.mark.parametrize("backend", ["rust", "python"])
     @pytest.mark.parametrize("size", [4 * KB, 16 * KB])
     def test_think_block_then_call(benchmark: Any, backend: str, size: int) -> None:
-        chunks = deltas(output(size))
+        chunks = C.split(output(size))
         content, reasoning, calls, malformed, _ = benchmark(
             _replay(backend), "hermes", chunks, {}, "qwen3", None
         )
@@ -55,22 +52,13 @@ except ImportError:  # pragma: no cover - the report needs no pytest
     pass
 
 
-def _best(fn: Callable[..., Any], repeat: int, *args: Any) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def report(repeat: int, out: Any = sys.stdout) -> None:
     for backend in ("rust", "python"):
         replay = _replay(backend)
         per = {}
         for size in (4 * KB, 16 * KB, 64 * KB):
-            chunks = deltas(output(size))
-            t = _best(replay, repeat, "hermes", chunks, {}, "qwen3", None)
+            chunks = C.split(output(size))
+            t = C.best_of(replay, repeat, "hermes", chunks, {}, "qwen3", None)
             per[size] = t
             print(
                 f"{backend:6} think {size // KB:2d} KB + call: {t * 1e3:8.3f} ms, "
@@ -81,9 +69,9 @@ def report(repeat: int, out: Any = sys.stdout) -> None:
             f"{backend:6} growth 64/4 KB: {per[64 * KB] / per[4 * KB]:.1f} (linear: 16)", file=out
         )
         # no think block: the front hands over at the first delta
-        chunks = deltas(CALL + ("x" * 16 * KB))
-        plain = _best(replay, repeat, "hermes", chunks, {})
-        front = _best(replay, repeat, "hermes", chunks, {}, "qwen3", False)
+        chunks = C.split(CALL + ("x" * 16 * KB))
+        plain = C.best_of(replay, repeat, "hermes", chunks, {})
+        front = C.best_of(replay, repeat, "hermes", chunks, {}, "qwen3", False)
         print(
             f"{backend:6} no think block, 16 KB: without reasoning {plain / len(chunks) * 1e6:.3f}"
             f" µs/delta, with qwen3 (off) {front / len(chunks) * 1e6:.3f} µs/delta",

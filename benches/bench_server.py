@@ -4,7 +4,7 @@ vLLM's built-in parser for F, and an engine-based parser that does nothing (vLLM
 cost of the step itself), plus the toolparse parser call alone.
 
 One ``write_file`` call whose ``content`` argument is 16 KB or 64 KB of source code (the corpus of
-``conftest.py``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``)
+``benchlib``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``)
 and qwen3_coder, in one run:
 
     python benches/bench_server.py --report     # the table docs/vllm.md quotes
@@ -19,37 +19,21 @@ Skipped when vLLM is not installed (run with the peers harness's torch stand-in)
 
 from __future__ import annotations
 
-import argparse
 import gc
-import importlib.util
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
-from types import ModuleType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-FORMATS = ("hermes", "mistral", "qwen3_coder")
-SIZES = {"16KB": 16 * 1024, "64KB": 64 * 1024}
+import benchlib as C
+
+FORMATS = C.SERVER_FORMATS
+SIZES = C.SERVER_SIZES
 TARGET_STEP_US = 8.0  # toolparse through ChatStreamProcessor.step, per delta
 TARGET_PARSER_US = 3.5  # the toolparse parser call alone
 NULL = "toolparse_bench_null"
 
 
-def _load_corpus() -> ModuleType:
-    name = "toolparse_bench_corpus"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-C = _load_corpus()
 _VLLM: Dict[str, Any] = {}
 
 
@@ -110,13 +94,6 @@ def _vllm() -> bool:
     return True
 
 
-def model_output(fmt: str, n_chars: int) -> str:
-    if fmt == "mistral":
-        args = json.dumps(C.arguments(n_chars), ensure_ascii=False)
-        return f"[TOOL_CALLS]{C.CALL_NAME}[ARGS]{args}"
-    return str(C.model_output(fmt, n_chars))
-
-
 def parser_names(fmt: str) -> Dict[str, str]:
     """impl -> the --tool-call-parser name."""
     return {"toolparse": _VLLM["tp"].PREFIX + fmt, "vllm": fmt, "floor": NULL}
@@ -140,10 +117,6 @@ def new_processor(name: str) -> Tuple[Any, Any]:
     return _VLLM["Processor"](request, parser, enable_auto_tools=True, parser_cls=cls), parser
 
 
-# --clock cpu: this thread's CPU time, which other processes on a busy machine do not inflate
-CLOCK: Callable[[], float] = time.perf_counter
-
-
 def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> Tuple[float, int]:
     """One ``step`` per delta (the engine's ``stop`` on the last); returns (seconds, deltas fed).
     With ``budget``, stops once that many seconds have passed."""
@@ -152,7 +125,7 @@ def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> 
     ids = [0]
     prompt = [0]
     last = len(deltas) - 1
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     deadline = None if budget is None else t0 + budget
     for i, d in enumerate(deltas):
@@ -169,7 +142,7 @@ def parser_alone(name: str, deltas: List[str]) -> float:
     tp = parser.tool_parser
     call = tp.extract_tool_calls_streaming
     request = None
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     for d in deltas:
         call("", "", d, (), (), (), request)
@@ -222,24 +195,10 @@ if pytest is not None and __name__ != "__main__":
     if not _vllm():
         pytest.skip("vLLM is not installed", allow_module_level=True)
 
-    @pytest.mark.parametrize("fmt", ["hermes", "qwen3_coder"])
-    def test_same_call_toolparse_and_vllm(fmt: str) -> None:
-        deltas = C.split(model_output(fmt, 1024))
-        names = parser_names(fmt)
-        ours = streamed(names["toolparse"], deltas)
-        theirs = streamed(names["vllm"], deltas)
-        assert len(ours[1]) == 1 and ours[1][0][0] == C.CALL_NAME
-        assert json.loads(ours[1][0][1]) == C.arguments(1024)
-        assert [n for n, _ in theirs[1]] == [C.CALL_NAME]
-        assert json.loads(theirs[1][0][1]) == json.loads(ours[1][0][1])
-
-    @pytest.mark.parametrize("size", list(SIZES))
-    @pytest.mark.parametrize("fmt", FORMATS)
-    def test_step_toolparse(benchmark: Any, fmt: str, size: str) -> None:
-        benchmark.group = f"vllm-server-{fmt}-{size}"
-        deltas = C.split(model_output(fmt, SIZES[size]))
-        seconds, fed = benchmark(run_stream, parser_names(fmt)["toolparse"], deltas)
-        assert fed == len(deltas)
+    # vLLM's mistral parser needs Mistral's own tokenizer to find a call
+    test_same_call_toolparse_and_vllm, test_step_toolparse = C.server_tests(
+        "vllm", "vllm", run_stream, parser_names, streamed, ("hermes", "qwen3_coder")
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -253,7 +212,8 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     print(
         f"vLLM {metadata.version('vllm')}: ChatStreamProcessor.step per {C.DELTA_CHARS}-character "
         f"delta, one write_file call; toolparse and the floor: mean per delta (best of {repeat}) "
-        f"and median; built-in: one run, cut off after {budget:g} s; {CLOCK.__name__}",
+        f"and median; built-in: one run, cut off after {budget:g} s; "
+        f"{C.server_clock().__name__}",
         file=out,
     )
     head = (
@@ -267,13 +227,13 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
         per = {}
         # A built-in that finds no call here (vLLM's mistral parser needs Mistral's own tokenizer)
         # is not timed: its cost would be that of passing text through.
-        small = C.split(model_output(fmt, 1024))
+        small = C.split(C.model_output(fmt, 1024))
         try:
             finds = [n for n, _ in streamed(names["vllm"], small)[1]] == [C.CALL_NAME]
         except Exception:  # noqa: BLE001 - a built-in that cannot run here
             finds = False
         for label, n in SIZES.items():
-            deltas = C.split(model_output(fmt, n))
+            deltas = C.split(C.model_output(fmt, n))
             gc.collect()
             floor = min(run_stream(names["floor"], deltas)[0] for _ in range(repeat))
             ours = min(run_stream(names["toolparse"], deltas)[0] for _ in range(repeat))
@@ -310,23 +270,7 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the table docs/vllm.md quotes")
-    p.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
-    p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
-    p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")
-    p.add_argument("--clock", choices=("wall", "cpu"), default="wall")
-    args = p.parse_args(argv)
-    global CLOCK
-    CLOCK = time.perf_counter if args.clock == "wall" else time.thread_time
-    if not args.report:
-        p.print_help()
-        return 2
-    if not _vllm():
-        print("vLLM is not installed: nothing to measure", file=sys.stderr)
-        return 2
-    report(args.formats, args.budget, args.repeat)
-    return 0
+    return C.server_main(argv, __doc__, "vLLM", "docs/vllm.md", _vllm, report)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 against SGLang's built-in parser for the same format F.
 
 One ``write_file`` call whose ``content`` argument is 16 KB or 64 KB of source code (the corpus of
-``conftest.py``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``,
+``benchlib``), streamed in 4-character deltas, for hermes, mistral (``[TOOL_CALLS]N[ARGS]{...}``,
 a form both parse) and qwen3_coder, in one run:
 
     python benches/bench_server_sglang.py --report     # the table docs/sglang.md quotes
@@ -19,40 +19,20 @@ first.
 
 from __future__ import annotations
 
-import argparse
 import gc
-import importlib.util
-import json
-import statistics
 import sys
-import time
-from pathlib import Path
-from types import ModuleType
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import benchlib as C
 
 try:  # under the torch stand-in, SGLang imports only after vLLM
     import vllm.tool_parsers  # noqa: F401
 except Exception:  # noqa: BLE001
     pass
 
-FORMATS = ("hermes", "mistral", "qwen3_coder")
-SIZES = {"16KB": 16 * 1024, "64KB": 64 * 1024}
+FORMATS = C.SERVER_FORMATS
+SIZES = C.SERVER_SIZES
 TARGET_US = 3.5  # toolparse through parse_stream_chunk, per delta
-
-
-def _load_corpus() -> ModuleType:
-    name = "toolparse_bench_corpus"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("conftest.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-C = _load_corpus()
 
 
 def _sglang() -> Optional[Tuple[Any, Any, Any]]:
@@ -65,13 +45,6 @@ def _sglang() -> Optional[Tuple[Any, Any, Any]]:
         return None
     tp_sglang.register()
     return FunctionCallParser, Tool, tp_sglang
-
-
-def model_output(fmt: str, n_chars: int) -> str:
-    if fmt == "mistral":
-        args = json.dumps(C.arguments(n_chars), ensure_ascii=False)
-        return f"[TOOL_CALLS]{C.CALL_NAME}[ARGS]{args}"
-    return str(C.model_output(fmt, n_chars))
 
 
 def parser_names(fmt: str) -> Dict[str, str]:
@@ -88,16 +61,12 @@ def new_parser(name: str) -> Any:
     return FunctionCallParser([Tool.model_validate(t) for t in C.TOOLS], name)
 
 
-# --clock cpu: this thread's CPU time, which other processes on a busy machine do not inflate
-CLOCK: Callable[[], float] = time.perf_counter
-
-
 def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> Tuple[float, int]:
     """Feeds every delta to a fresh parser's ``parse_stream_chunk``, then ``parse_stream_end``;
     returns (seconds, deltas fed). With ``budget``, stops once that many seconds have passed."""
     parser = new_parser(name)
     chunk = parser.parse_stream_chunk
-    clock = CLOCK
+    clock = C.server_clock()
     t0 = clock()
     if budget is None:
         for d in deltas:
@@ -117,16 +86,7 @@ def run_stream(name: str, deltas: List[str], budget: Optional[float] = None) -> 
 
 def median_per_delta(name: str, deltas: List[str], repeat: int) -> float:
     """Median over every delta of ``repeat`` runs of one ``parse_stream_chunk`` call, in µs."""
-    clock = time.perf_counter_ns
-    overhead = statistics.median([-(clock() - clock()) for _ in range(20001)])
-    samples: List[int] = []
-    for _ in range(repeat):
-        chunk = new_parser(name).parse_stream_chunk
-        for d in deltas:
-            t0 = clock()
-            chunk(d)
-            samples.append(clock() - t0)
-    return max(statistics.median(samples) - overhead, 0) / 1000.0
+    return C.median_per_delta(lambda: new_parser(name).parse_stream_chunk, deltas, repeat)
 
 
 def streamed(name: str, deltas: List[str]) -> Tuple[str, List[Tuple[str, str]]]:
@@ -158,24 +118,9 @@ if pytest is not None and __name__ != "__main__":
     if _sglang() is None:
         pytest.skip("SGLang is not installed", allow_module_level=True)
 
-    @pytest.mark.parametrize("fmt", FORMATS)
-    def test_same_call_both_parsers(fmt: str) -> None:
-        deltas = C.split(model_output(fmt, 1024))
-        names = parser_names(fmt)
-        ours = streamed(names["toolparse"], deltas)
-        theirs = streamed(names["sglang"], deltas)
-        assert len(ours[1]) == 1 and ours[1][0][0] == C.CALL_NAME
-        assert json.loads(ours[1][0][1]) == C.arguments(1024)
-        assert [n for n, _ in theirs[1]] == [C.CALL_NAME]
-        assert json.loads(theirs[1][0][1]) == json.loads(ours[1][0][1])
-
-    @pytest.mark.parametrize("size", list(SIZES))
-    @pytest.mark.parametrize("fmt", FORMATS)
-    def test_stream_toolparse(benchmark: Any, fmt: str, size: str) -> None:
-        benchmark.group = f"sglang-server-{fmt}-{size}"
-        deltas = C.split(model_output(fmt, SIZES[size]))
-        seconds, fed = benchmark(run_stream, parser_names(fmt)["toolparse"], deltas)
-        assert fed == len(deltas)
+    test_same_call_both_parsers, test_stream_toolparse = C.server_tests(
+        "sglang", "sglang", run_stream, parser_names, streamed
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -190,7 +135,8 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
         f"SGLang {metadata.version('sglang')}: FunctionCallParser.parse_stream_chunk per "
         f"{C.DELTA_CHARS}-character delta (then parse_stream_end), one write_file call; "
         f"toolparse: mean per delta (best of {repeat} runs) and median per delta; built-in: one "
-        f"run, cut off after {budget:g} s; {CLOCK.__name__} (python {sys.version.split()[0]})",
+        f"run, cut off after {budget:g} s; {C.server_clock().__name__} "
+        f"(python {sys.version.split()[0]})",
         file=out,
     )
     head = (
@@ -203,7 +149,7 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
     for fmt in formats:
         names = parser_names(fmt)
         for label, n in SIZES.items():
-            deltas = C.split(model_output(fmt, n))
+            deltas = C.split(C.model_output(fmt, n))
             gc.collect()  # the built-in's garbage from the previous row is not toolparse's cost
             ours_s = min(run_stream(names["toolparse"], deltas)[0] for _ in range(repeat))
             ours = ours_s / len(deltas) * 1e6
@@ -228,28 +174,9 @@ def report(formats: Sequence[str], budget: float, repeat: int, out: Any = sys.st
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--report", action="store_true", help="print the table docs/sglang.md quotes")
-    p.add_argument("--formats", nargs="*", default=list(FORMATS), choices=FORMATS)
-    p.add_argument("--budget", type=float, default=20.0, help="seconds per built-in run")
-    p.add_argument("--repeat", type=int, default=3, help="toolparse runs (default 3)")
-    p.add_argument(
-        "--clock",
-        choices=("wall", "cpu"),
-        default="wall",
-        help="time.perf_counter (default) or time.thread_time (CPU time: for a busy machine)",
+    return C.server_main(
+        argv, __doc__, "SGLang", "docs/sglang.md", lambda: _sglang() is not None, report
     )
-    args = p.parse_args(argv)
-    global CLOCK
-    CLOCK = time.perf_counter if args.clock == "wall" else time.thread_time
-    if not args.report:
-        p.print_help()
-        return 2
-    if _sglang() is None:
-        print("SGLang is not installed: nothing to measure", file=sys.stderr)
-        return 2
-    report(args.formats, args.budget, args.repeat)
-    return 0
 
 
 if __name__ == "__main__":

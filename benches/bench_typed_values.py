@@ -16,13 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
+import benchlib as C
 from toolparse import _core, reference
+from toolparse.testing import renderer
 
 FMT = "qwen3_coder"
-DELTA = 4
 MEMBERS = 500  # the 1x size: about 9 KB (array) or 14 KB (object) of value
 # what the core parsers take: function name -> parameter name -> the JSON Schema types it admits
 TYPES: Dict[str, Dict[str, List[str]]] = {"f": {"xs": ["array"], "o": ["object"]}}
@@ -37,15 +37,7 @@ def value(kind: str, members: int) -> Any:
 def output(kind: str, members: int) -> str:
     """One call whose parameter (``xs`` an array, ``o`` an object) holds ``members`` strings."""
     param = "xs" if kind == "array" else "o"
-    text = json.dumps(value(kind, members), ensure_ascii=False)
-    return (
-        f"<tool_call>\n<function=f>\n<parameter={param}>\n{text}\n</parameter>\n</function>\n"
-        "</tool_call>"
-    )
-
-
-def deltas(text: str) -> List[str]:
-    return [text[i : i + DELTA] for i in range(0, len(text), DELTA)]
+    return renderer(FMT).render([("f", {param: value(kind, members)})]).model_output
 
 
 def _mod(backend: str) -> Any:
@@ -67,7 +59,7 @@ try:
     @pytest.mark.parametrize("mult", [1, 8])
     @pytest.mark.parametrize("kind", ["array", "object"])
     def test_typed_value_stream(benchmark: Any, backend: str, mult: int, kind: str) -> None:
-        chunks = deltas(output(kind, MEMBERS * mult))
+        chunks = C.split(output(kind, MEMBERS * mult))
         result = benchmark(_mod(backend).replay, FMT, chunks, TYPES)
         _check(result, kind, MEMBERS * mult)
 
@@ -83,15 +75,6 @@ except ImportError:  # pragma: no cover - the report needs no pytest
     pass
 
 
-def _best(fn: Callable[..., Any], repeat: int, *args: Any) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t)
-    return best
-
-
 def report(repeat: int, members: int = MEMBERS, out: Any = sys.stdout) -> None:
     for backend in ("rust", "python"):
         mod = _mod(backend)
@@ -99,8 +82,8 @@ def report(repeat: int, members: int = MEMBERS, out: Any = sys.stdout) -> None:
             per: Dict[str, Dict[int, float]] = {"stream": {}, "extract": {}}
             for mult in (1, 8):
                 text = output(kind, members * mult)
-                per["stream"][mult] = _best(mod.replay, repeat, FMT, deltas(text), TYPES)
-                per["extract"][mult] = _best(mod.extract, repeat, FMT, text, TYPES)
+                per["stream"][mult] = C.best_of(mod.replay, repeat, FMT, C.split(text), TYPES)
+                per["extract"][mult] = C.best_of(mod.extract, repeat, FMT, text, TYPES)
                 print(
                     f"{backend:6} {kind:6} {mult}x ({len(text) // 1024:3d} KB): stream "
                     f"{per['stream'][mult] * 1e3:8.3f} ms, extract "

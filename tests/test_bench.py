@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 import toolparse
-from toolparse import bench, cli
+from toolparse import bench, cli, testing
 from toolparse.bench import outputs, servers
 from toolparse.bench import peers as bench_peers
 from toolparse.spec import get_spec
@@ -57,25 +57,26 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Tuple[int, str, str]:
 # the generated outputs
 # ------------------------------------------------------------------------------------------------
 
-KNOWN_FAMILIES = {
-    "tagged_json",
-    "llama3_json",
-    "mistral",
-    "openai",
-    "pythonic",
-    "xml_params",
-    "named_json",
-    "functiongemma",
-}
-
 
 @pytest.mark.parametrize("fmt", toolparse.list_formats())
-def test_every_format_of_a_known_family_is_generated(fmt: str) -> None:
-    if get_spec(fmt).family not in KNOWN_FAMILIES:
-        pytest.skip(f"{fmt}: a family toolparse.bench.outputs does not write")
-    assert outputs.supported(fmt), (
-        f"{fmt}: add its call shape to toolparse/bench/outputs.py (or fix its entry)"
-    )
+def test_every_format_is_generated_by_the_kit_renderer(fmt: str) -> None:
+    """The bench writes every registered format, with the conformance kit's renderer."""
+    assert outputs.supported(fmt), f"{fmt}: toolparse.testing has no renderer for it"
+    form = outputs.FORMS.get(fmt)
+    reasoning = outputs.REASONING if fmt in outputs.AFTER_REASONING else None
+    args = outputs.arguments(100)
+    case = testing.renderer(fmt).render([(outputs.CALL_NAME, args)], form=form, reasoning=reasoning)
+    assert outputs.model_output(fmt, 100) == case.model_output
+
+
+def test_a_value_the_kit_cannot_write_is_a_clear_error() -> None:
+    """minimax_m2 writes values inline and its parser strips a newline at either end: content
+    ending with one cannot be written (the kit refuses it, the bench says so)."""
+    n = next(n for n in range(1, 200) if outputs.argument_text(n).endswith("\n"))
+    with pytest.raises(ValueError, match=f"cannot generate minimax_m2 output of {n} characters"):
+        outputs.model_output("minimax_m2", n)
+    assert outputs.model_output("hermes", n)
+    assert not outputs.supported("no_such_format")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -191,6 +192,13 @@ def test_format_without_a_generator_errors(
     code, out, err = run(capsys, "bench", "-f", "pythonic", *TINY)
     assert code == 1 and out == ""
     assert "cannot generate output for pythonic" in err and "hermes" in err
+
+
+def test_a_size_the_format_cannot_be_written_in_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    n = next(n for n in range(1, 200) if outputs.argument_text(n).endswith("\n"))
+    code, out, err = run(capsys, "bench", "-f", "minimax_m2", "-s", str(n), "--no-peers")
+    assert code == 1 and out == ""
+    assert f"cannot generate minimax_m2 output of {n} characters" in err
 
 
 @pytest.mark.parametrize("argv", [["-s", "12x"], ["-s", "0"], ["--repeat", "0"]])

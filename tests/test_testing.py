@@ -56,6 +56,26 @@ def test_one_renderer_per_family_from_the_spec(fmt: str) -> None:
     assert case.calls == [("get_weather", '{"city": "Tokyo"}')]
 
 
+def test_every_registered_format_has_a_renderer() -> None:
+    """The kit renders every format toolparse registers (the benchmarks, ``toolparse bench`` and
+    the docs render their outputs with it too)."""
+    assert sorted(testing.RENDERERS) == sorted(FORMATS)
+    assert {"functionary_v31", "functionary_v32"} <= set(testing.RENDERERS)
+    for fmt in FORMATS:
+        assert testing.renderer(fmt).name == fmt
+
+
+def test_k2_horizon_typed_form_writes_the_value_types() -> None:
+    case = testing.renderer("k2_horizon").render(
+        [("f", {"s": "x", "n": 2, "o": {"a": None}})], form="typed"
+    )
+    text = case.model_output
+    types = ["string", "integer", "object"]
+    assert [t for t in types if f"<ifm|arg_type>{t}</ifm|arg_type>" in text] == types
+    info = toolparse.get_parser("k2_horizon", tools=case.tools).extract_tool_calls(text)
+    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == case.calls
+
+
 def test_aliases_find_the_renderer() -> None:
     for fmt in FORMATS:
         for alias in toolparse.spec.get_spec(fmt).aliases:

@@ -303,6 +303,12 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
         )
     if args.repeat < 1:
         raise CliError(f"--repeat must be at least 1, got {args.repeat}", code=2)
+    for format in formats or known:
+        for size in sizes:
+            try:  # a size whose content the format's layout would change (see outputs.render)
+                outputs.model_output(format, size)
+            except ValueError as e:
+                raise CliError(str(e)) from None
     if args.plot:
         try:
             bench.require_plot()

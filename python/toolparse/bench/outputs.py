@@ -1,6 +1,7 @@
-"""The outputs ``toolparse bench`` times: one ``write_file`` call whose ``content`` argument is N
-characters of source code, written in a format's wire text from the format's spec entry (its
-family, call shape and markers), and the pseudo-token deltas it is streamed in.
+"""The outputs ``toolparse bench`` and the benchmarks in ``benches/`` time: one ``write_file`` call
+whose ``content`` argument is N characters of source code, written in a format's wire text by the
+format's renderer in the conformance kit (``toolparse.testing``, configured from the spec entry),
+and the pseudo-token deltas it is streamed in.
 
 Every parser of a run gets the same text split into the same deltas: about four characters each,
 with every marker string of the format whole (as a tokenizer emits a special token).
@@ -8,12 +9,12 @@ with every marker string of the format whole (as a tokenizer emits a special tok
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
-from ..spec import FormatSpec, get_spec
+from ..spec import get_spec
+from ..testing.renderers import renderer
 
 __all__ = [
     "CALL_NAME",
@@ -22,8 +23,10 @@ __all__ = [
     "arguments",
     "argument_text",
     "chunk",
+    "formats",
     "markers",
     "model_output",
+    "render",
     "supported",
 ]
 
@@ -80,163 +83,59 @@ def arguments(n_chars: int) -> Dict[str, str]:
     return {"path": PATH, "content": argument_text(n_chars)}
 
 
-def _j(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _tagged_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    call = s.raw.get("call", {})
-    if call.get("shape") == "list_or_name_then_args":  # mistral v11+: NAME[ARGS]{...}
-        return f"{s.markers['call_start']}{name}{s.markers['args_start']}{_j(args)}"
-    obj: Dict[str, Any]
-    if call.get("keyed_by_name"):  # apertus: {NAME: {...}}
-        obj = {name: args}
-    else:
-        obj = {call["name_keys"][0]: name, call["args_keys"][0]: args}
-    body = _j([obj]) if call.get("shape") == "array" else _j(obj)
-    start, end = s.markers["call_start"], s.markers.get("call_end", "")
-    if start == "[" and body.startswith("["):  # the call list is its own start (xlam)
-        return body
-    return f"{start}{body}{end}"
-
-
-def _llama3_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    return f"{s.markers['call_start']}{_j({'name': name, 'parameters': args})}"
-
-
-def _openai(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    prefix = s.raw.get("call", {}).get("name_prefix", "functions.")
-    if "parameter_start" in m:
-        # beam: reasoning, then a tool message holding XML parameters
-        params = "".join(
-            f"{m['parameter_start']}{k}{m['parameter_name_end']}\n{v}\n{m['parameter_end']}"
-            for k, v in args.items()
-        )
-        return (
-            f"{m['channel']}analysis{m['message']}Writing the file.{m['end']}{m['start']}"
-            f"assistant to={prefix}{name}{m['channel']}analysis {m['constrain']}xml"
-            f"{m['message']}{params}{m['call']}"
-        )
-    return (
-        f"{m['channel']}commentary to={prefix}{name} {m['constrain']}json"
-        f"{m['message']}{_j(args)}{m['call']}"
-    )
-
-
-def _pythonic(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    call = f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
-    if "list_start" in m or s.raw.get("calls") == "list":
-        call = f"{m.get('list_start', '[')}{call}]"
-    return f"{m.get('section_start', '')}{call}{m.get('section_end', '')}"
-
-
-# Formats whose template writes a value inline, `<parameter name="K">V</parameter>`, though the
-# parser strips one newline around it (MiniMax's tool-calling guide for M2/M2.5)
-_INLINE_VALUES = frozenset({"minimax_m2"})
-
-
-def _xml_params(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    nl = "\n" if s.raw.get("call", {}).get("value_newlines") == "strip_one" else ""
-    vnl = "" if s.name in _INLINE_VALUES else nl
-    value_start = m.get("parameter_string", m["parameter_name_end"]) + m.get("value_start", "")
-    params = "".join(
-        f"{m['parameter_start']}{k}{value_start}{vnl}{v}{vnl}{m['parameter_end']}\n"
-        for k, v in args.items()
-    )
-    return (
-        f"{m.get('call_start', '')}{nl}{m['function_start']}{name}{m['function_name_end']}"
-        f"{m.get('function_attrs_end', '')}{nl}"
-        f"{params}{m['function_end']}{m.get('item_end', '')}{nl}{m.get('call_end', '')}"
-    )
-
-
-def _named_json(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    shape = s.raw.get("call", {}).get("shape")
-    if shape == "type_sep_name_fenced_args":
-        call = f"function{m['name_start']}{name}{m['args_start']}\n{_j(args)}\n{m['args_end']}"
-    elif shape == "name_sep_args":
-        call = f"{name}{m['args_start']}{_j(args)}"
-    elif shape == "id_sep_args":
-        prefix = s.raw.get("call", {}).get("name_prefix", "")
-        call = f"{prefix}{name}:0{m['args_start']}{_j(args)}"
-    elif shape == "tagged_name_tagged_args":  # plamo3
-        call = f"{m['name_start']}{name}{m['args_start']}{_j(args)}{m['args_end']}"
-    else:
-        return None
-    return f"{m['section_start']}{m['call_start']}{call}{m['call_end']}{m['section_end']}"
-
-
-def _functiongemma(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    esc = m["string"]
-    body = ",".join(f"{k}:{esc}{v}{esc}" for k, v in args.items())
-    return f"{m['call_start']}{m['name_start']}{name}{{{body}}}{m['call_end']}"
-
-
-def _xml_elements(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    ns = m["namespace"]
-    params = "".join(f"{ns}<{k}>{v}{ns}</{k}>\n" for k, v in args.items())
-    return (
-        f'{m["call_start"]}\n{m["invoke_start"]}"{name}">\n{params}{m["invoke_end"]}\n'
-        f"{m['call_end']}"
-    )
-
-
-def _inkling(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    m = s.markers
-    key = s.raw["call"]["args_keys"][0]
-    return f"{name}{m['call_start']}{_j({'name': name, key: args})}{m['end']}"
-
-
-def _muse(s: FormatSpec, name: str, args: Dict[str, Any]) -> Optional[str]:
-    """A tool message holding the ATEM call (XML parameters)."""
-    m = s.markers
-    body = _xml_params(s, name, args)
-    return f"{m['start']}assistant to=functions.{name}{m['message']}{body}{m['end']}"
-
-
-_FAMILIES = {
-    "tagged_json": _tagged_json,
-    "llama3_json": _llama3_json,
-    "openai": _openai,
-    "pythonic": _pythonic,
-    "xml_params": _xml_params,
-    "named_json": _named_json,
-    "functiongemma": _functiongemma,
-    "xml_elements": _xml_elements,
-    "inkling": _inkling,
-    "muse": _muse,
+# The conformance kit's form each format's output is written in, where it is not its renderer's
+# first: the call after the ``<|python_tag|>`` llama3 writes before code and calls, mistral's
+# ``[TOOL_CALLS]N[ARGS]{...}`` (which vLLM's and SGLang's parsers both read), inkling's
+# function-name header, k2_horizon's value types.
+FORMS: Dict[str, str] = {
+    "llama3_json": "python_tag",
+    "llama4_json": "python_tag",
+    "mistral": "v11_args",
+    "inkling": "headers",
+    "k2_horizon": "typed",
 }
+# Formats whose call is the second message of the turn, after a reasoning message of this text.
+REASONING = "Writing the file."
+AFTER_REASONING = frozenset({"beam", "muse", "muse_glimmer"})
 
 
-def _render(format: str, name: str, args: Dict[str, Any]) -> Optional[str]:
-    s = get_spec(format)
-    family = _FAMILIES.get(s.family)
-    if family is None:
-        return None
+def render(format: str, name: str, args: Dict[str, Any]) -> str:
+    """One call in ``format``'s wire text, written by the format's renderer in the conformance
+    kit (``toolparse.testing``). ValueError when the kit cannot write these arguments in it (a
+    value its layout would change, such as a newline at either end of an inline XML value)."""
+    r = renderer(format)
+    reasoning = REASONING if r.name in AFTER_REASONING else None
     try:
-        return family(s, name, args)
-    except (KeyError, IndexError, TypeError):  # a spec entry of a shape this does not know
-        return None
+        case = r.render([(name, args)], form=FORMS.get(r.name), reasoning=reasoning)
+    except AssertionError:
+        raise ValueError(f"toolparse bench cannot write these arguments in {format}") from None
+    return case.model_output
 
 
 def supported(format: str) -> bool:
-    """Whether the generator can write ``format`` (a format of a family or call shape it does not
-    know is left out of the bench, not guessed)."""
-    return _render(format, CALL_NAME, {"path": "a", "content": "b"}) is not None
+    """Whether the generator can write ``format`` (every format the kit renders)."""
+    try:
+        render(format, CALL_NAME, {"path": "a", "content": "b"})
+    except ValueError:
+        return False
+    return True
+
+
+def formats() -> List[str]:
+    """The registered formats the generator writes, in registry order."""
+    import toolparse
+
+    return [f for f in toolparse.list_formats() if supported(f)]
 
 
 def model_output(format: str, n_chars: int) -> str:
     """The wire text of one ``write_file`` call whose ``content`` is ``n_chars`` long."""
-    text = _render(format, CALL_NAME, arguments(n_chars))
-    if text is None:
-        raise ValueError(f"toolparse bench cannot generate {format} output")
-    return text
+    try:
+        return render(format, CALL_NAME, arguments(n_chars))
+    except ValueError:
+        raise ValueError(
+            f"toolparse bench cannot generate {format} output of {n_chars} characters"
+        ) from None
 
 
 def markers(format: str) -> Tuple[str, ...]:

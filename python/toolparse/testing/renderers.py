@@ -271,7 +271,8 @@ class XmlParams(Renderer):
     glm ``<tool_call>N<arg_key>K</arg_key><arg_value>V</arg_value>``,
     step3 ``<steptml:invoke name="N">``, deepseek_v32 DSML with ``string="true|false"``; values
     typed by the tool schema (DSML: by the ``string`` attribute). The section wrapper may be
-    missing ("bare" form)."""
+    missing ("bare" form); where the format has a value-type element (k2_horizon's
+    ``<ifm|arg_type>T</ifm|arg_type>`` before each value), the "typed" form writes it."""
 
     json_native = False
     typed = True
@@ -284,6 +285,8 @@ class XmlParams(Renderer):
         self.strip = call["value_newlines"] == "strip_one"
         self.many = call["calls_per_section"] == "many"
         self.forms = ("wrapped", "bare") if "call_start" in self.m else ("plain",)
+        if "value_type_start" in self.m:
+            self.forms += ("typed",)
         self.markers = tuple(v for v in self.m.values() if len(v) > 2)
         # qwen3_coder's layout: a newline around every value and after every tag
         self.lines = self.m["function_name_end"] == ">" and self.strip
@@ -304,13 +307,17 @@ class XmlParams(Renderer):
             m in json.dumps(value, ensure_ascii=False) for m in self.markers
         )
 
-    def param(self, k: str, v: Any) -> str:
+    def param(self, k: str, v: Any, typed: bool = False) -> str:
         m = self.m
         if "value_start" in m:  # glm
             sep = "\n" if self.name in XML_LINES else ""
+            kind = ""
+            if typed:  # the value's type element: the schema's type of the value
+                t = "null" if v is None else json_type(v)
+                kind = f"{m['value_type_start']}{t}{m['value_type_end']}{sep}"
             return (
                 f"{m['parameter_start']}{k}{m['parameter_name_end']}{sep}"
-                f"{m['value_start']}{xml_value(v)}{m['parameter_end']}{sep}"
+                f"{kind}{m['value_start']}{xml_value(v)}{m['parameter_end']}{sep}"
             )
         if "parameter_string" in m:  # DSML
             head = m["parameter_string"] if isinstance(v, str) else m["parameter_json"]
@@ -318,9 +325,9 @@ class XmlParams(Renderer):
         value = f"\n{xml_value(v)}\n" if self.lines else xml_value(v)
         return f"{m['parameter_start']}{k}{m['parameter_name_end']}{value}{m['parameter_end']}\n"
 
-    def function(self, name: str, args: Dict[str, Any]) -> str:
+    def function(self, name: str, args: Dict[str, Any], typed: bool = False) -> str:
         m = self.m
-        params = "".join(self.param(k, v) for k, v in args.items())
+        params = "".join(self.param(k, v, typed) for k, v in args.items())
         if "value_start" in m:  # glm
             sep = "\n" if self.name in XML_LINES else ""
             tag = m["function_name_end"].strip("\n")  # hy_v3's <tool_sep>
@@ -333,9 +340,9 @@ class XmlParams(Renderer):
         fns = []
         for name, args in calls:
             assert not isinstance(args, RawJSON)
-            fns.append(self.function(name, args))
+            fns.append(self.function(name, args, form == "typed"))
         sep = "" if self.name in GLM_JOINED else "\n"
-        if form != "wrapped":
+        if form not in ("wrapped", "typed"):
             text = sep.join(fns)
         elif self.many:
             text = f"{m['call_start']}\n" + "\n".join(fns) + f"\n{m['call_end']}"
@@ -362,7 +369,7 @@ class XmlParamsXtml(XmlParams):
         super().__init__(name)
         self.forms = ("wrapped", "channel")
 
-    def param(self, k: str, v: Any) -> str:
+    def param(self, k: str, v: Any, typed: bool = False) -> str:
         m = self.m
         if isinstance(v, str):
             head = m["parameter_string"]
