@@ -1,6 +1,7 @@
-//! Reads the format spec (`python/toolparse/formats.json`, the file Python reads at import) and
-//! generates the Rust registry from it: a const table of specs and one constructor per format,
-//! included by `rust/formats/mod.rs`. Nothing is read at run time.
+//! Reads the format spec (`python/toolparse/formats/`: one `<name>.json` per format and
+//! `_reasoning.json`, the files Python reads at import) and generates the Rust registry from it: a
+//! const table of specs and one constructor per format, included by `rust/formats/mod.rs`. Nothing
+//! is read at run time.
 
 // A build script fails by panicking, with the reason.
 #![allow(clippy::expect_used)]
@@ -15,29 +16,54 @@ use serde_json::{Map, Value};
 #[path = "rust/formats/spec_check.rs"]
 mod spec_check;
 
-const SPEC: &str = "python/toolparse/formats.json";
+const SPEC: &str = "python/toolparse/formats";
+const REASONING_FILE: &str = "_reasoning.json";
 
 fn main() {
+    // a directory: cargo reruns when any file in it changes
     println!("cargo:rerun-if-changed={SPEC}");
     println!("cargo:rerun-if-changed=build.rs");
     let root = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
-    let text =
-        fs::read_to_string(Path::new(&root).join(SPEC)).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
-    let spec: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
-    let formats = spec
-        .get("formats")
-        .and_then(Value::as_array)
-        .unwrap_or_else(|| panic!("{SPEC}: no \"formats\" list"));
-    let code = generate(formats).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
+    let dir = Path::new(&root).join(SPEC);
+    let formats = read_formats(&dir).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
+    let code = generate(&formats).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
     let out = Path::new(&env::var("OUT_DIR").expect("OUT_DIR")).join("formats.rs");
     fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
-    let reasoning = spec
-        .get("reasoning")
-        .and_then(Value::as_array)
-        .unwrap_or_else(|| panic!("{SPEC}: no \"reasoning\" list"));
-    let code = generate_reasoning(reasoning, formats).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
+    let path = dir.join(REASONING_FILE);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let reasoning: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let reasoning = reasoning
+        .as_array()
+        .unwrap_or_else(|| panic!("{}: not a list", path.display()));
+    let code = generate_reasoning(reasoning, &formats).unwrap_or_else(|e| panic!("{SPEC}: {e}"));
     let out = Path::new(&env::var("OUT_DIR").expect("OUT_DIR")).join("reasoning.rs");
     fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// The spec entries of the format files (`<name>.json`; a name starting with `_` is not a
+/// format), in the order of their names, as `toolparse.spec` reads them.
+fn read_formats(dir: &Path) -> Result<Vec<Value>, String> {
+    let mut paths = Vec::new();
+    for item in fs::read_dir(dir).map_err(|e| e.to_string())? {
+        let path = item.map_err(|e| e.to_string())?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        if path.extension().is_some_and(|x| x == "json") && !stem.starts_with('_') {
+            paths.push((stem.to_owned(), path));
+        }
+    }
+    paths.sort();
+    let mut formats = Vec::new();
+    for (stem, path) in paths {
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let doc: Value = serde_json::from_str(&text).map_err(|e| format!("{stem}.json: {e}"))?;
+        let entry = doc
+            .get("spec")
+            .filter(|e| e.get("name").and_then(Value::as_str) == Some(stem.as_str()))
+            .ok_or_else(|| format!("{stem}.json: no \"spec\" entry named {stem:?}"))?;
+        formats.push(entry.clone());
+    }
+    Ok(formats)
 }
 
 /// The REASONING table: one `ReasoningSpec` per entry of the spec's "reasoning" list, with what

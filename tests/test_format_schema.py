@@ -1,20 +1,31 @@
-"""The format spec's JSON Schema (``python/toolparse/formats/_schema.json``) holds for every entry,
-and refuses what the readers refuse."""
+"""The format files' JSON Schema (``python/toolparse/formats/_schema.json``) holds for every file
+(each format's, the reasoning formats'), and refuses what the readers refuse."""
 
 from __future__ import annotations
 
 import copy
 import json
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
 jsonschema = pytest.importorskip("jsonschema")
 
-PKG = Path(__file__).resolve().parent.parent / "python" / "toolparse"
-SCHEMA: Dict[str, Any] = json.loads((PKG / "formats" / "_schema.json").read_text("utf-8"))
-DOC: Dict[str, Any] = json.loads((PKG / "formats.json").read_text("utf-8"))
+FOLDER = Path(__file__).resolve().parent.parent / "python" / "toolparse" / "formats"
+if not FOLDER.is_dir():  # pragma: no cover - an installed package alone
+    import toolparse.spec
+
+    FOLDER = toolparse.spec.FOLDER
+SCHEMA: Dict[str, Any] = json.loads((FOLDER / "_schema.json").read_text("utf-8"))
+FILES = sorted(p for p in FOLDER.glob("*.json") if not p.name.startswith("_"))
+REASONING_LIST: List[Dict[str, Any]] = json.loads(
+    (FOLDER / "_reasoning.json").read_text("utf-8")
+)
+DOC: Dict[str, Any] = {
+    "formats": [json.loads(p.read_text("utf-8"))["spec"] for p in FILES],
+    "reasoning": REASONING_LIST,
+}
 
 
 def _validator(definition: str) -> Any:
@@ -28,6 +39,19 @@ def _validator(definition: str) -> Any:
 
 FORMAT = _validator("format")
 REASONING = _validator("reasoning")
+FILE = _validator("format_file")
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_every_format_file_matches_the_schema(path: Path) -> None:
+    doc = json.loads(path.read_text("utf-8"))
+    FILE.validate(doc)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["spec"]["name"] == path.stem, "a format file is named after its format"
+
+
+def test_the_reasoning_file_matches_the_schema() -> None:
+    _validator("reasoning_file").validate(REASONING_LIST)
 
 
 @pytest.mark.parametrize("entry", DOC["formats"], ids=lambda e: e["name"])
@@ -65,6 +89,22 @@ def test_the_schema_refuses_a_broken_entry(name: str, change: Any) -> None:
     change(entry)
     with pytest.raises(jsonschema.ValidationError):
         FORMAT.validate(entry)
+
+
+def test_the_schema_refuses_a_broken_format_file() -> None:
+    doc = json.loads(FILES[0].read_text("utf-8"))
+    for change in (
+        lambda d: d.pop("spec"),
+        lambda d: d.update(samples=[]),
+        lambda d: d.update(sample="x"),
+        lambda d: d.update(cases={"truncated": [["x"]]}),
+        lambda d: d.update(cases={"malformd": []}),
+        lambda d: d.update(peers={"vllm2": "x"}),
+    ):
+        broken = copy.deepcopy(doc)
+        change(broken)
+        with pytest.raises(jsonschema.ValidationError):
+            FILE.validate(broken)
 
 
 def test_the_schema_refuses_a_broken_reasoning_entry() -> None:

@@ -128,7 +128,7 @@ impl Tools {
 
 type Ctor = fn(&Tools) -> Box<dyn Machine>;
 
-/// A format's entry in the spec (`python/toolparse/formats.json`, read by `build.rs`).
+/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, read by `build.rs`).
 #[derive(Debug)]
 pub struct Spec {
     /// The canonical name (vLLM's).
