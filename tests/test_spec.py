@@ -38,9 +38,9 @@ def test_list_formats_is_the_spec_and_the_rust_registry() -> None:
 
 
 def test_every_spec_entry_has_both_backends_tests_and_a_benchmark() -> None:
-    """A format is its spec entry plus its tests: each entry must build on the Rust core and on the
-    twin, have a case renderer (the cross-format pattern and property suites), malformed and
-    truncated cases, a format-specific test module naming it, and a benchmark renderer."""
+    """A format is its file (spec entry, samples, hand-written cases): each entry must build on the
+    Rust core and on the twin, have a case renderer (the cross-format pattern and property
+    suites), malformed and truncated cases, and a benchmark renderer."""
     from pathlib import Path
 
     from toolparse import reference
@@ -54,9 +54,6 @@ def test_every_spec_entry_has_both_backends_tests_and_a_benchmark() -> None:
     assert mspec is not None and mspec.loader is not None
     bench = importlib.util.module_from_spec(mspec)
     mspec.loader.exec_module(bench)
-    # the suites parametrised over every format do not count as a format's own tests
-    texts = (p.read_text(encoding="utf-8") for p in root.glob("test_*.py"))
-    named = [t for t in texts if "\nCROSS_FORMAT = True" not in t]
     missing = []
     for fmt in toolparse.list_formats():
         _core.Parser(fmt).finish()
@@ -67,8 +64,6 @@ def test_every_spec_entry_has_both_backends_tests_and_a_benchmark() -> None:
             missing.append(f"{fmt}: no malformed cases")
         if not corpus.truncated_texts(fmt):
             missing.append(f"{fmt}: no truncated cases")
-        if not any(f'"{fmt}"' in text for text in named):
-            missing.append(f"{fmt}: no format-specific test module names it")
         if fmt not in bench.bench_formats():
             missing.append(f"{fmt}: no benchmark renderer")
     assert not missing, missing
@@ -167,12 +162,14 @@ def test_the_shipped_spec_is_valid() -> None:
 def test_reference_markers_are_the_spec_markers() -> None:
     """The twin's machines that keep their markers in code use exactly the spec's (the Rust
     machines are checked by `cargo test machines_use_the_spec_markers`)."""
-    from toolparse.reference import _machine, llama3_json, openai, xml_params
+    from toolparse.reference import _machine, openai, xml_params
 
     def m(fmt: str, *roles: str) -> tuple:
         return tuple(spec.get_spec(fmt).markers[r] for r in roles)
 
-    assert llama3_json.TEXT.list == m("llama3_json", "call_start", "object_start")
+    l3 = _machine(spec.get_spec("llama3_json"))({}).style  # type: ignore[attr-defined]
+    assert l3.text.list == m("llama3_json", "call_start", "object_start")
+    assert l3.separator == m("llama3_json", "separator")[0]
     # mistral's tags, as the twin builds them from the spec entry (tagged_json, the forms shape)
     tags = _machine(spec.get_spec("mistral"))({}).tags  # type: ignore[attr-defined]
     assert tags.forms

@@ -8,12 +8,20 @@ use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{ws_len, Found, Markers};
 
-pub(super) const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
-/// Between calls.
-pub(super) const SEPARATOR: &str = ";";
+/// A format's markers (from its spec entry, by `build.rs`).
+#[derive(Debug)]
+pub struct Style {
+    /// The call start (`<|python_tag|>`), then the start of an object in text (`{`).
+    pub text: Markers,
+    /// Between calls.
+    pub separator: &'static str,
+}
 
-pub fn new(_: &Tools) -> Box<dyn Machine> {
-    Box::new(Llama3Json { st: State::Text })
+pub fn new(style: &'static Style, _: &Tools) -> Box<dyn Machine> {
+    Box::new(Llama3Json {
+        st: State::Text,
+        style,
+    })
 }
 
 #[derive(Debug)]
@@ -30,21 +38,23 @@ enum State {
 
 pub struct Llama3Json {
     st: State,
+    style: &'static Style,
 }
 
 impl Machine for Llama3Json {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let mut i = 0;
+        let (text, separator) = (&self.style.text, self.style.separator);
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match TEXT.find(rest) {
+                State::Text => match text.find(rest) {
                     Found::Marker { at, which: 0 } => {
                         out.content(&rest[..at]);
-                        i += at + TEXT.list[0].len();
+                        i += at + text.list[0].len();
                         self.st = State::Call(Region::new(
                             Calls::object(CALL_KEYS, false),
-                            TEXT.list[0],
+                            text.list[0],
                             false,
                         ));
                     }
@@ -83,8 +93,8 @@ impl Machine for Llama3Json {
                     let ws = ws_len(rest);
                     out.content(&rest[..ws]);
                     i += ws;
-                    if rest[ws..].starts_with(SEPARATOR) {
-                        i += SEPARATOR.len();
+                    if rest[ws..].starts_with(separator) {
+                        i += separator.len();
                         self.st = State::Next;
                     } else if ws < rest.len() {
                         self.st = State::Text;

@@ -12,30 +12,40 @@ from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .scan import Markers, ws_len
 
-TEXT = Markers(["<|python_tag|>", "{"])
+
+class Style:
+    """A format's markers (from its spec entry, as ``build.rs`` writes them for Rust)."""
+
+    __slots__ = ("separator", "text")
+
+    def __init__(self, text: Markers, separator: str) -> None:
+        self.text = text  # the call start (`<|python_tag|>`), then an object's start in text
+        self.separator = separator  # between calls
 
 
-def new(_: ToolTypes) -> Llama3Json:
-    return Llama3Json()
+def new(style: Style, _: ToolTypes) -> Llama3Json:
+    return Llama3Json(style)
 
 
 class Llama3Json:
-    def __init__(self) -> None:
+    def __init__(self, style: Style) -> None:
         self.st = "Text"  # Text | Call | After | Next | Fallback
         self.region: Optional[Region] = None
+        self.style = style
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
         n = len(s)
+        text, separator = self.style.text, self.style.separator
         while i < n:
             st = self.st
             if st == "Text":
-                kind, at, which = TEXT.find(s, i)
+                kind, at, which = text.find(s, i)
                 out.content(s[i : i + at])
                 if kind == "marker" and which == 0:
-                    i += at + len(TEXT.list[0])
+                    i += at + len(text.list[0])
                     self.st = "Call"
-                    self.region = Region(Calls.object(CALL_KEYS, False), TEXT.list[0], False)
+                    self.region = Region(Calls.object(CALL_KEYS, False), text.list[0], False)
                 elif kind == "marker":
                     i += at
                     self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
@@ -57,8 +67,8 @@ class Llama3Json:
                 ws = ws_len(s, i)
                 out.content(s[i : i + ws])
                 i += ws
-                if s.startswith(";", i):
-                    i += 1
+                if s.startswith(separator, i):
+                    i += len(separator)
                     self.st = "Next"
                 elif i < n:
                     self.st = "Text"
