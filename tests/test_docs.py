@@ -170,11 +170,16 @@ def test_the_pages_have_examples_with_output():
 
 def test_adding_a_format_example_entry_is_accepted_by_the_spec_loader():
     page = (DOCS / "adding-a-format.md").read_text(encoding="utf-8")
-    entry = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
+    file = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
+    entry = file["spec"]
     data = toolparse.spec.read()
     data["formats"].append(entry)
-    loaded = toolparse.spec.load(data)
+    loaded = toolparse.spec.load(data, {entry["name"]: file})
     assert loaded[entry["name"]].family == entry["family"]
+    assert loaded[entry["name"]].samples and loaded[entry["name"]].cases.malformed
+    schema = toolparse.spec.FOLDER / "_schema.json"
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(file, json.loads(schema.read_text("utf-8")))
 
 
 FORBIDDEN = [
