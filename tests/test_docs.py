@@ -44,8 +44,7 @@ GEN = gen_pages()
 
 
 def pages() -> List[Path]:
-    excluded = {"format_notes.md"}
-    return sorted(p for p in DOCS.glob("*.md") if p.name not in excluded)
+    return sorted(DOCS.glob("*.md"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -56,14 +55,6 @@ def pages() -> List[Path]:
 def test_generated_pages_are_current():
     stale = [str(p.relative_to(ROOT)) for p in GEN.stale()]
     assert not stale, f"stale: {', '.join(stale)}; regenerate them with: {GEN.COMMAND}"
-
-
-def test_format_notes_name_only_registered_formats():
-    extra = GEN.stale_notes()
-    assert not extra, (
-        f"docs/format_notes.md has notes for formats that are not in the spec: {extra} "
-        f"(rename or remove them, then run {GEN.COMMAND})"
-    )
 
 
 def test_formats_page_has_every_format_and_reasoning_format():
@@ -131,7 +122,6 @@ def test_check_mode_names_the_command(tmp_path, monkeypatch, capsys):
     stale.write_text("old\n", encoding="utf-8")
     monkeypatch.setattr(GEN, "FORMATS_PAGE", stale)
     monkeypatch.setattr(GEN, "ROOT", tmp_path)
-    monkeypatch.setattr(GEN, "NOTES", DOCS / "format_notes.md")
     monkeypatch.setattr(GEN, "expected", lambda: [(stale, "new\n")])
     assert GEN.main(["--check"]) == 1
     assert "formats.md is stale: run python docs/gen_pages.py" in capsys.readouterr().out
@@ -180,11 +170,16 @@ def test_the_pages_have_examples_with_output():
 
 def test_adding_a_format_example_entry_is_accepted_by_the_spec_loader():
     page = (DOCS / "adding-a-format.md").read_text(encoding="utf-8")
-    entry = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
-    data = json.loads((ROOT / "python" / "toolparse" / "formats.json").read_text("utf-8"))
+    file = json.loads(re.search(r"```json\n(.*?)```", page, re.S).group(1))
+    entry = file["spec"]
+    data = toolparse.spec.read()
     data["formats"].append(entry)
-    loaded = toolparse.spec.load(data)
+    loaded = toolparse.spec.load(data, {entry["name"]: file})
     assert loaded[entry["name"]].family == entry["family"]
+    assert loaded[entry["name"]].samples and loaded[entry["name"]].cases.malformed
+    schema = toolparse.spec.FOLDER / "_schema.json"
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.validate(file, json.loads(schema.read_text("utf-8")))
 
 
 FORBIDDEN = [

@@ -262,7 +262,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     for format in missing:
         _write(
             out,
-            f"!! {format}: no bundled sample output (add python/toolparse/samples/{format}.txt)",
+            f"!! {format}: no bundled sample output (add samples to formats/{format}.json)",
         )
     if failures:
         _write(out, f"!! {failures} sample(s) gave a different result streaming and not")

@@ -1,13 +1,16 @@
-"""The format spec (``formats.json``, which ``build.rs`` also reads): names, aliases, id styles,
-markers and the models each format serves. Loaded once at import with the standard library; the
-Rust-backed path reads names from here, never from the reference twin."""
+"""The format spec: one file per format in ``formats/`` (``<name>.json``, which ``build.rs`` also
+reads) and the reasoning formats (``formats/_reasoning.json``): names, aliases, id styles, markers,
+the models each format serves, and each format's samples, hand-written test cases and notes.
+Loaded once at import with the standard library; the Rust-backed path reads names from here, never
+from the reference twin. The files' fields: ``formats/_about.md``; their schema:
+``formats/_schema.json``."""
 
 from __future__ import annotations
 
 import fnmatch
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -22,6 +25,7 @@ __all__ = [
     "list_formats",
     "list_reasoning_formats",
     "load",
+    "read",
     "load_reasoning",
     "reasoning_canonical",
 ]
@@ -29,7 +33,20 @@ __all__ = [
 ID_STYLES = ("chatcmpl", "mistral", "model")
 # when the vLLM integration keeps special tokens in the output text (the spec's "about")
 KEEP_SPECIAL_TOKENS = ("always", "with_tools", "never")
-_PATH = Path(__file__).resolve().parent / "formats.json"
+FOLDER = Path(__file__).resolve().parent / "formats"
+REASONING_FILE = "_reasoning.json"
+
+
+@dataclass(frozen=True)
+class Cases:
+    """A format's hand-written outputs for the conformance kit (its file's ``cases``)."""
+
+    # text that looks a little like the markup but holds no call: all of it is content
+    no_call: Tuple[str, ...] = ()
+    # malformed markup: no call, the text is content
+    malformed: Tuple[str, ...] = ()
+    # outputs that end inside a call, with how many calls completed before it
+    truncated: Tuple[Tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +70,14 @@ class FormatSpec:
     span_markup: Optional[Tuple[str, str, str, int]] = None
     # the reasoning format that runs with this format when none is given ("": none)
     default_reasoning: str = ""
+    # the rest of the format's file: real checkpoint ids format_for_model maps to it, the
+    # servers' own parser names for the same wire format ({"sglang": ...}), sample outputs (what
+    # `toolparse demo` runs), hand-written test cases, the notes of the formats page ("": none)
+    model_ids: Tuple[str, ...] = ()
+    peers: Mapping[str, str] = field(default_factory=dict)
+    samples: Tuple[str, ...] = ()
+    cases: Cases = Cases()
+    notes: str = ""
 
     def marker(self, role: str) -> Optional[str]:
         return self.markers.get(role)
@@ -107,9 +132,12 @@ def _check_functionary(entry: Dict[str, Any], markers: Dict[str, str], name: str
         raise ValueError(f"format spec: {name}: call.content_recipient must be a string")
 
 
-def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
-    """Validates a spec document and returns its entries by canonical name, in order. Refuses a
-    name or alias given twice, as ``build.rs`` does."""
+def load(
+    data: Mapping[str, Any], files: Optional[Mapping[str, Mapping[str, Any]]] = None
+) -> Dict[str, FormatSpec]:
+    """Validates a spec document (``{"formats": [spec entries]}``) and returns its entries by
+    canonical name, in order. Refuses a name or alias given twice, as ``build.rs`` does. ``files``
+    (by name) are the formats' whole files, whose other fields (samples, cases...) are kept."""
     formats = data.get("formats")
     if not isinstance(formats, list):
         raise ValueError("format spec: no 'formats' list")
@@ -119,9 +147,9 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
         if not isinstance(entry, dict):
             raise ValueError(f"format spec: entry {k} is not an object")
         name, family, id_style = (entry.get(f) for f in ("name", "family", "id_style"))
-        for field, value in (("name", name), ("family", family), ("id_style", id_style)):
+        for key, value in (("name", name), ("family", family), ("id_style", id_style)):
             if not isinstance(value, str) or not value:
-                raise ValueError(f"format spec: entry {k}: {field!r} must be a non-empty string")
+                raise ValueError(f"format spec: entry {k}: {key!r} must be a non-empty string")
         assert isinstance(name, str) and isinstance(family, str) and isinstance(id_style, str)
         if id_style not in ID_STYLES:
             raise ValueError(f"format spec: {name}: unknown id_style {id_style!r}")
@@ -189,8 +217,44 @@ def load(data: Mapping[str, Any]) -> Dict[str, FormatSpec]:
             dropped=dropped,
             default_reasoning=default_reasoning,
             span_markup=span_markup,
+            **_file_fields((files or {}).get(name, {})),
         )
     return out
+
+
+def _file_fields(f: Mapping[str, Any]) -> Dict[str, Any]:
+    """The fields of a format's file beside its spec entry (their schema: ``_schema.json``)."""
+    cases = f.get("cases", {})
+    return {
+        "model_ids": tuple(f.get("model_ids", ())),
+        "peers": dict(f.get("peers", {})),
+        "samples": tuple(f.get("samples", ())),
+        "cases": Cases(
+            no_call=tuple(cases.get("no_call", ())),
+            malformed=tuple(cases.get("malformed", ())),
+            truncated=tuple((str(t), int(n)) for t, n in cases.get("truncated", ())),
+        ),
+        "notes": f.get("notes", ""),
+    }
+
+
+def read(folder: Path = FOLDER) -> Dict[str, Any]:
+    """The spec document of a folder of format files: ``{"formats": [spec entries], "reasoning":
+    [...], "files": {name: file}}``, the formats in the order of their names (as ``build.rs``
+    reads them). A file's name is its format's name."""
+    files: Dict[str, Dict[str, Any]] = {}
+    for path in sorted(folder.glob("*.json"), key=lambda p: p.stem):
+        if path.name.startswith("_"):
+            continue
+        with path.open(encoding="utf-8") as f:
+            doc = json.load(f)
+        entry = doc.get("spec") if isinstance(doc, dict) else None
+        if not isinstance(entry, dict) or entry.get("name") != path.stem:
+            raise ValueError(f"format spec: {path.name}: no 'spec' entry named {path.stem!r}")
+        files[path.stem] = doc
+    with (folder / REASONING_FILE).open(encoding="utf-8") as f:
+        reasoning = json.load(f)
+    return {"formats": [d["spec"] for d in files.values()], "reasoning": reasoning, "files": files}
 
 
 @dataclass(frozen=True)
@@ -369,9 +433,8 @@ def load_reasoning(
 
 
 def _read() -> Tuple[Dict[str, FormatSpec], Dict[str, ReasoningSpec]]:
-    with _PATH.open(encoding="utf-8") as f:
-        data = json.load(f)
-    specs = load(data)
+    data = read()
+    specs = load(data, data["files"])
     return specs, load_reasoning(data, specs)
 
 

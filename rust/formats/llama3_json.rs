@@ -10,12 +10,20 @@ use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{ws_len, Markers};
 
-pub(super) const TEXT: Markers = Markers::new(&["<|python_tag|>", "{"]);
-/// Between calls.
-pub(super) const SEPARATOR: &str = ";";
+/// A format's markers (from its spec entry, by `build.rs`).
+#[derive(Debug)]
+pub struct Style {
+    /// The call start (`<|python_tag|>`), then the start of an object in text (`{`).
+    pub text: Markers,
+    /// Between calls.
+    pub separator: &'static str,
+}
 
-pub fn new(_: &Tools) -> Box<dyn Machine> {
-    Box::new(Llama3Json { st: State::Text })
+pub fn new(style: &'static Style, _: &Tools) -> Box<dyn Machine> {
+    Box::new(Llama3Json {
+        st: State::Text,
+        style,
+    })
 }
 
 #[derive(Debug)]
@@ -32,23 +40,25 @@ enum State {
 
 pub struct Llama3Json {
     st: State,
+    style: &'static Style,
 }
 
 impl Machine for Llama3Json {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let mut i = 0;
+        let (text, separator) = (&self.style.text, self.style.separator);
         while i < input.len() {
             let rest = &input[i..];
             match &mut self.st {
-                State::Text => match text_until(&TEXT, input, &mut i, out) {
+                State::Text => match text_until(text, input, &mut i, out) {
                     Some(0) => {
-                        let (tag, bare) = (TEXT.list[0], false);
+                        let (tag, bare) = (text.list[0], false);
                         self.st =
                             State::Call(Region::new(Calls::object(CALL_KEYS, bare), tag, bare));
                     }
                     Some(which) => {
                         // The call object's `{`: read again, by the region.
-                        i -= TEXT.list[which].len();
+                        i -= text.list[which].len();
                         self.st =
                             State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
                     }
@@ -78,8 +88,8 @@ impl Machine for Llama3Json {
                     let ws = ws_len(rest);
                     out.content(&rest[..ws]);
                     i += ws;
-                    if rest[ws..].starts_with(SEPARATOR) {
-                        i += SEPARATOR.len();
+                    if rest[ws..].starts_with(separator) {
+                        i += separator.len();
                         self.st = State::Next;
                     } else if ws < rest.len() {
                         self.st = State::Text;

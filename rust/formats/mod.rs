@@ -38,7 +38,7 @@ pub trait Machine: Send + Sync {
 
 type Ctor = fn(&Tools) -> Box<dyn Machine>;
 
-/// A format's entry in the spec (`python/toolparse/formats.json`, read by `build.rs`).
+/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, read by `build.rs`).
 #[derive(Debug)]
 pub struct Spec {
     /// The canonical name (vLLM's).
@@ -539,10 +539,10 @@ mod tests {
     fn machines_use_the_spec_markers() {
         let s = spec("llama3_json");
         assert_eq!(
-            llama3_json::TEXT.list,
+            LLAMA3_JSON_STYLE.text.list,
             markers(s, &["call_start", "object_start"])
         );
-        assert_eq!(llama3_json::SEPARATOR, markers(s, &["separator"])[0]);
+        assert_eq!(LLAMA3_JSON_STYLE.separator, markers(s, &["separator"])[0]);
         let s = spec("mistral");
         assert_eq!(MISTRAL_TAGS.text.list, markers(s, &["call_start"]));
         assert_eq!(MISTRAL_TAGS.args.list, markers(s, &["args_start"]));

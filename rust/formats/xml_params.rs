@@ -1,6 +1,6 @@
 //! XML-parameter tool calls: one machine for the formats that write a call as a function tag
 //! holding one tag per parameter, configured by a [`Style`] that `build.rs` generates from the
-//! format's spec entry (`python/toolparse/formats.json`). Qwen3-Coder is the model:
+//! format's spec entry (`python/toolparse/formats/<name>.json`). Qwen3-Coder is the model:
 //!
 //! ```text
 //! <tool_call>

@@ -42,24 +42,11 @@ PREFIX = "toolparse_"
 PLUGIN_GROUP = "sglang.srt.plugins"
 PLUGIN_NAME = "toolparse"
 
-# toolparse format -> SGLang's parser name for the same wire format. The detector inherits from
-# that parser's class everything but the parsing and the structural tags (structure_info, the
-# template grammars of response-template detectors, the automatic-choice tags).
+# toolparse format -> SGLang's parser name for the same wire format (its file's peers.sglang). The
+# detector inherits from that parser's class everything but the parsing and the structural tags
+# (structure_info, the template grammars of response-template detectors, the automatic-choice tags).
 SGLANG_PEERS: Dict[str, str] = {
-    "hermes": "hermes",
-    "mistral": "mistral",
-    "pythonic": "pythonic",
-    "llama4_pythonic": "pythonic",
-    "llama3_json": "llama3",
-    "qwen3_coder": "qwen3_coder",
-    "openai": "gpt-oss",
-    "minimax_m2": "minimax-m2",
-    "deepseek_v32": "deepseekv32",
-    # the JSON-like variant formats (dots, cohere_command4 and gigachat35 are SGLang's own names)
-    "qwen3_json": "qwen25",
-    "llama4_json": "llama3",
-    "apertus": "apertus2509",
-    "cohere_command3": "cohere_command4",
+    n: s.peers["sglang"] for n, s in _spec.SPECS.items() if "sglang" in s.peers
 }
 
 # fmt -> backend -> detector class (made once per process)

@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Optional, Protocol, Tuple
 from ..spec import REASONING, SPECS, FormatSpec, ReasoningSpec
 from .event import Delta, Emitter, Extracted, SpanRule, delta_from_events, extracted_from_events
 from .params import SchemaTrees, ToolTypes
+from .scan import Markers
 
 
 class _WithSchemas(dict):  # type: ignore[type-arg]
@@ -159,8 +160,10 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             ),
         )
         return lambda _tools: inkling.Inkling(ink)
+    if spec.family == "llama3_json":
+        l3 = llama3_json.Style(Markers([m["call_start"], m["object_start"]]), m["separator"])
+        return lambda tools: llama3_json.new(l3, tools)
     modules = {
-        "llama3_json": llama3_json,
         "openai": openai,
     }
     if spec.family not in modules:

@@ -14,31 +14,41 @@ from .params import ToolTypes
 from .region import Region
 from .scan import Markers, ws_len
 
-TEXT = Markers(["<|python_tag|>", "{"])
+
+class Style:
+    """A format's markers (from its spec entry, as ``build.rs`` writes them for Rust)."""
+
+    __slots__ = ("separator", "text")
+
+    def __init__(self, text: Markers, separator: str) -> None:
+        self.text = text  # the call start (`<|python_tag|>`), then an object's start in text
+        self.separator = separator  # between calls
 
 
-def new(_: ToolTypes) -> Llama3Json:
-    return Llama3Json()
+def new(style: Style, _: ToolTypes) -> Llama3Json:
+    return Llama3Json(style)
 
 
 class Llama3Json:
-    def __init__(self) -> None:
+    def __init__(self, style: Style) -> None:
         self.st = "Text"  # Text | Call | After | Next | Fallback
         self.region: Optional[Region] = None
+        self.style = style
 
     def feed(self, s: str, out: Emitter) -> int:
         i = 0
         n = len(s)
+        text, separator = self.style.text, self.style.separator
         while i < n:
             st = self.st
             if st == "Text":
-                which, i = text_until(TEXT, s, i, out)
+                which, i = text_until(text, s, i, out)
                 if which == 0:
-                    tag, bare = TEXT.list[0], False
+                    tag, bare = text.list[0], False
                     self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, bare), tag, bare)
                 elif which != -1:
                     # The call object's `{`: read again, by the region.
-                    i -= len(TEXT.list[which])
+                    i -= len(text.list[which])
                     self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
                 else:
                     return i
@@ -58,8 +68,8 @@ class Llama3Json:
                 ws = ws_len(s, i)
                 out.content(s[i : i + ws])
                 i += ws
-                if s.startswith(";", i):
-                    i += 1
+                if s.startswith(separator, i):
+                    i += len(separator)
                     self.st = "Next"
                 elif i < n:
                     self.st = "Text"

@@ -1,9 +1,6 @@
-"""Sample model outputs bundled with toolparse, one file per format (``<format>.txt``), used by
-``toolparse demo`` and the tests.
-
-A file holds one or more samples separated by a line that is exactly ``----8<----``; the newline
-that ends each sample's last line belongs to the file layout, not to the sample. ``tools.json`` is
-the OpenAI tool list the samples call (formats with typed parameters need it).
+"""Sample model outputs bundled with toolparse, used by ``toolparse demo`` and the tests. They
+live in each format's file (``toolparse/formats/<format>.json``, its ``samples``).
+``tools.json`` is the OpenAI tool list the samples call (formats with typed parameters need it).
 """
 
 from __future__ import annotations
@@ -12,30 +9,22 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-__all__ = ["SEPARATOR", "formats", "load", "tools"]
+from toolparse.spec import SPECS
 
-SEPARATOR = "----8<----"
+__all__ = ["formats", "load", "tools"]
+
 _DIR = Path(__file__).resolve().parent
 
 
 def formats() -> List[str]:
-    """The formats that have a sample file, sorted."""
-    return sorted(p.stem for p in _DIR.glob("*.txt"))
+    """The formats that have samples, sorted."""
+    return sorted(n for n, s in SPECS.items() if s.samples)
 
 
 def load(format: str) -> List[str]:
     """The sample outputs for ``format`` ([] when it has none)."""
-    path = _DIR / f"{format}.txt"
-    if not path.is_file():
-        return []
-    with path.open(encoding="utf-8", newline="") as f:
-        text = f.read()
-    samples = []
-    for part in text.split("\n" + SEPARATOR + "\n"):
-        if part.endswith("\n"):
-            part = part[:-1]
-        samples.append(part)
-    return samples
+    spec = SPECS.get(format)
+    return list(spec.samples) if spec is not None else []
 
 
 def tools() -> List[Dict[str, Any]]:
