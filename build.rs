@@ -149,19 +149,19 @@ fn reasoning_row(e: &Reasoning, formats: &[Entry]) -> Result<String, String> {
             .as_deref()
             .ok_or_else(|| format!("reasoning {name}: \"call_starts\" is missing"))?,
     );
-    let turn_end = optional(&e.turn_end, "turn_end", name)?;
-    let content_end = optional(&e.content_end, "content_end", name)?;
-    let content_lstrip = optional(&e.content_lstrip, "content_lstrip", name)?;
-    let label = optional(&e.label, "label", name)?;
-    let dropped = optional_list(&e.dropped, "dropped", name)?;
+    let turn_end = optional(e.turn_end.as_ref(), "turn_end", name)?;
+    let content_end = optional(e.content_end.as_ref(), "content_end", name)?;
+    let content_lstrip = optional(e.content_lstrip.as_ref(), "content_lstrip", name)?;
+    let label = optional(e.label.as_ref(), "label", name)?;
+    let dropped = optional_list(e.dropped.as_ref(), "dropped", name)?;
     let mut ends = vec![end.as_str()];
-    ends.extend(optional_list(&e.also_end, "also_end", name)?);
+    ends.extend(optional_list(e.also_end.as_ref(), "also_end", name)?);
     // the turn-end tag ends a block too
     if !turn_end.is_empty() && !ends.contains(&turn_end) {
         ends.push(turn_end);
     }
     let mut starts = vec![start.as_str()];
-    starts.extend(optional_list(&e.also_start, "also_start", name)?);
+    starts.extend(optional_list(e.also_start.as_ref(), "also_start", name)?);
     let content_prefix = e.content_prefix.as_deref().unwrap_or_default();
     let own: Vec<&str> = if call_ends {
         call_starts.clone()
@@ -249,9 +249,9 @@ fn generate(formats: &[Entry]) -> Result<String, String> {
             pairs.join(", "),
             e.special_tokens,
             e.models,
-            optional(&e.turn_end, "turn_end", name)?,
-            optional_list(&e.dropped, "dropped", name)?,
-            optional(&e.default_reasoning, "default_reasoning", name)?,
+            optional(e.turn_end.as_ref(), "turn_end", name)?,
+            optional_list(e.dropped.as_ref(), "dropped", name)?,
+            optional(e.default_reasoning.as_ref(), "default_reasoning", name)?,
             span_markup(e)?,
         )
         .map_err(|e| e.to_string())?;

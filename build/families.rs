@@ -36,8 +36,8 @@ pub fn machine(statics: &mut String, e: &Entry, upper: &str) -> Result<String, S
     }
 }
 
-fn keys<'a>(list: &'a Option<Vec<String>>, key: &str, name: &str) -> Result<&'a [String], String> {
-    list.as_deref()
+fn keys<'a>(list: Option<&'a Vec<String>>, key: &str, name: &str) -> Result<&'a [String], String> {
+    list.map(Vec::as_slice)
         .ok_or_else(|| format!("{name}: {key:?} is missing or not a list"))
 }
 
@@ -86,8 +86,8 @@ fn tagged_json(statics: &mut String, e: &Entry, upper: &str) -> Result<String, S
          after_name: Markers::new(&{after_name:?}) }};",
         ends.len(),
         shape == Some("array"),
-        keys(&call.name_keys, "name_keys", name)?,
-        keys(&call.args_keys, "args_keys", name)?,
+        keys(call.name_keys.as_ref(), "name_keys", name)?,
+        keys(call.args_keys.as_ref(), "args_keys", name)?,
         call.keyed_by_name,
         call.id_keys.clone().unwrap_or_default(),
         call.tentative,
@@ -204,7 +204,7 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
         Some(n) => format!(
             "Some(crate::json::CallKeys {{ name: &{n:?}, args: &{:?}, strings: false, \
              by_name: false, id: &[] }})",
-            keys(&call.args_keys, "args_keys", name)?
+            keys(call.args_keys.as_ref(), "args_keys", name)?
         ),
         None => "None".to_owned(),
     };
@@ -393,8 +393,8 @@ fn inkling(statics: &mut String, e: &Entry, upper: &str) -> Result<String, Strin
          keys: crate::json::CallKeys {{ name: &{:?}, args: &{:?}, strings: {}, \
          by_name: false, id: &[] }} }};",
         &blocks[4..],
-        keys(&e.call.name_keys, "name_keys", &e.name)?,
-        keys(&e.call.args_keys, "args_keys", &e.name)?,
+        keys(e.call.name_keys.as_ref(), "name_keys", &e.name)?,
+        keys(e.call.args_keys.as_ref(), "args_keys", &e.name)?,
         e.arguments == "json_object_or_json_string",
     )
     .map_err(|e| e.to_string())?;

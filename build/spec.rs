@@ -161,7 +161,7 @@ pub struct Reasoning {
 }
 
 /// A non-empty string that may be absent (empty then).
-pub fn optional<'a>(v: &'a Option<String>, key: &str, name: &str) -> Result<&'a str, String> {
+pub fn optional<'a>(v: Option<&'a String>, key: &str, name: &str) -> Result<&'a str, String> {
     match v {
         None => Ok(""),
         Some(s) if s.is_empty() => Err(format!("{name}: {key:?} must be a non-empty string")),
@@ -171,11 +171,11 @@ pub fn optional<'a>(v: &'a Option<String>, key: &str, name: &str) -> Result<&'a 
 
 /// A list of non-empty strings that may be absent (empty then).
 pub fn optional_list<'a>(
-    v: &'a Option<Vec<String>>,
+    v: Option<&'a Vec<String>>,
     key: &str,
     name: &str,
 ) -> Result<Vec<&'a str>, String> {
-    let list: Vec<&str> = v.iter().flatten().map(String::as_str).collect();
+    let list: Vec<&str> = v.into_iter().flatten().map(String::as_str).collect();
     if list.iter().any(|s| s.is_empty()) {
         return Err(format!("{name}: {key:?} holds an empty string"));
     }

@@ -131,7 +131,7 @@ impl SpanRule {
             i += rest.chars().next().map_or(1, char::len_utf8);
         }
         out.push_str(&buf[pos..i]);
-        st.held = buf[i..].to_owned();
+        buf[i..].clone_into(&mut st.held);
         out
     }
 }
@@ -177,7 +177,7 @@ impl Emitter {
             let t = rule.feed(&mut self.span_content, s, false);
             return self.content_dropping(&t);
         }
-        self.content_dropping(s)
+        self.content_dropping(s);
     }
 
     fn content_dropping(&mut self, s: &str) {

@@ -64,8 +64,7 @@ impl Num {
     fn next(self, b: u8) -> Option<Num> {
         Some(match (self, b) {
             (Num::Minus, b'0') => Num::Zero,
-            (Num::Minus, b'1'..=b'9') => Num::Int,
-            (Num::Int, b'0'..=b'9') => Num::Int,
+            (Num::Minus, b'1'..=b'9') | (Num::Int, b'0'..=b'9') => Num::Int,
             (Num::Zero | Num::Int, b'.') => Num::Dot,
             (Num::Dot | Num::Frac, b'0'..=b'9') => Num::Frac,
             (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Num::Exp,

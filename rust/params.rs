@@ -112,7 +112,7 @@ pub fn kind_of_types<S: AsRef<str>>(types: &[S]) -> Kind {
         T_INTEGER => Kind::Integer,
         T_NUMBER => Kind::Number,
         T_BOOL => Kind::Bool,
-        _ if mask.count_ones() == 1 => Kind::Json,
+        _ if mask.is_power_of_two() => Kind::Json,
         _ => Kind::Union(mask),
     }
 }
@@ -145,7 +145,7 @@ pub fn push_json_str_body(out: &mut String, s: &str) {
 }
 
 /// Appends the JSON escape of byte `b` (`"`, `\` or a control character).
-#[inline(always)]
+#[inline]
 fn push_escape(out: &mut String, b: u8) {
     match b {
         b'"' => out.push_str("\\\""),
@@ -433,7 +433,8 @@ pub fn float_repr(f: f64) -> String {
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let n = digits.len() as i32;
+    // a float's repr has at most 17 significant digits
+    let n = i32::try_from(digits.len()).unwrap_or(i32::MAX);
     let mut out = String::from(sign);
     if (-4..16).contains(&exp) {
         if exp < 0 {
@@ -449,7 +450,8 @@ pub fn float_repr(f: f64) -> String {
             }
             out.push_str(".0");
         } else {
-            let (a, b) = digits.split_at((exp + 1) as usize);
+            // 0 <= exp < 16 here, and n > exp + 1
+            let (a, b) = digits.split_at(usize::try_from(exp + 1).unwrap_or(0));
             out.push_str(a);
             out.push('.');
             out.push_str(b);
@@ -944,6 +946,8 @@ mod tests {
         }
     }
 
+    // the values as Python's repr writes them, which the table compares with
+    #[allow(clippy::unreadable_literal)]
     #[test]
     fn float_repr_table() {
         let table: &[(f64, &str)] = &[

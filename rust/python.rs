@@ -1,5 +1,5 @@
 //! The PyO3 binding (with `python/models.rs`): thin classes over the core. Data crosses as Python
-//! objects (tuples, lists, str; the facade's DeltaMessages from `feed_message`), never as JSON
+//! objects (tuples, lists, str; the facade's `DeltaMessages` from `feed_message`), never as JSON
 //! text.
 
 use std::borrow::Cow;
@@ -207,6 +207,8 @@ impl PyParser {
     }
 
     /// Feeds several deltas in one call (batched tokens, speculative decoding); one result each.
+    // pyo3 extracts a Python list argument into a Vec; a slice cannot be extracted
+    #[allow(clippy::needless_pass_by_value)]
     fn feed_many(
         &mut self,
         py: Python<'_>,

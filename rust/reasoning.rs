@@ -20,12 +20,12 @@
 //! - Trim (`trim`, vLLM's engine parsers): the run of whitespace that ends the reasoning (before
 //!   the end marker, a call start or the end of the text) is dropped as markup when it is at most
 //!   [`TRAIL_CAP`] bytes; a longer run is reasoning. While a run is open it is held back.
-//! - Prefix (`content_prefix`, minimax_m2_append_think): nothing is reasoning; the prefix is
+//! - Prefix (`content_prefix`, `minimax_m2_append_think)`: nothing is reasoning; the prefix is
 //!   content before the whole output, which goes to the tool machine as it is.
-//! - Framing (`content_end`, hunyuan_a13b's `\n</answer>`): the end marker may open a content
+//! - Framing (`content_end`, `hunyuan_a13b`'s `\n</answer>`): the end marker may open a content
 //!   wrapper (`\n</think>\n<answer>\n`); its closing marker is dropped from content by the driver,
 //!   like an end marker outside a block.
-//! - Lstrip (`content_lstrip`, granite_thinking_parser's newline): after the end marker the front
+//! - Lstrip (`content_lstrip`, `granite_thinking_parser`'s newline): after the end marker the front
 //!   keeps the text while it is only those characters (state `After`), and drops them: the rest
 //!   goes to the tool machine from the first other character.
 //! - Label (`label`, gemma4's `thought`): at the start of a block the reasoning is held while it
@@ -85,7 +85,7 @@ pub struct ReasoningSpec {
     /// The label a block may begin with (gemma4's channel name `thought`; empty: none): at the
     /// start of a block, the label and a newline, or the label as the whole block, are markup.
     pub label: &'static str,
-    /// Other markup the reasoning format never puts in content (kimi_k3's
+    /// Other markup the reasoning format never puts in content (`kimi_k3`'s
     /// `<|close|>response<|sep|>`): dropped from content in every state while it runs.
     pub dropped: &'static [&'static str],
 }

@@ -283,7 +283,7 @@ mod tests {
         let s = "héllo <｜tool▁ca";
         match m.find(s) {
             Found::Partial { safe } => assert_eq!(&s[safe..], "<｜tool▁ca"),
-            other => panic!("{other:?}"),
+            other @ Found::Marker { .. } => panic!("{other:?}"),
         }
     }
 

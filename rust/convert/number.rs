@@ -1,6 +1,8 @@
 //! Python number literals as JSON text: the grammar states of a literal being read and the
 //! conversion of a complete one (decimal, hex/octal/binary, float), within Python's own limits.
 
+use std::fmt::Write as _;
+
 /// Python refuses to convert ints with more decimal digits than this (`sys.int_info`
 /// `default_max_str_digits`): a longer decimal literal is a SyntaxError and `json.dumps` of a
 /// larger hex/octal/binary value raises ValueError. Following it also bounds the quadratic
@@ -65,12 +67,17 @@ pub(super) fn radix_to_decimal(digits: &str, radix: u32) -> Option<String> {
     let mut limbs: Vec<u32> = Vec::new(); // base 10**9, least significant first
     for c in digits.chars() {
         let mut carry = u64::from(c.to_digit(radix)?);
-        for limb in limbs.iter_mut() {
+        for limb in &mut limbs {
             let v = u64::from(*limb) * u64::from(radix) + carry;
-            *limb = (v % BASE) as u32;
+            // `v % BASE` is below `BASE` (10^9), which fits a `u32`
+            #[allow(clippy::cast_possible_truncation)]
+            let low = (v % BASE) as u32;
+            *limb = low;
             carry = v / BASE;
         }
         if carry > 0 {
+            // the carry out of a limb is below the radix (at most 36)
+            #[allow(clippy::cast_possible_truncation)]
             limbs.push(carry as u32);
         }
     }
@@ -80,7 +87,7 @@ pub(super) fn radix_to_decimal(digits: &str, radix: u32) -> Option<String> {
         s.push_str(&top.to_string());
     }
     for limb in iter {
-        s.push_str(&format!("{limb:09}"));
+        let _ = write!(s, "{limb:09}");
     }
     (s.len() <= MAX_INT_DIGITS).then_some(s)
 }

@@ -62,7 +62,7 @@ fn rejected(src: &str, result: &Result<usize, usize>) -> bool {
 }
 
 /// Sources accepted by `ast.literal_eval`, with the oracle's JSON (generated from
-/// `CASES` in tests/test_convert.py).
+/// `CASES` in `tests/test_convert.py`).
 const CASES: &[(&str, &str)] = &[
     ("0", "0"),
     ("1", "1"),
@@ -245,7 +245,7 @@ const CASES: &[(&str, &str)] = &[
     ("(-1,)", "[-1]"),
 ];
 
-/// Sources that must be rejected (`ERRORS` in tests/test_convert.py, without the
+/// Sources that must be rejected (`ERRORS` in `tests/test_convert.py`, without the
 /// over-long ones, which `big_ints` covers).
 const ERRORS: &[&str] = &[
     "",

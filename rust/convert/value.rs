@@ -1,7 +1,7 @@
 //! Where a value starts and ends inside a Python literal, and what a backslash escape in a string
 //! writes: the transitions ``PyLiteral::step`` hands over to.
 
-use super::*;
+use super::{Flow, Frame, Num, PyLiteral, Quote, State};
 
 impl PyLiteral {
     /// A character after a backslash in a string body.
@@ -173,7 +173,7 @@ impl PyLiteral {
         };
         match (top, c) {
             (Frame::List { .. } | Frame::Tuple { .. } | Frame::Set { .. }, ',') => {
-                self.state = State::Value
+                self.state = State::Value;
             }
             (Frame::Dict { key, .. }, ',') if !*key => {
                 *key = true;

@@ -1,6 +1,6 @@
 //! Between calls: the arms the families share. The text outside calls, read up to the next
-//! marker ([`text_until`], every family). The markup after a call, read alike by xml_params,
-//! xml_elements and functiongemma ([`after_call`]): after a call stand whitespace, then one of the
+//! marker ([`text_until`], every family). The markup after a call, read alike by `xml_params`,
+//! `xml_elements` and functiongemma ([`after_call`]): after a call stand whitespace, then one of the
 //! family's markers (the next call's start, the block's end, ...); whitespace before other text is
 //! content, and so is that text. A run past [`WS_MAX`](crate::scan::WS_MAX) is content too, as if
 //! other text stood where it passes the cap.
@@ -40,7 +40,7 @@ pub enum Args {
     Broken(usize),
 }
 
-/// Streams a call's arguments object from `input` through `sc` (tagged_json, named_json): what
+/// Streams a call's arguments object from `input` through `sc` (`tagged_json`, `named_json`): what
 /// the scanner takes goes out as arguments, as it comes; its end ends the call, an error marks
 /// the output malformed.
 pub fn stream_args(sc: &mut JsonScanner, input: &str, out: &mut Emitter) -> Args {
@@ -79,7 +79,7 @@ pub enum After {
 
 /// Reads the text after a call (`input`), `ws` holding the whitespace read since the call ended
 /// (a run past [`WS_MAX`](crate::scan::WS_MAX) reads as other text where it passes the cap, as
-/// after tagged_json's bodies: it is content, and so is what follows).
+/// after `tagged_json`'s bodies: it is content, and so is what follows).
 pub fn after_call(ws: &mut String, input: &str, markers: &Markers, out: &mut Emitter) -> After {
     // (`ws` holds whitespace only, ASCII: bytes are characters)
     match expect_capped(input, markers, ws.len()) {

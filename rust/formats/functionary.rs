@@ -1,9 +1,9 @@
 //! MeetKai Functionary's formats: a call is a header naming the function, then its JSON
 //! arguments; one function's call may instead carry raw code, which becomes `{KEY: "code"}`.
 //!
-//! * functionary_v31: `<function=NAME>{...}</function>` inside text, and `<|python_tag|>` followed
+//! * `functionary_v31`: `<function=NAME>{...}</function>` inside text, and `<|python_tag|>` followed
 //!   by raw code (the rest of the output) for the function `python`;
-//! * functionary_v32: recipient messages. The prompt ends with `>>>`, so the output starts with a
+//! * `functionary_v32`: recipient messages. The prompt ends with `>>>`, so the output starts with a
 //!   recipient line: `all\n` then text (content), `NAME\n{...}` (a call) or `python\n` then raw
 //!   code; every later message starts with `>>>`.
 //!

@@ -255,6 +255,8 @@ mod tests {
         whole
     }
 
+    // the shape of the results it is compared with
+    #[allow(clippy::unnecessary_wraps)]
     fn s(v: &str) -> Option<String> {
         Some(v.to_owned())
     }

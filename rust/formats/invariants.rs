@@ -121,7 +121,7 @@ impl Rng {
         self.0
     }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        usize::try_from(self.next() % n as u64).unwrap_or(0)
     }
 }
 
@@ -129,7 +129,7 @@ fn valid_text(f: Format, rng: &mut Rng) -> String {
     let name = ["f", "get_weather", "g"][rng.below(3)];
     let args = [
         r#"{"a": 1}"#,
-        r#"{}"#,
+        r"{}",
         r#"{"s": "x\"y\\z\u00e9 🎉", "n": [1, 2.5, true, null, {"k": []}]}"#,
     ][rng.below(3)];
     let body = match f.name() {

@@ -22,7 +22,7 @@
 //!
 //! The route of a body is the format's [`Frame`] (the spec's `call.recipients`): recipients that
 //! are reasoning (muse: none, `self`, and `developer`, which vLLM drops and we keep as reasoning;
-//! muse_glimmer: `self`), recipients that are content (muse: `user`, `commentary`; muse_glimmer:
+//! `muse_glimmer`: `self`), recipients that are content (muse: `user`, `commentary`; `muse_glimmer`:
 //! none, `user`); every other recipient is a tool, whose body is read by the ATEM
 //! [`XmlParams`] machine (its text outside the calls is content). The call's name is the invoke's
 //! `name` (not the recipient); values are JSON if they parse, else strings (muse keeps a value as
@@ -144,7 +144,8 @@ fn tail_header(tail: &str) -> (usize, Option<&str>) {
 }
 
 /// The recipient of a complete header text (after `<|start|>`): `Some(None)` for none, `None`
-/// when the text is not a header.
+/// when the text is not a header (the two "nothing"s mean different things).
+#[allow(clippy::option_option)]
 fn parse(h: &str, role: &str) -> Option<Option<String>> {
     let t = h.trim_start_matches(is_ws).strip_prefix(role)?;
     let t = t.trim_start_matches([' ', '\t']);

@@ -1,9 +1,9 @@
 //! Calls written as a header (the function's name, or a call id holding it), a separator and
 //! the JSON arguments, between call markers inside a section:
 //!
-//! * deepseek_v3: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
-//! * deepseek_v31: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
-//! * kimi_k2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}<|tool_call_end|>...<|tool_calls_section_end|>`
+//! * `deepseek_v3`: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
+//! * `deepseek_v31`: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>...<｜tool▁calls▁end｜>`
+//! * `kimi_k2`: `<|tool_calls_section_begin|><|tool_call_begin|>functions.NAME:IDX<|tool_call_argument_begin|>{...}<|tool_call_end|>...<|tool_calls_section_end|>`
 //!
 //! The rules (the same for every format of the family, configured by [`Style`]):
 //!
@@ -11,21 +11,21 @@
 //!   with no call in it, unless the style drops text between calls (below).
 //! * In a section, between calls, only whitespace may stand; anything else is malformed markup
 //!   (the peers report no call for `<｜tool▁calls▁begin｜>foo<｜tool▁sep｜>...`). With
-//!   `drop_between` (kimi_k2, the spec's `call.between_calls: "dropped"`) the section holds only
+//!   `drop_between` (`kimi_k2`, the spec's `call.between_calls: "dropped"`) the section holds only
 //!   calls: other text in it, outside a call, is dropped (the calls around it are kept, as
-//!   SGLang's kimi_k2 reads them), and a section with no call in it is markup.
-//! * A call's header is split into fields by the style's separators (deepseek_v3: a type, then
+//!   SGLang's `kimi_k2` reads them), and a section with no call in it is markup.
+//! * A call's header is split into fields by the style's separators (`deepseek_v3`: a type, then
 //!   the name; the others: the name alone). Fields are trimmed of whitespace; the name must be
 //!   non-empty and hold no whitespace; the header is at most [`HEADER_MAX`] characters. Another
 //!   call marker inside the header is malformed.
-//! * With `id` (kimi_k2) the header is the model's call id, `functions.NAME:IDX` or `NAME:IDX`
+//! * With `id` (`kimi_k2`) the header is the model's call id, `functions.NAME:IDX` or `NAME:IDX`
 //!   (the name is the part before the first `:`, without `functions.`); it is the call's id. A
 //!   bare counter (`IDX` alone) names the one tool the request offers; with any other number of
 //!   tools it is malformed. An id an earlier call of the output already has is not reused: that
 //!   call gets a generated one.
 //! * The arguments are a JSON object, streamed as written; an end marker right after the
-//!   separator is a call with no arguments (`{}`, as vLLM's kimi_k2). After the object: whitespace,
-//!   the style's fence (deepseek_v3's closing code fence, optional), then the call's end marker
+//!   separator is a call with no arguments (`{}`, as vLLM's `kimi_k2`). After the object: whitespace,
+//!   the style's fence (`deepseek_v3`'s closing code fence, optional), then the call's end marker
 //!   (the section's end or the next call's start also close it). Anything else is malformed, and
 //!   so is a whitespace run past [`WS_MAX`] (in a section, before the arguments, after them).
 //! * A section left open at the end of the text keeps its complete calls; the text ending inside
@@ -48,7 +48,7 @@ pub const HEADER_MAX: usize = 256;
 #[derive(Debug)]
 pub struct Style {
     /// The section's start markers (its spelling, and the alternative one some checkpoints
-    /// write: kimi_k2's singular `<|tool_call_section_begin|>`).
+    /// write: `kimi_k2`'s singular `<|tool_call_section_begin|>`).
     pub section: Markers,
     /// In a section, between calls: `[call_start, section_end...]`.
     pub between: Markers,
@@ -60,7 +60,7 @@ pub struct Style {
     pub close: Markers,
     /// Whether `close` holds the fence (at [`FENCE`]).
     pub fence: bool,
-    /// The header is the model's call id, `[functions.]NAME:IDX` (id_style "model").
+    /// The header is the model's call id, `[functions.]NAME:IDX` (`id_style` "model").
     pub id: bool,
     /// The section holds only calls: text in it outside a call is dropped, and a section with no
     /// call in it is markup (the spec's `call.between_calls: "dropped"`).
@@ -110,7 +110,7 @@ pub struct NamedJson {
     st: State,
     /// The ids the model gave earlier calls.
     ids: HashSet<String>,
-    /// The request's only tool (names a kimi_k2 call whose id is a bare counter).
+    /// The request's only tool (names a `kimi_k2` call whose id is a bare counter).
     only_tool: Option<String>,
 }
 
@@ -166,6 +166,9 @@ fn fail(raw: &str, out: &mut Emitter) -> State {
 }
 
 impl Machine for NamedJson {
+    // One `match` over the states, each arm a transition: the project's size caps
+    // (tests/test_code_structure.py) keep it from growing.
+    #[allow(clippy::too_many_lines)]
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let style = self.style;
         let mut i = 0;

@@ -506,6 +506,9 @@ impl Harmony {
 }
 
 impl Machine for Harmony {
+    // One `match` over the states, each arm a transition: the project's size caps
+    // (tests/test_code_structure.py) keep it from growing.
+    #[allow(clippy::too_many_lines)]
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
         let mut i = 0;
         while i < input.len() {

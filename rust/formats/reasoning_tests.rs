@@ -354,8 +354,8 @@ fn turn_end_and_markers_off_when_disabled() {
     assert_eq!(x.content.as_deref(), Some("ab"));
 }
 
-/// Framing as data: hunyuan_a13b's markers hold the `<answer>` wrapper and its closing marker
-/// is dropped; granite_thinking_parser drops the newlines that open the content after the
+/// Framing as data: `hunyuan_a13b`'s markers hold the `<answer>` wrapper and its closing marker
+/// is dropped; `granite_thinking_parser` drops the newlines that open the content after the
 /// end marker (the hand-over point is after them). Every split gives the same.
 #[test]
 fn content_end_and_content_lstrip() {

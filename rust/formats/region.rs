@@ -60,11 +60,11 @@ impl Region {
                 Step::NeedMore => end,
                 Step::Done(n) | Step::Error(n) => n,
             };
-            if !self.calls.started() {
+            if self.calls.started() {
+                self.raw.clear();
+            } else {
                 self.raw.push_str(&piece[..used]);
                 self.held += piece[..used].chars().count();
-            } else {
-                self.raw.clear();
             }
             if let Step::Done(n) | Step::Error(n) = r {
                 return self.end(r, i + n, out);

@@ -13,7 +13,7 @@ use super::{kind_of_types, Kind, T_STRING};
 #[derive(Debug, Clone, Default)]
 pub struct Tools {
     pub functions: Arc<HashMap<String, HashMap<String, Kind>>>,
-    /// function name -> its schema tree, node 0 the parameters object (the xml_elements family's
+    /// function name -> its schema tree, node 0 the parameters object (the `xml_elements` family's
     /// nested parameters; given only for its formats).
     pub schemas: Arc<HashMap<String, Vec<SchemaNode>>>,
 }

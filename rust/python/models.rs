@@ -7,8 +7,8 @@
 //! (vLLM's: `integrations/vllm.py`). No parsing here.
 //!
 //! An instance is allocated with its class's `tp_new` and empty arguments (`object.__new__`:
-//! BaseModel defines no `__new__`); its field values and the three slots are stored with
-//! `PyObject_GenericSetAttr`, which bypasses BaseModel's Python `__setattr__` (on 3.11+ the values
+//! `BaseModel` defines no `__new__`); its field values and the three slots are stored with
+//! `PyObject_GenericSetAttr`, which bypasses `BaseModel`'s Python `__setattr__` (on 3.11+ the values
 //! go in the instance's inline values, which CPython turns into its `__dict__`, in insertion
 //! order, when something asks for it; before 3.11 in its dict).
 
@@ -54,8 +54,8 @@ enum Layout {
 #[pymethods]
 impl Models {
     /// `DeltaModels(message, call, function, layout)`: a server's delta classes for
-    /// `Format.parser(models=...)`; `layout` is `"toolparse"` or `"vllm"` (DeltaMessage,
-    /// DeltaToolCall, DeltaFunctionCall) or `"sglang"` (StreamingParseResult, ToolCallItem, None).
+    /// `Format.parser(models=...)`; `layout` is `"toolparse"` or `"vllm"` (`DeltaMessage`,
+    /// `DeltaToolCall`, `DeltaFunctionCall`) or `"sglang"` (`StreamingParseResult`, `ToolCallItem`, None).
     #[new]
     fn py_new(
         message: &Bound<'_, PyType>,
@@ -265,7 +265,7 @@ fn instance<'py>(
     Ok(obj)
 }
 
-fn opt<'py>(py: Python<'py>, s: Option<String>) -> Bound<'py, PyAny> {
+fn opt(py: Python<'_>, s: Option<String>) -> Bound<'_, PyAny> {
     match s {
         Some(s) => PyString::new(py, &s).into_any(),
         None => py.None().into_bound(py),

@@ -1,5 +1,9 @@
 //! Numbers: big integers in every base and floats written as Python's repr writes them.
 
+// The tables are f64 bit patterns and reprs as Python prints them, to compare by eye with
+// `float.hex`/`repr` output: digit separators would hide that.
+#![allow(clippy::unreadable_literal)]
+
 use super::*;
 
 /// `(f64 bits, Python's repr)` (generated with Python).

@@ -17,10 +17,10 @@ fn format() -> Format {
     Format::from_name("minimax_m3").expect("minimax_m3")
 }
 
-/// create_order(user_id: integer, tags: array of string, shipping: {zip: integer})
+/// `create_order(user_id`: integer, tags: array of string, shipping: {zip: integer})
 fn tools() -> Tools {
     let node = |types: &[&str], container: u8, children: &[(&str, i64)], other: i64| {
-        let t: Vec<String> = types.iter().map(|s| s.to_string()).collect();
+        let t: Vec<String> = types.iter().map(std::string::ToString::to_string).collect();
         let c: HashMap<String, i64> = children.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         (t, container, c, other) as RawSchemaNode
     };

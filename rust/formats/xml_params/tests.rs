@@ -18,7 +18,12 @@ fn tools() -> Tools {
             "f".to_owned(),
             params
                 .into_iter()
-                .map(|(k, v)| (k.to_owned(), v.iter().map(|t| t.to_string()).collect()))
+                .map(|(k, v)| {
+                    (
+                        k.to_owned(),
+                        v.iter().map(std::string::ToString::to_string).collect(),
+                    )
+                })
                 .collect(),
         )]
         .into_iter()
@@ -335,7 +340,7 @@ fn random_texts_are_split_invariant() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        (seed % n as u64) as usize
+        usize::try_from(seed % n as u64).unwrap_or(0)
     };
     for round in 0..3000 {
         let mut s = if round % 2 == 0 {

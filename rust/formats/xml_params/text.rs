@@ -1,7 +1,7 @@
 //! The text of a call: attribute values unescaped, the tool a written name stands for, and value
 //! text sent as a string or kept for its type.
 
-use super::*;
+use super::{params, Emitter, Kind, Style, Tools};
 
 /// An attribute value with its escapes undone (`&quot;` before `&amp;`, as the peers do).
 pub(super) fn unescape(s: &str) -> String {
