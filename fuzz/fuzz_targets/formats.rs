@@ -27,6 +27,8 @@ fn run(f: Format, text: &str, cuts: &[usize]) -> Run {
             Event::ToolStart { name, .. } => calls.push((name, String::new(), false)),
             Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
             Event::ToolEnd { index } => calls[index].2 = true,
+            // A call dropped after it started never ends; the non-streaming result leaves it out.
+            Event::Dropped { .. } => {}
         }
     }
     (content, reasoning, calls, p.malformed(), p.truncated())

@@ -28,7 +28,7 @@ fn run(setup: Setup, text: &str, cuts: &[usize]) -> Run {
             Event::Reasoning(t) => reasoning.push_str(&t),
             Event::ToolStart { name, .. } => calls.push((name, String::new())),
             Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
-            Event::ToolEnd { .. } => {}
+            Event::ToolEnd { .. } | Event::Dropped { .. } => {}
         }
     }
     (content, reasoning, calls, p.malformed(), p.truncated())
