@@ -27,9 +27,9 @@ import json
 from typing import List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
-from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
 FMT = "functiongemma"
@@ -233,20 +233,7 @@ def test_every_split(backend: str, text: str) -> None:
     "text", [c[0] for c in CASES] + MALFORMED + [t for t, _ in corpus.TRUNCATED[FMT]]
 )
 def test_twins_agree_per_feed(text: str) -> None:
-    assert _core.extract(FMT, text) == reference.extract(FMT, text)
-    cuts_list = [[k] for k in range(0, len(text) + 1, 3)] + [list(range(1, len(text)))]
-    for cuts in cuts_list:
-        out = []
-        for make in (lambda: _core.Parser(FMT), lambda: reference.Parser(FMT)):
-            p = make()
-            prev, feeds = 0, []
-            for c in [*cuts, len(text)]:
-                feeds.append(p.feed(text[prev:c]))
-                prev = c
-            feeds.append(p.finish())
-            feeds.append((p.malformed, p.truncated))
-            out.append(feeds)
-        assert out[0] == out[1], cuts
+    helpers.check_twins_per_feed(FMT, text, step=3)
 
 
 def test_scalar_prefix_twins() -> None:
