@@ -79,9 +79,10 @@ def check(
     chunkings: Optional[List[List[str]]] = None,
 ) -> Any:
     """Non-streaming, then streaming under every plan of ``chunkings`` (default :func:`plans`):
-    the same content, reasoning and calls, byte for byte; nothing malformed or truncated, call ids
-    unique. With ``exact`` the arguments are the given strings (a value: its :func:`dumps`), else
-    they parse to the given values. Returns the non-streaming result."""
+    the same content, reasoning and calls, byte for byte; nothing malformed or truncated, every
+    call's arguments a JSON object, call ids unique. With ``exact`` the arguments are the given
+    strings (a value: its :func:`dumps`), else they parse to the given values. Returns the
+    non-streaming result."""
     info = parser.extract_tool_calls(text)
     got = calls_of(info)
     if exact:
@@ -91,11 +92,12 @@ def check(
     assert info.tools_called == bool(calls)
     assert (info.content, info.reasoning) == (content, reasoning)
     assert not info.truncated
+    assert all(isinstance(json.loads(a), dict) for _, a in got), "arguments are JSON objects"
     ids = [c.id for c in info.tool_calls]
     assert len(set(ids)) == len(ids), ids
     for chunks in plans(text) if chunkings is None else chunkings:
         rec, s = stream(parser, chunks)
-        assert not s.malformed, chunks
+        assert not s.malformed and not s.truncated, chunks
         assert calls_of(rec) == got, chunks
         assert (rec.other_content, rec.reasoning) == (content or "", reasoning or ""), chunks
     return info

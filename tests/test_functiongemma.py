@@ -131,16 +131,10 @@ def streamed(backend: str, chunks: List[str]) -> Tuple[str, List[Tuple[str, str]
 def test_peer_cases(
     backend: str, text: str, content: Optional[str], calls: List[Tuple[str, str]]
 ) -> None:
-    info = toolparse.get_parser(FMT, backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert info.truncated is False
-    for c in info.tool_calls:
-        assert isinstance(json.loads(c.function.arguments), dict)
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(backend, chunks) == want, chunks
+    parser = toolparse.get_parser(FMT, backend=backend)
+    helpers.check(
+        parser, text, content, calls, exact=True, chunkings=helpers.plans(text, sample_over=200)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -265,16 +265,10 @@ def streamed(fmt: str, backend: str, chunks: List[str], tools: Any = None) -> Tu
 def test_peer_cases(
     backend: str, fmt: str, text: str, content: Optional[str], calls: Calls, tools: Any
 ) -> None:
-    info = toolparse.get_parser(fmt, tools=tools, backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert info.truncated is False
-    for c in info.tool_calls:
-        assert isinstance(json.loads(c.function.arguments), dict)
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(fmt, backend, chunks, tools) == want, chunks
+    parser = toolparse.get_parser(fmt, tools=tools, backend=backend)
+    helpers.check(
+        parser, text, content, calls, exact=True, chunkings=helpers.plans(text, sample_over=200)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
