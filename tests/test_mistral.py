@@ -75,11 +75,7 @@ def parser(backend: str) -> toolparse.ToolParser:
 
 def streamed(backend: str, chunks: List[str]) -> Tuple[str, List[Tuple[str, str, str]], bool]:
     """Streams through the facade: (content, [(id, name, arguments)], malformed)."""
-    s = parser(backend).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
+    rec, s = helpers.stream(parser(backend), chunks)
     calls = [(c.id, c.function.name, c.function.arguments) for c in rec.tool_calls]
     return rec.other_content, calls, s.malformed
 

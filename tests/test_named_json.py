@@ -229,11 +229,9 @@ def streamed(
 ) -> Tuple[str, List[Tuple[str, str, str]], bool]:
     """Streams through the facade: (content, [(id, name, arguments)], malformed)."""
     ids = toolparse.IdSource(0)  # (generated ids repeat from run to run)
-    s = toolparse.get_parser(fmt, tools=tools, backend=backend, ids=ids).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
+    rec, s = helpers.stream(
+        toolparse.get_parser(fmt, tools=tools, backend=backend, ids=ids), chunks
+    )
     calls = [(c.id, c.function.name, c.function.arguments) for c in rec.tool_calls]
     return rec.other_content, calls, s.malformed
 
