@@ -22,24 +22,14 @@ import json
 from typing import Any
 
 import corpus
+import helpers
 import pytest
 import toolparse
 
 BACKENDS = ("rust", "python")
 S = "<|start|>assistant"
 
-WEATHER_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-]
+WEATHER_TOOLS = [helpers.tool("get_weather", {"city": "string", "days": "integer"})]
 
 
 def header(name: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import List, Optional, Tuple
 
+import helpers
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor
@@ -15,12 +16,6 @@ from toolparse import StreamingToolReconstructor
 BACKENDS = ("rust", "python")
 FORMATS = ("cohere_command3", "cohere_command4")
 Calls = List[Tuple[str, dict]]
-
-
-def plans(text: str) -> List[List[str]]:
-    out = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
-    out += [[text[:i], text[i:]] for i in range(1, len(text))]
-    return out
 
 
 def check(
@@ -33,21 +28,7 @@ def check(
     reasoning_format: Optional[str] = None,
 ) -> None:
     parser = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning_format)
-    info = parser.extract_tool_calls(text)
-    got = [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls]
-    assert got == list(calls)
-    assert (info.content, info.reasoning) == (content, reasoning)
-    for chunks in plans(text):
-        s = parser.stream()
-        rec = StreamingToolReconstructor()
-        for d in [s.feed(c) for c in chunks] + [s.finish()]:
-            if d is not None:
-                rec.append_delta(d)
-        assert not s.malformed, chunks
-        streamed = [(c.function.name, json.loads(c.function.arguments)) for c in rec.tool_calls]
-        assert streamed == got, chunks
-        assert rec.other_content == (content or ""), chunks
-        assert rec.reasoning == (reasoning or ""), chunks
+    helpers.check(parser, text, content, calls, reasoning=reasoning)
 
 
 CALL = (

@@ -27,9 +27,9 @@ import json
 from typing import List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
-from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
 FMT = "functiongemma"
@@ -131,16 +131,10 @@ def streamed(backend: str, chunks: List[str]) -> Tuple[str, List[Tuple[str, str]
 def test_peer_cases(
     backend: str, text: str, content: Optional[str], calls: List[Tuple[str, str]]
 ) -> None:
-    info = toolparse.get_parser(FMT, backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert info.truncated is False
-    for c in info.tool_calls:
-        assert isinstance(json.loads(c.function.arguments), dict)
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(backend, chunks) == want, chunks
+    parser = toolparse.get_parser(FMT, backend=backend)
+    helpers.check(
+        parser, text, content, calls, exact=True, chunkings=helpers.plans(text, sample_over=200)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -233,20 +227,7 @@ def test_every_split(backend: str, text: str) -> None:
     "text", [c[0] for c in CASES] + MALFORMED + [t for t, _ in corpus.TRUNCATED[FMT]]
 )
 def test_twins_agree_per_feed(text: str) -> None:
-    assert _core.extract(FMT, text) == reference.extract(FMT, text)
-    cuts_list = [[k] for k in range(0, len(text) + 1, 3)] + [list(range(1, len(text)))]
-    for cuts in cuts_list:
-        out = []
-        for make in (lambda: _core.Parser(FMT), lambda: reference.Parser(FMT)):
-            p = make()
-            prev, feeds = 0, []
-            for c in [*cuts, len(text)]:
-                feeds.append(p.feed(text[prev:c]))
-                prev = c
-            feeds.append(p.finish())
-            feeds.append((p.malformed, p.truncated))
-            out.append(feeds)
-        assert out[0] == out[1], cuts
+    helpers.check_twins_per_feed(FMT, text, step=3)
 
 
 def test_scalar_prefix_twins() -> None:

@@ -37,10 +37,10 @@ Decisions this file pins down, where they differ from a peer:
 
 from __future__ import annotations
 
-import json
 from typing import List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import _core, reference
@@ -118,17 +118,10 @@ def streamed(backend: str, chunks: List[str]) -> Tuple[str, Calls, bool, bool]:
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("text,content,calls", CASES)
 def test_peer_cases(backend: str, text: str, content: Optional[str], calls: Calls) -> None:
-    info = toolparse.get_parser("kimi_k3", backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert info.truncated is False
-    for c in info.tool_calls:
-        assert isinstance(json.loads(c.function.arguments), dict)
-        assert c.id.startswith("chatcmpl-tool-")
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(backend, chunks) == want, chunks
+    parser = toolparse.get_parser("kimi_k3", backend=backend)
+    chunkings = helpers.plans(text, sample_over=200)
+    info = helpers.check(parser, text, content, calls, exact=True, chunkings=chunkings)
+    assert all(c.id.startswith("chatcmpl-tool-") for c in info.tool_calls)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -32,29 +32,17 @@ entries of existing families; the cases are the shapes of llama.cpp's own tests
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional, Tuple
 
+import helpers
 import pytest
 import toolparse
-from toolparse import StreamingToolReconstructor
 
 BACKENDS = ("rust", "python")
 params = pytest.mark.parametrize("backend", BACKENDS)
 
 Expected = List[Tuple[str, Dict[str, Any]]]
 ARG1 = {"arg1": 1}
-
-
-def stream(
-    fmt: str, backend: str, chunks: List[str], reasoning: Optional[str] = None
-) -> StreamingToolReconstructor:
-    s = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning).stream()
-    rec = StreamingToolReconstructor()
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
-    return rec
 
 
 def check(
@@ -66,19 +54,10 @@ def check(
     reasoning: Optional[str] = None,
     think: Optional[str] = None,
 ) -> None:
-    """Non-streaming, and streaming whole, a character at a time and split in two everywhere:
-    the same calls (arguments the model's own text) and content."""
-    info = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning).extract_tool_calls(text)
-    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    assert [(n, json.loads(a)) for n, a in got] == calls
-    assert info.content == content
-    assert info.reasoning == think
-    assert not info.truncated
-    plans = [[text], list(text)] + [[text[:i], text[i:]] for i in range(1, len(text))]
-    for chunks in plans:
-        rec = stream(fmt, backend, chunks, reasoning)
-        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == got, chunks
-        assert rec.other_content == (content or ""), chunks
+    """Non-streaming, and streaming whole, a character at a time, in 3-character deltas and split
+    in two everywhere: the same calls (arguments the model's own text) and content."""
+    parser = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning)
+    helpers.check(parser, text, content, calls, reasoning=think)
 
 
 # ----- apriel -----

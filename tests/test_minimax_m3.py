@@ -29,6 +29,7 @@ import json
 from typing import Any, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import _core, reference
@@ -151,11 +152,10 @@ CASES: List[Tuple[str, Optional[str], Calls]] = [
 @pytest.mark.parametrize("text,content,calls", CASES)
 def test_peer_cases(backend: str, text: str, content: Optional[str], calls: Calls) -> None:
     assert extracted(backend, text) == (content, calls)
-    for _, args in calls:
-        assert isinstance(json.loads(args), dict)
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(backend, chunks) == want, chunks
+    parser = toolparse.get_parser("minimax_m3", tools=TOOLS, backend=backend)
+    helpers.check(
+        parser, text, content, calls, exact=True, chunkings=helpers.plans(text, sample_over=200)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import _core, reference
@@ -74,20 +75,14 @@ def parser(backend: str) -> toolparse.ToolParser:
 
 def streamed(backend: str, chunks: List[str]) -> Tuple[str, List[Tuple[str, str, str]], bool]:
     """Streams through the facade: (content, [(id, name, arguments)], malformed)."""
-    s = parser(backend).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
+    rec, s = helpers.stream(parser(backend), chunks)
     calls = [(c.id, c.function.name, c.function.arguments) for c in rec.tool_calls]
     return rec.other_content, calls, s.malformed
 
 
 def check(backend: str, text: str, content: Optional[str], calls: List[Tuple[str, str, str]]):
-    info = parser(backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.id, c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
+    info = helpers.check(parser(backend), text, content, [(n, a) for _, n, a in calls], exact=True)
+    assert [c.id for c in info.tool_calls] == [i for i, _, _ in calls]
     for chunks in ([text], list(text)):
         assert streamed(backend, chunks) == (content or "", calls, False)
 
@@ -203,19 +198,7 @@ def test_every_split(backend: str, text: str) -> None:
 
 @pytest.mark.parametrize("text", [ONE, TWO, *BAD_IDS])
 def test_twins_agree_per_feed(text: str) -> None:
-    assert _core.extract(FMT, text) == reference.extract(FMT, text)
-    for cuts in [[k] for k in range(len(text) + 1)] + [list(range(1, len(text)))]:
-        out = []
-        for make in (lambda: _core.Parser(FMT), lambda: reference.Parser(FMT)):
-            p = make()
-            prev, feeds = 0, []
-            for c in [*cuts, len(text)]:
-                feeds.append(p.feed(text[prev:c]))
-                prev = c
-            feeds.append(p.finish())
-            feeds.append(p.malformed)
-            out.append(feeds)
-        assert out[0] == out[1], cuts
+    helpers.check_twins_per_feed(FMT, text)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -225,24 +208,8 @@ def test_every_splitting_at_unit_boundaries(backend: str) -> None:
     units = ["Hi", "[TOOL_CALLS]", "get", "_x", "[CALL_ID]", "ab", "12", " ", "[ARGS]"]
     units += ['{"a"', ": 1}", "[TOOL_CALLS]g[CALL_ID]", "Z9{}"]
     expected = ("Hi", [("ab12", "get_x", '{"a": 1}'), ("Z9", "g", "{}")])
-    n = len(units)
-    for mask in range(1 << (n - 1)):
-        chunks, cur = [], units[0]
-        for k in range(1, n):
-            if mask >> (k - 1) & 1:
-                chunks.append(cur)
-                cur = ""
-            cur += units[k]
-        chunks.append(cur)
-        p = _core.Parser(FMT) if backend == "rust" else reference.Parser(FMT)
-        content, calls = "", []
-        for d in [p.feed(c) for c in chunks] + [p.finish()]:
-            if d is None:
-                continue
-            content += d[0] or ""
-            for _, id_, name, args in d[2] or ():
-                if name is not None:
-                    calls.append([id_, name, ""])
-                calls[-1][2] += args or ""
-        assert (content, [tuple(c) for c in calls]) == expected, chunks
+    for chunks in helpers.unit_splittings(units):
+        p = corpus.core_parser(backend, FMT)
+        content, reasoning, calls = helpers.core_outcome(p, chunks)
+        assert (content, calls) == expected and reasoning == "", chunks
         assert p.malformed is False

@@ -21,6 +21,7 @@ import json
 from typing import Any, Dict, List
 
 import corpus
+import helpers
 import pytest
 import toolparse
 
@@ -28,18 +29,7 @@ BACKENDS = ("rust", "python")
 FORMATS = ("muse", "muse_glimmer")
 S = "<|start|>assistant"
 
-WEATHER_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-]
+WEATHER_TOOLS = [helpers.tool("get_weather", {"city": "string", "days": "integer"})]
 
 
 def invoke(name: str, **params: str) -> str:

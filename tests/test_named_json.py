@@ -23,6 +23,7 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import _core, reference
@@ -228,11 +229,9 @@ def streamed(
 ) -> Tuple[str, List[Tuple[str, str, str]], bool]:
     """Streams through the facade: (content, [(id, name, arguments)], malformed)."""
     ids = toolparse.IdSource(0)  # (generated ids repeat from run to run)
-    s = toolparse.get_parser(fmt, tools=tools, backend=backend, ids=ids).stream()
-    rec = toolparse.StreamingToolReconstructor(strict_order=True)
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
+    rec, s = helpers.stream(
+        toolparse.get_parser(fmt, tools=tools, backend=backend, ids=ids), chunks
+    )
     calls = [(c.id, c.function.name, c.function.arguments) for c in rec.tool_calls]
     return rec.other_content, calls, s.malformed
 
@@ -240,15 +239,11 @@ def streamed(
 def check(
     fmt: str, backend: str, text: str, content: Optional[str], calls: List[Tuple[str, str]]
 ) -> None:
-    info = toolparse.get_parser(fmt, backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
+    info = helpers.check(
+        toolparse.get_parser(fmt, backend=backend), text, content, calls, exact=True
+    )
     for c in info.tool_calls:
         assert isinstance(json.loads(c.function.arguments), dict)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        got = streamed(fmt, backend, chunks)
-        assert (got[0], [(n, a) for _, n, a in got[1]], got[2]) == (content or "", calls, False)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -447,20 +442,7 @@ def test_every_split(backend: str, fmt: str, text: str) -> None:
 
 @pytest.mark.parametrize("fmt,text", [(c[0], c[1]) for c in ALL_CASES] + ALL_MALFORMED)
 def test_twins_agree_per_feed(fmt: str, text: str) -> None:
-    assert _core.extract(fmt, text) == reference.extract(fmt, text)
-    cuts_list = [[k] for k in range(0, len(text) + 1, 2)] + [list(range(1, len(text)))]
-    for cuts in cuts_list:
-        out = []
-        for make in (lambda: _core.Parser(fmt), lambda: reference.Parser(fmt)):
-            p = make()
-            prev, feeds = 0, []
-            for c in [*cuts, len(text)]:
-                feeds.append(p.feed(text[prev:c]))
-                prev = c
-            feeds.append(p.finish())
-            feeds.append(p.malformed)
-            out.append(feeds)
-        assert out[0] == out[1], cuts
+    helpers.check_twins_per_feed(fmt, text, step=2)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -470,26 +452,10 @@ def test_every_splitting_at_unit_boundaries(backend: str) -> None:
     units = ["Hi ", SECTION_BEGIN, "\n", TOOL_BEGIN, "functions.", "get_x", ":0", " ", ARG_BEGIN]
     units += ['{"a"', ": 1}", " ", TOOL_END, SECTION_END, " bye"]
     expected = ("Hi  bye", [("functions.get_x:0", "get_x", '{"a": 1}')])
-    n = len(units)
-    for mask in range(1 << (n - 1)):
-        chunks, cur = [], units[0]
-        for k in range(1, n):
-            if mask >> (k - 1) & 1:
-                chunks.append(cur)
-                cur = ""
-            cur += units[k]
-        chunks.append(cur)
-        p = _core.Parser("kimi_k2") if backend == "rust" else reference.Parser("kimi_k2")
-        content, calls = "", []
-        for d in [p.feed(c) for c in chunks] + [p.finish()]:
-            if d is None:
-                continue
-            content += d[0] or ""
-            for _, id_, name, args in d[2] or ():
-                if name is not None:
-                    calls.append([id_, name, ""])
-                calls[-1][2] += args or ""
-        assert (content, [tuple(c) for c in calls]) == expected, chunks
+    for chunks in helpers.unit_splittings(units):
+        p = corpus.core_parser(backend, "kimi_k2")
+        content, reasoning, calls = helpers.core_outcome(p, chunks)
+        assert (content, calls) == expected and reasoning == "", chunks
         assert p.malformed is False
 
 

@@ -30,6 +30,7 @@ import json
 from typing import Any, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor, _core, reference
@@ -125,17 +126,6 @@ def streamed(backend: str, chunks: List[str]) -> Tuple[str, str, List[Tuple[str,
     return rec.other_content, rec.reasoning, calls
 
 
-def core_feeds(p: Any, text: str, cuts: List[int]) -> List[Any]:
-    out = []
-    prev = 0
-    for c in [*cuts, len(text)]:
-        out.append(p.feed(text[prev:c]))
-        prev = c
-    out.append(p.finish())
-    out.append(p.malformed)
-    return out
-
-
 def check(
     backend: str,
     text: str,
@@ -143,18 +133,12 @@ def check(
     calls: List[Tuple[str, str]],
     reasoning: Optional[str] = None,
 ) -> None:
-    """Non-streaming, core tuples and streaming (whole, and one character per delta) agree with
-    the expected result."""
-    info = parser(backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert len({c.id for c in info.tool_calls}) == len(calls)
+    """Non-streaming, core tuples and streaming (whole, one character per delta, 3-character
+    deltas and cut in two everywhere) agree with the expected result."""
+    helpers.check(parser(backend), text, content, calls, reasoning=reasoning, exact=True)
     x = core_extract(backend, text)
     assert x[1] == reasoning
     assert x[3] is False
-    for chunks in ([text], list(text)):
-        assert streamed(backend, chunks) == (content or "", reasoning or "", calls)
     for args in (a for _, a in calls):
         assert isinstance(json.loads(args), dict)
 
@@ -813,13 +797,7 @@ def _texts_for_differential() -> List[str]:
 def test_twins_agree_per_feed(text: str) -> None:
     """``_core.Parser`` and ``reference.Parser`` give the same delta for every feed, for every
     single split point and for one character per delta."""
-    assert _core.extract(FMT, text) == reference.extract(FMT, text)
-    cut_sets = [[k] for k in range(len(text) + 1)]
-    cut_sets.append(list(range(1, len(text))))
-    for cuts in cut_sets:
-        rust = core_feeds(_core.Parser(FMT), text, cuts)
-        python = core_feeds(reference.Parser(FMT), text, cuts)
-        assert rust == python, cuts
+    helpers.check_twins_per_feed(FMT, text)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -870,21 +848,7 @@ UNIT_TEXTS = [
 def test_every_splitting_at_unit_boundaries(
     backend: str, units: List[str], expected: Tuple[str, str, list]
 ) -> None:
-    n = len(units)
-    for mask in range(1 << (n - 1)):
-        chunks, cur = [], units[0]
-        for k in range(1, n):
-            if mask >> (k - 1) & 1:
-                chunks.append(cur)
-                cur = ""
-            cur += units[k]
-        chunks.append(cur)
+    for chunks in helpers.unit_splittings(units):
         p = core(backend)
-        content, reasoning = "", ""
-        for d in [p.feed(c) for c in chunks] + [p.finish()]:
-            if d is not None:
-                content += d[0] or ""
-                reasoning += d[1] or ""
-                assert d[2] is None
-        assert (content, reasoning, []) == expected, chunks
+        assert helpers.core_outcome(p, chunks) == expected, chunks
         assert p.malformed is False

@@ -28,7 +28,7 @@ import json
 import os
 import random
 import string
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import corpus
 import pytest
@@ -203,6 +203,20 @@ def rng_of(data: Any) -> random.Random:
     return random.Random(data.draw(st.integers(0, 2**32 - 1), label="split seed"))
 
 
+def on_examples(
+    n: int, draw: Callable[[str], st.SearchStrategy], label: str, check: Callable[..., None]
+) -> Callable[[str, str], None]:
+    """A Hypothesis run, on ``examples(n)`` values drawn from ``draw(fmt)``, of ``check(fmt,
+    backend, value, rng)`` (the rng seeded from the drawn data)."""
+
+    @settings(max_examples=examples(n))
+    @given(data=st.data())
+    def run(fmt: str, backend: str, data: Any) -> None:
+        check(fmt, backend, data.draw(draw(fmt), label=label), rng_of(data))
+
+    return run
+
+
 def single_split_points(text: str, rng: random.Random, limit: int = 160) -> List[int]:
     """Every split point of a short text; an evenly spread sample of a long one."""
     n = len(text)
@@ -246,11 +260,7 @@ def check_valid(fmt: str, backend: str, case: Case, rng: random.Random) -> None:
     assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == want[2]
 
 
-@settings(max_examples=examples(30))
-@given(data=st.data())
-def _split_invariance(fmt: str, backend: str, data: Any) -> None:
-    case = data.draw(case_strategy(fmt), label="case")
-    check_valid(fmt, backend, case, rng_of(data))
+_split_invariance = on_examples(30, case_strategy, "case", check_valid)
 
 
 def test_split_invariance_and_streaming(fmt: str, backend: str) -> None:
@@ -258,11 +268,7 @@ def test_split_invariance_and_streaming(fmt: str, backend: str) -> None:
     _split_invariance(fmt, backend)
 
 
-@settings(max_examples=examples(60))
-@given(data=st.data())
-def _split_invariance_heavy(fmt: str, backend: str, data: Any) -> None:
-    case = data.draw(case_strategy(fmt), label="case")
-    check_valid(fmt, backend, case, rng_of(data))
+_split_invariance_heavy = on_examples(60, case_strategy, "case", check_valid)
 
 
 @pytest.mark.exhaustive
@@ -383,12 +389,11 @@ def truncation_points(text: str, rng: random.Random, limit: int) -> List[int]:
     return sorted(ends | set(rng.sample(range(n + 1), limit - len(ends))))
 
 
-@settings(max_examples=examples(8))
-@given(data=st.data())
-def _truncation(fmt: str, backend: str, data: Any) -> None:
-    case = data.draw(case_strategy(fmt), label="case")
-    rng = rng_of(data)
+def check_truncation(fmt: str, backend: str, case: Case, rng: random.Random) -> None:
     check_cuts(fmt, backend, case, truncation_points(case.text, rng, 120), rng)
+
+
+_truncation = on_examples(8, case_strategy, "case", check_truncation)
 
 
 def test_truncation_at_every_offset(fmt: str, backend: str) -> None:
@@ -460,11 +465,7 @@ def check_garbage(fmt: str, backend: str, text: str, rng: random.Random) -> None
     )
 
 
-@settings(max_examples=examples(300))
-@given(data=st.data())
-def _garbage(fmt: str, backend: str, data: Any) -> None:
-    text = data.draw(garbage(fmt), label="garbage")
-    check_garbage(fmt, backend, text, rng_of(data))
+_garbage = on_examples(300, garbage, "garbage", check_garbage)
 
 
 def test_garbage(fmt: str, backend: str) -> None:
@@ -472,11 +473,7 @@ def test_garbage(fmt: str, backend: str) -> None:
     _garbage(fmt, backend)
 
 
-@settings(max_examples=examples(100))
-@given(data=st.data())
-def _mutations(fmt: str, backend: str, data: Any) -> None:
-    text = data.draw(mutated(fmt), label="mutated")
-    check_garbage(fmt, backend, text, rng_of(data))
+_mutations = on_examples(100, mutated, "mutated", check_garbage)
 
 
 def test_mutations(fmt: str, backend: str) -> None:
@@ -484,11 +481,9 @@ def test_mutations(fmt: str, backend: str) -> None:
     _mutations(fmt, backend)
 
 
-@settings(max_examples=examples(200))
-@given(data=st.data())
-def _garbage_heavy(fmt: str, backend: str, data: Any) -> None:
-    text = data.draw(st.one_of(garbage(fmt), mutated(fmt)), label="text")
-    check_garbage(fmt, backend, text, rng_of(data))
+_garbage_heavy = on_examples(
+    200, lambda fmt: st.one_of(garbage(fmt), mutated(fmt)), "text", check_garbage
+)
 
 
 @pytest.mark.exhaustive

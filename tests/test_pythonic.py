@@ -24,10 +24,10 @@ Decisions this file pins down (see ``rust/formats/pythonic.rs``):
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
 from toolparse import StreamingToolReconstructor, _core, reference
@@ -39,10 +39,6 @@ START, END = "<|python_start|>", "<|python_end|>"
 Expected = List[Tuple[str, Dict[str, Any]]]
 
 
-def dumps(obj: Dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
-
 def forms(fmt: str, body: str) -> List[str]:
     """The ways ``fmt`` writes a call list: bare, and for llama4 between (or after) markers."""
     if fmt == "pythonic":
@@ -50,54 +46,16 @@ def forms(fmt: str, body: str) -> List[str]:
     return [body, START + body + END, START + body, f"{START}\n{body}\n{END}"]
 
 
-def extract(fmt: str, backend: str, text: str):
-    return toolparse.get_parser(fmt, backend=backend).extract_tool_calls(text)
-
-
-def stream(fmt: str, backend: str, chunks: List[str]) -> Tuple[StreamingToolReconstructor, bool]:
-    s = toolparse.get_parser(fmt, backend=backend).stream()
-    rec = StreamingToolReconstructor()
-    for c in chunks:
-        d = s.feed(c)
-        if d is not None:
-            rec.append_delta(d)
-    d = s.finish()
-    if d is not None:
-        rec.append_delta(d)
-    return rec, s.malformed
-
-
-def plans(text: str) -> List[List[str]]:
-    """Whole, one char per delta, 3-char deltas and every split in two."""
-    out = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
-    out += [[text[:i], text[i:]] for i in range(1, len(text))]
-    return out
+def parser(fmt: str, backend: str) -> toolparse.ToolParser:
+    return toolparse.get_parser(fmt, backend=backend)
 
 
 def check(fmt: str, backend: str, text: str, content: Optional[str], calls: Expected) -> None:
-    """Non-streaming, and streaming under every plan of ``plans``: the same result."""
-    want = [(n, dumps(a)) for n, a in calls]
-    info = extract(fmt, backend, text)
-    assert info.tools_called == bool(want)
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
-    assert info.content == content
-    ids = [c.id for c in info.tool_calls]
-    assert len(set(ids)) == len(ids)
-    for chunks in plans(text):
-        rec, malformed = stream(fmt, backend, chunks)
-        assert not malformed, chunks
-        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == want, chunks
-        assert rec.other_content == (content or ""), chunks
+    helpers.check_converted(fmt, backend, text, content, calls)
 
 
 def check_malformed(fmt: str, backend: str, text: str) -> None:
-    info = extract(fmt, backend, text)
-    assert not info.tools_called
-    assert info.tool_calls == []
-    assert info.content == text
-    for chunks in plans(text):
-        _, malformed = stream(fmt, backend, chunks)
-        assert malformed, chunks
+    helpers.check_malformed(parser(fmt, backend), text)
 
 
 params = pytest.mark.parametrize("backend", BACKENDS)
@@ -377,21 +335,17 @@ DROPPED = [
 def test_call_without_json_form_is_dropped(
     fmt: str, backend: str, text: str, calls: Expected
 ) -> None:
-    want = [(n, dumps(a)) for n, a in calls]
+    want = [(n, helpers.dumps(a)) for n, a in calls]
     for body in forms(fmt, text):
-        info = extract(fmt, backend, body)
+        info = parser(fmt, backend).extract_tool_calls(body)
         assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
         assert info.content is None and info.tools_called == bool(want)
         # a stream has sent the dropped call's start and its arguments up to the value; what
         # it sends is the same under every splitting, and it names the dropped calls: without
         # them the streamed calls are the non-streaming ones
         results = set()
-        for chunks in plans(body):
-            s = toolparse.get_parser(fmt, backend=backend).stream()
-            rec = StreamingToolReconstructor()
-            for d in [s.feed(c) for c in chunks] + [s.finish()]:
-                if d is not None:
-                    rec.append_delta(d)
+        for chunks in helpers.plans(body):
+            rec, s = helpers.stream(parser(fmt, backend), chunks)
             assert not s.malformed and not s.truncated
             got = tuple((c.function.name, c.function.arguments) for c in rec.tool_calls)
             results.add((got, rec.other_content, tuple(s.dropped_calls)))
@@ -417,8 +371,8 @@ def test_nothing_dropped_is_no_dropped_calls(backend: str) -> None:
 @params
 @fmts
 def test_fallback_keeps_the_rest_as_content(fmt: str, backend: str) -> None:
-    rec, malformed = stream(fmt, backend, ["[f(a=1, ", "2) and more"])
-    assert malformed
+    rec, s = helpers.stream(parser(fmt, backend), ["[f(a=1, ", "2) and more"])
+    assert s.malformed
     assert rec.other_content == "2) and more"
 
 
@@ -540,7 +494,7 @@ def test_16kb_string_streams_in_small_deltas(fmt: str, backend: str) -> None:
     if d is not None:
         rec.append_delta(d)
     assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == [
-        ("write", dumps({"path": "a.txt", "content": value}))
+        ("write", helpers.dumps({"path": "a.txt", "content": value}))
     ]
     # every feed inside the string carries argument text (a few end inside an escape)
     assert with_args >= 0.95 * len(chunks), (with_args, len(chunks))

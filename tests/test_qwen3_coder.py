@@ -27,46 +27,41 @@ import json
 from typing import Any, Dict, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
+from helpers import calls_of, dumps
 from toolparse import StreamingToolReconstructor, _core, reference
 
 BACKENDS = ("rust", "python")
 FMT = "qwen3_coder"
 
 
-def _tool(name: str, props: Dict[str, Any]) -> Dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": name,
-            "parameters": {"type": "object", "properties": props},
-        },
-    }
+def tool(name: str, props: Dict[str, Any]) -> Dict[str, Any]:
+    return helpers.tool(name, props, described=True)
 
 
 TOOLS = [
-    _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
-    _tool("get_time", {}),
-    _tool(
+    tool("get_weather", {"city": "string", "days": "integer"}),
+    tool("get_time", {}),
+    tool(
         "typed",
         {
-            "s": {"type": "string"},
-            "i": {"type": "integer"},
-            "f": {"type": "number"},
-            "t": {"type": "boolean"},
-            "fa": {"type": "boolean"},
-            "n": {"type": "null"},
-            "a": {"type": "array"},
-            "o": {"type": "object"},
-            "ea": {"type": "array"},
-            "eo": {"type": "object"},
-            "ns": {"type": ["string", "null"]},
+            "s": "string",
+            "i": "integer",
+            "f": "number",
+            "t": "boolean",
+            "fa": "boolean",
+            "n": "null",
+            "a": "array",
+            "o": "object",
+            "ea": "array",
+            "eo": "object",
+            "ns": ["string", "null"],
             "e": {"type": "string", "enum": ["x", "y"]},
         },
     ),
-    _tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}}),
+    tool("write_file", {"path": "string", "content": "string"}),
 ]
 TYPES = {
     "get_weather": {"city": ["string"], "days": ["integer"]},
@@ -98,29 +93,16 @@ def call(name: str, params: List[Tuple[str, str]], wrapped: bool = True) -> str:
     return f"<tool_call>\n{fn}\n</tool_call>" if wrapped else fn
 
 
-def dumps(obj: Dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+def parser(backend: str) -> toolparse.ToolParser:
+    return toolparse.get_parser(FMT, tools=TOOLS, backend=backend)
 
 
 def extract(backend: str, text: str):
-    return toolparse.get_parser(FMT, tools=TOOLS, backend=backend).extract_tool_calls(text)
+    return parser(backend).extract_tool_calls(text)
 
 
 def stream(backend: str, chunks: List[str]) -> StreamingToolReconstructor:
-    s = toolparse.get_parser(FMT, tools=TOOLS, backend=backend).stream()
-    rec = StreamingToolReconstructor()
-    for c in chunks:
-        d = s.feed(c)
-        if d is not None:
-            rec.append_delta(d)
-    d = s.finish()
-    if d is not None:
-        rec.append_delta(d)
-    return rec
-
-
-def calls_of(info) -> List[Tuple[str, str]]:
-    return [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    return helpers.stream(parser(backend), chunks)[0]
 
 
 def check(
@@ -129,17 +111,16 @@ def check(
     content: Optional[str],
     calls: List[Tuple[str, Dict[str, Any]]],
 ) -> None:
-    """Non-streaming result, and streaming in one delta, per character and in 3-char deltas."""
-    want = [(n, dumps(a)) for n, a in calls]
-    info = extract(backend, text)
-    assert info.tools_called == bool(want)
-    assert calls_of(info) == want
-    assert info.content == content
-    for chunks in ([text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]):
-        rec = stream(backend, chunks)
-        got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-        assert got == want, chunks
-        assert rec.other_content == (content or "")
+    """Non-streaming result, and streaming in one delta, per character, in 3-char deltas and cut
+    in two (a sample of the cuts of long texts)."""
+    helpers.check(
+        parser(backend),
+        text,
+        content,
+        calls,
+        exact=True,
+        chunkings=helpers.plans(text, sample_over=200),
+    )
 
 
 # ----- 1. no tool call -----
@@ -577,7 +558,7 @@ def test_deep_object_value(backend: str) -> None:
 # ----- union schemas: the types a parameter admits -----
 
 UNION_TOOLS = [
-    _tool(
+    tool(
         "union",
         {
             "in": {"type": ["integer", "null"]},
@@ -615,7 +596,7 @@ def test_schema_types_lists_every_admitted_type() -> None:
     assert schema_types(UNION_TOOLS) == UNION_TYPES
     assert schema_types(TOOLS) == TYPES
     # no type information: an empty list (the value is a string)
-    assert schema_types([_tool("f", {"x": {"description": "d"}, "y": {"type": []}})]) == {
+    assert schema_types([tool("f", {"x": {"description": "d"}, "y": {"type": []}})]) == {
         "f": {"x": [], "y": []}
     }
 
@@ -718,7 +699,7 @@ def test_vllm_anyof_type_conversion(backend: str) -> None:
             "verbose": True,
         }
     )
-    parser = toolparse.get_parser(FMT, tools=[_tool("test_anyof", props)], backend=backend)
+    parser = toolparse.get_parser(FMT, tools=[tool("test_anyof", props)], backend=backend)
     assert calls_of(parser.extract_tool_calls(text)) == [("test_anyof", want)]
     for chunks in ([text], list(text)):
         s = parser.stream()

@@ -10,6 +10,7 @@ import os
 import random
 from typing import Any, List, Optional, Sequence, Tuple
 
+import helpers
 import pytest
 import toolparse
 from corpus import accumulate, chunks_at, split_plans
@@ -18,6 +19,9 @@ from hypothesis import strategies as st
 from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
+# the texts of vLLM's reasoning parser tests
+R = "This is a reasoning section"
+REST = "This is the rest"
 CALL = '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>'
 QCALL = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
 MCALL = '[TOOL_CALLS]f[ARGS]{"a": 1}'
@@ -76,33 +80,24 @@ def _peer_cases(
     # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning; granite's
     # thinking parser (spec "content_lstrip") the newlines that open the content after the block
     nl = "" if trim else "\n"
-    rest = "\nThis is the rest".lstrip(lstrip) if lstrip else "\nThis is the rest"
+    rest = f"\n{REST}".lstrip(lstrip) if lstrip else f"\n{REST}"
     cases = [
-        (
-            f"{start}This is a reasoning section{end}This is the rest",
-            (("This is the rest", "This is a reasoning section", [])),
-        ),
-        (f"{start}This is a reasoning section{end}", (None, "This is a reasoning section", [])),
-        (f"{start}This is a reasoning section", (None, "This is a reasoning section", [])),
-        (f"{start}{end}This is the rest", ("This is the rest", None, [])),
-        (
-            f"{start}This is a reasoning section\n{end}\nThis is the rest",
-            (rest, f"This is a reasoning section{nl}", []),
-        ),
+        (f"{start}{R}{end}{REST}", ((REST, R, []))),
+        (f"{start}{R}{end}", (None, R, [])),
+        (f"{start}{R}", (None, R, [])),
+        (f"{start}{end}{REST}", (REST, None, [])),
+        (f"{start}{R}\n{end}\n{REST}", (rest, f"{R}{nl}", [])),
         (f"{start}Reasoning with {start} inside{end}x", ("x", "Reasoning with  inside", [])),
     ]
     if started:
         # the prompt opened the block: the output need not repeat the start marker
         cases += [
-            (
-                f"This is a reasoning section{end}This is the rest",
-                ("This is the rest", "This is a reasoning section", []),
-            ),
-            ("This is a reasoning section", (None, "This is a reasoning section", [])),
+            (f"{R}{end}{REST}", (REST, R, [])),
+            (R, (None, R, [])),
         ]
     else:
         cases += [
-            ("This is the rest", ("This is the rest", None, [])),
+            (REST, (REST, None, [])),
             # an end marker with no block open is markup, dropped (vLLM's engine parsers absorb
             # it in content); it was content before
             (f"no block{end}rest", ("no blockrest", None, [])),
@@ -274,15 +269,7 @@ def test_list_and_unknown_names() -> None:
 def test_stream_and_reconstructor_keep_reasoning(backend: str) -> None:
     p = toolparse.get_parser("hermes", backend=backend, reasoning="qwen3")
     text = f"<think>let me see</think>Sure. {CALL}"
-    rec = toolparse.StreamingToolReconstructor()
-    stream = p.stream()
-    for i in range(0, len(text), 5):
-        d = stream.feed(text[i : i + 5])
-        if d is not None:
-            rec.append_delta(d)
-    d = stream.finish()
-    if d is not None:
-        rec.append_delta(d)
+    rec, _ = helpers.stream(p, [text[i : i + 5] for i in range(0, len(text), 5)])
     x = rec.to_extracted()
     assert x.reasoning == "let me see" and x.content == "Sure. "
     assert [c.function.arguments for c in x.tool_calls] == ['{"a": 1}']
@@ -335,25 +322,17 @@ _TOOL = (
     "</function>\n</tool_call>"
 )
 QWEN3_VLLM = [
+    (f"{R}</think>{REST}", R, REST),
+    (f"{R}</think>", R, None),
+    (f"<think>{R}</think>{REST}", R, REST),
+    (REST, REST, None),
+    (f"<think>{R}</think>", R, None),
     (
-        "This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    ("This is a reasoning section</think>", "This is a reasoning section", None),
-    (
-        "<think>This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    ("This is the rest", "This is the rest", None),
-    ("<think>This is a reasoning section</think>", "This is a reasoning section", None),
-    (
-        "<think>This is a reasoning\nsection</think>This is the rest\nThat",
+        f"<think>This is a reasoning\nsection</think>{REST}\nThat",
         "This is a reasoning\nsection",
-        "This is the rest\nThat",
+        f"{REST}\nThat",
     ),
-    ("<think>This is a reasoning section", "This is a reasoning section", None),
+    (f"<think>{R}", R, None),
     ("I need to read the file.\n\n" + _TOOL, "I need to read the file.\n\n", _TOOL),
     ("<think>I need to read the file.\n\n" + _TOOL, "I need to read the file.\n\n", _TOOL),
 ]
@@ -394,37 +373,17 @@ def test_qwen3_vllm_cases_with_the_tool_parser() -> None:
 # starts Mistral output as content (its parser's initial state), so the cases that assume the
 # prompt opened the block run with reasoning_started=True.
 MISTRAL_VLLM = [
-    (
-        "[THINK]This is a reasoning section[/THINK]This is the rest",
-        None,
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    ("[THINK]This is a reasoning section[/THINK]", None, "This is a reasoning section", None),
-    (
-        "[THINK]This\nThat[/THINK]This is the rest\nThat",
-        None,
-        "This\nThat",
-        "This is the rest\nThat",
-    ),
-    ("[THINK]This is a reasoning section", None, "This is a reasoning section", None),
-    (
-        "\n[THINK]This is a reasoning section[/THINK]\nThis is the rest",
-        None,
-        "This is a reasoning section",
-        "\nThis is the rest",
-    ),
+    (f"[THINK]{R}[/THINK]{REST}", None, R, REST),
+    (f"[THINK]{R}[/THINK]", None, R, None),
+    (f"[THINK]This\nThat[/THINK]{REST}\nThat", None, "This\nThat", f"{REST}\nThat"),
+    (f"[THINK]{R}", None, R, None),
+    (f"\n[THINK]{R}[/THINK]\n{REST}", None, R, f"\n{REST}"),
     ("", None, None, None),
-    (
-        "This is a reasoning section[/THINK]This is the rest",
-        True,
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    ("This is a reasoning section[/THINK]", True, "This is a reasoning section", None),
+    (f"{R}[/THINK]{REST}", True, R, REST),
+    (f"{R}[/THINK]", True, R, None),
     ("This is content", True, "This is content", None),
-    ("This\nThat[/THINK]This is the rest\nThat", True, "This\nThat", "This is the rest\nThat"),
-    ("[/THINK]This is the rest", True, None, "This is the rest"),
+    (f"This\nThat[/THINK]{REST}\nThat", True, "This\nThat", f"{REST}\nThat"),
+    (f"[/THINK]{REST}", True, None, REST),
 ]
 
 
@@ -548,14 +507,10 @@ def test_every_peer_name_is_known_or_listed() -> None:
 # "Here's" is the other spelling vLLM's parser accepts)
 GR, GE = "Here is my thought process:", "Here is my response:"
 GRANITE_VLLM = [
-    (
-        f"{GR}This is a reasoning section{GE}This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    (f"{GR}This is a reasoning section{GE}", "This is a reasoning section", None),
+    (f"{GR}{R}{GE}{REST}", R, REST),
+    (f"{GR}{R}{GE}", R, None),
     ("This is content", None, "This is content"),
-    (f"{GR}This\nThat{GE}This is the rest\nThat", "This\nThat", "This is the rest\nThat"),
+    (f"{GR}This\nThat{GE}{REST}\nThat", "This\nThat", f"{REST}\nThat"),
     ("Here is my thought failure", None, "Here is my thought failure"),
     (f"{GR} foo Here is my response: bar", " foo ", " bar"),
     (f"{GR} foo Here is Here was", " foo Here is Here was", None),
@@ -580,27 +535,9 @@ def test_granite_with_its_tool_format() -> None:
 # parser.py, SGLang's detectors): (format, started, output, reasoning, content).
 THINK_TAG_CASES = [
     # olmo3: the prompt may open the block; <think> optional
-    (
-        "olmo3",
-        None,
-        "<think>This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    (
-        "olmo3",
-        None,
-        "This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    (
-        "olmo3",
-        None,
-        "<think>This\nThat</think>This is the rest\nThat",
-        "This\nThat",
-        "This is the rest\nThat",
-    ),
+    ("olmo3", None, f"<think>{R}</think>{REST}", R, REST),
+    ("olmo3", None, f"{R}</think>{REST}", R, REST),
+    ("olmo3", None, f"<think>This\nThat</think>{REST}\nThat", "This\nThat", f"{REST}\nThat"),
     # ernie45: abc\n</think>\n\n<response>... (the response wrapper stays content)
     ("ernie45", None, "abc\n</think>\ndef", "abc\n", "\ndef"),
     ("ernie45", None, "<think>abc</think>def", "abc", "def"),
@@ -628,21 +565,9 @@ THINK_TAG_CASES = [
     ("apertus2509", None, "<|inner_prefix|>r<|inner_suffix|>c", "r", "c"),
     ("apertus2509", None, "c", None, "c"),
     # gemma4: the channel opener with or without its "thought" label; thinking off by default
-    (
-        "gemma4",
-        None,
-        "<|channel>thought\nThis is a reasoning section<channel|>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    (
-        "gemma4",
-        None,
-        "<|channel>This is a reasoning section<channel|>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
-    ("gemma4", None, "This is the rest", None, "This is the rest"),
+    ("gemma4", None, f"<|channel>thought\n{R}<channel|>{REST}", R, REST),
+    ("gemma4", None, f"<|channel>{R}<channel|>{REST}", R, REST),
+    ("gemma4", None, REST, None, REST),
     # gemma4 (vLLM's gemma4 parser): the channel's "thought" label is markup; an empty thought
     # channel is empty reasoning, not reasoning "thought" (it was "thought" before)
     ("gemma4", None, "<|channel>thought<channel|>Answer", None, "Answer"),
@@ -660,13 +585,7 @@ THINK_TAG_CASES = [
     # minimax_m3: no trim (vLLM keeps the whitespace before </mm:think>)
     ("minimax_m3", None, "<mm:think>r \n</mm:think>c", "r \n", "c"),
     # holo2: deepseek_v3 with thinking on by default
-    (
-        "holo2",
-        None,
-        "This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
+    ("holo2", None, f"{R}</think>{REST}", R, REST),
     # plamo3, minimax_m3: their own tags
     ("plamo3", None, "r<|plamo:end_think:plamo|>c", "r", "c"),
     ("minimax_m3", None, "<mm:think>r</mm:think>c", "r", "c"),
@@ -675,13 +594,7 @@ THINK_TAG_CASES = [
     ("minimax_m3", None, "r</mm:think>c", None, "rc"),
     ("minimax_m3", None, "</mm:think>answer", None, "answer"),
     # nemotron_v3, step3p5, granite_thinking_parser, mimo, minicpmv, poolside_v1: qwen3's tags
-    (
-        "nemotron_v3",
-        None,
-        "This is a reasoning section</think>This is the rest",
-        "This is a reasoning section",
-        "This is the rest",
-    ),
+    ("nemotron_v3", None, f"{R}</think>{REST}", R, REST),
     ("step3p5", None, "r\n</think>\nc", "r", "\nc"),
     ("granite_thinking_parser", None, "r</think>c", "r", "c"),
     # granite_thinking_parser (vLLM's): the template writes "\n</think>\n", and the newlines

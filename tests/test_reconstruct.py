@@ -38,6 +38,17 @@ def args(index: int, fragment: str) -> DeltaMessage:
     )
 
 
+def fragment(index: int, fn: Optional[Dict[str, str]] = None, **fields: Any) -> DeltaToolCall:
+    """A tool-call fragment: ``fn`` the fields of its function (None: no function)."""
+    if fn is not None:
+        fields["function"] = DeltaFunctionCall(**fn)
+    return DeltaToolCall(index=index, **fields)
+
+
+def delta(*fragments: DeltaToolCall, **fields: Any) -> DeltaMessage:
+    return DeltaMessage(tool_calls=list(fragments), **fields)
+
+
 def snapshot(rec: StreamingToolReconstructor) -> Tuple[Any, ...]:
     return (rec.tool_calls, rec.other_content, rec.reasoning, rec.deltas_seen)
 
@@ -91,23 +102,11 @@ class TestAccumulation:
     def test_several_calls_in_one_delta(self) -> None:
         rec = StreamingToolReconstructor()
         rec.append_delta(
-            DeltaMessage(
+            delta(
+                fragment(0, {"name": "f", "arguments": "{"}, id="a", type="function"),
+                fragment(0, {"arguments": "}"}),
+                fragment(1, {"name": "g", "arguments": "{}"}, id="b", type="function"),
                 content="x",
-                tool_calls=[
-                    DeltaToolCall(
-                        index=0,
-                        id="a",
-                        type="function",
-                        function=DeltaFunctionCall(name="f", arguments="{"),
-                    ),
-                    DeltaToolCall(index=0, function=DeltaFunctionCall(arguments="}")),
-                    DeltaToolCall(
-                        index=1,
-                        id="b",
-                        type="function",
-                        function=DeltaFunctionCall(name="g", arguments="{}"),
-                    ),
-                ],
             )
         )
         assert [(c.id, c.function.name, c.function.arguments) for c in rec.tool_calls] == [
@@ -195,6 +194,7 @@ def started() -> StreamingToolReconstructor:
     return rec
 
 
+FN = "function"
 VIOLATIONS: List[Any] = [
     # (name, deltas applied to a reconstructor that already started call 0, expected message)
     pytest.param(DeltaMessage(), "carries nothing", id="empty-delta"),
@@ -203,110 +203,48 @@ VIOLATIONS: List[Any] = [
         DeltaMessage(content="", reasoning="", tool_calls=[]), "carries nothing", id="all-empty"
     ),
     # first delta of a new call
+    pytest.param(delta(fragment(1, {"name": "g"}, type=FN)), "has no id", id="new-without-id"),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(index=1, type="function", function=DeltaFunctionCall(name="g"))
-            ]
-        ),
-        "has no id",
-        id="new-without-id",
+        delta(fragment(1, {"name": "g"}, id="", type=FN)), "has no id", id="new-with-empty-id"
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(index=1, id="", type="function", function=DeltaFunctionCall(name="g"))
-            ]
-        ),
-        "has no id",
-        id="new-with-empty-id",
+        delta(fragment(1, {"name": "g"}, id="c1")), "type='function'", id="new-without-type"
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[DeltaToolCall(index=1, id="c1", function=DeltaFunctionCall(name="g"))]
-        ),
-        "type='function'",
-        id="new-without-type",
+        delta(fragment(1, id="c1", type=FN)), "has no function name", id="new-without-function"
     ),
     pytest.param(
-        DeltaMessage(tool_calls=[DeltaToolCall(index=1, id="c1", type="function")]),
-        "has no function name",
-        id="new-without-function",
-    ),
-    pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(
-                    index=1, id="c1", type="function", function=DeltaFunctionCall(arguments="{}")
-                )
-            ]
-        ),
+        delta(fragment(1, {"arguments": "{}"}, id="c1", type=FN)),
         "has no function name",
         id="new-without-name",
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(
-                    index=1, id="c1", type="function", function=DeltaFunctionCall(name="")
-                )
-            ]
-        ),
+        delta(fragment(1, {"name": ""}, id="c1", type=FN)),
         "has no function name",
         id="new-with-empty-name",
     ),
     # later deltas of a started call
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(index=0, id="call_0", function=DeltaFunctionCall(arguments="}"))
-            ]
-        ),
+        delta(fragment(0, {"arguments": "}"}, id="call_0")),
         "already has an id",
         id="second-id-same",
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(index=0, id="other", function=DeltaFunctionCall(arguments="}"))
-            ]
-        ),
+        delta(fragment(0, {"arguments": "}"}, id="other")),
         "already has an id",
         id="second-id-different",
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(index=0, type="function", function=DeltaFunctionCall(arguments="}"))
-            ]
-        ),
-        "type='function' again",
-        id="second-type",
+        delta(fragment(0, {"arguments": "}"}, type=FN)), "type='function' again", id="second-type"
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[DeltaToolCall(index=0, function=DeltaFunctionCall(name="f", arguments="}"))]
-        ),
-        "a name again",
-        id="second-name",
+        delta(fragment(0, {"name": "f", "arguments": "}"})), "a name again", id="second-name"
     ),
+    pytest.param(delta(fragment(0, {"name": ""})), "a name again", id="second-empty-name"),
+    pytest.param(delta(fragment(0)), "carries nothing", id="continuation-without-function"),
+    pytest.param(delta(fragment(0, {})), "carries nothing", id="continuation-without-arguments"),
     pytest.param(
-        DeltaMessage(tool_calls=[DeltaToolCall(index=0, function=DeltaFunctionCall(name=""))]),
-        "a name again",
-        id="second-empty-name",
-    ),
-    pytest.param(
-        DeltaMessage(tool_calls=[DeltaToolCall(index=0)]),
-        "carries nothing",
-        id="continuation-without-function",
-    ),
-    pytest.param(
-        DeltaMessage(tool_calls=[DeltaToolCall(index=0, function=DeltaFunctionCall())]),
-        "carries nothing",
-        id="continuation-without-arguments",
-    ),
-    pytest.param(
-        DeltaMessage(tool_calls=[DeltaToolCall(index=0, function=DeltaFunctionCall(arguments=""))]),
+        delta(fragment(0, {"arguments": ""})),
         "carries nothing",
         id="continuation-with-empty-arguments",
     ),
@@ -325,29 +263,19 @@ VIOLATIONS: List[Any] = [
         start(1, "call_0", "g"), "reuses the id 'call_0' of tool call 0", id="duplicate-id"
     ),
     pytest.param(
-        DeltaMessage(
-            tool_calls=[
-                DeltaToolCall(
-                    index=1, id="dup", type="function", function=DeltaFunctionCall(name="g")
-                ),
-                DeltaToolCall(
-                    index=2, id="dup", type="function", function=DeltaFunctionCall(name="h")
-                ),
-            ]
+        delta(
+            fragment(1, {"name": "g"}, id="dup", type=FN),
+            fragment(2, {"name": "h"}, id="dup", type=FN),
         ),
         "reuses the id 'dup' of tool call 1",
         id="duplicate-id-same-delta",
     ),
     # a good fragment followed by a bad one in the same delta
     pytest.param(
-        DeltaMessage(
+        delta(
+            fragment(0, {"arguments": "}"}),
+            fragment(2, {"name": "g"}, id="x", type=FN),
             content="text",
-            tool_calls=[
-                DeltaToolCall(index=0, function=DeltaFunctionCall(arguments="}")),
-                DeltaToolCall(
-                    index=2, id="x", type="function", function=DeltaFunctionCall(name="g")
-                ),
-            ],
         ),
         "fragment 1: tool call index 2 skips ahead",
         id="bad-after-good",

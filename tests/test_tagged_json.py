@@ -34,8 +34,10 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
+import helpers
 import pytest
 import toolparse
+from helpers import dumps
 from toolparse import StreamingToolReconstructor, _core, reference
 
 BACKENDS = ("rust", "python")
@@ -43,30 +45,19 @@ BACKENDS = ("rust", "python")
 Expected = List[Tuple[str, Dict[str, Any]]]
 
 
-def dumps(obj: Dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
-
 def extract(fmt: str, backend: str, text: str):
     return toolparse.get_parser(fmt, backend=backend).extract_tool_calls(text)
 
 
 def stream(fmt: str, backend: str, chunks: List[str]) -> Tuple[StreamingToolReconstructor, bool]:
-    s = toolparse.get_parser(fmt, backend=backend).stream()
-    rec = StreamingToolReconstructor()
-    for d in [s.feed(c) for c in chunks] + [s.finish()]:
-        if d is not None:
-            rec.append_delta(d)
+    rec, s = helpers.stream(toolparse.get_parser(fmt, backend=backend), chunks)
     return rec, s.malformed
 
 
 def plans(text: str) -> List[List[str]]:
     """Whole, one char per delta, 3-char deltas and every split in two (short texts); long ones
     get a sample of the two-way splits."""
-    out = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
-    step = 1 if len(text) <= 200 else len(text) // 97
-    out += [[text[:i], text[i:]] for i in range(1, len(text), step)]
-    return out
+    return helpers.plans(text, sample_over=200)
 
 
 def check(
@@ -80,32 +71,18 @@ def check(
     """Non-streaming, and streaming under every plan: the same calls and content, byte for byte.
     The arguments are ``calls``' as JSON; ``raw`` are their exact strings where the test knows
     them (JSON formats pass the model's text through; pythonic ones write ``dumps``')."""
-    info = extract(fmt, backend, text)
-    assert info.tools_called == bool(calls)
-    got = [(c.function.name, c.function.arguments) for c in info.tool_calls]
-    assert [(n, json.loads(a)) for n, a in got] == calls
+    parser = toolparse.get_parser(fmt, backend=backend)
+    got = helpers.calls_of(helpers.check(parser, text, content, calls, chunkings=plans(text)))
     if raw is not None:
         assert [a for _, a in got] == raw
     elif fmt in ("olmo3", "lfm2"):
         assert [a for _, a in got] == [dumps(a) for _, a in calls]
     else:
         assert all(a in text for _, a in got), "JSON arguments are the model's text"
-    assert info.content == content
-    assert not info.truncated
-    for chunks in plans(text):
-        rec, malformed = stream(fmt, backend, chunks)
-        assert not malformed, chunks
-        assert [(c.function.name, c.function.arguments) for c in rec.tool_calls] == got, chunks
-        assert rec.other_content == (content or ""), chunks
 
 
 def check_malformed(fmt: str, backend: str, text: str) -> None:
-    info = extract(fmt, backend, text)
-    assert (info.tools_called, info.tool_calls, info.content) == (False, [], text)
-    for chunks in plans(text):
-        rec, malformed = stream(fmt, backend, chunks)
-        assert malformed or not rec.tool_calls, chunks
-        assert malformed, chunks
+    helpers.check_malformed(toolparse.get_parser(fmt, backend=backend), text, plans(text))
 
 
 params = pytest.mark.parametrize("backend", BACKENDS)

@@ -28,9 +28,9 @@ import json
 from typing import Any, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
-from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
 Calls = List[Tuple[str, str]]
@@ -265,16 +265,10 @@ def streamed(fmt: str, backend: str, chunks: List[str], tools: Any = None) -> Tu
 def test_peer_cases(
     backend: str, fmt: str, text: str, content: Optional[str], calls: Calls, tools: Any
 ) -> None:
-    info = toolparse.get_parser(fmt, tools=tools, backend=backend).extract_tool_calls(text)
-    assert info.content == content
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == calls
-    assert info.tools_called == bool(calls)
-    assert info.truncated is False
-    for c in info.tool_calls:
-        assert isinstance(json.loads(c.function.arguments), dict)
-    want = (content or "", calls, False, False)
-    for chunks in ([text], list(text), corpus.chunks_at(text, range(0, len(text), 3))):
-        assert streamed(fmt, backend, chunks, tools) == want, chunks
+    parser = toolparse.get_parser(fmt, tools=tools, backend=backend)
+    helpers.check(
+        parser, text, content, calls, exact=True, chunkings=helpers.plans(text, sample_over=200)
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -428,19 +422,7 @@ def test_every_split(backend: str, fmt: str, text: str, tools: Any) -> None:
     + [(f, t) for f in corpus.OTHER_FORMATS for t, _ in corpus.TRUNCATED[f]],
 )
 def test_twins_agree_per_feed(fmt: str, text: str) -> None:
-    assert _core.extract(fmt, text) == reference.extract(fmt, text)
-    for cuts in ([k] for k in range(0, len(text) + 1, 7)):
-        out = []
-        for make in (lambda: _core.Parser(fmt), lambda: reference.Parser(fmt)):
-            p = make()
-            prev, feeds = 0, []
-            for c in [*cuts, len(text)]:
-                feeds.append(p.feed(text[prev:c]))
-                prev = c
-            feeds.append(p.finish())
-            feeds.append((p.malformed, p.truncated))
-            out.append(feeds)
-        assert out[0] == out[1], cuts
+    helpers.check_twins_per_feed(fmt, text, step=7)
 
 
 def test_spec_entries() -> None:

@@ -16,75 +16,29 @@ the parsers' docstrings; SGLang's detectors), with our rules where they differ:
 
 from __future__ import annotations
 
+import functools
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
+import helpers
 import pytest
 import toolparse
-from toolparse import StreamingToolReconstructor
 
 BACKENDS = ("rust", "python")
 
 
-def _tool(name: str, props: Dict[str, Any]) -> Dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {"name": name, "parameters": {"type": "object", "properties": props}},
-    }
-
-
 TOOLS = [
-    _tool("get_current_date", {}),
-    _tool(
-        "get_weather",
-        {"city": {"type": "string"}, "date": {"type": "string"}, "days": {"type": "integer"}},
-    ),
-    _tool("write_file", {"content": {"type": "string"}, "mode": {"type": "integer"}}),
-    _tool(
+    helpers.tool("get_current_date", {}),
+    helpers.tool("get_weather", {"city": "string", "date": "string", "days": "integer"}),
+    helpers.tool("write_file", {"content": "string", "mode": "integer"}),
+    helpers.tool(
         "typed",
-        {
-            "s": {"type": "string"},
-            "i": {"type": "integer"},
-            "u": {"type": ["string", "object"]},
-            "n": {"type": ["integer", "string"]},
-        },
+        {"s": "string", "i": "integer", "u": ["string", "object"], "n": ["integer", "string"]},
     ),
 ]
 
 
-def dumps(obj: Dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
-
-def check(
-    fmt: str,
-    backend: str,
-    text: str,
-    content: Optional[str],
-    calls: List[Tuple[str, Dict[str, Any]]],
-    every_split: bool = True,
-) -> None:
-    """Non-streaming; streaming in one delta, per character, in 3-character deltas and (short
-    texts) cut in two at every offset."""
-    want = [(n, dumps(a)) for n, a in calls]
-    parser = toolparse.get_parser(fmt, tools=TOOLS, backend=backend)
-    info = parser.extract_tool_calls(text)
-    assert info.tools_called == bool(want)
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
-    assert info.content == content
-    plans = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
-    if every_split:
-        plans += [[text[:k], text[k:]] for k in range(1, len(text))]
-    for chunks in plans:
-        s = parser.stream()
-        rec = StreamingToolReconstructor()
-        for c in chunks + [None]:
-            d = s.feed(c) if c is not None else s.finish()
-            if d is not None:
-                rec.append_delta(d)
-        got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-        assert got == want, chunks
-        assert rec.other_content == (content or ""), chunks
+check = functools.partial(helpers.check_converted, tools=TOOLS)
 
 
 # ----- qwen3_xml, step3p5, step5: the Qwen3-Coder grammar (vLLM registers one parser) -----
@@ -396,7 +350,7 @@ def test_minicpm5(backend: str) -> None:
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_step3p5_peer_cases(backend: str) -> None:
     tools = [
-        _tool(
+        helpers.tool(
             "calculate_area",
             {
                 "shape": {"type": "string"},
@@ -404,7 +358,7 @@ def test_step3p5_peer_cases(backend: str) -> None:
                 "precision": {"type": "integer"},
             },
         ),
-        _tool(
+        helpers.tool(
             "test_types",
             {
                 "int_param": {"type": "integer"},

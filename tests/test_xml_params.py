@@ -22,103 +22,62 @@ seed_oss, minimax_m2, glm45, glm47 and deepseek_v32; step3 differs only as said 
 
 from __future__ import annotations
 
-import json
+import functools
 import random
 from typing import Any, Dict, List, Optional, Tuple
 
 import corpus
+import helpers
 import pytest
 import toolparse
-from toolparse import StreamingToolReconstructor, _core, reference
+from helpers import dumps
+from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
 
 
-def _tool(name: str, props: Dict[str, Any]) -> Dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": name,
-            "parameters": {"type": "object", "properties": props},
-        },
-    }
+def tool(name: str, props: Dict[str, Any]) -> Dict[str, Any]:
+    return helpers.tool(name, props, described=True)
 
 
 TOOLS = [
-    _tool(
+    tool(
         "get_weather",
         {
-            "location": {"type": "string"},
-            "unit": {"type": "string"},
-            "city": {"type": "string"},
-            "date": {"type": "string"},
-            "days": {"type": "integer"},
+            "location": "string",
+            "unit": "string",
+            "city": "string",
+            "date": "string",
+            "days": "integer",
         },
     ),
-    _tool(
-        "get_current_weather",
-        {"city": {"type": "string"}, "state": {"type": "string"}, "unit": {"type": "string"}},
-    ),
-    _tool("search_web", {"query": {"type": "string"}, "limit": {"type": "integer"}}),
-    _tool("get_current_time", {}),
-    _tool(
+    tool("get_current_weather", {"city": "string", "state": "string", "unit": "string"}),
+    tool("search_web", {"query": "string", "limit": "integer"}),
+    tool("get_current_time", {}),
+    tool(
         "typed",
         {
-            "s": {"type": "string"},
-            "i": {"type": "integer"},
-            "f": {"type": "number"},
-            "b": {"type": "boolean"},
-            "o": {"type": "object"},
-            "u": {"type": ["integer", "null"]},
+            "s": "string",
+            "i": "integer",
+            "f": "number",
+            "b": "boolean",
+            "o": "object",
+            "u": ["integer", "null"],
         },
     ),
 ]
 TYPES = corpus.schema_types(TOOLS)
 
 
-def dumps(obj: Dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=False)
-
-
 def extract(fmt: str, backend: str, text: str, tools: Any = TOOLS):
     return toolparse.get_parser(fmt, tools=tools, backend=backend).extract_tool_calls(text)
 
 
+check = functools.partial(helpers.check_converted, tools=TOOLS)
+
+
 def stream(fmt: str, backend: str, chunks: List[str], tools: Any = TOOLS):
-    s = toolparse.get_parser(fmt, tools=tools, backend=backend).stream()
-    rec = StreamingToolReconstructor()
-    for c in chunks + [None]:
-        d = s.feed(c) if c is not None else s.finish()
-        if d is not None:
-            rec.append_delta(d)
-    return rec
-
-
-def check(
-    fmt: str,
-    backend: str,
-    text: str,
-    content: Optional[str],
-    calls: List[Tuple[str, Dict[str, Any]]],
-    every_split: bool = True,
-    tools: Any = TOOLS,
-) -> None:
-    """Non-streaming; streaming in one delta, per character, in 3-character deltas and (short
-    texts) cut in two at every offset."""
-    want = [(n, dumps(a)) for n, a in calls]
-    info = extract(fmt, backend, text, tools)
-    assert info.tools_called == bool(want)
-    assert [(c.function.name, c.function.arguments) for c in info.tool_calls] == want
-    assert info.content == content
-    plans = [[text], list(text), [text[i : i + 3] for i in range(0, len(text), 3)]]
-    if every_split:
-        plans += [[text[:k], text[k:]] for k in range(1, len(text))]
-    for chunks in plans:
-        rec = stream(fmt, backend, chunks, tools)
-        got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
-        assert got == want, chunks
-        assert rec.other_content == (content or ""), chunks
+    return helpers.stream(toolparse.get_parser(fmt, tools=tools, backend=backend), chunks)[0]
 
 
 # ----- seed_oss (vLLM test_seed_oss_tool_parser.py) -----
@@ -564,8 +523,8 @@ def test_types_behind_refs(fmt: str, backend: str) -> None:
 # ----- minicpm5: CDATA values (the spec's call.cdata) -----
 
 _CDATA_TOOLS = [
-    _tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
-    _tool("write", {"path": {"type": "string"}, "body": {"type": "string"}}),
+    tool("get_weather", {"city": {"type": "string"}, "days": {"type": "integer"}}),
+    tool("write", {"path": {"type": "string"}, "body": {"type": "string"}}),
 ]
 
 
