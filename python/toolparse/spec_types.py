@@ -278,7 +278,9 @@ def _messages(f: Fields) -> Messages:
     assert call is not None and content is not None
     return Messages(
         separator=f.text("separator", _REQUIRED),
-        call=CallMessage(call.strings("headers", _REQUIRED, texts=True), call.strings("end")),
+        call=CallMessage(
+            call.strings("headers", _REQUIRED, texts=True), call.strings("end", _REQUIRED)
+        ),
         content=content,
         reasoning=_message(f.obj("reasoning", _names(Message))),
     )
