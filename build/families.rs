@@ -410,6 +410,19 @@ fn harmony_frame(
     xml: Option<&str>,
 ) -> Result<String, String> {
     let call: &Call = &e.call;
+    // the roles of the machine's markers, in the order of its indices (`START`, `CHANNEL`...)
+    let markers = [
+        "start",
+        "channel",
+        "message",
+        "end",
+        "call",
+        "return",
+        "constrain",
+    ]
+    .map(|r| e.need(r))
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     let prefix = call.name_prefix.as_deref().unwrap_or("functions.");
     let join = match call.reasoning_join.as_deref() {
         None | Some("\n") => "\n",
@@ -419,7 +432,7 @@ fn harmony_frame(
     writeln!(
         statics,
         "pub(crate) static {upper}_FRAME: openai::Frame = openai::Frame {{ \
-         prefix: {prefix:?}, xml: {}, join: {join:?} }};",
+         markers: Markers::new(&{markers:?}), prefix: {prefix:?}, xml: {}, join: {join:?} }};",
         match xml {
             Some(x) => format!("Some(&{x})"),
             None => "None".to_owned(),

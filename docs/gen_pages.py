@@ -104,23 +104,22 @@ def _markers(markers: Dict[str, str]) -> str:
 
 
 def _format_section(spec: Any, note: Optional[str]) -> List[str]:
-    raw = spec.raw
     lines = [f"### {spec.name}", ""]
     facts = [
         ("family", code(spec.family)),
         ("markers", _markers(dict(spec.markers))),
-        ("arguments", code(str(raw.get("arguments")))),
+        ("arguments", code(spec.arguments)),
         (
             "calls",
-            code(str(raw.get("calls")))
-            + ("; the end marker may be missing at the end" if raw.get("end_optional") else ""),
+            code(spec.calls)
+            + ("; the end marker may be missing at the end" if spec.end_optional else ""),
         ),
-        ("content (non-streaming)", html.escape(str(raw.get("content")), quote=False)),
+        ("content (non-streaming)", html.escape(spec.content, quote=False)),
         ("tool-call ids", code(spec.id_style)),
         ("aliases", codes(spec.aliases)),
         ("models", codes(spec.models)),
     ]
-    trigger = (raw.get("grammar") or {}).get("trigger")
+    trigger = spec.grammar.trigger
     facts.append(("grammar trigger", code(trigger) if trigger else "none (no tag under `auto`)"))
     if spec.special_tokens:
         facts.append(("special tokens", codes(spec.special_tokens)))
@@ -215,7 +214,7 @@ def formats_page() -> str:
     ]
     for name in formats:
         s = spec.get_spec(name)
-        content = html.escape(str(s.raw.get("content")), quote=False).replace("|", "&#124;")
+        content = html.escape(s.content, quote=False).replace("|", "&#124;")
         out.append(
             f"| [{name}](#{name.replace('.', '')}) | {code(s.family)} | "
             f"{', '.join(code(a) for a in s.aliases)} | {content} |"

@@ -380,7 +380,7 @@ def dropped_section_at_end(fmt: str, text: str) -> bool:
     ``call.between_calls: "dropped"``, kimi_k2) with no call started after its start: what
     follows the start is dropped, so the start stands bare at the end (a cut before a call)."""
     spec = toolparse.spec.get_spec(fmt)
-    if spec.raw.get("call", {}).get("between_calls") != "dropped":
+    if spec.call.between_calls != "dropped":
         return False
     m = spec.markers
     ends = [m[k] for k in ("section_end", "section_end_alt") if k in m]

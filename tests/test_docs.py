@@ -6,6 +6,7 @@ harness only through TOOLPARSE_PEERS_DIR."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import html
 import importlib.util
 import io
@@ -68,17 +69,14 @@ def test_formats_page_has_every_format_and_reasoning_format():
 def test_a_format_of_a_new_family_is_listed_without_an_example():
     """A format whose family has no renderer in the kit yet still gets its section (from the
     spec alone): adding formats needs no edit of the generator."""
-    hermes = toolparse.spec.get_spec("hermes")
-    raw = dict(hermes.raw, name="brand_new", family="brand_new_family")
-    fake = toolparse.spec.FormatSpec(
+    fake = dataclasses.replace(
+        toolparse.spec.get_spec("hermes"),
         name="brand_new",
         family="brand_new_family",
-        id_style="chatcmpl",
         aliases=("bn",),
         markers={"call_start": "<bn>", "call_end": "</bn>"},
         special_tokens=(),
         models=("org/BrandNew-*",),
-        raw=raw,
     )
     section = "\n".join(GEN._format_section(fake, "A note."))
     assert section.startswith("### brand_new\n")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
+import toolparse.spec
 
 jsonschema = pytest.importorskip("jsonschema")
 
@@ -80,13 +81,19 @@ def _entry(name: str) -> Dict[str, Any]:
         ("hermes", lambda e: e["call"].update(shape="circle")),
         ("pythonic", lambda e: e["markers"].clear()),
         ("cohere_command3", lambda e: e["span_markup"].update(max=0)),
+        ("openai", lambda e: e["grammar"]["messages"].pop("separator")),
+        ("openai", lambda e: e["grammar"]["messages"]["call"].update(headers="x")),
+        ("muse", lambda e: e["grammar"]["messages"]["content"].update(begin=1)),
     ],
 )
 def test_the_schema_refuses_a_broken_entry(name: str, change: Any) -> None:
+    """The schema refuses it, and so does the typed loader (toolparse.spec_types)."""
     entry = _entry(name)
     change(entry)
     with pytest.raises(jsonschema.ValidationError):
         FORMAT.validate(entry)
+    with pytest.raises(ValueError, match=f"{name}.json: spec"):
+        toolparse.spec.load({"formats": [entry]})
 
 
 def test_the_schema_refuses_a_broken_format_file() -> None:

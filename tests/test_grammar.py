@@ -90,9 +90,7 @@ def test_nothing_to_constrain_is_none() -> None:
     assert toolparse.structural_tag("hermes", [custom], tool_choice="required") is None
 
 
-@pytest.mark.parametrize(
-    "fmt", [f for f in FORMATS if tp_spec.get_spec(f).raw["grammar"]["trigger"] is None]
-)
+@pytest.mark.parametrize("fmt", [f for f in FORMATS if tp_spec.get_spec(f).grammar.trigger is None])
 def test_format_without_a_trigger_is_unconstrained_under_auto_unless_strict_asks(fmt: str) -> None:
     strict_tool = tool("s", {"a": {"type": "integer"}}, strict=True)
     assert toolparse.structural_tag(fmt, [strict_tool]) is None
@@ -206,20 +204,19 @@ def test_hostile_schemas_never_fail_a_request(fmt: str, caplog: pytest.LogCaptur
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_spec_names_the_trigger_the_grammar_uses(fmt: str) -> None:
     sp = tp_spec.get_spec(fmt)
-    g = sp.raw["grammar"]
+    trigger = sp.grammar.trigger
     plan = families.FAMILIES[sp.family](families.Ctx(sp, toolparse.grammar.schema.Dropped()))
     if plan.messages is not None:
-        assert "messages" in g
+        assert sp.grammar.messages is not None
         return
     begins = [b.begin for b in plan.blocks]
-    if g["trigger"] is not None:
-        assert g["trigger"] in begins
-        assert all(g["trigger"] in m or m in g["trigger"] or True for m in sp.markers.values())
+    if trigger is not None:
+        assert trigger in begins
     tag = toolparse.structural_tag(fmt, [WEATHER], strict="function")
     assert tag is not None
     triggered = [x for x in nodes(tag) if x["type"] == "triggered_tags"]
     assert triggered and triggered[0]["triggers"][0] == (
-        g["trigger"] if g["trigger"] is not None else begins[0]
+        trigger if trigger is not None else begins[0]
     )
 
 

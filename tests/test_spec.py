@@ -82,6 +82,8 @@ def test_list_formats_with_aliases() -> None:
 def _make_doc(entries: List[Dict[str, Any]]) -> Dict[str, Any]:
     base = {"family": "tagged_json", "id_style": "chatcmpl", "markers": {"call_start": "<c>"}}
     base["grammar"] = {"trigger": "<c>"}
+    base["call"] = {"shape": "object", "name_keys": ["name"], "args_keys": ["arguments"]}
+    base.update(arguments="json_object", calls="repeated", content="text before the calls")
     return {"formats": [{**base, "special_tokens": [], "models": [], **e} for e in entries]}
 
 
@@ -154,15 +156,14 @@ def test_the_shipped_spec_is_valid() -> None:
     for s in specs.values():
         assert s.family and s.markers and s.id_style in spec.ID_STYLES
         assert s.models or s.name in NO_MODELS, f"{s.name}: no model patterns"
-        for key in ("call", "arguments", "calls", "content", "special_tokens"):
-            assert key in s.raw, f"{s.name}: no {key!r}"
+        assert s.call.shape and s.arguments and s.calls and s.content, s.name
         assert set(s.special_tokens) <= set(s.markers.values()), s.name
 
 
 def test_reference_markers_are_the_spec_markers() -> None:
     """The twin's machines that keep their markers in code use exactly the spec's (the Rust
     machines are checked by `cargo test machines_use_the_spec_markers`)."""
-    from toolparse.reference import _machine, openai, xml_params
+    from toolparse.reference import _machine, xml_params
 
     def m(fmt: str, *roles: str) -> tuple:
         return tuple(spec.get_spec(fmt).markers[r] for r in roles)
@@ -177,9 +178,11 @@ def test_reference_markers_are_the_spec_markers() -> None:
     assert tuple(tags.args.list) == m("mistral", "args_start")
     assert tuple(tags.after_name.list) == m("mistral", "args_start", "call_id")
     roles = ("start", "channel", "message", "end", "call", "return", "constrain")
-    assert openai.MARKERS.list == m("openai", *roles)
+    for fmt in ("openai", "beam"):
+        frame = _machine(spec.get_spec(fmt))({}).frame  # type: ignore[attr-defined]
+        assert frame.markers.list == m(fmt, *roles)
     q = spec.get_spec("qwen3_coder")
-    style = xml_params.style_of(q.markers, q.raw["call"])
+    style = xml_params.style_of(q.markers, q.call)
     assert style.text.list == m("qwen3_coder", "call_start", "function_start")
     assert style.body.list == m("qwen3_coder", "parameter_start", "function_end", "call_end")
     assert style.end.list == m("qwen3_coder", "call_end")
@@ -585,3 +588,40 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
     p = corpus.core_parser(backend, "hermes")
     with pytest.raises(TypeError, match="'text'"):
         p.feed(5)
+
+
+@pytest.mark.parametrize(
+    "change,field",
+    [
+        (lambda e: e["call"].update(shape="circle"), r"spec\.call\.shape"),
+        (lambda e: e["call"].update(tentative="yes"), r"spec\.call\.tentative"),
+        (lambda e: e["call"].update(colour="red"), r"spec\.call: unknown field 'colour'"),
+        (lambda e: e["grammar"].update(parser_only_forms="x"), r"spec\.grammar\.parser_only"),
+        (lambda e: e.update(arguments="yaml"), r"spec\.arguments"),
+        (lambda e: e.update(end_optional=1), r"spec\.end_optional"),
+        (lambda e: e["markers"].update(Bad="x"), r"spec\.markers: 'Bad' is not a role"),
+        (lambda e: e.pop("content"), r"spec\.content: is required"),
+        (lambda e: e.update(span_markup={"open": "<a>"}), r"spec\.span_markup\.close_start"),
+    ],
+)
+def test_the_loader_names_the_file_and_the_field(change: Any, field: str) -> None:
+    """A rule of the schema broken: ValueError naming the format's file and the field."""
+    data = spec.read()
+    entry = json.loads(json.dumps(data["files"]["hermes"]["spec"]))
+    change(entry)
+    data["formats"] = [entry]
+    with pytest.raises(ValueError, match="hermes.json: " + field):
+        spec.load(data)
+
+
+def test_a_spec_entry_is_typed() -> None:
+    """Every field of an entry is an attribute of a typed object (no raw JSON is kept)."""
+    q = spec.get_spec("qwen3_coder")
+    assert not hasattr(q, "raw")
+    assert q.call.shape == "xml_parameters" and q.call.value_newlines == "strip_one"
+    assert q.grammar.trigger == "<tool_call>" and q.arguments.startswith("xml_parameters")
+    o = spec.get_spec("openai").grammar.messages
+    assert o is not None and o.reasoning is not None and o.content.begin
+    sm = spec.get_spec("cohere_command3").span_markup
+    assert sm is not None and sm.max > 0
+    assert spec.get_spec("functionary_v32").call.raw_code is not None

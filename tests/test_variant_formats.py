@@ -428,7 +428,7 @@ def test_twins_agree_per_feed(fmt: str, text: str) -> None:
 def test_spec_entries() -> None:
     spec = toolparse.spec
     assert spec.get_spec("gemma4").family == "functiongemma"
-    assert spec.get_spec("gemma4").raw["call"]["escaped"] == "string"
+    assert spec.get_spec("gemma4").call.escaped == "string"
     assert spec.get_spec("plamo3").family == "named_json"
     assert spec.get_spec("plamo3").markers["args_start"] == PL_NAME_END + PL_ARGS
     for fmt in ("ling3", "spark25", "iquest_q1"):
@@ -436,6 +436,6 @@ def test_spec_entries() -> None:
     assert spec.get_spec("ling3").markers == spec.get_spec("glm47").markers
     assert spec.get_spec("trinity").markers == spec.get_spec("hermes").markers
     # functiongemma keeps typing escaped scalars (its own tests pin `count:<escape>42<escape>`)
-    assert "escaped" not in spec.get_spec("functiongemma").raw["call"]
+    assert spec.get_spec("functiongemma").call.escaped == "typed"
     assert toolparse.format_for_model("google/gemma-4-31B-it") == "gemma4"
     assert toolparse.format_for_model("google/functiongemma-270m-it") == "functiongemma"

@@ -3,21 +3,37 @@ reads) and the reasoning formats (``formats/_reasoning.json``): names, aliases, 
 the models each format serves, and each format's samples, hand-written test cases and notes.
 Loaded once at import with the standard library; the Rust-backed path reads names from here, never
 from the reference twin. The files' fields: ``formats/_about.md``; their schema:
-``formats/_schema.json``."""
+``formats/_schema.json``; their typed model: ``toolparse.spec_types``."""
 
 from __future__ import annotations
 
 import fnmatch
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from .spec_types import (
+    ID_STYLES,
+    KEEP_SPECIAL_TOKENS,
+    Call,
+    Cases,
+    FormatSpec,
+    Grammar,
+    ReasoningSpec,
+    format_spec,
+    reasoning_spec,
+)
+
 __all__ = [
+    "ID_STYLES",
+    "KEEP_SPECIAL_TOKENS",
     "REASONING",
     "SPECS",
+    "Call",
+    "Cases",
     "FormatSpec",
+    "Grammar",
     "ReasoningSpec",
     "canonical",
     "format_for_model",
@@ -30,106 +46,8 @@ __all__ = [
     "reasoning_canonical",
 ]
 
-ID_STYLES = ("chatcmpl", "mistral", "model")
-# when the vLLM integration keeps special tokens in the output text (the spec's "about")
-KEEP_SPECIAL_TOKENS = ("always", "with_tools", "never")
 FOLDER = Path(__file__).resolve().parent / "formats"
 REASONING_FILE = "_reasoning.json"
-
-
-@dataclass(frozen=True)
-class Cases:
-    """A format's hand-written outputs for the conformance kit (its file's ``cases``)."""
-
-    # text that looks a little like the markup but holds no call: all of it is content
-    no_call: Tuple[str, ...] = ()
-    # malformed markup: no call, the text is content
-    malformed: Tuple[str, ...] = ()
-    # outputs that end inside a call, with how many calls completed before it
-    truncated: Tuple[Tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class FormatSpec:
-    """One format's entry in the spec."""
-
-    name: str
-    family: str
-    id_style: str
-    aliases: Tuple[str, ...]
-    markers: Mapping[str, str]
-    special_tokens: Tuple[str, ...]
-    models: Tuple[str, ...]
-    raw: Mapping[str, Any]
-    keep_special_tokens: str = "never"
-    # the end-of-turn tag the model may write ("": none): markup, dropped from content
-    turn_end: str = ""
-    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
-    dropped: Tuple[str, ...] = ()
-    # spans whose tags are markup (cohere's citations): (open, close_start, close_end, max)
-    span_markup: Optional[Tuple[str, str, str, int]] = None
-    # the reasoning format that runs with this format when none is given ("": none)
-    default_reasoning: str = ""
-    # the rest of the format's file: real checkpoint ids format_for_model maps to it, the
-    # servers' own parser names for the same wire format ({"sglang": ...}), sample outputs (what
-    # `toolparse demo` runs), hand-written test cases, the notes of the formats page ("": none)
-    model_ids: Tuple[str, ...] = ()
-    peers: Mapping[str, str] = field(default_factory=dict)
-    samples: Tuple[str, ...] = ()
-    cases: Cases = Cases()
-    notes: str = ""
-
-    def marker(self, role: str) -> Optional[str]:
-        return self.markers.get(role)
-
-    def call_starts(self) -> Tuple[str, ...]:
-        """The markers that begin calls (the roles ``call_start*`` and ``section_start*``): the end
-        of the output after only these and whitespace is a cut before a call began."""
-        return tuple(
-            m for r, m in self.markers.items() if r.startswith(("call_start", "section_start"))
-        )
-
-
-def _strings(entry: Dict[str, Any], key: str, where: str) -> Tuple[str, ...]:
-    value = entry.get(key)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"format spec: {where}: {key!r} must be a list of strings")
-    return tuple(value)
-
-
-def _check_grammar(g: Any, name: str) -> None:
-    """The ``grammar`` field the strict-tool-calling generator reads (see the spec's "about")."""
-    if not isinstance(g, dict) or "trigger" not in g:
-        raise ValueError(f"format spec: {name}: 'grammar' must be an object with a 'trigger'")
-    if g["trigger"] is not None and (not isinstance(g["trigger"], str) or not g["trigger"]):
-        raise ValueError(f"format spec: {name}: grammar 'trigger' must be a marker or null")
-    forms = g.get("parser_only_forms", [])
-    if not isinstance(forms, list) or not all(isinstance(f, str) for f in forms):
-        raise ValueError(f"format spec: {name}: grammar 'parser_only_forms' must list strings")
-
-
-def _check_functionary(entry: Dict[str, Any], markers: Dict[str, str], name: str) -> None:
-    """A functionary format's markers and ``call`` fields (``build.rs`` checks the same)."""
-    for role in ("call_start", "name_end"):
-        if not markers.get(role):
-            raise ValueError(f"format spec: {name}: a functionary format needs a {role}")
-    call = entry.get("call")
-    raw = call.get("raw_code") if isinstance(call, dict) else None
-    if not isinstance(call, dict) or not isinstance(raw, dict):
-        raise ValueError(f"format spec: {name}: a functionary format needs call.raw_code")
-    if not all(isinstance(raw.get(k), str) and raw[k] for k in ("name", "key")):
-        raise ValueError(f"format spec: {name}: call.raw_code needs a name and a key")
-    if raw.get("start") not in ("marker", "header") or (
-        raw["start"] == "marker" and "call_start_raw" not in markers
-    ):
-        raise ValueError(f"format spec: {name}: call.raw_code.start {raw.get('start')!r}")
-    if call.get("bad_header") not in ("text", "malformed"):
-        raise ValueError(f"format spec: {name}: call.bad_header must be 'text' or 'malformed'")
-    if not isinstance(call.get("starts_with_header", False), bool):
-        raise ValueError(f"format spec: {name}: call.starts_with_header must be a bool")
-    recipient = call.get("content_recipient", "x")
-    if not isinstance(recipient, str) or not recipient:
-        raise ValueError(f"format spec: {name}: call.content_recipient must be a string")
 
 
 def load(
@@ -137,105 +55,27 @@ def load(
 ) -> Dict[str, FormatSpec]:
     """Validates a spec document (``{"formats": [spec entries]}``) and returns its entries by
     canonical name, in order. Refuses a name or alias given twice, as ``build.rs`` does. ``files``
-    (by name) are the formats' whole files, whose other fields (samples, cases...) are kept."""
+    (by name) are the formats' whole files, whose other fields (samples, cases...) are read too.
+    A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the field."""
     formats = data.get("formats")
     if not isinstance(formats, list):
         raise ValueError("format spec: no 'formats' list")
     out: Dict[str, FormatSpec] = {}
     seen: Dict[str, str] = {}
     for k, entry in enumerate(formats):
-        if not isinstance(entry, dict):
-            raise ValueError(f"format spec: entry {k} is not an object")
-        name, family, id_style = (entry.get(f) for f in ("name", "family", "id_style"))
-        for key, value in (("name", name), ("family", family), ("id_style", id_style)):
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"format spec: entry {k}: {key!r} must be a non-empty string")
-        assert isinstance(name, str) and isinstance(family, str) and isinstance(id_style, str)
-        if id_style not in ID_STYLES:
-            raise ValueError(f"format spec: {name}: unknown id_style {id_style!r}")
-        aliases = _strings(entry, "aliases", name)
-        for n in (name, *aliases):
+        name = entry.get("name") if isinstance(entry, dict) else None
+        file = f"{name}.json" if isinstance(name, str) and name else f"entry {k}"
+        doc = (files or {}).get(name) if isinstance(name, str) else None
+        spec = format_spec(entry, doc, f"{file}: spec")
+        for n in (spec.name, *spec.aliases):
             if n in seen:
                 raise ValueError(
-                    f"format spec: {name}: name or alias {n!r} is given twice "
+                    f"format spec: {file}: name or alias {n!r} is given twice "
                     f"(already used by {seen[n]})"
                 )
-            seen[n] = name
-        markers = entry.get("markers")
-        if not isinstance(markers, dict) or not all(isinstance(v, str) for v in markers.values()):
-            raise ValueError(f"format spec: {name}: 'markers' must map roles to strings")
-        if family == "tagged_json" and "call_start" not in markers:
-            raise ValueError(f"format spec: {name}: a tagged_json format needs a call_start")
-        if family == "pythonic" and not {"section_start", "list_start"} & set(markers):
-            raise ValueError(
-                f"format spec: {name}: a pythonic format needs a section or list start"
-            )
-        if family == "functionary":
-            _check_functionary(entry, markers, name)
-        _check_grammar(entry.get("grammar"), name)
-        special_tokens = _strings(entry, "special_tokens", name)
-        keep = entry.get("keep_special_tokens", "with_tools" if special_tokens else "never")
-        if keep not in KEEP_SPECIAL_TOKENS:
-            raise ValueError(
-                f"format spec: {name}: 'keep_special_tokens' must be one of "
-                f"{', '.join(KEEP_SPECIAL_TOKENS)}, not {keep!r}"
-            )
-        turn_end = entry.get("turn_end", "")
-        if not isinstance(turn_end, str) or ("turn_end" in entry and not turn_end):
-            raise ValueError(f"format spec: {name}: 'turn_end' must be a non-empty string")
-        dropped = _strings(entry, "dropped", name) if "dropped" in entry else ()
-        if not all(dropped):
-            raise ValueError(f"format spec: {name}: 'dropped' holds an empty string")
-        default_reasoning = entry.get("default_reasoning", "")
-        if not isinstance(default_reasoning, str) or (
-            "default_reasoning" in entry and not default_reasoning
-        ):
-            raise ValueError(f"format spec: {name}: 'default_reasoning' must be a non-empty string")
-        span_markup = None
-        if "span_markup" in entry:
-            sm = entry["span_markup"]
-            keys = ("open", "close_start", "close_end")
-            if not isinstance(sm, dict) or not all(
-                isinstance(sm.get(k), str) and sm.get(k) for k in keys
-            ):
-                raise ValueError(f"format spec: {name}: 'span_markup' needs non-empty strings")
-            mx = sm.get("max")
-            if not isinstance(mx, int) or isinstance(mx, bool) or mx <= 0:
-                raise ValueError(f"format spec: {name}: span_markup.max must be a positive int")
-            span_markup = (sm["open"], sm["close_start"], sm["close_end"], mx)
-        out[name] = FormatSpec(
-            name=name,
-            family=family,
-            id_style=id_style,
-            aliases=aliases,
-            markers=dict(markers),
-            special_tokens=special_tokens,
-            models=_strings(entry, "models", name),
-            raw=entry,
-            keep_special_tokens=keep,
-            turn_end=turn_end,
-            dropped=dropped,
-            default_reasoning=default_reasoning,
-            span_markup=span_markup,
-            **_file_fields((files or {}).get(name, {})),
-        )
+            seen[n] = spec.name
+        out[spec.name] = spec
     return out
-
-
-def _file_fields(f: Mapping[str, Any]) -> Dict[str, Any]:
-    """The fields of a format's file beside its spec entry (their schema: ``_schema.json``)."""
-    cases = f.get("cases", {})
-    return {
-        "model_ids": tuple(f.get("model_ids", ())),
-        "peers": dict(f.get("peers", {})),
-        "samples": tuple(f.get("samples", ())),
-        "cases": Cases(
-            no_call=tuple(cases.get("no_call", ())),
-            malformed=tuple(cases.get("malformed", ())),
-            truncated=tuple((str(t), int(n)) for t, n in cases.get("truncated", ())),
-        ),
-        "notes": f.get("notes", ""),
-    }
 
 
 def read(folder: Path = FOLDER) -> Dict[str, Any]:
@@ -257,69 +97,6 @@ def read(folder: Path = FOLDER) -> Dict[str, Any]:
     return {"formats": [d["spec"] for d in files.values()], "reasoning": reasoning, "files": files}
 
 
-@dataclass(frozen=True)
-class ReasoningSpec:
-    """One reasoning format's entry in the spec (its "reasoning" list; see the spec's "about")."""
-
-    name: str
-    aliases: Tuple[str, ...]
-    start: str
-    end: str
-    started: bool
-    call_ends_block: bool
-    call_starts: Tuple[str, ...]
-    tool_format: Optional[str]
-    also_start: Tuple[str, ...] = ()
-    also_end: Tuple[str, ...] = ()
-    trim: bool = False
-    content_prefix: str = ""
-    end_token: str = ""
-    end_token_id: Optional[int] = None
-    # the end-of-turn tag ("": none): it ends a block and is dropped from content in every state
-    turn_end: str = ""
-    # with thinking disabled (not started) the markers are off: no front, a block is content
-    markers_off_when_disabled: bool = False
-    # the end of the content wrapper the end marker opens ("": none): dropped from content
-    content_end: str = ""
-    # the characters dropped from the start of the content after the end marker ("": none)
-    content_lstrip: str = ""
-    # the label a block may begin with ("": none): the label and a newline, or the label as the
-    # whole block, at the start of a block are markup
-    label: str = ""
-    # other markup the format never puts in content (kimi_k3's "<|close|>response<|sep|>"):
-    # dropped from content in every state while it runs
-    dropped: Tuple[str, ...] = ()
-
-    @property
-    def starts(self) -> Tuple[str, ...]:
-        """The markers that open a block: ``start`` and its alternates."""
-        return (self.start, *self.also_start)
-
-    @property
-    def ends(self) -> Tuple[str, ...]:
-        """The markers that end a block: ``end``, its alternates and the turn-end tag."""
-        ends = (self.end, *self.also_end)
-        if self.turn_end and self.turn_end not in ends:
-            ends = (*ends, self.turn_end)
-        return ends
-
-    def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
-        """What the front scans for inside a block when paired with ``format`` (None: no tool
-        format): ``(ends..., starts..., call starts...)``, as ``build.rs`` generates it."""
-        calls: List[str] = []
-        if self.call_ends_block:
-            if format is None:
-                calls = list(self.call_starts)
-            else:
-                roles = ("call_start", "section_start", "function_start")
-                calls = [m for r in roles if (m := format.marker(r))]
-        out = [*self.ends, *self.starts]
-        for c in calls:
-            if c and c not in out:
-                out.append(c)
-        return tuple(out)
-
-
 def load_reasoning(
     data: Mapping[str, Any], formats: Mapping[str, FormatSpec]
 ) -> Dict[str, ReasoningSpec]:
@@ -327,108 +104,18 @@ def load_reasoning(
     name, in order."""
     entries = data.get("reasoning")
     if not isinstance(entries, list):
-        raise ValueError("format spec: no 'reasoning' list")
+        raise ValueError(f"format spec: {REASONING_FILE}: not a list")
     out: Dict[str, ReasoningSpec] = {}
     seen: Dict[str, str] = {}
     for k, e in enumerate(entries):
-        name = e.get("name") if isinstance(e, dict) else None
-        if not isinstance(e, dict) or not isinstance(name, str) or not name:
-            raise ValueError(f"format spec: reasoning entry {k}: 'name' must be a non-empty string")
-        aliases = _strings(e, "aliases", name)
-        for n in (name, *aliases):
+        r = reasoning_spec(e, f"{REASONING_FILE}: entry {k}", formats)
+        for n in (r.name, *r.aliases):
             if n in seen:
-                raise ValueError(f"format spec: reasoning {name}: {n!r} is given twice")
-            seen[n] = name
-        end_token = e.get("end_token", e.get("end", ""))
-        end_token_id = e.get("end_token_id")
-        if not isinstance(end_token, str) or not end_token:
-            raise ValueError(
-                f"format spec: reasoning {name}: 'end_token' (by default 'end') must be a "
-                "non-empty string"
-            )
-        if end_token_id is not None and (
-            not isinstance(end_token_id, int) or isinstance(end_token_id, bool)
-        ):
-            raise ValueError(f"format spec: reasoning {name}: 'end_token_id' must be an int")
-        tool_format = e.get("tool_format")
-        if tool_format is not None:
-            if tool_format not in formats:
-                raise ValueError(f"format spec: reasoning {name}: unknown tool_format")
-            out[name] = ReasoningSpec(
-                name,
-                aliases,
-                "",
-                "",
-                False,
-                False,
-                (),
-                tool_format,
-                end_token=end_token,
-                end_token_id=end_token_id,
-            )
-            continue
-        fields = ("start", "end", "started", "call_ends_block")
-        start, end, started, ends = (e.get(f) for f in fields)
-        if not (isinstance(start, str) and start and isinstance(end, str) and end):
-            raise ValueError(f"format spec: reasoning {name}: 'start' and 'end' must be strings")
-        if not isinstance(started, bool) or not isinstance(ends, bool):
-            raise ValueError(f"format spec: reasoning {name}: 'started', 'call_ends_block': bools")
-        if e.get("unclosed") != "reasoning":
-            raise ValueError(f"format spec: reasoning {name}: 'unclosed' must be 'reasoning'")
-        calls = _strings(e, "call_starts", name)
-        also_start = _strings(e, "also_start", name) if "also_start" in e else ()
-        also_end = _strings(e, "also_end", name) if "also_end" in e else ()
-        if not all((*also_start, *also_end)):
-            raise ValueError(f"format spec: reasoning {name}: an empty alternate marker")
-        trim = e.get("trim", False)
-        if not isinstance(trim, bool):
-            raise ValueError(f"format spec: reasoning {name}: 'trim' must be a bool")
-        prefix = e.get("content_prefix", "")
-        if not isinstance(prefix, str):
-            raise ValueError(f"format spec: reasoning {name}: 'content_prefix' must be a string")
-        turn_end = e.get("turn_end", "")
-        if not isinstance(turn_end, str) or ("turn_end" in e and not turn_end):
-            raise ValueError(
-                f"format spec: reasoning {name}: 'turn_end' must be a non-empty string"
-            )
-        framing = []
-        for key in ("content_end", "content_lstrip", "label"):
-            v = e.get(key, "")
-            if not isinstance(v, str) or (key in e and not v):
                 raise ValueError(
-                    f"format spec: reasoning {name}: {key!r} must be a non-empty string"
+                    f"format spec: {REASONING_FILE}: reasoning {r.name}: {n!r} is given twice"
                 )
-            framing.append(v)
-        dropped = _strings(e, "dropped", name) if "dropped" in e else ()
-        if not all(dropped):
-            raise ValueError(f"format spec: reasoning {name}: 'dropped' holds an empty string")
-        off = e.get("markers_off_when_disabled", False)
-        if not isinstance(off, bool):
-            raise ValueError(
-                f"format spec: reasoning {name}: 'markers_off_when_disabled' must be a bool"
-            )
-        out[name] = ReasoningSpec(
-            name,
-            aliases,
-            start,
-            end,
-            started,
-            ends,
-            calls,
-            None,
-            also_start,
-            also_end,
-            trim,
-            prefix,
-            end_token,
-            end_token_id,
-            turn_end,
-            off,
-            content_end=framing[0],
-            content_lstrip=framing[1],
-            label=framing[2],
-            dropped=dropped,
-        )
+            seen[n] = r.name
+        out[r.name] = r
     return out
 
 

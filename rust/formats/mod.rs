@@ -553,17 +553,6 @@ mod tests {
             MISTRAL_TAGS.after_name.list,
             markers(s, &["args_start", "call_id"])
         );
-        let s = spec("openai");
-        let roles = [
-            "start",
-            "channel",
-            "message",
-            "end",
-            "call",
-            "return",
-            "constrain",
-        ];
-        assert_eq!(openai::MARKERS.list, markers(s, &roles));
         let s = spec("qwen3_coder");
         let st = &QWEN3_CODER_STYLE;
         assert_eq!(st.text.list, markers(s, &["call_start", "function_start"]));

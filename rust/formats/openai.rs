@@ -67,6 +67,8 @@ use crate::json::{is_blank, JsonScanner};
 use crate::scan::{expect, ws_len, Expect, Found, Markers, WS_MAX};
 use crate::Step;
 
+// The indices of the frame's markers: the spec's markers of the roles `start`, `channel`,
+// `message`, `end`, `call`, `return` and `constrain`, in that order (`build.rs` writes them).
 const START: usize = 0;
 const CHANNEL: usize = 1;
 const MESSAGE: usize = 2;
@@ -74,16 +76,6 @@ const END: usize = 3;
 const CALL: usize = 4;
 const RETURN: usize = 5;
 const CONSTRAIN: usize = 6;
-
-pub(super) const MARKERS: Markers = Markers::new(&[
-    "<|start|>",
-    "<|channel|>",
-    "<|message|>",
-    "<|end|>",
-    "<|call|>",
-    "<|return|>",
-    "<|constrain|>",
-]);
 
 /// The longest header accepted, in characters (markers inside it included).
 pub const HEADER_MAX: usize = 512;
@@ -96,6 +88,8 @@ const ROLES: &[&str] = &["assistant"];
 /// What a format of this family changes (built from the spec entry by `build.rs`).
 #[derive(Debug)]
 pub struct Frame {
+    /// The markers, in the order of the indices above (`START`, `CHANNEL`, ...).
+    pub markers: Markers,
     /// What a recipient starts with when it names a function (`""`: any recipient does).
     pub prefix: &'static str,
     /// A call's body: XML parameters of this style (beam); `None`: a JSON object.
@@ -256,11 +250,11 @@ impl Header {
 
     /// A marker inside the header (`<|channel|>` or `<|constrain|>`); false, and not taken, when
     /// it shows that a quoted header is not valid.
-    fn push_marker(&mut self, which: usize) -> bool {
+    fn push_marker(&mut self, markers: &Markers, which: usize) -> bool {
         if self.quote.is_some() && !self.checks.marker(which) {
             return false;
         }
-        let m = MARKERS.list[which];
+        let m = markers.list[which];
         self.raw.push_str(m);
         self.chars += m.len();
         true
@@ -268,7 +262,13 @@ impl Header {
 
     /// A header opened by marker `which` (`<|start|>` or `<|channel|>`) after `raw` (whitespace,
     /// or a quoting body's end marker and whitespace: `lead` bytes of it are that end marker).
-    fn open(raw: String, lead: usize, which: usize, quote: Option<Sink>) -> Header {
+    fn open(
+        markers: &Markers,
+        raw: String,
+        lead: usize,
+        which: usize,
+        quote: Option<Sink>,
+    ) -> Header {
         let mut h = Header {
             text: raw.len(),
             raw,
@@ -278,10 +278,10 @@ impl Header {
             ..Header::default()
         };
         if which == START {
-            h.raw.push_str(MARKERS.list[START]);
+            h.raw.push_str(markers.list[START]);
             h.text = h.raw.len();
         } else {
-            h.push_marker(CHANNEL);
+            h.push_marker(markers, CHANNEL);
         }
         h
     }
@@ -364,9 +364,11 @@ fn is_hws(c: char) -> bool {
 /// Routes a complete header (the text between `<|start|>` and `<|message|>`; `role`: it begins
 /// with the role); `None` when it is malformed (a role other than `assistant`, a channel other
 /// than `analysis`, `commentary`, `final`, two channels, two recipients, an empty recipient or
-/// function name, more than one other word). A recipient starting with `prefix` names a function.
-fn parse(h: &str, role: bool, prefix: &str) -> Option<Route> {
-    let ch = MARKERS.list[CHANNEL];
+/// function name, more than one other word). A recipient starting with the frame's `prefix` names
+/// a function.
+fn parse(h: &str, role: bool, frame: &Frame) -> Option<Route> {
+    let (markers, prefix) = (&frame.markers, frame.prefix);
+    let ch = markers.list[CHANNEL];
     let mut channel = "";
     let (before, after) = match h.find(ch) {
         Some(p) => {
@@ -384,7 +386,7 @@ fn parse(h: &str, role: bool, prefix: &str) -> Option<Route> {
     let mut others = 0;
     let mut words = [before, after]
         .into_iter()
-        .flat_map(|part| part.split(MARKERS.list[CONSTRAIN]))
+        .flat_map(|part| part.split(markers.list[CONSTRAIN]))
         .flat_map(|part| part.split(is_hws))
         .filter(|w| !w.is_empty());
     // The model writes assistant messages only.
@@ -510,6 +512,8 @@ impl Machine for Harmony {
     // (tests/test_code_structure.py) keep it from growing.
     #[allow(clippy::too_many_lines)]
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        let frame: &'static Frame = self.frame;
+        let markers = &frame.markers;
         let mut i = 0;
         while i < input.len() {
             let rest = &input[i..];
@@ -525,10 +529,10 @@ impl Machine for Harmony {
                         return input.len();
                     }
                     let first = *first;
-                    let which = if over { None } else { MARKERS.starts(r) };
+                    let which = if over { None } else { markers.starts(r) };
                     if which.is_none()
                         && !over
-                        && (MARKERS.could_start(r)
+                        && (markers.could_start(r)
                             || (first && r.len() < 3 && "to=".starts_with(r)))
                     {
                         return i;
@@ -536,8 +540,8 @@ impl Machine for Harmony {
                     let raw = std::mem::take(raw);
                     self.st = match which {
                         Some(w @ (START | CHANNEL)) => {
-                            i += MARKERS.list[w].len();
-                            State::Header(Header::open(raw, 0, w, None))
+                            i += markers.list[w].len();
+                            State::Header(Header::open(markers, raw, 0, w, None))
                         }
                         Some(_) => {
                             // A stray marker: it goes to content with everything after it.
@@ -563,15 +567,15 @@ impl Machine for Harmony {
                         }
                     };
                 }
-                State::Text => match text_until(&MARKERS, input, &mut i, out) {
+                State::Text => match text_until(markers, input, &mut i, out) {
                     Some(which) => {
                         // The marker starts the markup outside messages: read again there.
-                        i -= MARKERS.list[which].len();
+                        i -= markers.list[which].len();
                         self.st = outside();
                     }
                     None => return i,
                 },
-                State::Header(h) => match MARKERS.find(rest) {
+                State::Header(h) => match markers.find(rest) {
                     Found::Marker { at, which } => {
                         let ok = h.push(&rest[..at]);
                         i += at;
@@ -582,23 +586,19 @@ impl Machine for Harmony {
                         match which {
                             // A marker that breaks a quoted header is looked at again.
                             CHANNEL | CONSTRAIN => {
-                                if h.push_marker(which) {
-                                    i += MARKERS.list[which].len();
+                                if h.push_marker(markers, which) {
+                                    i += markers.list[which].len();
                                 } else {
                                     self.fail_header(out);
                                 }
                             }
                             MESSAGE => {
-                                let m = MARKERS.list[MESSAGE];
+                                let m = markers.list[MESSAGE];
                                 i += m.len();
-                                self.st = match parse(&h.raw[h.text..], h.role, self.frame.prefix) {
-                                    Some(r) => route(
-                                        out,
-                                        &mut self.sep,
-                                        self.frame,
-                                        self.tools.as_ref(),
-                                        r,
-                                    ),
+                                self.st = match parse(&h.raw[h.text..], h.role, frame) {
+                                    Some(r) => {
+                                        route(out, &mut self.sep, frame, self.tools.as_ref(), r)
+                                    }
                                     None => {
                                         h.raw.push_str(m);
                                         match h.quote {
@@ -632,11 +632,11 @@ impl Machine for Harmony {
                 },
                 State::Body { sink } => {
                     let sink = *sink;
-                    match MARKERS.find(rest) {
+                    match markers.find(rest) {
                         Found::Marker { at, which } => {
                             body(out, &mut self.sep, sink, &rest[..at]);
                             i += at;
-                            let m = MARKERS.list[which];
+                            let m = markers.list[which];
                             match which {
                                 END | CALL | RETURN => {
                                     i += m.len();
@@ -649,7 +649,8 @@ impl Machine for Harmony {
                                 // Maybe the next message begins (its end marker missing).
                                 START | CHANNEL => {
                                     i += m.len();
-                                    let h = Header::open(String::new(), 0, which, Some(sink));
+                                    let h =
+                                        Header::open(markers, String::new(), 0, which, Some(sink));
                                     self.st = State::Header(h);
                                 }
                                 // `<|message|>`, `<|constrain|>`: body text.
@@ -671,18 +672,18 @@ impl Machine for Harmony {
                     raw.push_str(&rest[..ws]);
                     i += ws;
                     let r = &rest[ws..];
-                    let which = MARKERS.starts(r);
+                    let which = markers.starts(r);
                     if raw.len() - *end <= HEADER_MAX {
                         if r.is_empty() {
                             return input.len();
                         }
                         if let Some(w @ (START | CHANNEL)) = which {
-                            i += MARKERS.list[w].len();
-                            let h = Header::open(std::mem::take(raw), *end, w, Some(sink));
+                            i += markers.list[w].len();
+                            let h = Header::open(markers, std::mem::take(raw), *end, w, Some(sink));
                             self.st = State::Header(h);
                             continue;
                         }
-                        if which.is_none() && MARKERS.could_start(r) {
+                        if which.is_none() && markers.could_start(r) {
                             return i;
                         }
                     }
@@ -690,7 +691,7 @@ impl Machine for Harmony {
                     body(out, &mut self.sep, sink, raw);
                     self.st = State::Body { sink };
                 }
-                State::ArgsStart => match expect(rest, &MARKERS) {
+                State::ArgsStart => match expect(rest, markers) {
                     Expect::Marker { which, end } => {
                         if matches!(which, END | CALL | RETURN) {
                             // No arguments at all.
@@ -700,7 +701,7 @@ impl Machine for Harmony {
                             self.st = outside();
                         } else {
                             out.malformed = true;
-                            i += end - MARKERS.list[which].len();
+                            i += end - markers.list[which].len();
                             self.st = State::Fallback;
                         }
                     }
@@ -735,9 +736,9 @@ impl Machine for Harmony {
                         self.st = State::Fallback;
                     }
                 },
-                State::ArgsEnd => match expect(rest, &MARKERS) {
+                State::ArgsEnd => match expect(rest, markers) {
                     Expect::Marker { which, end } => {
-                        let m = MARKERS.list[which].len();
+                        let m = markers.list[which].len();
                         self.st = match which {
                             END | CALL | RETURN => {
                                 out.tool_end();
@@ -766,7 +767,7 @@ impl Machine for Harmony {
                 },
                 // XML parameters up to the message's end (a marker inside a value ends it too).
                 State::Xml(x) => {
-                    let (at, which) = match MARKERS.find(rest) {
+                    let (at, which) = match markers.find(rest) {
                         Found::Marker { at, which } => (at, Some(which)),
                         Found::Partial { safe } => (safe, None),
                     };
@@ -788,7 +789,7 @@ impl Machine for Harmony {
                     // message.
                     i += at;
                     if matches!(which, END | CALL | RETURN) {
-                        i += MARKERS.list[which].len();
+                        i += markers.list[which].len();
                     }
                     self.st = outside();
                 }
@@ -842,7 +843,7 @@ impl Machine for Harmony {
             // Without its end marker a call of XML parameters is cut off (a further parameter may
             // follow), as both peers read it. A cut-off marker at the end is not value text.
             State::Xml(x) => {
-                let at = match MARKERS.find(rest) {
+                let at = match self.frame.markers.find(rest) {
                     Found::Marker { at, .. } => at,
                     Found::Partial { safe } => safe,
                 };

@@ -56,18 +56,17 @@ def _has_text_messages(fmt: str, text: str) -> bool:
     """Whether a case holds a content message (channel formats) or content wrapper: text, even
     when it is only whitespace, which required output has none of."""
     sp = tp_spec.get_spec(fmt)
-    messages = sp.raw["grammar"].get("messages")
+    messages = sp.grammar.messages
     if messages:
-        begins = messages["content"]["begin"]
-        for begin in begins if isinstance(begins, list) else [begins]:
-            if text.startswith(begin) or messages["separator"] + begin in text:
+        for begin in messages.content.begin:
+            if text.startswith(begin) or messages.separator + begin in text:
                 return True
     return any(v in text for r, v in sp.markers.items() if r.endswith("text_start"))
 
 
 @cache
 def template_cases(fmt: str) -> Tuple[testing.TestCase, ...]:
-    parser_only = set(tp_spec.get_spec(fmt).raw["grammar"].get("parser_only_forms", []))
+    parser_only = set(tp_spec.get_spec(fmt).grammar.parser_only_forms)
     out = []
     for c in testing.cases(fmt):
         if c.kind != "well_formed" or not c.tool_calls or c.content is not None or c.reasoning:
@@ -240,7 +239,7 @@ def check_walks(fmt: str, choice: str, strict: str, parallel: bool, seeds: range
 def test_strings_the_grammar_admits_parse_into_valid_calls(fmt: str) -> None:
     check_walks(fmt, "required", "parameter", True, range(4))
     check_walks(fmt, "auto", "parameter", True, range(100, 103))
-    if not tp_spec.get_spec(fmt).raw["grammar"].get("unbound_keys_without_schema"):
+    if not tp_spec.get_spec(fmt).grammar.unbound_keys_without_schema:
         check_walks(fmt, "required", "function", False, range(200, 202))
 
 
@@ -263,9 +262,7 @@ def test_the_whole_matrix(fmt: str, strict: str, parallel: bool) -> None:
             parallel_tool_calls=parallel,
         )
         if tag is None:
-            assert (
-                choice == "auto" and tp_spec.get_spec(canonical).raw["grammar"]["trigger"] is None
-            )
+            assert choice == "auto" and tp_spec.get_spec(canonical).grammar.trigger is None
             continue
         g = compile_tag(tag)
         for c in template_cases(canonical):
@@ -274,8 +271,9 @@ def test_the_whole_matrix(fmt: str, strict: str, parallel: bool) -> None:
                 choice in ("auto", "required") or (one and c.tool_calls[0].name == choice)
             )
             assert admits(g, c.text) == want, f"{choice}/{strict}/{parallel}: {c.label}"
-        if strict != "parameter" and tp_spec.get_spec(canonical).raw["grammar"].get(
-            "unbound_keys_without_schema"
+        if (
+            strict != "parameter"
+            and tp_spec.get_spec(canonical).grammar.unbound_keys_without_schema
         ):
             continue
         for seed in range(1000, 1004):

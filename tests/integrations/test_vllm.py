@@ -218,7 +218,7 @@ def test_adjust_request_keeps_special_tokens_wherever_vllms_parser_does(fmt: str
 def test_adjust_request_follows_the_spec_keep_special_tokens(fmt: str) -> None:
     p = tp_vllm.parser_class(fmt)(TOKENIZER)
     keep = toolparse.spec.get_spec(fmt).keep_special_tokens
-    no_spaces = toolparse.spec.get_spec(fmt).raw.get("spaces_between_special_tokens") is False
+    no_spaces = not toolparse.spec.get_spec(fmt).spaces_between_special_tokens
     for label, request in every_request(tools_for(["f"])):
         default = request.skip_special_tokens
         with_tools = bool(request.tools) and request.tool_choice != "none"

@@ -37,7 +37,7 @@ def _plan(fmt: str, drop: Dropped) -> Plan:
         raise NotImplementedError(f"structural_tag: no grammar for family {spec.family!r}")
     plan = build(Ctx(spec, drop))  # a family without blocks (channels) assembles its messages
     # the spec names the trigger (None: no marker tells a call from text); its block goes first
-    trigger = spec.raw.get("grammar", {}).get("trigger")
+    trigger = spec.grammar.trigger
     plan.distinct = trigger is not None
     plan.blocks.sort(key=lambda b: b.begin != trigger)
     return plan

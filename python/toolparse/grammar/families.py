@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..spec import FormatSpec
+from ..spec_types import Call, Grammar, Message
 from . import nodes as n
 from .request import FunctionTool
 from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
@@ -47,10 +48,10 @@ class Ctx:
     def __init__(self, spec: FormatSpec, drop: Dropped) -> None:
         self.spec, self.drop = spec, drop
         self.m: Mapping[str, str] = spec.markers
-        self.call: Mapping[str, Any] = spec.raw.get("call", {})
-        self.g: Mapping[str, Any] = spec.raw.get("grammar", {})
+        self.call: Call = spec.call
+        self.g: Grammar = spec.grammar
         # made once per tag, used for every parameter
-        strip = self.call.get("value_newlines") == "strip_one"
+        strip = self.call.value_newlines == "strip_one"
         self.newline = n.optional(n.const("\n")) if strip else n.const("")
         self.pad = n.ws(2)
         self.heads: Dict[Optional[str], List[n.Node]] = {}
@@ -113,16 +114,16 @@ def _envelope_parts(c: Ctx) -> _Envelope:
     if c.envelope is not None:
         return c.envelope  # type: ignore[no-any-return]
     w = n.ws_pattern()
-    name_keys, args_keys = c.call.get("name_keys", ["name"]), c.call.get("args_keys", ["arguments"])
+    name_keys, args_keys = c.call.name_keys or ("name",), c.call.args_keys or ("arguments",)
     nk = "(" + "|".join(_key(k) for k in name_keys) + ")"
     ak = "(" + "|".join(_key(k) for k in args_keys) + ")"
-    ids = c.call.get("id_keys") or []
+    ids = c.call.id_keys
     head = r"\{" + w
     if ids:
         head += (
             "(" + "|".join(_key(k) for k in ids) + w + ":" + w + r'"[^"\\]*"' + w + "," + w + ")?"
         )
-    if c.call.get("keyed_by_name"):
+    if c.call.keyed_by_name:
         parts = _Envelope(
             n.regex(r"\{" + w), n.regex(w + ":" + w), n.const(""), n.const(""), n.regex(w + r"\}")
         )
@@ -144,7 +145,7 @@ def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
     e = _envelope_parts(c)
     name = n.const(json.dumps(tool.name, ensure_ascii=False))
     args = c.args(tool)
-    if c.call.get("keyed_by_name"):
+    if c.call.keyed_by_name:
         return n.seq(e.open_name, name, e.name_to_args, args, e.close)
     return n.or_(
         n.seq(e.open_name, name, e.name_to_args, args, e.close),
@@ -160,7 +161,7 @@ def _json_items(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
 
 
 def tagged_json(c: Ctx) -> Plan:
-    shape = c.call.get("shape")
+    shape = c.call.shape
     starts, ends = c.roles("call_start"), c.roles("call_end")
 
     def end_for(start: str) -> str:
@@ -241,7 +242,7 @@ def llama3_json(c: Ctx) -> Plan:
 
 def named_json(c: Ctx) -> Plan:
     """Sections of calls whose name sits between markers and whose arguments are JSON."""
-    m, shape = c.m, c.call.get("shape")
+    m, shape = c.m, c.call.shape
     w = n.ws()
 
     def call(t: FunctionTool) -> n.Node:
@@ -267,7 +268,7 @@ def named_json(c: Ctx) -> Plan:
                 n.const(m["call_end"]),
             )
         if shape == "id_sep_args":
-            head = m["call_start"] + c.call.get("name_prefix", "") + t.name
+            head = m["call_start"] + (c.call.name_prefix or "") + t.name
             return n.seq(
                 n.const(head),
                 n.regex(":[0-9]+"),
@@ -414,7 +415,7 @@ def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
     """A function after its start marker: name, name end, parameters, end."""
     m = c.m
     name_end = m["function_name_end"]
-    attrs = c.g.get("function_attrs", "")
+    attrs = c.g.function_attrs
     head: n.Node
     if "function_attrs_end" in m:
         head = n.seq(n.const(t.name + name_end), n.regex(attrs), n.const(m["function_attrs_end"]))
@@ -447,7 +448,7 @@ def xml_params(c: Ctx) -> Plan:
                 )
             ]
         )
-    many = c.call.get("calls_per_section") == "many"
+    many = c.call.calls_per_section == "many"
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), _list(_either(ts, function), n.ws(), s or not many), n.ws())
@@ -515,7 +516,7 @@ def pythonic(c: Ctx) -> Plan:
         return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
 
     w = n.ws_pattern()
-    if c.spec.raw.get("calls") == "newline":
+    if c.spec.calls == "newline":
 
         def lines(ts: Sequence[FunctionTool], s: bool) -> n.Node:
             return n.seq(n.ws(), _list(_either(ts, call), n.regex(r"[ \t]{0,4}\n" + w), s), n.ws())
@@ -570,14 +571,15 @@ def functionary(c: Ctx) -> Plan:
     arguments, the content recipient's header (``all\\n``) then text; every later message starts
     with the separator."""
     m = c.m
-    if "messages" not in c.g:
+    spec = c.g.messages
+    if spec is None:
 
         def fn(t: FunctionTool) -> n.Node:
             return n.seq(n.const(t.name + m["name_end"]), c.args(t), n.ws())
 
         return Plan([Block(m["call_start"], lambda ts, s: _either(ts, fn), m["call_end"])])
-    spec = c.g["messages"]
-    sep, heads, begin = spec["separator"], spec["call"]["headers"], spec["content"]["begin"]
+    # the content recipient's message has one header (``all\n``)
+    sep, heads, begin = spec.separator, spec.call.headers, spec.content.begin[0]
 
     def call(t: FunctionTool) -> n.Node:
         return n.seq(n.or_(*[n.const(h.replace("{name}", t.name)) for h in heads]), c.args(t))
@@ -633,25 +635,25 @@ def channels(c: Ctx) -> Plan:
     """Formats whose output is a run of messages (harmony, beam, muse): a call is a message to
     the function's recipient, reasoning and content are messages on their channels. The spec's
     ``grammar.messages`` gives the headers and ends the chat template writes."""
-    spec = c.g["messages"]
-    sep = n.const(spec["separator"])
-    ends = n.or_(*[n.const(e) for e in spec["call"]["end"]])
+    spec = c.g.messages
+    if spec is None:
+        raise ValueError(f"format spec: {c.spec.name}: a channel format needs grammar.messages")
+    sep = n.const(spec.separator)
+    ends = n.or_(*[n.const(e) for e in spec.call.end])
 
     def head(t: FunctionTool) -> n.Node:
-        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec["call"]["headers"]])
+        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec.call.headers])
 
     def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
         """One call message (muse: one message may hold several invokes)."""
         if c.spec.family == "muse":
             return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
-        if c.call.get("shape") == "recipient_xml_parameters":
+        if c.call.shape == "recipient_xml_parameters":
             return _either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
         return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
-    def message(kind: str) -> n.Node:
-        m = spec[kind]
-        begins = m["begin"] if isinstance(m["begin"], list) else [m["begin"]]
-        return n.or_(*[n.tag(b, n.any_text(), m["end"]) for b in begins])
+    def message(m: Message) -> n.Node:
+        return n.or_(*[n.tag(b, n.any_text(), list(m.end)) for b in m.begin])
 
     def run(first: n.Node, rest: Optional[n.Node] = None) -> n.Node:
         """Messages one after another: the first may omit the separator (the prompt ends with
@@ -662,10 +664,12 @@ def channels(c: Ctx) -> Plan:
         return n.star(n.seq(sep, m))
 
     def assemble(req: Any, excludes: Sequence[str]) -> n.Node:
-        reasoning = message("reasoning")
+        if spec.reasoning is None:
+            raise ValueError(f"format spec: {c.spec.name}: no grammar.messages.reasoning")
+        reasoning = message(spec.reasoning)
         call = calls(req.tools, req.single)
         if req.mode == "auto":
-            other = n.or_(reasoning, message("content"))
+            other = n.or_(reasoning, message(spec.content))
             if req.single:  # any messages, at most one call, which ends the turn
                 return n.or_(
                     run(other, n.seq(more(other), n.optional(n.seq(sep, call)))), run(call)

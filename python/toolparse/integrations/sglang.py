@@ -46,7 +46,7 @@ PLUGIN_NAME = "toolparse"
 # detector inherits from that parser's class everything but the parsing and the structural tags
 # (structure_info, the template grammars of response-template detectors, the automatic-choice tags).
 SGLANG_PEERS: Dict[str, str] = {
-    n: s.peers["sglang"] for n, s in _spec.SPECS.items() if "sglang" in s.peers
+    n: s.peers.sglang for n, s in _spec.SPECS.items() if s.peers.sglang is not None
 }
 
 # fmt -> backend -> detector class (made once per process)

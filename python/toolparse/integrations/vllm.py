@@ -241,7 +241,7 @@ def _tool_parser_base() -> Any:
                 # put spaces between them, or `<|open|>tools<|sep|>` reaches the parser as
                 # `<|open|> tools <|sep|>`.
                 request.skip_special_tokens = False
-                if spec.raw.get("spaces_between_special_tokens") is False and hasattr(
+                if not spec.spaces_between_special_tokens and hasattr(
                     request, "spaces_between_special_tokens"
                 ):
                     request.spaces_between_special_tokens = False

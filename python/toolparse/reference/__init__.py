@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
 from ..spec import REASONING, SPECS, FormatSpec, ReasoningSpec
 from .event import Delta, Emitter, Extracted, SpanRule, delta_from_events, extracted_from_events
+from .json import CallKeys
 from .params import SchemaTrees, ToolTypes
 from .scan import Markers
 
@@ -37,7 +38,6 @@ class Machine(Protocol):
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     """How to build a format's machine from its spec entry (as ``build.rs`` does for Rust)."""
     from . import llama3_json, named_json, openai, pythonic, tagged_json, xml_params
-    from .json import CallKeys
 
     m = spec.markers
     if spec.family == "tagged_json":
@@ -46,23 +46,17 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
 
         ends, starts = roles("call_end"), roles("call_start")
-        call = spec.raw.get("call", {})
-        forms = call.get("shape") == "list_or_name_then_args"
+        call = spec.call
+        forms = call.shape == "list_or_name_then_args"
         if forms and "args_start" not in m:
             raise ValueError(f"format spec: {spec.name}: no args_start")
-        keys = CallKeys(
-            call["name_keys"],
-            call["args_keys"],
-            strings=spec.raw.get("arguments") == "json_object_or_json_string",
-            by_name=call.get("keyed_by_name") is True,
-            id=call.get("id_keys", ()),
-        )
+        keys = _call_keys(spec)
         tags = tagged_json.Tags(
             ends + starts,
             len(ends),
-            call.get("shape") == "array",
-            keys,
-            tentative=call.get("tentative") is True,
+            call.shape == "array",
+            CallKeys(keys.name, keys.args, keys.strings, call.keyed_by_name, call.id_keys),
+            tentative=call.tentative,
             wrappers=[m[r] for r in ("text_start", "text_end") if r in m],
             # a list, an object, or a name and its arguments (mistral)
             forms=forms,
@@ -73,9 +67,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "pythonic":
         start = m.get("section_start")
         triggers = [t for t in (start, m.get("list_start")) if t is not None]
-        style = pythonic.Style(
-            triggers, start, m.get("section_end"), list=spec.raw.get("calls") == "list"
-        )
+        style = pythonic.Style(triggers, start, m.get("section_end"), list=spec.calls == "list")
         return lambda _tools: pythonic.Pythonic(style)
     if spec.family == "named_json":
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
@@ -87,11 +79,11 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             seps,
             m.get("args_end"),
             id=spec.id_style == "model",
-            drop_between=named_json.drops_between(spec.name, spec.raw.get("call", {})),
+            drop_between=named_json.drops_between(spec.call),
         )
         return lambda tools: named_json.NamedJson(named, tools)
     if spec.family == "xml_params":
-        xml_style = xml_params.style_of(m, spec.raw.get("call", {}), spec.raw.get("arguments", ""))
+        xml_style = xml_params.style_of(m, spec.call, spec.arguments)
         return lambda tools: xml_params.XmlParams(xml_style, tools)
     if spec.family == "xml_elements":
         from . import xml_elements
@@ -101,41 +93,30 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
     if spec.family == "muse":
         from . import muse
 
-        call = spec.raw.get("call", {})
-        atem = xml_params.style_of(m, call, spec.raw.get("arguments", ""))
-        frame = muse.frame_of(m, call, atem)
+        atem = xml_params.style_of(m, spec.call, spec.arguments)
+        frame = muse.frame_of(m, spec.call, atem)
         return lambda tools: muse.Muse(frame, tools)
     if spec.family == "openai":
-        call = spec.raw.get("call", {})
-        xml = (
-            xml_params.style_of(m, call, spec.raw.get("arguments", ""))
-            if "parameter_start" in m
-            else None
-        )
-        harmony = openai.frame_of(call, xml)
+        # beam: harmony messages whose tool bodies are XML parameters
+        xml = xml_params.style_of(m, spec.call, spec.arguments) if "parameter_start" in m else None
+        harmony = openai.frame_of(m, spec.call, xml)
         return lambda tools: openai.Harmony(harmony, tools)
     if spec.family == "functiongemma":
         from . import functiongemma
 
-        escaped = spec.raw.get("call", {}).get("escaped", "typed")
-        if escaped not in ("typed", "string"):
-            raise ValueError(f"format spec: {spec.name}: call.escaped {escaped!r}")
-        key_spaces = spec.raw.get("call", {}).get("key_spaces", False)
-        if not isinstance(key_spaces, bool):
-            raise ValueError(f"format spec: {spec.name}: call.key_spaces must be a bool")
         fg = functiongemma.Style(
             m["call_start"],
             m["name_start"],
             m["string"],
             m["call_end"],
-            escaped == "string",
-            key_spaces,
+            spec.call.escaped == "string",
+            spec.call.key_spaces,
         )
         return lambda tools: functiongemma.FunctionGemma(fg, tools)
     if spec.family == "functionary":
         from . import functionary
 
-        fy = functionary.style_of(spec.name, m, spec.raw.get("call", {}))
+        fy = functionary.style_of(spec.name, m, spec.call)
         return lambda tools: functionary.Functionary(fy, tools)
     if spec.family == "inkling":
         from . import inkling
@@ -150,25 +131,22 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             "end",
             "end_sampling",
         )
-        call = spec.raw.get("call", {})
-        ink = inkling.Style(
-            [m[r] for r in kinds],
-            CallKeys(
-                call["name_keys"],
-                call["args_keys"],
-                strings=spec.raw.get("arguments") == "json_object_or_json_string",
-            ),
-        )
+        ink = inkling.Style([m[r] for r in kinds], _call_keys(spec))
         return lambda _tools: inkling.Inkling(ink)
     if spec.family == "llama3_json":
         l3 = llama3_json.Style(Markers([m["call_start"], m["object_start"]]), m["separator"])
         return lambda tools: llama3_json.new(l3, tools)
-    modules = {
-        "openai": openai,
-    }
-    if spec.family not in modules:
-        raise ValueError(f"format spec: {spec.name}: unknown family {spec.family!r}")
-    return modules[spec.family].new  # type: ignore[no-any-return]
+    raise ValueError(f"format spec: {spec.name}: unknown family {spec.family!r}")
+
+
+def _call_keys(spec: FormatSpec) -> CallKeys:
+    """The keys of a format's JSON call objects (its ``call.name_keys`` and ``args_keys``; a JSON
+    string may hold the arguments where ``arguments`` says so)."""
+    call = spec.call
+    if call.name_keys is None or call.args_keys is None:
+        raise ValueError(f"format spec: {spec.name}: call.name_keys and call.args_keys are needed")
+    strings = spec.arguments == "json_object_or_json_string"
+    return CallKeys(call.name_keys, call.args_keys, strings=strings)
 
 
 def _registry() -> Dict[str, Tuple[Callable[[ToolTypes], Machine], str]]:
@@ -293,7 +271,7 @@ class Parser:
         )
         span = SPECS[format].span_markup if format is not None else None
         if span is not None:
-            self._out.set_span(SpanRule(*span))
+            self._out.set_span(SpanRule(span.open, span.close_start, span.close_end, span.max))
         self._finished = False
         self._fed = 0
 

@@ -11,13 +11,16 @@ one function's call may instead carry raw code, which becomes ``{KEY: "code"}`` 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes, json_str_body
 from .scan import NAME_MAX, WS_MAX, Markers, expect_capped, trailing_ws, ws_len
+
+if TYPE_CHECKING:
+    from ..spec_types import Call
 
 RAW = 1
 
@@ -52,7 +55,7 @@ class Style:
         self.loose_headers = loose_headers  # a header that is not one is text (else malformed)
 
 
-def style_of(name: str, m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
+def style_of(name: str, m: Mapping[str, str], call: Call) -> Style:
     """The style of a spec entry (the twin of ``build.rs``'s ``functionary_style``)."""
 
     def need(key: str) -> str:
@@ -60,39 +63,25 @@ def style_of(name: str, m: Mapping[str, str], call: Mapping[str, Any]) -> Style:
             raise ValueError(f"format spec: {name}: no {key}")
         return m[key]
 
-    raw = call.get("raw_code")
-    if not isinstance(raw, dict):
-        raise ValueError(f"format spec: {name}: no call.raw_code object")
-    for key in ("name", "key", "start"):
-        if not isinstance(raw.get(key), str) or not raw[key]:
-            raise ValueError(f"format spec: {name}: call.raw_code.{key} must be a non-empty string")
+    # the loader checked the fields (toolparse.spec_types): raw_code, bad_header are given
+    raw = call.raw_code
+    if raw is None or call.bad_header is None:
+        raise ValueError(f"format spec: {name}: no call.raw_code or call.bad_header")
     raw_marker = m.get("call_start_raw")
-    if raw["start"] == "marker" and raw_marker is not None:
-        raw_by_header = False
-    elif raw["start"] == "header":
-        raw_by_header = True
-    else:
-        raise ValueError(f"format spec: {name}: call.raw_code.start {raw['start']!r}")
-    flag = call.get("starts_with_header", False)
-    if not isinstance(flag, bool):
-        raise ValueError(f"format spec: {name}: call.starts_with_header must be a bool")
-    bad = call.get("bad_header")
-    if bad not in ("text", "malformed"):
-        raise ValueError(f"format spec: {name}: call.bad_header {bad!r}")
-    recipient = call.get("content_recipient")
-    if recipient is not None and (not isinstance(recipient, str) or not recipient):
-        raise ValueError(f"format spec: {name}: call.content_recipient must be a string")
+    if raw.start == "marker" and raw_marker is None:
+        raise ValueError(f"format spec: {name}: call.raw_code.start 'marker' without its marker")
+    raw_by_header = raw.start == "header"
     return Style(
         need("call_start"),
         need("name_end"),
         m.get("call_end"),
         raw_marker,
-        raw["name"],
-        raw["key"],
+        raw.name,
+        raw.key,
         raw_by_header,
-        recipient,
-        flag,
-        bad == "text",
+        call.content_recipient,
+        call.starts_with_header,
+        call.bad_header == "text",
     )
 
 

@@ -23,13 +23,16 @@ marker prefix and the end of a body that could still be a header.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
 from .event import Emitter
 from .openai import HEADER_MAX
 from .params import ToolTypes
 from .scan import NAME_MAX, WS, WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
+
+if TYPE_CHECKING:
+    from ..spec_types import Call
 
 START, MESSAGE = 0, 1  # 2 and 3: <|eom|> and <|eot|>, the message ends
 _RECIPIENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -46,14 +49,15 @@ class Frame:
     atem: Style  # the ATEM tool calls in a tool's body
 
 
-def frame_of(m: Mapping[str, str], call: Mapping, atem: Style) -> Frame:
+def frame_of(m: Mapping[str, str], call: Call, atem: Style) -> Frame:
     """The frame of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
-    recipients = call["recipients"]
+    if call.recipients is None or call.role is None:
+        raise ValueError("a muse format needs call.role and call.recipients")
     return Frame(
         Markers([m["start"], m["message"], m["end"], m["end_turn"]]),
-        call["role"],
-        tuple(recipients["reasoning"]),
-        tuple(recipients["content"]),
+        call.role,
+        call.recipients.reasoning,
+        call.recipients.content,
         atem,
     )
 

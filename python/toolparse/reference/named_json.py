@@ -8,13 +8,16 @@ section (twin of ``rust/formats/named_json.rs``; the rules are in that file's do
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Set, Tuple
 
 from .between import stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes
 from .scan import WS, WS_MAX, Markers, expect, expect_capped, trailing_ws, ws_len
+
+if TYPE_CHECKING:
+    from ..spec_types import Call
 
 # The longest call header accepted, in characters.
 HEADER_MAX = 256
@@ -55,13 +58,10 @@ class Style:
         self.drop_between = drop_between
 
 
-def drops_between(fmt: str, call: dict) -> bool:
+def drops_between(call: Call) -> bool:
     """The spec's ``call.between_calls``: ``"dropped"`` (text in a section outside a call is
     dropped) or ``"whitespace"`` (the default: only whitespace may stand there)."""
-    between = call.get("between_calls", "whitespace")
-    if between not in ("dropped", "whitespace"):
-        raise ValueError(f"format spec: {fmt}: call.between_calls {between!r}")
-    return bool(between == "dropped")
+    return call.between_calls == "dropped"
 
 
 def valid_name(name: str) -> bool:

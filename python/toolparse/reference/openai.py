@@ -66,8 +66,8 @@ its reasoning messages are joined with nothing between them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
@@ -75,21 +75,14 @@ from .params import ToolTypes
 from .scan import WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
 
+if TYPE_CHECKING:
+    from ..spec_types import Call
+
+# The marker roles of the family's spec entries, in the order of the frame's markers (their
+# indices below).
+ROLES_OF_MARKERS = ("start", "channel", "message", "end", "call", "return", "constrain")
 START, CHANNEL, MESSAGE, END, CALL, RETURN, CONSTRAIN = range(7)
-MARKERS = Markers(
-    [
-        "<|start|>",
-        "<|channel|>",
-        "<|message|>",
-        "<|end|>",
-        "<|call|>",
-        "<|return|>",
-        "<|constrain|>",
-    ]
-)
 _ENDS = (END, CALL, RETURN)
-# The recipient prefix of a function call (``to=functions.NAME``).
-FUNCTION_RECIPIENT = "to=functions."
 
 # The longest header accepted, in characters (markers inside it included).
 HEADER_MAX = 512
@@ -101,70 +94,70 @@ ROLES = ("assistant",)
 _HWS = " \t\n\r\f"
 
 _CHANNEL_END = re.compile(r"[ \t\n\r\f<]")
-_WORDS = re.compile(r"<\|constrain\|>|[ \t\n\r\f]+")
-
-
-_LONGEST = max(len(m) for m in MARKERS.list)
 _WINDOW = 1 << 16
-
-
-def _could_start(s: str, at: int) -> bool:
-    """``MARKERS.could_start(s[at:])``, copying only a short rest."""
-    return len(s) - at < _LONGEST and MARKERS.could_start(s[at:])
-
-
-def _find(s: str, start: int) -> tuple:
-    """``MARKERS.find(s[start:])`` with absolute positions: ("marker", at, which) or
-    ("partial", safe, -1). Every marker begins with ``<``."""
-    while True:
-        at = s.find("<", start)
-        if at == -1:
-            return ("partial", len(s), -1)
-        which = MARKERS.starts(s, at)
-        if which != -1:
-            return ("marker", at, which)
-        if _could_start(s, at):
-            return ("partial", at, -1)
-        start = at + 1
-
-
-def _expect(s: str, start: int) -> tuple:
-    """``expect(s[start:], MARKERS)`` with absolute positions: ("marker", which, end),
-    ("wait", end of the whitespace, -1) or ("other", at, -1)."""
-    j = start + ws_len(s, start)
-    if j == len(s):
-        return ("wait", j, -1)
-    which = MARKERS.starts(s, j)
-    if which != -1:
-        return ("marker", which, j + len(MARKERS.list[which]))
-    if _could_start(s, j):
-        return ("wait", j, -1)
-    return ("other", j, -1)
 
 
 @dataclass
 class Frame:
     """What a format of this family changes (built from the spec entry, as ``build.rs`` does)."""
 
+    markers: Markers  # the spec's markers of the roles ROLES_OF_MARKERS, in that order
     prefix: str  # what a recipient starts with when it names a function ("" for any recipient)
     xml: Optional[Style]  # a call's body: XML parameters of this style (None: a JSON object)
     join: str  # what goes between the texts of two reasoning messages
+    # made from the markers: the longest; the first character every marker shares (None when
+    # they differ); what splits a header into words (whitespace and the constrain marker)
+    longest: int = field(init=False)
+    first: Optional[str] = field(init=False)
+    words: re.Pattern = field(init=False)
+
+    def __post_init__(self) -> None:
+        ms = self.markers.list
+        self.longest = max(len(m) for m in ms)
+        self.first = ms[0][0] if len({m[0] for m in ms}) == 1 else None
+        self.words = re.compile(re.escape(ms[CONSTRAIN]) + r"|[ \t\n\r\f]+")
+
+    def could_start(self, s: str, at: int) -> bool:
+        """``markers.could_start(s[at:])``, copying only a short rest."""
+        return len(s) - at < self.longest and self.markers.could_start(s[at:])
+
+    def find(self, s: str, start: int) -> tuple:
+        """``markers.find(s[start:])`` with absolute positions: ("marker", at, which) or
+        ("partial", safe, -1)."""
+        markers, first = self.markers, self.first
+        while True:
+            at = s.find(first, start) if first else markers._next_candidate(s, start)
+            if at == -1:
+                return ("partial", len(s), -1)
+            which = markers.starts(s, at)
+            if which != -1:
+                return ("marker", at, which)
+            if self.could_start(s, at):
+                return ("partial", at, -1)
+            start = at + 1
+
+    def expect(self, s: str, start: int) -> tuple:
+        """``expect(s[start:], markers)`` with absolute positions: ("marker", which, end),
+        ("wait", end of the whitespace, -1) or ("other", at, -1)."""
+        j = start + ws_len(s, start)
+        if j == len(s):
+            return ("wait", j, -1)
+        which = self.markers.starts(s, j)
+        if which != -1:
+            return ("marker", which, j + len(self.markers.list[which]))
+        if self.could_start(s, j):
+            return ("wait", j, -1)
+        return ("other", j, -1)
 
 
-# openai (gpt-oss): `to=functions.NAME`, JSON arguments, reasoning messages joined with "\n".
-OPENAI = Frame("functions.", None, "\n")
-
-
-def frame_of(call: Mapping[str, Any], xml: Optional[Style]) -> Frame:
-    """The frame of a spec entry's ``call`` object (the twin of ``build.rs``)."""
-    join = call.get("reasoning_join", "\n")
-    if join not in ("\n", ""):
-        raise ValueError(f"call.reasoning_join {join!r}")
-    return Frame(call.get("name_prefix", "functions."), xml, join)
-
-
-def new(tools: ToolTypes) -> Harmony:
-    return Harmony(OPENAI, tools)
+def frame_of(m: Mapping[str, str], call: Call, xml: Optional[Style]) -> Frame:
+    """The frame of a spec entry's markers and ``call`` object (the twin of ``build.rs``)."""
+    missing = [r for r in ROLES_OF_MARKERS if not m.get(r)]
+    if missing:
+        raise ValueError(f"an openai format needs the marker {missing[0]}")
+    markers = Markers([m[r] for r in ROLES_OF_MARKERS])
+    prefix = "functions." if call.name_prefix is None else call.name_prefix
+    return Frame(markers, prefix, xml, call.reasoning_join)
 
 
 class Checks:
@@ -233,14 +226,16 @@ class Checks:
         return True
 
 
-def parse(h: str, role: bool, prefix: str = FUNCTION_RECIPIENT[3:]) -> Optional[tuple]:
+def parse(h: str, role: bool, frame: Frame) -> Optional[tuple]:
     """Routes a complete header (the text between ``<|start|>`` and ``<|message|>``; ``role``: it
     begins with the role): ``("content",)``, ``("reasoning",)``, ``("dropped",)`` or
     ``("tool", name)``; None when it
     is malformed (a role other than ``assistant``, a channel other than ``analysis``,
     ``commentary``, ``final``, two channels, two recipients, an empty recipient or function
-    name, more than one other word). A recipient starting with ``prefix`` names a function."""
-    ch = MARKERS.list[CHANNEL]
+    name, more than one other word). A recipient starting with the frame's ``prefix`` names a
+    function."""
+    prefix = frame.prefix
+    ch = frame.markers.list[CHANNEL]
     channel = ""
     before, after = h, ""
     p = h.find(ch)
@@ -252,7 +247,7 @@ def parse(h: str, role: bool, prefix: str = FUNCTION_RECIPIENT[3:]) -> Optional[
             return None
         channel = c[:end]
         before, after = h[:p], c[end:]
-    words = [w for part in (before, after) for w in _WORDS.split(part) if w]
+    words = [w for part in (before, after) for w in frame.words.split(part) if w]
     # The model writes assistant messages only.
     if role:
         if not words or words[0] not in ROLES:
@@ -355,7 +350,7 @@ class Harmony:
         self.chars, self.tentative, self.role = 0, False, which == START
         self.checks = Checks()
         if which == START:
-            self.raw.append(MARKERS.list[START])
+            self.raw.append(self.frame.markers.list[START])
             self.text = 2
         else:
             self.text = 1
@@ -372,7 +367,7 @@ class Harmony:
         taken, when it shows that a quoted header is not valid."""
         if self.quote is not None and not self.checks.marker(which):
             return False
-        m = MARKERS.list[which]
+        m = self.frame.markers.list[which]
         self.raw.append(m)
         self.chars += len(m)
         return True
@@ -392,10 +387,9 @@ class Harmony:
             self.st = "Fallback"
 
     def feed(self, s: str, out: Emitter) -> int:
-        # Positions are absolute in `s` (no copy of the rest of the input per step); `_find` and
-        # `_expect` are `MARKERS.find(s[i:])` and `expect(s[i:], MARKERS)` shifted by `i`.
-        i = 0
-        n = len(s)
+        # Positions are absolute in `s` (`frame.find(s, i)` is `markers.find(s[i:])` shifted by i)
+        frame, markers = self.frame, self.frame.markers
+        i, n = 0, len(s)
         while i < n:
             st = self.st
             if st == "Outside":
@@ -407,18 +401,19 @@ class Harmony:
                 over = self.held > WS_MAX
                 if j == n and not over:
                     return n
-                which = -1 if over else MARKERS.starts(s, j)
+                which = -1 if over else markers.starts(s, j)
                 if (
                     which == -1
                     and not over
                     and (
-                        _could_start(s, j) or (self.first and n - j < 3 and "to=".startswith(s[j:]))
+                        frame.could_start(s, j)
+                        or (self.first and n - j < 3 and "to=".startswith(s[j:]))
                     )
                 ):
                     return i
                 raw, self.raw = "".join(self.raw), []
                 if which in (START, CHANNEL):
-                    i += len(MARKERS.list[which])
+                    i += len(markers.list[which])
                     self._open(raw, 0, which, None)
                 elif which != -1:
                     # A stray marker: it goes to content with everything after it.
@@ -437,7 +432,7 @@ class Harmony:
                     out.content(raw)
                     self.st = "Fallback"
             elif st == "Text":  # plain text before the first message: content
-                kind, at, _ = _find(s, i)
+                kind, at, _ = frame.find(s, i)
                 out.content(s[i:at])
                 i = at
                 if kind == "marker":
@@ -445,7 +440,7 @@ class Harmony:
                 else:
                     return i
             elif st == "Header":
-                kind, at, which = _find(s, i)
+                kind, at, which = frame.find(s, i)
                 ok = self._push(s[i:at])
                 i = at
                 if not ok or self.chars > HEADER_MAX:
@@ -456,13 +451,13 @@ class Harmony:
                 if which in (CHANNEL, CONSTRAIN):
                     # A marker that breaks a quoted header is looked at again.
                     if self._push_marker(which):
-                        i += len(MARKERS.list[which])
+                        i += len(markers.list[which])
                     else:
                         self._fail_header(out)
                 elif which == MESSAGE:
-                    m = MARKERS.list[MESSAGE]
+                    m = markers.list[MESSAGE]
                     i += len(m)
-                    route = parse("".join(self.raw[self.text :]), self.role, self.frame.prefix)
+                    route = parse("".join(self.raw[self.text :]), self.role, self.frame)
                     if route is not None:
                         self.raw = []
                         self._route(out, route)
@@ -480,13 +475,13 @@ class Harmony:
                     # Another marker: the header is broken (a quote ends before it).
                     self._fail_header(out)
             elif st == "Body":
-                kind, at, which = _find(s, i)
+                kind, at, which = frame.find(s, i)
                 sink = self.sink
                 self._body(out, sink, s[i:at])
                 i = at
                 if kind != "marker":
                     return i
-                m = MARKERS.list[which]
+                m = markers.list[which]
                 if which in _ENDS:
                     i += len(m)
                     self.st, self.raw, self.lead, self.chars = "Ended", [m], len(m), 0
@@ -507,19 +502,19 @@ class Harmony:
                 if self.chars <= HEADER_MAX:
                     if j == n:
                         return n
-                    which = MARKERS.starts(s, j)
+                    which = markers.starts(s, j)
                     if which in (START, CHANNEL):
-                        i += len(MARKERS.list[which])
+                        i += len(markers.list[which])
                         self._open("".join(self.raw), self.lead, which, sink)
                         continue
-                    if which == -1 and _could_start(s, j):
+                    if which == -1 and frame.could_start(s, j):
                         return i
                 # Not followed by a header: the end marker was body text.
                 raw, self.raw = "".join(self.raw), []
                 self._body(out, sink, raw)
                 self.st = "Body"
             elif st == "ArgsStart":
-                kind, a, b = _expect(s, i)
+                kind, a, b = frame.expect(s, i)
                 if kind == "marker":
                     if a in _ENDS:
                         # No arguments at all.
@@ -529,7 +524,7 @@ class Harmony:
                         self._outside()
                     else:
                         out.malformed = True
-                        i = b - len(MARKERS.list[a])
+                        i = b - len(markers.list[a])
                         self.st = "Fallback"
                 elif kind == "wait":
                     return a
@@ -559,9 +554,9 @@ class Harmony:
                     i += k
                     self.st = "Fallback"
             elif st == "ArgsEnd":
-                kind, a, b = _expect(s, i)
+                kind, a, b = frame.expect(s, i)
                 if kind == "marker":
-                    mlen = len(MARKERS.list[a])
+                    mlen = len(markers.list[a])
                     if a in _ENDS:
                         out.tool_end()
                         i = b
@@ -585,7 +580,7 @@ class Harmony:
                 # XML parameters up to the message's end (a marker inside a value ends it too).
                 x = self.x
                 assert x is not None
-                kind, at, which = _find(s, i)
+                kind, at, which = frame.find(s, i)
                 k = x.feed(s[i:at], out)
                 if out.malformed:
                     self.st = "Fallback"
@@ -599,7 +594,7 @@ class Harmony:
                     return i + k
                 self.x = None
                 # An end marker ends the call; `<|start|>` or `<|channel|>` opens the next message.
-                i = at + len(MARKERS.list[which]) if which in _ENDS else at
+                i = at + len(markers.list[which]) if which in _ENDS else at
                 self._outside()
             else:  # Fallback: the driver makes the rest content
                 return i
@@ -644,7 +639,7 @@ class Harmony:
             # Without its end marker a call of XML parameters is cut off (a further parameter
             # may follow), as both peers read it. A cut-off marker at the end is not value text.
             assert self.x is not None
-            _, at, _ = _find(rest, 0)
+            _, at, _ = self.frame.find(rest, 0)
             self.x.finish(rest[:at], out)
         else:  # ArgsEnd: the end marker is missing (a stop token the server stripped)
             out.tool_end()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from . import params
 from .between import Held, after_call, finish_after_call, text_until
@@ -39,6 +39,9 @@ from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
 from .region import Region
 from .scan import NAME_MAX, WS, WS_MAX, Markers, expect, expect_capped, trailing_ws
+
+if TYPE_CHECKING:
+    from ..spec_types import Call
 
 # The longest run of whitespace allowed between a closing tag inside a value and what confirms it.
 WS_CAP = 64
@@ -107,7 +110,7 @@ def _loose_null(raw: str) -> bool:
 JSON_STARTS = frozenset('{["-0123456789tfnNI')
 
 
-def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "") -> Style:
+def style_of(m: Mapping[str, str], call: Call, arguments: str = "") -> Style:
     """The style of a spec entry's markers, ``call`` object and ``arguments`` (the twin of
     ``build.rs``)."""
     section, section_end = m.get("call_start"), m.get("call_end")
@@ -133,11 +136,13 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
     name_end = m["function_name_end"]
     if name_end != LINE and name_end[:1] not in "><{}\"' \t\r":
         raise ValueError(f"function_name_end {name_end!r}")
-    strip = {"strip_one": True, "keep": False}[call["value_newlines"]]
-    required = call.get("section_required") is True
+    if call.value_newlines is None or call.calls_per_section is None:
+        raise ValueError("call.value_newlines and call.calls_per_section are required")
+    strip = call.value_newlines == "strip_one"
+    required = call.section_required
     if required and not sections:
         raise ValueError("call.section_required without call_start")
-    many = {"many": True, "one": False}[call["calls_per_section"]]
+    many = call.calls_per_section == "many"
     head = m["parameter_name_end"]
     string_attr = "parameter_string" in m
 
@@ -175,7 +180,7 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
         strings=strings,
         attrs_end=Markers([m["function_attrs_end"]]) if "function_attrs_end" in m else None,
         wrappers=len(wrappers),
-        unescape=call.get("unescape_attributes") is True,
+        unescape=call.unescape_attributes,
         value_start=(
             Markers([m["value_start"]] + [m[r] for r in ("value_type_start",) if r in m])
             if "value_start" in m
@@ -192,13 +197,13 @@ def style_of(m: Mapping[str, str], call: Mapping[str, Any], arguments: str = "")
         lead_tag=lead_tag,
         # a section may hold one JSON call object instead of functions (dots)
         json=(
-            CallKeys(call["name_keys"], call["args_keys"], strings=False)
-            if "name_keys" in call
+            CallKeys(call.name_keys, call.args_keys or (), strings=False)
+            if call.name_keys is not None
             else None
         ),
         typing=TYPINGS.get(arguments, SCHEMA),
-        doubled_names=call.get("doubled_names") == "collapse",
-        cdata=call.get("cdata") is True,
+        doubled_names=call.doubled_names == "collapse",
+        cdata=call.cdata,
     )
 
 

@@ -25,9 +25,9 @@ class Functionary(Renderer):
         m = spec.markers
         self.start, self.name_end = m["call_start"], m["name_end"]
         self.end = m.get("call_end", "")
-        self.recipient = spec.raw["call"].get("content_recipient")
+        self.recipient = spec.call.content_recipient
         # the output starts at a header (the prompt wrote the call start)
-        self.messages = bool(spec.raw["call"].get("starts_with_header"))
+        self.messages = spec.call.starts_with_header
         self.markers = tuple(v for v in m.values() if v.strip())
         # the content recipient's header (``all\n``) is markup
         self.plain_content = self.recipient is None

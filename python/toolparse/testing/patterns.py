@@ -200,7 +200,7 @@ def _tagged_json_cases(fmt: str) -> Tuple[List[str], List[Tuple[str, int]]]:
         (f'Text {s}{opening}{head("f")}{{"a": "unterminated}}}}]{e}', 0),
         (f'{s}{ok}{e}\n{s}{opening}{head("g")}{{"a"', 1),
     ]
-    if not toolparse.spec.get_spec(fmt).raw["call"].get("tentative"):
+    if not toolparse.spec.get_spec(fmt).call.tentative:
         # cut before a call started: truncated (with a tentative start marker, text)
         truncated += [
             (f"{s}{opening}{head('func')[:-6]}", 0),

@@ -104,7 +104,7 @@ class Pythonic(Renderer):
         self.name = name
         self.start, self.end = m.get("section_start", ""), m.get("section_end", "")
         self.bare_list = "list_start" in m
-        self.list = sp.raw["calls"] == "list"
+        self.list = sp.calls == "list"
         forms = ["spaced", "compact", "double_quotes"]
         if self.start and self.bare_list:
             forms.append("bare")
@@ -157,18 +157,18 @@ class TaggedJson(Renderer):
 
     def __init__(self, name: str) -> None:
         sp = toolparse.spec.get_spec(name)
-        m, call = sp.markers, sp.raw["call"]
+        m, call = sp.markers, sp.call
         self.name = name
 
         def roles(prefix: str) -> List[str]:
             return [m[r] for r in sorted(r for r in m if r == prefix or r.startswith(prefix + "_"))]
 
         self.starts, self.ends = roles("call_start"), roles("call_end")
-        self.array = call["shape"] == "array"
+        self.array = call.shape == "array"
         self.end = self.end_for(self.starts[0])
-        self.args_keys = list(call["args_keys"])
-        self.name_key = call["name_keys"][0] if call["name_keys"] else ""
-        self.by_name = call.get("keyed_by_name") is True
+        self.args_keys = list(call.args_keys or ())
+        self.name_key = call.name_keys[0] if call.name_keys else ""
+        self.by_name = call.keyed_by_name
         self.wrappers = tuple(m[r] for r in ("text_start", "text_end") if r in m)
         self.ids = 0  # the last call id rendered (form call_id)
         # the wrappers are markup: with them in the text, content is not every character outside
@@ -177,19 +177,19 @@ class TaggedJson(Renderer):
         forms = ["plain", "newlines", "per_call"]
         if not self.by_name:
             forms.append("args_first")
-        if call.get("id_keys"):
+        if call.id_keys:
             forms.append("call_id")  # cohere's ``"tool_call_id": "0"`` before the name
         forms += [f"start_{k}" for k in range(2, len(self.starts) + 1)]
         if len(self.args_keys) > 1:
             forms.append("alt_key")
-        if sp.raw["arguments"] == "json_object_or_json_string":
+        if sp.arguments == "json_object_or_json_string":
             forms.append("string_args")
         if self.end:
             forms.append("no_close")
         self.forms = tuple(forms)
         self.forms_no_after = ("no_close",) if self.end else ()
         self.markers = tuple(self.starts) + tuple(self.ends) + self.wrappers
-        self.id_key = call["id_keys"][0] if call.get("id_keys") else ""
+        self.id_key = call.id_keys[0] if call.id_keys else ""
 
     def end_for(self, start: str) -> str:
         """The end marker a call opened by ``start`` is written with: the format's one, or of
@@ -281,9 +281,8 @@ class XmlParams(Renderer):
         spec = toolparse.spec.get_spec(name)
         self.name = name
         self.m = dict(spec.markers)
-        call = spec.raw["call"]
-        self.strip = call["value_newlines"] == "strip_one"
-        self.many = call["calls_per_section"] == "many"
+        self.strip = spec.call.value_newlines == "strip_one"
+        self.many = spec.call.calls_per_section == "many"
         self.forms = ("wrapped", "bare") if "call_start" in self.m else ("plain",)
         if "value_type_start" in self.m:
             self.forms += ("typed",)
@@ -434,9 +433,7 @@ class Muse(XmlParams):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.forms = Muse.forms
-        self.glimmer = toolparse.spec.get_spec(name).raw["arguments"] == (
-            "xml_parameters_json_or_string"
-        )
+        self.glimmer = toolparse.spec.get_spec(name).arguments == "xml_parameters_json_or_string"
 
     def value_ok(self, value: Any) -> bool:
         if not super().value_ok(value):
@@ -662,10 +659,10 @@ class NamedJson(Renderer):
         self.m = m
         self.model_ids = spec.id_style == "model"
         # plamo3: ``CALL_START NAME_START N ARGS_START {...} ARGS_END CALL_END``
-        self.tagged = spec.raw["call"]["shape"] == "tagged_name_tagged_args"
+        self.tagged = spec.call.shape == "tagged_name_tagged_args"
         # a section that holds only calls (kimi_k2): an empty one, and text in it outside a call,
         # are markup, not content
-        self.plain_content = spec.raw["call"].get("between_calls", "whitespace") != "dropped"
+        self.plain_content = spec.call.between_calls != "dropped"
         if self.model_ids:
             self.forms = ("plain", "newlines", "spaced", "no_prefix", "open_section")
         seps = [m[k] for k in ("name_start", "args_start") if k in m]
@@ -721,7 +718,7 @@ class FunctionGemma(Renderer):
         self.m = m
         # gemma4 (``call.escaped: "string"``): an escaped value is always a string, so any string
         # may be written; else a string that reads as a JSON number or literal is that value
-        self.escaped_strings = spec.raw["call"].get("escaped") == "string"
+        self.escaped_strings = spec.call.escaped == "string"
         self.markers = (m["call_start"], m["call_end"], m["string"])
         self.extra_tokens = (m["name_start"], "get_weather", "call:f{", "a:", "1", "[", "]")
 
@@ -848,7 +845,7 @@ class Inkling(Renderer):
         self.name = name
         m = toolparse.spec.get_spec(name).markers
         self.m = m
-        self.args_keys = list(toolparse.spec.get_spec(name).raw["call"]["args_keys"])
+        self.args_keys = list(toolparse.spec.get_spec(name).call.args_keys or ())
         self.markers = tuple(m.values())
         self.extra_tokens = ('"args"', "get_weather", m["message_start"] + m["call_start"])
 
@@ -919,7 +916,7 @@ def _tagged_json(name: str) -> Renderer:
     """The tagged_json family's renderer, by its spec entry: mistral's list, object or
     ``NAME{...}`` forms (call shape ``list_or_name_then_args``), else JSON bodies after start
     markers."""
-    if toolparse.spec.get_spec(name).raw["call"].get("shape") == "list_or_name_then_args":
+    if toolparse.spec.get_spec(name).call.shape == "list_or_name_then_args":
         return Mistral()
     return TaggedJson(name)
 

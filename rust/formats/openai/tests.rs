@@ -312,14 +312,14 @@ fn quote_checks_reject_only_what_parse_rejects() {
         let mut c = Checks::default();
         let mut ok = true;
         if !role {
-            h.push_str(MARKERS.list[CHANNEL]);
+            h.push_str(FNS.markers.list[CHANNEL]);
             ok = c.marker(CHANNEL);
         }
         for _ in 0..rnd(7) {
             let p = PIECES[rnd(PIECES.len())];
             h.push_str(p);
             ok = ok
-                && match MARKERS.starts(p) {
+                && match FNS.markers.starts(p) {
                     Some(w) => c.marker(w),
                     None => c.text(p, role),
                 };
@@ -334,7 +334,29 @@ fn quote_checks_reject_only_what_parse_rejects() {
     assert!(valid > 100, "{valid}");
 }
 
-const FNS: &str = "functions.";
+/// The markers of the family's frames are their spec entries' (`build.rs` writes them).
+#[test]
+fn frames_use_the_spec_markers() {
+    let roles = [
+        "start",
+        "channel",
+        "message",
+        "end",
+        "call",
+        "return",
+        "constrain",
+    ];
+    for (name, frame) in [("openai", FNS), ("beam", BEAM)] {
+        let spec = Format::from_name(name).expect("known format").spec();
+        let want: Vec<_> = roles.iter().map(|r| spec.marker(r)).collect();
+        let got: Vec<_> = frame.markers.list.iter().map(|m| Some(*m)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+/// The frames of openai (`functions.` names a function) and of beam (any recipient does).
+static FNS: &Frame = &crate::formats::OPENAI_FRAME;
+static BEAM: &Frame = &crate::formats::BEAM_FRAME;
 
 fn beam_extract(text: &str) -> Extracted {
     let f = Format::from_name("beam").unwrap_or_else(|| panic!("beam not registered"));
@@ -346,14 +368,14 @@ fn beam_header_names_any_recipient() {
     // beam: every recipient is a function; no `functions.` prefix, no built-in tools.
     let call = "assistant to=get_weather<|channel|>analysis <|constrain|>xml";
     assert_eq!(
-        parse(call, true, ""),
+        parse(call, true, BEAM),
         Some(Route::Tool("get_weather".into()))
     );
     assert_eq!(
-        parse(" to=browser.search<|channel|>analysis", false, ""),
+        parse(" to=browser.search<|channel|>analysis", false, BEAM),
         Some(Route::Tool("browser.search".into()))
     );
-    assert_eq!(parse("<|channel|>analysis to=", false, ""), None);
+    assert_eq!(parse("<|channel|>analysis to=", false, BEAM), None);
 }
 
 #[test]
