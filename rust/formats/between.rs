@@ -1,13 +1,15 @@
 //! Between calls: the arms the families share. The text outside calls, read up to the next
 //! marker ([`text_until`], every family). The markup after a call, read alike by xml_params,
-//! xml_elements and functiongemma ([`after_call`]): after a call stand whitespace, then one of the
-//! family's markers (the next call's start, the block's end, ...); whitespace before other text is
-//! content, and so is that text. A run past [`WS_MAX`](crate::scan::WS_MAX) is content too, as if
-//! other text stood where it passes the cap.
+//! xml_elements, functiongemma and tagged_json ([`after_call`]): after a call stand whitespace,
+//! then one of the family's markers (the next call's start, the block's end, ...); whitespace
+//! before other text is content, and so is that text. A run past
+//! [`WS_MAX`](crate::scan::WS_MAX) is content too, as if other text stood where it passes the cap.
+//! Where only markup may follow a call (functionary, named_json), other text is malformed
+//! ([`markup_after_call`]).
 
 use crate::event::Emitter;
 use crate::json::JsonScanner;
-use crate::scan::{expect_capped, Expect, Found, Markers};
+use crate::scan::{expect_capped, trailing_ws, Expect, Found, Markers};
 use crate::Step;
 
 /// The text arm every machine opens `feed` with: sends the text of `input[*i..]` before the next
@@ -82,7 +84,36 @@ pub enum After {
 /// after tagged_json's bodies: it is content, and so is what follows).
 pub fn after_call(ws: &mut String, input: &str, markers: &Markers, out: &mut Emitter) -> After {
     // (`ws` holds whitespace only, ASCII: bytes are characters)
-    match expect_capped(input, markers, ws.len()) {
+    let held = ws.len();
+    read_after(ws, input, markers, held, out)
+}
+
+/// [`after_call`] where only markup may follow the call (functionary, named_json): other text, or
+/// whitespace past the cap, is malformed markup. `After::Text(at)`: the held text and the input
+/// before `at` were sent as content and the output is malformed. The cap counts the whitespace
+/// at the end of `ws` (it may hold a marker read before, as named_json's fence).
+pub fn markup_after_call(
+    ws: &mut String,
+    input: &str,
+    markers: &Markers,
+    out: &mut Emitter,
+) -> After {
+    let held = trailing_ws(ws);
+    let after = read_after(ws, input, markers, held, out);
+    if let After::Text(_) = after {
+        out.malformed = true;
+    }
+    after
+}
+
+fn read_after(
+    ws: &mut String,
+    input: &str,
+    markers: &Markers,
+    held: usize,
+    out: &mut Emitter,
+) -> After {
+    match expect_capped(input, markers, held) {
         Expect::Marker { which, end } => {
             ws.push_str(&input[..end]);
             After::Marker { which, end }

@@ -29,12 +29,12 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{stream_args, text_until, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
 use crate::params::push_json_str_body;
-use crate::scan::{expect_capped, trailing_ws, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 
 /// One format of the family (built from its spec entry by `build.rs`).
 #[derive(Debug)]
@@ -282,20 +282,15 @@ impl Machine for Functionary {
                         self.st = State::Text;
                         continue;
                     };
-                    match expect_capped(rest, end, trailing_ws(ws)) {
-                        Expect::Marker { end, .. } => {
+                    match markup_after_call(ws, rest, end, out) {
+                        After::Marker { end, .. } => {
                             i += end;
                             self.st = State::Text;
                         }
-                        Expect::Wait { ws: n } => {
-                            ws.push_str(&rest[..n]);
-                            return i + n;
-                        }
-                        Expect::Other { at } => {
-                            // Other text, or whitespace past the cap: malformed markup.
-                            ws.push_str(&rest[..at]);
+                        After::Wait(n) => return i + n,
+                        After::Text(at) => {
                             i += at;
-                            self.st = fail(ws, out);
+                            self.st = State::Fallback;
                         }
                     }
                 }

@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{stream_args, text_until, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -334,8 +334,8 @@ impl Machine for NamedJson {
                     }
                 },
                 State::Close { fence, ws } => {
-                    match expect_capped(rest, &style.close, trailing_ws(ws)) {
-                        Expect::Marker { which, end } => {
+                    match markup_after_call(ws, rest, &style.close, out) {
+                        After::Marker { which, end } => {
                             i += end;
                             match which {
                                 CALL_END => {
@@ -345,17 +345,15 @@ impl Machine for NamedJson {
                                     }
                                 }
                                 CALL_START => {
-                                    let mut raw = std::mem::take(ws);
-                                    raw.push_str(&rest[..end]);
                                     self.st = State::Header {
-                                        raw,
+                                        raw: std::mem::take(ws),
                                         field: 0,
                                         text: String::new(),
                                         chars: 0,
                                     }
                                 }
+                                // (The fence stays in the held text.)
                                 FENCE if style.fence => {
-                                    ws.push_str(&rest[..end]);
                                     if *fence {
                                         self.st = fail(ws, out); // a second fence
                                     } else {
@@ -366,15 +364,10 @@ impl Machine for NamedJson {
                                 _ => self.st = State::Text,
                             }
                         }
-                        Expect::Wait { ws: n } => {
-                            ws.push_str(&rest[..n]);
-                            return i + n;
-                        }
-                        Expect::Other { at } => {
-                            // Other text, or whitespace past the cap: malformed markup.
-                            ws.push_str(&rest[..at]);
+                        After::Wait(n) => return i + n,
+                        After::Text(at) => {
                             i += at;
-                            self.st = fail(ws, out);
+                            self.st = State::Fallback;
                         }
                     }
                 }

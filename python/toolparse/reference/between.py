@@ -1,9 +1,10 @@
 """Between calls: the arms the families share (twin of ``rust/formats/between.rs``). The text
 outside calls, read up to the next marker (``text_until``, every family). The markup after a call,
-read alike by xml_params, xml_elements and functiongemma (``after_call``): after a call stand
-whitespace, then one of the family's markers (the next call's start, the block's end, ...);
-whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is content
-too, as if other text stood where it passes the cap."""
+read alike by xml_params, xml_elements, functiongemma and tagged_json (``after_call``): after a
+call stand whitespace, then one of the family's markers (the next call's start, the block's end,
+...); whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is
+content too, as if other text stood where it passes the cap. Where only markup may follow a call
+(functionary, named_json), other text is malformed (``markup_after_call``)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import Markers, expect_capped
+from .scan import Markers, expect_capped, trailing_ws
 
 # after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
 After = Tuple[str, int, int]
@@ -31,7 +32,8 @@ def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int
 
 class Held(List[str]):
     """The text held after a call, as parts (no string re-join per feed), and ``n``, the length
-    of the whitespace read into it (Rust's ``ws.len()``: the run capped by ``WS_MAX``)."""
+    of the run capped by ``WS_MAX``: all of it in ``after_call`` (Rust's ``ws.len()``), its
+    trailing whitespace in ``markup_after_call`` (Rust's ``trailing_ws(ws)``)."""
 
     __slots__ = ("n",)
 
@@ -58,6 +60,27 @@ def after_call(ws: Held, s: str, start: int, markers: Markers, out: Emitter) -> 
         ws.append(s[start : start + b])
         ws.n += b
         return ("marker", a, b)
+    return _wait_or_text(ws, s, start, kind, a, out)
+
+
+def markup_after_call(ws: Held, s: str, start: int, markers: Markers, out: Emitter) -> After:
+    """``after_call`` where only markup may follow the call (functionary, named_json): other
+    text, or whitespace past the cap, is malformed markup. ``("text", at, -1)``: the held text and
+    the text before ``at`` were sent as content and the output is malformed. The cap counts the
+    whitespace at the end of ``ws`` (it may hold a marker read before, as named_json's fence)."""
+    kind, a, b = expect_capped(s, markers, start, ws.n)
+    if kind == "marker":
+        piece = s[start : start + b]
+        ws.append(piece)
+        w = trailing_ws(piece)
+        ws.n = ws.n + w if w == b else w
+        return ("marker", a, b)
+    if kind == "other":
+        out.malformed = True
+    return _wait_or_text(ws, s, start, kind, a, out)
+
+
+def _wait_or_text(ws: Held, s: str, start: int, kind: str, a: int, out: Emitter) -> After:
     if kind == "wait":
         ws.append(s[start : start + a])
         ws.n += a
