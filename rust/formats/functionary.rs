@@ -282,16 +282,10 @@ impl Machine for Functionary {
                         self.st = State::Text;
                         continue;
                     };
-                    match markup_after_call(ws, rest, end, out) {
-                        After::Marker { end, .. } => {
-                            i += end;
-                            self.st = State::Text;
-                        }
-                        After::Wait(n) => return i + n,
-                        After::Text(at) => {
-                            i += at;
-                            self.st = State::Fallback;
-                        }
+                    match markup_after_call(ws, input, &mut i, end, out) {
+                        After::Marker(_) => self.st = State::Text,
+                        After::Wait => return i,
+                        After::Text => self.st = State::Fallback,
                     }
                 }
                 // The driver makes the rest content.
@@ -328,16 +322,9 @@ impl Machine for Functionary {
 mod tests {
     use super::*;
     use crate::event::Extracted;
-    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
-    use crate::formats::{Format, Parser};
-
-    fn format(name: &str) -> Format {
-        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
-    }
-
-    fn extract(name: &str, text: &str) -> Extracted {
-        Parser::extract(format(name), &Tools::default(), text)
-    }
+    use crate::formats::invariants::{
+        extract_named as extract, format_named as format, stream_deltas, DeltaStreamed,
+    };
 
     fn stream(name: &str, text: &str, cuts: &[usize]) -> DeltaStreamed {
         stream_deltas(format(name), &Tools::default(), text, cuts)

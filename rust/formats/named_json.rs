@@ -334,9 +334,8 @@ impl Machine for NamedJson {
                     }
                 },
                 State::Close { fence, ws } => {
-                    match markup_after_call(ws, rest, &style.close, out) {
-                        After::Marker { which, end } => {
-                            i += end;
+                    match markup_after_call(ws, input, &mut i, &style.close, out) {
+                        After::Marker(which) => {
                             match which {
                                 CALL_END => {
                                     self.st = State::Section {
@@ -364,11 +363,8 @@ impl Machine for NamedJson {
                                 _ => self.st = State::Text,
                             }
                         }
-                        After::Wait(n) => return i + n,
-                        After::Text(at) => {
-                            i += at;
-                            self.st = State::Fallback;
-                        }
+                        After::Wait => return i,
+                        After::Text => self.st = State::Fallback,
                     }
                 }
                 // The driver makes the rest content.
@@ -407,16 +403,9 @@ mod tests {
 
     use super::*;
     use crate::event::Extracted;
-    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
-    use crate::formats::{Format, Parser};
-
-    fn format(name: &str) -> Format {
-        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
-    }
-
-    fn extract(name: &str, text: &str) -> Extracted {
-        Parser::extract(format(name), &Tools::default(), text)
-    }
+    use crate::formats::invariants::{
+        extract_named as extract, format_named as format, stream_deltas, DeltaStreamed,
+    };
 
     /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed, truncated).
     fn stream(name: &str, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {

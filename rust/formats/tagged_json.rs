@@ -256,25 +256,19 @@ impl Machine for TaggedJson {
                         };
                     }
                 },
-                State::After { ws } => match after_call(ws, rest, &self.tags.markers, out) {
-                    After::Marker { which, end } if which >= self.tags.ends => {
+                State::After { ws } => match after_call(ws, input, &mut i, &self.tags.markers, out)
+                {
+                    After::Marker(which) if which >= self.tags.ends => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[which];
                         let (k, st) = self.opened(m);
-                        i += end - m.len() + k;
+                        i = i - m.len() + k;
                         self.st = st;
                     }
-                    After::Marker { end, .. } => {
-                        i += end;
-                        self.st = State::Text;
-                    }
-                    After::Wait(n) => return i + n,
-                    // No end marker (or whitespace past the cap): the whitespace starts the
-                    // text, and so does what follows.
-                    After::Text(at) => {
-                        i += at;
-                        self.st = State::Text;
-                    }
+                    After::Wait => return i,
+                    // The end marker; or none (or whitespace past the cap): the whitespace
+                    // starts the text, and so does what follows.
+                    After::Marker(_) | After::Text => self.st = State::Text,
                 },
                 State::Name { raw, name } => {
                     // (At most one character past the cap is read: then it is malformed.)

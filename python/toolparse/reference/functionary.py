@@ -233,15 +233,10 @@ class Functionary:
                     self.st = "Fallback"
             elif st == "Close":
                 assert style.call_end is not None
-                kind, a, b = markup_after_call(self.ws, s, i, style.call_end, out)
-                if kind == "marker":
-                    i += b
-                    self.st = "Text"
-                elif kind == "wait":
-                    return i + a
-                else:
-                    i += a
-                    self.st = "Fallback"
+                kind, _, i = markup_after_call(self.ws, s, i, style.call_end, out)
+                if kind == "wait":
+                    return i
+                self.st = "Text" if kind == "marker" else "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n

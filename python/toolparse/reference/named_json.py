@@ -232,14 +232,13 @@ class NamedJson:
                 else:
                     self.st = "Fallback"
             elif st == "Close":
-                kind, a, b = markup_after_call(self.ws, s, i, style.close, out)
+                kind, which, i = markup_after_call(self.ws, s, i, style.close, out)
                 if kind == "marker":
-                    i += b
-                    if a == CALL_END:
+                    if which == CALL_END:
                         self._section("", False)
-                    elif a == CALL_START:
+                    elif which == CALL_START:
                         self._header("".join(self.ws))
-                    elif a == FENCE and style.fence:
+                    elif which == FENCE and style.fence:
                         # (the fence stays in the held text)
                         if self.fence:
                             self._fail("".join(self.ws), out)  # a second fence
@@ -248,9 +247,8 @@ class NamedJson:
                     else:  # the section's end
                         self.st = "Text"
                 elif kind == "wait":
-                    return i + a
+                    return i
                 else:
-                    i += a
                     self.st = "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i

@@ -171,21 +171,17 @@ class TaggedJson:
                     # on from the offending character.
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
-                kind, a, b = after_call(self.ws, s, i, self.tags.markers, out)
-                if kind == "marker" and a >= self.tags.ends:
+                kind, which, i = after_call(self.ws, s, i, self.tags.markers, out)
+                if kind == "marker" and which >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
-                    m = self.tags.markers.list[a]
-                    i += b - len(m)
+                    m = self.tags.markers.list[which]
+                    i -= len(m)
                     i += self._opened(m)
-                elif kind == "marker":
-                    i += b
-                    self.st = "Text"
                 elif kind == "wait":
-                    return i + a
+                    return i
                 else:
-                    # No end marker (or whitespace past the cap): the whitespace starts the
-                    # text, and so does what follows.
-                    i += a
+                    # The end marker; or none (or whitespace past the cap): the whitespace
+                    # starts the text, and so does what follows.
                     self.st = "Text"
             elif st == "Name":
                 # (At most one character past the cap is read: then it is malformed.)
