@@ -946,8 +946,7 @@ mod tests {
         }
     }
 
-    // the values as Python's repr writes them, which the table compares with
-    #[allow(clippy::unreadable_literal)]
+    #[allow(clippy::unreadable_literal)] // the values as Python's repr writes them
     #[test]
     fn float_repr_table() {
         let table: &[(f64, &str)] = &[

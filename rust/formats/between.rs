@@ -1,13 +1,15 @@
 //! Between calls: the arms the families share. The text outside calls, read up to the next
 //! marker ([`text_until`], every family). The markup after a call, read alike by `xml_params`,
-//! `xml_elements` and functiongemma ([`after_call`]): after a call stand whitespace, then one of the
-//! family's markers (the next call's start, the block's end, ...); whitespace before other text is
-//! content, and so is that text. A run past [`WS_MAX`](crate::scan::WS_MAX) is content too, as if
-//! other text stood where it passes the cap.
+//! `xml_elements`, functiongemma and `tagged_json` ([`after_call`]): after a call stand whitespace,
+//! then one of the family's markers (the next call's start, the block's end, ...); whitespace
+//! before other text is content, and so is that text. A run past
+//! [`WS_MAX`](crate::scan::WS_MAX) is content too, as if other text stood where it passes the cap.
+//! Where only markup may follow a call (functionary, `named_json`), other text is malformed
+//! ([`markup_after_call`]).
 
 use crate::event::Emitter;
 use crate::json::JsonScanner;
-use crate::scan::{expect_capped, Expect, Found, Markers};
+use crate::scan::{expect_capped, trailing_ws, Expect, Found, Markers};
 use crate::Step;
 
 /// The text arm every machine opens `feed` with: sends the text of `input[*i..]` before the next
@@ -62,42 +64,77 @@ pub fn stream_args(sc: &mut JsonScanner, input: &str, out: &mut Emitter) -> Args
     }
 }
 
-/// What the text after a call holds (read by [`after_call`]).
+/// What the text after a call holds (read by [`after_call`]; the position read from has moved
+/// past what was read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum After {
-    /// Marker `which` follows the whitespace; `end` bytes were read (the whitespace and the
-    /// marker, now at the end of the held text: the markup of the next call, content if its name
-    /// fails).
-    Marker { which: usize, end: usize },
-    /// Only whitespace (or whitespace and a marker's prefix): `n` bytes were read into the held
-    /// text; wait for more.
-    Wait(usize),
-    /// Other text at byte `at`: the held whitespace and the input before `at` were sent as
+    /// Marker `which` follows the whitespace, and the position is past it (the whitespace and the
+    /// marker are now at the end of the held text: the markup of the next call, content if its
+    /// name fails).
+    Marker(usize),
+    /// Only whitespace (or whitespace and a marker's prefix): the whitespace was read into the
+    /// held text; wait for more.
+    Wait,
+    /// Other text at the position: the held whitespace and the input before it were sent as
     /// content; plain text follows.
-    Text(usize),
+    Text,
 }
 
-/// Reads the text after a call (`input`), `ws` holding the whitespace read since the call ended
-/// (a run past [`WS_MAX`](crate::scan::WS_MAX) reads as other text where it passes the cap, as
-/// after `tagged_json`'s bodies: it is content, and so is what follows).
-pub fn after_call(ws: &mut String, input: &str, markers: &Markers, out: &mut Emitter) -> After {
+/// Reads the text after a call (`input[*i..]`), `ws` holding the whitespace read since the call
+/// ended (a run past [`WS_MAX`](crate::scan::WS_MAX) reads as other text where it passes the cap,
+/// as after `tagged_json`'s bodies: it is content, and so is what follows).
+pub fn after_call(
+    ws: &mut String,
+    input: &str,
+    i: &mut usize,
+    markers: &Markers,
+    out: &mut Emitter,
+) -> After {
     // (`ws` holds whitespace only, ASCII: bytes are characters)
-    match expect_capped(input, markers, ws.len()) {
-        Expect::Marker { which, end } => {
-            ws.push_str(&input[..end]);
-            After::Marker { which, end }
-        }
-        Expect::Wait { ws: n } => {
-            ws.push_str(&input[..n]);
-            After::Wait(n)
-        }
-        Expect::Other { at } => {
-            ws.push_str(&input[..at]);
-            out.content(ws);
-            ws.clear();
-            After::Text(at)
-        }
+    let held = ws.len();
+    read_after(ws, input, i, markers, held, out)
+}
+
+/// [`after_call`] where only markup may follow the call (functionary, `named_json`): other text, or
+/// whitespace past the cap, is malformed markup. `After::Text`: the held text and the input before
+/// the position were sent as content and the output is malformed. The cap counts the whitespace
+/// at the end of `ws` (it may hold a marker read before, as `named_json`'s fence).
+pub fn markup_after_call(
+    ws: &mut String,
+    input: &str,
+    i: &mut usize,
+    markers: &Markers,
+    out: &mut Emitter,
+) -> After {
+    let held = trailing_ws(ws);
+    let after = read_after(ws, input, i, markers, held, out);
+    if after == After::Text {
+        out.malformed = true;
     }
+    after
+}
+
+fn read_after(
+    ws: &mut String,
+    input: &str,
+    i: &mut usize,
+    markers: &Markers,
+    held: usize,
+    out: &mut Emitter,
+) -> After {
+    let rest = &input[*i..];
+    let (n, after) = match expect_capped(rest, markers, held) {
+        Expect::Marker { which, end } => (end, After::Marker(which)),
+        Expect::Wait { ws: n } => (n, After::Wait),
+        Expect::Other { at } => (at, After::Text),
+    };
+    ws.push_str(&rest[..n]);
+    *i += n;
+    if after == After::Text {
+        out.content(ws);
+        ws.clear();
+    }
+    after
 }
 
 /// The end of the output after a call, `rest` being what was held back: whitespace and a cut-off

@@ -29,12 +29,12 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{stream_args, text_until, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
 use crate::params::push_json_str_body;
-use crate::scan::{expect_capped, trailing_ws, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 
 /// One format of the family (built from its spec entry by `build.rs`).
 #[derive(Debug)]
@@ -282,21 +282,10 @@ impl Machine for Functionary {
                         self.st = State::Text;
                         continue;
                     };
-                    match expect_capped(rest, end, trailing_ws(ws)) {
-                        Expect::Marker { end, .. } => {
-                            i += end;
-                            self.st = State::Text;
-                        }
-                        Expect::Wait { ws: n } => {
-                            ws.push_str(&rest[..n]);
-                            return i + n;
-                        }
-                        Expect::Other { at } => {
-                            // Other text, or whitespace past the cap: malformed markup.
-                            ws.push_str(&rest[..at]);
-                            i += at;
-                            self.st = fail(ws, out);
-                        }
+                    match markup_after_call(ws, input, &mut i, end, out) {
+                        After::Marker(_) => self.st = State::Text,
+                        After::Wait => return i,
+                        After::Text => self.st = State::Fallback,
                     }
                 }
                 // The driver makes the rest content.
@@ -333,16 +322,9 @@ impl Machine for Functionary {
 mod tests {
     use super::*;
     use crate::event::Extracted;
-    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
-    use crate::formats::{Format, Parser};
-
-    fn format(name: &str) -> Format {
-        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
-    }
-
-    fn extract(name: &str, text: &str) -> Extracted {
-        Parser::extract(format(name), &Tools::default(), text)
-    }
+    use crate::formats::invariants::{
+        extract_named as extract, format_named as format, stream_deltas, DeltaStreamed,
+    };
 
     fn stream(name: &str, text: &str, cuts: &[usize]) -> DeltaStreamed {
         stream_deltas(format(name), &Tools::default(), text, cuts)

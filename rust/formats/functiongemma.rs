@@ -496,17 +496,10 @@ impl Machine for FunctionGemma {
                         self.fail(out);
                     }
                 }
-                State::After { ws } => match after_call(ws, rest, &style.end, out) {
-                    After::Marker { end, .. } => {
-                        i += end;
-                        self.st = State::Text;
-                    }
-                    After::Wait(n) => return i + n,
-                    // No end marker: the whitespace started the text.
-                    After::Text(at) => {
-                        i += at;
-                        self.st = State::Text;
-                    }
+                State::After { ws } => match after_call(ws, input, &mut i, &style.end, out) {
+                    After::Wait => return i,
+                    // The end marker; or none: the whitespace started the text.
+                    After::Marker(_) | After::Text => self.st = State::Text,
                 },
                 // The driver makes the rest content.
                 State::Fallback => return i,

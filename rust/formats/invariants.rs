@@ -242,6 +242,16 @@ impl DeltaStreamed {
     }
 }
 
+/// The registered format `name`.
+pub(super) fn format_named(name: &str) -> Format {
+    Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
+}
+
+/// `text` read whole by format `name`, with no tools.
+pub(super) fn extract_named(name: &str, text: &str) -> Extracted {
+    Parser::extract(format_named(name), &Tools::default(), text)
+}
+
 pub(super) fn stream_deltas(f: Format, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {
     let mut p = Parser::new(f, tools);
     let mut deltas: Vec<Delta> = Vec::new();

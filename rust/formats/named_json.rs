@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{stream_args, text_until, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -337,9 +337,8 @@ impl Machine for NamedJson {
                     }
                 },
                 State::Close { fence, ws } => {
-                    match expect_capped(rest, &style.close, trailing_ws(ws)) {
-                        Expect::Marker { which, end } => {
-                            i += end;
+                    match markup_after_call(ws, input, &mut i, &style.close, out) {
+                        After::Marker(which) => {
                             match which {
                                 CALL_END => {
                                     self.st = State::Section {
@@ -348,17 +347,15 @@ impl Machine for NamedJson {
                                     }
                                 }
                                 CALL_START => {
-                                    let mut raw = std::mem::take(ws);
-                                    raw.push_str(&rest[..end]);
                                     self.st = State::Header {
-                                        raw,
+                                        raw: std::mem::take(ws),
                                         field: 0,
                                         text: String::new(),
                                         chars: 0,
                                     }
                                 }
+                                // (The fence stays in the held text.)
                                 FENCE if style.fence => {
-                                    ws.push_str(&rest[..end]);
                                     if *fence {
                                         self.st = fail(ws, out); // a second fence
                                     } else {
@@ -369,16 +366,8 @@ impl Machine for NamedJson {
                                 _ => self.st = State::Text,
                             }
                         }
-                        Expect::Wait { ws: n } => {
-                            ws.push_str(&rest[..n]);
-                            return i + n;
-                        }
-                        Expect::Other { at } => {
-                            // Other text, or whitespace past the cap: malformed markup.
-                            ws.push_str(&rest[..at]);
-                            i += at;
-                            self.st = fail(ws, out);
-                        }
+                        After::Wait => return i,
+                        After::Text => self.st = State::Fallback,
                     }
                 }
                 // The driver makes the rest content.
@@ -417,16 +406,9 @@ mod tests {
 
     use super::*;
     use crate::event::Extracted;
-    use crate::formats::invariants::{stream_deltas, DeltaStreamed};
-    use crate::formats::{Format, Parser};
-
-    fn format(name: &str) -> Format {
-        Format::from_name(name).unwrap_or_else(|| panic!("{name} not registered"))
-    }
-
-    fn extract(name: &str, text: &str) -> Extracted {
-        Parser::extract(format(name), &Tools::default(), text)
-    }
+    use crate::formats::invariants::{
+        extract_named as extract, format_named as format, stream_deltas, DeltaStreamed,
+    };
 
     /// Streams `text` cut at `cuts`: (content, [(id, name, args)], malformed, truncated).
     fn stream(name: &str, tools: &Tools, text: &str, cuts: &[usize]) -> DeltaStreamed {

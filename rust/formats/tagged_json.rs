@@ -48,12 +48,12 @@
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
 
-use super::between::{stream_args, text_until, Args};
+use super::between::{after_call, stream_args, text_until, After, Args};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls, JsonScanner};
-use crate::scan::{expect, expect_capped, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{expect, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
 
 /// The longest call id accepted in the name form, in characters.
 pub const ID_MAX: usize = 64;
@@ -259,30 +259,19 @@ impl Machine for TaggedJson {
                         };
                     }
                 },
-                State::After { ws } => match expect_capped(rest, &self.tags.markers, ws.len()) {
-                    Expect::Marker { which, end } if which >= self.tags.ends => {
+                State::After { ws } => match after_call(ws, input, &mut i, &self.tags.markers, out)
+                {
+                    After::Marker(which) if which >= self.tags.ends => {
                         // Another call with the previous one's end marker missing.
                         let m = self.tags.markers.list[which];
                         let (k, st) = self.opened(m);
-                        i += end - m.len() + k;
+                        i = i - m.len() + k;
                         self.st = st;
                     }
-                    Expect::Marker { end, .. } => {
-                        i += end;
-                        self.st = State::Text;
-                    }
-                    Expect::Wait { ws: n } => {
-                        ws.push_str(&rest[..n]);
-                        return i + n;
-                    }
-                    Expect::Other { at } => {
-                        // No end marker (or whitespace past the cap): the whitespace starts the
-                        // text, and so does what follows.
-                        ws.push_str(&rest[..at]);
-                        out.content(ws);
-                        i += at;
-                        self.st = State::Text;
-                    }
+                    After::Wait => return i,
+                    // The end marker; or none (or whitespace past the cap): the whitespace
+                    // starts the text, and so does what follows.
+                    After::Marker(_) | After::Text => self.st = State::Text,
                 },
                 State::Name { raw, name } => {
                     // (At most one character past the cap is read: then it is malformed.)

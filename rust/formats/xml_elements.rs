@@ -406,31 +406,25 @@ impl Machine for XmlElements {
                         }
                     }
                 }
-                State::After { mut ws } => match after_call(&mut ws, &s[i..], &style.after, out) {
-                    After::Marker { which: 0, end } => {
-                        // The next call: the whitespace before it is content if it is not one.
-                        i += end;
-                        State::Name {
-                            raw: ws,
-                            quote: None,
-                            name: String::new(),
-                            chars: 0,
+                State::After { mut ws } => {
+                    match after_call(&mut ws, s, &mut i, &style.after, out) {
+                        After::Marker(0) => {
+                            // The next call: the whitespace before it is content if it is not one.
+                            State::Name {
+                                raw: ws,
+                                quote: None,
+                                name: String::new(),
+                                chars: 0,
+                            }
                         }
+                        After::Wait => {
+                            self.st = State::After { ws };
+                            return i;
+                        }
+                        // The block's end; or none: the whitespace started the text.
+                        After::Marker(_) | After::Text => State::Text,
                     }
-                    After::Marker { end, .. } => {
-                        i += end;
-                        State::Text
-                    }
-                    After::Wait(n) => {
-                        self.st = State::After { ws };
-                        return i + n;
-                    }
-                    // No block end: the whitespace started the text.
-                    After::Text(at) => {
-                        i += at;
-                        State::Text
-                    }
-                },
+                }
                 State::Fallback => return i,
             };
         }

@@ -899,10 +899,9 @@ impl Machine for XmlParams {
                         Found::Partial { safe } => return i + safe,
                     }
                 }
-                State::After { ws } => match after_call(ws, rest, &style.end, out) {
-                    After::Marker { which, end } => {
+                State::After { ws } => match after_call(ws, input, &mut i, &style.end, out) {
+                    After::Marker(which) => {
                         let m = style.end.list[which];
-                        i += end;
                         if style.item_end == Some(m) || style.call_sep == Some(m) {
                             // step3's item end, or the markup between calls: the section end or
                             // the next call may follow.
@@ -914,12 +913,9 @@ impl Machine for XmlParams {
                             self.st = State::Text;
                         }
                     }
-                    After::Wait(n) => return i + n,
+                    After::Wait => return i,
                     // No section end (a bare call): the whitespace started the text.
-                    After::Text(at) => {
-                        i += at;
-                        self.st = State::Text;
-                    }
+                    After::Text => self.st = State::Text,
                 },
                 // The driver makes the rest content.
                 State::Fallback => return i,

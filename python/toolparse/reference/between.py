@@ -1,9 +1,10 @@
 """Between calls: the arms the families share (twin of ``rust/formats/between.rs``). The text
 outside calls, read up to the next marker (``text_until``, every family). The markup after a call,
-read alike by xml_params, xml_elements and functiongemma (``after_call``): after a call stand
-whitespace, then one of the family's markers (the next call's start, the block's end, ...);
-whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is content
-too, as if other text stood where it passes the cap."""
+read alike by xml_params, xml_elements, functiongemma and tagged_json (``after_call``): after a
+call stand whitespace, then one of the family's markers (the next call's start, the block's end,
+...); whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is
+content too, as if other text stood where it passes the cap. Where only markup may follow a call
+(functionary, named_json), other text is malformed (``markup_after_call``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
-from .scan import Markers, expect_capped
+from .scan import Markers, expect_capped, trailing_ws
 
-# after_call() results: ("marker", which, end), ("wait", n, -1) or ("text", at, -1)
+# after_call() results: ("marker", which, j), ("wait", -1, j) or ("text", -1, j)
 After = Tuple[str, int, int]
 
 
@@ -30,42 +31,59 @@ def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int
 
 
 class Held(List[str]):
-    """The text held after a call, as parts (no string re-join per feed), and ``n``, the length
-    of the whitespace read into it (Rust's ``ws.len()``: the run capped by ``WS_MAX``)."""
+    """The text held after a call, as parts (no string re-join per feed); ``n``, its length
+    (Rust's ``ws.len()``: the run ``after_call`` caps by ``WS_MAX``), and ``trailing``, the
+    whitespace at its end (Rust's ``trailing_ws(ws)``: the run ``markup_after_call`` caps)."""
 
-    __slots__ = ("n",)
+    __slots__ = ("n", "trailing")
 
     def __init__(self) -> None:
         super().__init__()
         self.n = 0
+        self.trailing = 0
 
 
-def after_call(ws: Held, s: str, start: int, markers: Markers, out: Emitter) -> After:
-    """Reads the text after a call (``s[start:]``), ``ws`` holding the whitespace read since the
-    call ended (a run past ``WS_MAX`` reads as other text where it passes the cap); positions
-    are relative to ``start``:
+def after_call(ws: Held, s: str, i: int, markers: Markers, out: Emitter) -> After:
+    """Reads the text after a call (``s[i:]``), ``ws`` holding the whitespace read since the call
+    ended (a run past ``WS_MAX`` reads as other text where it passes the cap); ``j`` is past what
+    was read:
 
-    - ``("marker", which, end)``: marker ``which`` follows the whitespace; ``end`` characters were
-      read (the whitespace and the marker, now at the end of ``ws``: the markup of the next call,
-      content if its name fails);
-    - ``("wait", n, -1)``: only whitespace (or whitespace and a marker's prefix): ``n`` characters
-      were read into ``ws``; wait for more;
-    - ``("text", at, -1)``: other text at ``at``: the held whitespace and the text before ``at``
-      were sent as content (``ws`` is emptied); plain text follows.
+    - ``("marker", which, j)``: marker ``which`` follows the whitespace, ``j`` is past it (the
+      whitespace and the marker are now at the end of ``ws``: the markup of the next call, content
+      if its name fails);
+    - ``("wait", -1, j)``: only whitespace (or whitespace and a marker's prefix): the whitespace
+      was read into ``ws``; wait for more;
+    - ``("text", -1, j)``: other text at ``j``: the held whitespace and the text before ``j`` were
+      sent as content (``ws`` is emptied); plain text follows.
     """
-    kind, a, b = expect_capped(s, markers, start, ws.n)
-    if kind == "marker":
-        ws.append(s[start : start + b])
-        ws.n += b
-        return ("marker", a, b)
-    if kind == "wait":
-        ws.append(s[start : start + a])
-        ws.n += a
-        return ("wait", a, -1)
-    out.content("".join(ws) + s[start : start + a])
-    ws.clear()
-    ws.n = 0
-    return ("text", a, -1)
+    return _read_after(ws, s, i, markers, ws.n, out)
+
+
+def markup_after_call(ws: Held, s: str, i: int, markers: Markers, out: Emitter) -> After:
+    """``after_call`` where only markup may follow the call (functionary, named_json): other
+    text, or whitespace past the cap, is malformed markup. ``("text", -1, j)``: the held text and
+    the text before ``j`` were sent as content and the output is malformed. The cap counts the
+    whitespace at the end of ``ws`` (it may hold a marker read before, as named_json's fence)."""
+    after = _read_after(ws, s, i, markers, ws.trailing, out)
+    if after[0] == "text":
+        out.malformed = True
+    return after
+
+
+def _read_after(ws: Held, s: str, i: int, markers: Markers, held: int, out: Emitter) -> After:
+    kind, a, b = expect_capped(s, markers, i, held)
+    n, which = (b, a) if kind == "marker" else (a, -1)
+    piece = s[i : i + n]
+    if kind == "other":
+        out.content("".join(ws) + piece)
+        ws.clear()
+        ws.n = ws.trailing = 0
+        return ("text", -1, i + n)
+    ws.append(piece)
+    ws.n += n
+    w = trailing_ws(piece)
+    ws.trailing = ws.trailing + w if w == n else w
+    return (kind, which, i + n)
 
 
 def finish_after_call(rest: str, markers: Markers, nxt: Sequence[str], out: Emitter) -> None:

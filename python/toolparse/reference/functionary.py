@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Optional
 
-from .between import stream_args, text_until
+from .between import Held, markup_after_call, stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes, json_str_body
-from .scan import NAME_MAX, WS_MAX, Markers, expect_capped, trailing_ws, ws_len
+from .scan import NAME_MAX, WS_MAX, Markers, ws_len
 
 if TYPE_CHECKING:
     from ..spec_types import Call
@@ -100,7 +100,7 @@ class Functionary:
         self.name = ""  # Open
         self.head = 0  # Open: where the header ends in raw
         self.sc: Optional[JsonScanner] = None  # Args
-        self.ws = ""  # Close: whitespace read
+        self.ws = Held()  # Close: the markup read
 
     def _not_a_header(self, raw: str, out: Emitter) -> None:
         """A header that is not one: text, or malformed markup."""
@@ -215,25 +215,17 @@ class Functionary:
                 i += k
                 if how == "ended":
                     if style.call_end is not None:
-                        self.st, self.ws = "Close", ""
+                        self.st, self.ws = "Close", Held()
                     else:
                         self.st = "Text"
                 else:
                     self.st = "Fallback"
             elif st == "Close":
                 assert style.call_end is not None
-                kind, a, b = expect_capped(s, style.call_end, i, trailing_ws(self.ws))
-                if kind == "marker":
-                    i += b
-                    self.st = "Text"
-                elif kind == "wait":
-                    self.ws += s[i : i + a]
-                    return i + a
-                else:
-                    # Other text, or whitespace past the cap: malformed markup.
-                    self.ws += s[i : i + a]
-                    i += a
-                    self._fail(self.ws, out)
+                kind, _, i = markup_after_call(self.ws, s, i, style.call_end, out)
+                if kind == "wait":
+                    return i
+                self.st = "Text" if kind == "marker" else "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n

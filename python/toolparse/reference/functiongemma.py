@@ -311,16 +311,11 @@ class FunctionGemma:
                     self._fail(out)
                     return i
             elif kind == "after":
-                e = after_call(st[1], s, i, style.end, out)
-                if e[0] == "marker":
-                    i += e[2]
-                    self.st = ["text"]
-                elif e[0] == "wait":
-                    return i + e[1]
-                else:
-                    # No end marker: the whitespace started the text.
-                    i += e[1]
-                    self.st = ["text"]
+                after, _, i = after_call(st[1], s, i, style.end, out)
+                if after == "wait":
+                    return i
+                # The end marker; or none: the whitespace started the text.
+                self.st = ["text"]
             else:
                 # fallback: the driver makes the rest content
                 return i

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence, Set, Tuple
 
-from .between import stream_args, text_until
+from .between import Held, markup_after_call, stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes
@@ -86,7 +86,7 @@ class NamedJson:
         self.name = ""  # Open
         self.sc: Optional[JsonScanner] = None  # Args
         self.fence = False  # Close: the fence was seen
-        self.ws = ""  # Close: whitespace read
+        self.ws = Held()  # Close: the markup read
         self.ids: Set[str] = set()  # the ids the model gave earlier calls
         # the request's only tool (names a kimi_k2 call whose id is a bare counter)
         self.only_tool: Optional[str] = next(iter(tools)) if len(tools) == 1 else None
@@ -228,34 +228,28 @@ class NamedJson:
                     return n
                 i += k
                 if how == "ended":
-                    self.st, self.fence, self.ws = "Close", False, ""
+                    self.st, self.fence, self.ws = "Close", False, Held()
                 else:
                     self.st = "Fallback"
             elif st == "Close":
-                kind, a, b = expect_capped(s, style.close, i, trailing_ws(self.ws))
+                kind, which, i = markup_after_call(self.ws, s, i, style.close, out)
                 if kind == "marker":
-                    piece = s[i : i + b]
-                    i += b
-                    if a == CALL_END:
+                    if which == CALL_END:
                         self._section("", False)
-                    elif a == CALL_START:
-                        self._header(self.ws + piece)
-                    elif a == FENCE and style.fence:
-                        self.ws += piece
+                    elif which == CALL_START:
+                        self._header("".join(self.ws))
+                    elif which == FENCE and style.fence:
+                        # (the fence stays in the held text)
                         if self.fence:
-                            self._fail(self.ws, out)  # a second fence
+                            self._fail("".join(self.ws), out)  # a second fence
                         else:
                             self.fence = True
                     else:  # the section's end
                         self.st = "Text"
                 elif kind == "wait":
-                    self.ws += s[i : i + a]
-                    return i + a
+                    return i
                 else:
-                    # Other text, or whitespace past the cap: malformed markup.
-                    self.ws += s[i : i + a]
-                    i += a
-                    self._fail(self.ws, out)
+                    self.st = "Fallback"
             else:  # Fallback: the driver makes the rest content
                 return i
         return n

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Tuple
 
-from .between import stream_args, text_until
+from .between import Held, after_call, stream_args, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, JsonScanner
 from .region import Region
-from .scan import NAME_MAX, WS_MAX, Markers, expect, expect_capped, ws_len
+from .scan import NAME_MAX, WS_MAX, Markers, expect, ws_len
 
 # The longest call id accepted in the name form, in characters.
 ID_MAX = 64
@@ -87,7 +87,7 @@ class TaggedJson:
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
         self.st = "Text"  # Text | Form | Body | Name | Id | Args | After | Fallback
-        self.ws = ""  # After: whitespace read after the body
+        self.ws = Held()  # After: whitespace read after the body
         self.region: Region | None = None
         self.raw = ""  # Form / Name / Id: the markup read so far
         self.name = ""  # Name, Id
@@ -165,29 +165,23 @@ class TaggedJson:
                     # calls (no end marker) what follows is text.
                     call = region.is_call()  # type: ignore[union-attr]
                     self.st = "After" if call and not self.tags.forms else "Text"
-                    self.ws = ""
+                    self.ws = Held()
                 else:
                     # A tentative body that failed before a call started is text: scanning goes
                     # on from the offending character.
                     self.st = "Fallback" if out.malformed else "Text"
             elif st == "After":
-                kind, a, b = expect_capped(s, self.tags.markers, i, len(self.ws))
-                if kind == "marker" and a >= self.tags.ends:
+                kind, which, i = after_call(self.ws, s, i, self.tags.markers, out)
+                if kind == "marker" and which >= self.tags.ends:
                     # Another call with the previous one's end marker missing.
-                    m = self.tags.markers.list[a]
-                    i += b - len(m)
+                    m = self.tags.markers.list[which]
+                    i -= len(m)
                     i += self._opened(m)
-                elif kind == "marker":
-                    i += b
-                    self.st = "Text"
                 elif kind == "wait":
-                    self.ws += s[i : i + a]
-                    return i + a
+                    return i
                 else:
-                    # No end marker (or whitespace past the cap): the whitespace starts the
-                    # text, and so does what follows.
-                    out.content(self.ws + s[i : i + a])
-                    i += a
+                    # The end marker; or none (or whitespace past the cap): the whitespace
+                    # starts the text, and so does what follows.
                     self.st = "Text"
             elif st == "Name":
                 # (At most one character past the cap is read: then it is malformed.)

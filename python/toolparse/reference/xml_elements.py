@@ -282,21 +282,16 @@ class XmlElements:
                     # The namespace not followed by a tag.
                     self._malformed(out)
             elif st == "After":
-                kind, a, b = after_call(self.ws, s, i, style.after, out)
-                if kind == "marker" and a == 0:
+                kind, which, i = after_call(self.ws, s, i, style.after, out)
+                if kind == "marker" and which == 0:
                     # The next call: the whitespace before it is content if it is not one.
                     self.raw, self.ws = self.ws, Held()
-                    i += b
                     self.st, self.quote, self.name = "Name", None, []
-                elif kind == "marker":
-                    i += b
-                    self.st, self.ws = "Text", Held()
                 elif kind == "wait":
-                    return i + a
+                    return i
                 else:
-                    # No block end: the whitespace started the text.
-                    i += a
-                    self.st = "Text"
+                    # The block's end; or none: the whitespace started the text.
+                    self.st, self.ws = "Text", Held()
             else:  # Fallback: the driver makes the rest content
                 return i
         return n

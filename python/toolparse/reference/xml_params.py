@@ -688,10 +688,9 @@ class XmlParams:
                     self._close(out)
                     self.st = self._after()
             elif st == "After":
-                kind, a, b = after_call(self.ws, s, i, style.end, out)
+                kind, which, i = after_call(self.ws, s, i, style.end, out)
                 if kind == "marker":
-                    m = style.end.list[a]
-                    i += b
+                    m = style.end.list[which]
                     if m == style.item_end or m == style.call_sep:
                         # step3's item end, or the markup between calls: the section end or the
                         # next call may follow.
@@ -703,10 +702,9 @@ class XmlParams:
                     else:
                         self.st, self.ws = "Text", Held()
                 elif kind == "wait":
-                    return i + a
+                    return i
                 else:
                     # No section end (a bare call): the whitespace started the text.
-                    i += a
                     self.st = "Text"
             else:  # Fallback: the driver makes the rest content
                 return i
