@@ -164,6 +164,24 @@ impl Pythonic {
         }
     }
 
+    /// Reads the whitespace run at the start of `rest` (kept while no call has started), `i`
+    /// past it: `Some(its length)`, or `None` past the cap: the markup failed there and `i` is
+    /// where to go on.
+    fn skip_space(&mut self, rest: &str, i: &mut usize, out: &mut Emitter) -> Option<usize> {
+        match self.space(rest) {
+            Ok(ws) => {
+                self.keep(&rest[..ws]);
+                *i += ws;
+                Some(ws)
+            }
+            Err(k) => {
+                self.keep(&rest[..k]);
+                *i = self.fail(*i + k, out);
+                None
+            }
+        }
+    }
+
     /// A list (or the start marker) begins with `opener`.
     fn open(&mut self, opener: &str) {
         self.raw.clear();
@@ -260,16 +278,9 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Open => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            self.keep(&rest[..k]);
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
-                    self.keep(&rest[..ws]);
-                    i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Open,
                         Some(b'[') => {
@@ -281,16 +292,9 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Call { first } => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            self.keep(&rest[..k]);
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
-                    self.keep(&rest[..ws]);
-                    i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Call { first },
                         Some(&b) if is_ident_start(b) => self.st = State::Name(String::new()),
@@ -332,16 +336,9 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Paren(name) => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            self.keep(&rest[..k]);
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
-                    self.keep(&rest[..ws]);
-                    i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Paren(name),
                         Some(b'(') => {
@@ -352,14 +349,9 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Key => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
-                    i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Key,
                         Some(&b) if is_ident_start(b) => self.st = State::KeyName(String::new()),
@@ -389,14 +381,9 @@ impl Machine for Pythonic {
                     }
                 }
                 State::Eq(key) => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
-                    i += ws;
                     match bytes.get(ws) {
                         None => self.st = State::Eq(key),
                         Some(b'=') => {
@@ -438,15 +425,10 @@ impl Machine for Pythonic {
                     }
                 }
                 State::AfterCall { mut newline } => {
-                    let ws = match self.space(rest) {
-                        Ok(ws) => ws,
-                        Err(k) => {
-                            i = self.fail(i + k, out);
-                            continue;
-                        }
+                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
+                        continue;
                     };
                     newline |= rest[..ws].contains(['\n', '\r']);
-                    i += ws;
                     let next = &rest[ws..];
                     match next.as_bytes().first() {
                         None => self.st = State::AfterCall { newline },

@@ -80,6 +80,15 @@ class Pythonic:
         if not self.started and s:
             self.raw.append(s)
 
+    def _skip_space(self, s: str, i: int, out: Emitter) -> Tuple[int, bool]:
+        """Reads the whitespace run at ``s[i:]`` (kept while no call has started): (past it,
+        True), or past the cap (where to go on, False): the markup failed there."""
+        ws, over = self._space(s, i)
+        self._keep(s[i : i + ws])
+        if over:
+            return self._fail(i + ws, out), False
+        return i + ws, True
+
     def _open(self, opener: str) -> None:
         self.raw = [opener]
         self.started = False
@@ -175,14 +184,9 @@ class Pythonic:
                     return i
                 self._open(style.triggers.list[which])
             elif st == "Open":
-                ws, over = self._space(s, i)
-                self._keep(s[i : i + ws])
-                if over:
-                    i = self._fail(i + ws, out)
+                i, ok = self._skip_space(s, i, out)
+                if not ok or i == n:
                     continue
-                i += ws
-                if i == n:
-                    break
                 if s[i] == "[":
                     self._keep("[")
                     i += 1
@@ -190,14 +194,9 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Call":
-                ws, over = self._space(s, i)
-                self._keep(s[i : i + ws])
-                if over:
-                    i = self._fail(i + ws, out)
+                i, ok = self._skip_space(s, i, out)
+                if not ok or i == n:
                     continue
-                i += ws
-                if i == n:
-                    break
                 c = s[i]
                 if c in _IDENT_START:
                     self.st, self.buf, self.buflen = "Name", [], 0
@@ -240,27 +239,18 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Paren":
-                ws, over = self._space(s, i)
-                self._keep(s[i : i + ws])
-                if over:
-                    i = self._fail(i + ws, out)
+                i, ok = self._skip_space(s, i, out)
+                if not ok or i == n:
                     continue
-                i += ws
-                if i == n:
-                    break
                 if s[i] == "(":
                     i += 1
                     self._start_call(out)
                 else:
                     i = self._fail(i, out)
             elif st == "Key":
-                ws, over = self._space(s, i)
-                if over:
-                    i = self._fail(i + ws, out)
+                i, ok = self._skip_space(s, i, out)
+                if not ok or i == n:
                     continue
-                i += ws
-                if i == n:
-                    break
                 c = s[i]
                 if c in _IDENT_START:
                     self.st, self.buf, self.buflen = "KeyName", [], 0
@@ -291,13 +281,9 @@ class Pythonic:
                 else:
                     i = self._fail(i, out)
             elif st == "Eq":
-                ws, over = self._space(s, i)
-                if over:
-                    i = self._fail(i + ws, out)
+                i, ok = self._skip_space(s, i, out)
+                if not ok or i == n:
                     continue
-                i += ws
-                if i == n:
-                    break
                 if s[i] == "=":
                     if self._key(out):
                         i += 1
@@ -323,13 +309,13 @@ class Pythonic:
                 else:
                     i = self._fail(k, out)
             elif st == "AfterCall":
-                ws, over = self._space(s, i)
-                if over:
-                    i = self._fail(i + ws, out)
+                j, ok = self._skip_space(s, i, out)
+                if not ok:
+                    i = j
                     continue
-                if "\n" in s[i : i + ws] or "\r" in s[i : i + ws]:
+                if "\n" in s[i:j] or "\r" in s[i:j]:
                     self.newline = True
-                i += ws
+                i = j
                 if i == n:
                     break
                 c = s[i]
