@@ -313,6 +313,10 @@ class CallKeys:
         return "Other"
 
 
+# the states that read whitespace between tokens (the run counted in ``ws``)
+_BETWEEN_TOKENS = frozenset(("Open", "KeyOrClose", "Key", "CommaOrClose", "Colon", "Value"))
+
+
 def is_blank(name: str) -> bool:
     """Whether a function name is blank (empty or whitespace only, as ``str.strip`` sees it): a
     blank name is malformed markup, not a call (the ``ToolCall`` model refuses it)."""
@@ -391,7 +395,8 @@ class CallObject:
         i = start
         while i < n:
             st = self.st
-            if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
+            if st in _BETWEEN_TOKENS:
+                # whitespace between tokens: one run, capped by WS_MAX
                 c = s[i]
                 if c in WS:
                     self.ws += 1
@@ -400,6 +405,7 @@ class CallObject:
                     i += 1
                     continue
                 self.ws = 0
+            if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
                 if st == "Open" and c == "{":
                     self.st = "KeyOrClose"
                 elif st in ("KeyOrClose", "Key") and c == '"':
@@ -434,26 +440,11 @@ class CallObject:
                 else:
                     return (MORE, 0)
             elif st == "Colon":
-                c = s[i]
-                if c == ":":
-                    self.ws = 0
-                    self.st = "Value"
-                elif c in WS:
-                    self.ws += 1
-                    if self.ws > WS_MAX:
-                        return (ERROR, i - start)
-                else:
+                if c != ":":
                     return (ERROR, i - start)
+                self.st = "Value"
                 i += 1
             elif st == "Value":
-                c = s[i]
-                if c in WS:
-                    self.ws += 1
-                    if self.ws > WS_MAX:
-                        return (ERROR, i - start)
-                    i += 1
-                    continue
-                self.ws = 0
                 m = self.member
                 if m == "Name" and c == '"':
                     self.st, self.dec, self.buf, self.read = "Name", StrDecoder(), [], 0
