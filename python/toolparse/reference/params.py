@@ -176,6 +176,21 @@ def _digits(s: str, i: int) -> int:
     return j - i
 
 
+def _exponent(t: str, i: int) -> int:
+    """The length of the exponent (``e``, a sign, digits) at ``t[i:]``: 0 where none stands, -1
+    where it has no digits."""
+    n = len(t)
+    if i == n or t[i] not in "eE":
+        return 0
+    j = i + 1
+    if j < n and t[j] in "+-":
+        j += 1
+    e = _digits(t, j)
+    if e == 0:
+        return -1
+    return j + e - i
+
+
 def _integer_text(t: str) -> Optional[str]:
     neg = t[:1] == "-"
     body = t[1:] if t[:1] in ("-", "+") else t
@@ -200,14 +215,10 @@ def _number_text(t: str) -> Optional[str]:
         i += frac
     if ints + frac == 0:
         return None
-    if i < n and t[i] in "eE":
-        i += 1
-        if i < n and t[i] in "+-":
-            i += 1
-        e = _digits(t, i)
-        if e == 0:
-            return None
-        i += e
+    e = _exponent(t, i)
+    if e < 0:
+        return None
+    i += e
     if i != n:
         return None
     f = float(t)
@@ -251,13 +262,10 @@ def _json_number(t: str, i: int) -> Optional[Tuple[str, int]]:
             return None
         j += 1 + f
         is_float = True
-    if j < n and t[j] in "eE":
-        j += 1
-        if j < n and t[j] in "+-":
-            j += 1
-        e = _digits(t, j)
-        if e == 0:
-            return None
+    e = _exponent(t, j)
+    if e < 0:
+        return None
+    if e:
         j += e
         is_float = True
     text = t[i:j]
