@@ -39,7 +39,7 @@
 //! messages, a tool body that ends inside a call, `<|message|>` in a tool body) sets `malformed`
 //! and everything after is content; the end of the text inside a call is truncation.
 
-use super::openai::HEADER_MAX;
+use super::openai::{finish_outside, HEADER_MAX};
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -368,13 +368,7 @@ impl Machine for Muse {
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         let frame = self.frame;
         match &mut self.st {
-            // Whitespace after the last message is markup; whitespace-only output is content.
-            State::Outside { raw, first } => {
-                if *first || !rest.is_empty() {
-                    out.content(raw);
-                    out.content(rest);
-                }
-            }
+            State::Outside { raw, first } => finish_outside(raw, *first, rest, out),
             // A header cut off by the end of the text: the markup of an unfinished call when it
             // names a tool; else content.
             State::Header { raw, at, .. } => {

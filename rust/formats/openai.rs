@@ -450,6 +450,15 @@ fn cut(s: &str, mut n: usize) -> &str {
     &s[..n]
 }
 
+/// The text ends outside a message (muse's too; `raw`, the whitespace held, `first`: no message
+/// came before): whitespace after the last message is markup; whitespace-only output is content.
+pub fn finish_outside(raw: &str, first: bool, rest: &str, out: &mut Emitter) {
+    if first || !rest.is_empty() {
+        out.content(raw);
+        out.content(rest);
+    }
+}
+
 fn outside() -> State {
     State::Outside {
         raw: String::new(),
@@ -802,13 +811,7 @@ impl Machine for Harmony {
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            // Whitespace after the last message is markup; whitespace-only output is content.
-            State::Outside { raw, first } => {
-                if *first || !rest.is_empty() {
-                    out.content(raw);
-                    out.content(rest);
-                }
-            }
+            State::Outside { raw, first } => finish_outside(raw, *first, rest, out),
             // The body's end marker was real (the text ends); what follows it is as after a
             // message.
             State::Ended { raw, end, .. } => {

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
 from .event import Emitter
-from .openai import HEADER_MAX
+from .openai import HEADER_MAX, finish_outside
 from .params import ToolTypes
 from .scan import NAME_MAX, WS, WS_MAX, Markers, ws_len
 from .xml_params import Style, XmlParams
@@ -281,10 +281,7 @@ class Muse:
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
         if st == "Outside":
-            # Whitespace after the last message is markup; whitespace-only output is content.
-            if self.first or rest:
-                out.content(self.raw)
-                out.content(rest)
+            finish_outside(self.raw, self.first, rest, out)
         elif st == "Header":
             # A header cut off by the end of the text: the markup of an unfinished call when it
             # names a tool; else content.

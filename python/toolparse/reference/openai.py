@@ -226,6 +226,15 @@ class Checks:
         return True
 
 
+def finish_outside(raw: str, first: bool, rest: str, out: Emitter) -> None:
+    """The text ends outside a message (muse's too; ``raw``, the whitespace held, ``first``: no
+    message came before): whitespace after the last message is markup; whitespace-only output is
+    content."""
+    if first or rest:
+        out.content(raw)
+        out.content(rest)
+
+
 def parse(h: str, role: bool, frame: Frame) -> Optional[tuple]:
     """Routes a complete header (the text between ``<|start|>`` and ``<|message|>``; ``role``: it
     begins with the role): ``("content",)``, ``("reasoning",)``, ``("dropped",)`` or
@@ -603,10 +612,7 @@ class Harmony:
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
         if st == "Outside":
-            # Whitespace after the last message is markup; whitespace-only output is content.
-            if self.first or rest:
-                out.content("".join(self.raw))
-                out.content(rest)
+            finish_outside("".join(self.raw), self.first, rest, out)
         elif st == "Ended":
             # The body's end marker was real (the text ends); what follows it is as after a
             # message.
