@@ -8,11 +8,13 @@ as a client rebuilds it, and the check that the non-streaming result and every s
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import corpus
 import toolparse
+from pydantic import TypeAdapter
 from toolparse import _core, reference
 
 # [(name, arguments)]: the arguments as their exact JSON text, or as the value it must parse to
@@ -168,3 +170,39 @@ def tool(name: str, properties: Dict[str, Any], described: bool = False) -> Dict
         fn["description"] = name
     fn["parameters"] = {"type": "object", "properties": props}
     return {"type": "function", "function": fn}
+
+
+@functools.cache
+def sdk_adapter(t: Any) -> TypeAdapter:
+    """One TypeAdapter per SDK type, kept alive: building one is slow, and a lazily validated
+    ``Iterable`` field must not outlive its adapter."""
+    return TypeAdapter(t)
+
+
+def sdk_valid(sdk_type: Any, value: Any) -> Any:
+    """``value`` validated as the SDK's TypedDict ``sdk_type`` (its lazily validated ``Iterable``
+    fields consumed, so every nested item is checked), as plain dicts and lists."""
+    return _materialise(sdk_adapter(sdk_type).validate_python(value))
+
+
+def _materialise(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _materialise(v) for k, v in x.items()}
+    if isinstance(x, (str, bytes)):
+        return x
+    if hasattr(x, "__iter__"):
+        return [_materialise(v) for v in x]
+    return x
+
+
+def dsml(block: str, key: str) -> str:
+    """The peers' DeepSeek DSML sample (vLLM's and SGLang's deepseek_v32 / v4 tests): one
+    ``<｜DSML｜{block}>`` holding get_weather({key}: "杭州", days: 5), typed by ``string``."""
+    return (
+        f"<｜DSML｜{block}>\n"
+        '<｜DSML｜invoke name="get_weather">\n'
+        f'<｜DSML｜parameter name="{key}" string="true">杭州</｜DSML｜parameter>\n'
+        '<｜DSML｜parameter name="days" string="false">5</｜DSML｜parameter>\n'
+        "</｜DSML｜invoke>\n"
+        f"</｜DSML｜{block}>"
+    )

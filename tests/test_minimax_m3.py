@@ -398,36 +398,31 @@ def test_truncated(backend: str) -> None:
 
 def _dumped_trees(tool: Any) -> List[Any]:
     """The schema tree walked over ``model_dump(exclude_none=True)`` (how the facade built it
-    before it walked the models): the reference for ``test_schema_trees_walk_the_models``."""
+    before it walked the models), recursively and in preorder (a node, its properties in order,
+    then its ``items`` or ``additionalProperties``): the reference for
+    ``test_schema_trees_walk_the_models``."""
     from toolparse.parser import _container, _prop_types
 
     fn = tool.function
     params = fn.parameters.model_dump(exclude_none=True) if fn.parameters is not None else {}
-    root: dict = {}
-    nodes: List[Any] = [([], 1, root, -1)]
-    work: List[Any] = []
-    props = params.get("properties")
-    if isinstance(props, dict):
-        work.extend((v, root, k) for k, v in reversed(list(props.items())))
-    while work:
-        schema, slot, key = work.pop()
-        if not isinstance(schema, dict):
-            continue
-        container, branch = _container(schema)
-        children: dict = {}
+    nodes: List[Any] = []
+
+    def add(types: List[str], container: int, branch: Any) -> int:
         index = len(nodes)
-        nodes.append((_prop_types(schema), container, children, -1))
-        if isinstance(slot, dict):
-            slot[key] = index
-        else:
-            t, c, ch, _ = nodes[slot]
-            nodes[slot] = (t, c, ch, index)
+        nodes.append(None)
+        children: dict = {}
+        props = branch.get("properties") if container == 1 else None
+        for key, value in props.items() if isinstance(props, dict) else ():
+            if isinstance(value, dict):
+                children[key] = add(_prop_types(value), *_container(value))
         other = branch.get("items") if container == 2 else branch.get("additionalProperties")
-        if container:
-            work.append((other, index, None))
-        bprops = branch.get("properties") if container == 1 else None
-        if isinstance(bprops, dict):
-            work.extend((v, children, k) for k, v in reversed(list(bprops.items())))
+        after = -1
+        if container and isinstance(other, dict):
+            after = add(_prop_types(other), *_container(other))
+        nodes[index] = (types, container, children, after)
+        return index
+
+    add([], 1, {"properties": params.get("properties")})
     return nodes
 
 

@@ -13,21 +13,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 from test_models import names, texts, tool_calls
-from toolparse.models import (
-    DeltaFunctionCall,
-    DeltaMessage,
-    DeltaToolCall,
+from toolparse.models import FunctionCall, Message, ToolCall
+from toolparse.models.events import (
     DoneEvent,
     ErrorEvent,
-    ExtractedToolCallInformation,
-    FunctionCall,
-    Message,
     ReasoningDeltaEvent,
     TextDeltaEvent,
-    ToolCall,
     ToolCallsEvent,
     Usage,
     parse_stream_event,
+)
+from toolparse.models.parsing import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    ExtractedToolCallInformation,
 )
 
 # ==================================================================================================

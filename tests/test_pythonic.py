@@ -130,15 +130,12 @@ def test_layout_python_accepts(fmt: str, backend: str) -> None:
 # ----- 4. every type -----
 
 
-@params
-@fmts
-def test_every_type(fmt: str, backend: str) -> None:
-    body = (
-        "[f(s='single', d=\"double\", i=42, neg=-7, fl=3.14, e=2.5e3, t=True, fa=False, "
-        "n=None, l=[1, 'two', [3]], tu=(1, 2), one=(1,), nested={'a': {'b': [1, {'c': None}]}}, "
-        "el=[], ed={}, hx=0x1F, big=12345678901234567890)]"
-    )
-    want = {
+# (the text of one call's list, its arguments)
+EVERY_TYPE = (
+    "[f(s='single', d=\"double\", i=42, neg=-7, fl=3.14, e=2.5e3, t=True, fa=False, "
+    "n=None, l=[1, 'two', [3]], tu=(1, 2), one=(1,), nested={'a': {'b': [1, {'c': None}]}}, "
+    "el=[], ed={}, hx=0x1F, big=12345678901234567890)]",
+    {
         "s": "single",
         "d": "double",
         "i": 42,
@@ -156,9 +153,8 @@ def test_every_type(fmt: str, backend: str) -> None:
         "ed": {},
         "hx": 31,
         "big": 12345678901234567890,
-    }
-    for text in forms(fmt, body):
-        check(fmt, backend, text, None, [("f", want)])
+    },
+)
 
 
 # ----- 6. text before / after -----
@@ -190,15 +186,11 @@ def test_llama4_markers_around_text(backend: str) -> None:
 # ----- 7. escapes and non-ASCII -----
 
 
-@params
-@fmts
-def test_escapes_and_non_ascii(fmt: str, backend: str) -> None:
-    body = (
-        "[f(q='He said \"hi\"', p='C:\\\\Users', nl='\\n', tab='a\\tb', cjk='東京', "
-        "emoji='🎉', dq=\"it's\", u='\\u00e9\\U0001F600', x='\\x41', raw=r'\\d+', "
-        "tri='''a\n\"b\"''')]"
-    )
-    want = {
+ESCAPES_AND_NON_ASCII = (
+    "[f(q='He said \"hi\"', p='C:\\\\Users', nl='\\n', tab='a\\tb', cjk='東京', "
+    "emoji='🎉', dq=\"it's\", u='\\u00e9\\U0001F600', x='\\x41', raw=r'\\d+', "
+    "tri='''a\n\"b\"''')]",
+    {
         "q": 'He said "hi"',
         "p": "C:\\Users",
         "nl": "\n",
@@ -210,7 +202,17 @@ def test_escapes_and_non_ascii(fmt: str, backend: str) -> None:
         "x": "A",
         "raw": "\\d+",
         "tri": 'a\n"b"',
-    }
+    },
+)
+
+
+@params
+@fmts
+@pytest.mark.parametrize(
+    "case", [EVERY_TYPE, ESCAPES_AND_NON_ASCII], ids=["every_type", "escapes_and_non_ascii"]
+)
+def test_argument_values(fmt: str, backend: str, case: Tuple[str, Dict[str, Any]]) -> None:
+    body, want = case
     for text in forms(fmt, body):
         check(fmt, backend, text, None, [("f", want)])
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -12,15 +11,8 @@ import pytest
 anthropic = pytest.importorskip("anthropic")
 
 import toolparse  # noqa: E402
-from anthropic.types import (  # noqa: E402
-    MessageParam,
-    TextBlockParam,
-    ToolParam,
-    ToolResultBlockParam,
-    ToolUseBlock,
-    ToolUseBlockParam,
-)
-from pydantic import TypeAdapter  # noqa: E402
+from anthropic.types import MessageParam, ToolParam, ToolUseBlock, ToolUseBlockParam  # noqa: E402
+from helpers import sdk_valid  # noqa: E402
 from toolparse import Message, Tool, ToolCall  # noqa: E402
 
 WEATHER = Tool.from_function(
@@ -37,36 +29,18 @@ WEATHER = Tool.from_function(
 )
 CALL = ToolCall.create("get_weather", {"city": "Zürich", "days": 3, "x": [1.5, None]}, id="toolu_1")
 BLOCKS = {
-    "text": TextBlockParam,
+    "text": anthropic.types.TextBlockParam,
     "tool_use": ToolUseBlockParam,
-    "tool_result": ToolResultBlockParam,
+    "tool_result": anthropic.types.ToolResultBlockParam,
 }
-
-
-@functools.cache
-def adapter(t: Any) -> TypeAdapter:
-    """One TypeAdapter per SDK type, kept alive: building one is slow, and a lazily validated
-    ``Iterable`` field must not outlive its adapter."""
-    return TypeAdapter(t)
-
-
-def materialise(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {k: materialise(v) for k, v in x.items()}
-    if isinstance(x, (str, bytes)):
-        return x
-    if hasattr(x, "__iter__"):
-        return [materialise(v) for v in x]
-    return x
 
 
 def valid_message_param(param: Any) -> None:
     """``param`` validates as the SDK's MessageParam, and each block as its block type."""
-    assert materialise(adapter(MessageParam).validate_python(param)) == param
+    assert sdk_valid(MessageParam, param) == param
     if isinstance(param["content"], list):
         for block in param["content"]:
-            typed = adapter(BLOCKS[block["type"]]).validate_python(block)
-            assert materialise(typed) == block
+            assert sdk_valid(BLOCKS[block["type"]], block) == block
 
 
 # ------------------------------------------------------------------------------------------------
@@ -82,7 +56,7 @@ def test_tool_call_round_trip():
     # ToolCall.create writes the arguments as json.dumps(ensure_ascii=False), as from_anthropic
     assert ToolCall.from_anthropic(block) == CALL
     param = CALL.to_anthropic(param=True)
-    assert materialise(adapter(ToolUseBlockParam).validate_python(param)) == param
+    assert sdk_valid(ToolUseBlockParam, param) == param
     assert ToolCall.from_anthropic(param) == CALL
 
 
@@ -134,7 +108,7 @@ def test_tool_use_bad_input_names_the_field(bad, field):
 
 def test_tool_round_trip():
     param = WEATHER.to_anthropic()
-    assert materialise(adapter(ToolParam).validate_python(param)) == param
+    assert sdk_valid(ToolParam, param) == param
     assert param["input_schema"]["properties"]["unit"]["default"] is None
     assert Tool.from_anthropic(param) == WEATHER
     strict = Tool.from_function("f", parameters={"type": "object", "properties": {}}, strict=True)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -13,6 +12,7 @@ openai = pytest.importorskip("openai")
 
 import corpus  # noqa: E402
 import toolparse  # noqa: E402
+from helpers import sdk_valid  # noqa: E402
 from openai.types.chat import (  # noqa: E402
     ChatCompletion,
     ChatCompletionChunk,
@@ -22,7 +22,6 @@ from openai.types.chat import (  # noqa: E402
     ChatCompletionToolParam,
 )
 from openai.types.chat.chat_completion_chunk import ChoiceDelta, ChoiceDeltaToolCall  # noqa: E402
-from pydantic import TypeAdapter  # noqa: E402
 from toolparse import DeltaMessage, DeltaToolCall, Message, Tool, ToolCall  # noqa: E402
 
 BACKENDS = ("rust", "python")
@@ -45,29 +44,6 @@ WEATHER = Tool.from_function(
 CALL = ToolCall.create("get_weather", {"city": "Zürich", "days": 3}, id="call_abc123")
 
 
-def valid(adapter_type: Any, value: Any) -> Any:
-    """``value`` validated as the SDK's TypedDict ``adapter_type`` (its lazily validated
-    ``Iterable`` fields consumed, so every nested item is checked)."""
-    return materialise(adapter(adapter_type).validate_python(value))
-
-
-@functools.cache
-def adapter(t: Any) -> TypeAdapter:
-    """One TypeAdapter per SDK type, kept alive: building one is slow, and a lazily validated
-    ``Iterable`` field must not outlive its adapter."""
-    return TypeAdapter(t)
-
-
-def materialise(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {k: materialise(v) for k, v in x.items()}
-    if isinstance(x, (str, bytes)):
-        return x
-    if hasattr(x, "__iter__"):
-        return [materialise(v) for v in x]
-    return x
-
-
 def function_tool_call_class() -> Any:
     chat = openai.types.chat
     return getattr(
@@ -88,7 +64,7 @@ def test_tool_call_round_trip():
     assert sdk.function.arguments == CALL.function.arguments  # the JSON text, unchanged
     assert ToolCall.from_openai(sdk) == CALL
     param = CALL.to_openai(param=True)
-    assert valid(ChatCompletionMessageToolCallParam, param) == param
+    assert sdk_valid(ChatCompletionMessageToolCallParam, param) == param
     assert ToolCall.from_openai(param) == CALL
 
 
@@ -181,7 +157,7 @@ def test_not_a_mapping_is_a_type_error():
 
 def test_tool_round_trip():
     param = WEATHER.to_openai()
-    assert valid(ChatCompletionToolParam, param) == param
+    assert sdk_valid(ChatCompletionToolParam, param) == param
     assert param["function"]["parameters"]["properties"]["unit"]["default"] is None
     assert Tool.from_openai(param) == WEATHER
     bare = Tool.from_function("ping")
@@ -223,7 +199,7 @@ MESSAGES = [
 @pytest.mark.parametrize("message", MESSAGES, ids=lambda m: m.role)
 def test_message_round_trip(message):
     param = message.to_openai(param=True)
-    assert valid(ChatCompletionMessageParam, param) == param
+    assert sdk_valid(ChatCompletionMessageParam, param) == param
     assert Message.from_openai(param) == message
     sdk = message.to_openai()
     if message.role == "assistant":

@@ -92,21 +92,12 @@ def test_mimo(backend: str) -> None:
 
 # ----- deepseek_v4 / deepseek_v41 (vLLM parser/deepseek_v4.py, deepseek_v41.py; SGLang) -----
 
-V4 = (
-    "<｜DSML｜tool_calls>\n"
-    '<｜DSML｜invoke name="get_weather">\n'
-    '<｜DSML｜parameter name="city" string="true">杭州</｜DSML｜parameter>\n'
-    '<｜DSML｜parameter name="days" string="false">5</｜DSML｜parameter>\n'
-    "</｜DSML｜invoke>\n"
-    "</｜DSML｜tool_calls>"
-)
+V4 = helpers.dsml("tool_calls", "city")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_deepseek_v4(backend: str) -> None:
     want = [("get_weather", {"city": "杭州", "days": 5})]
-    check("deepseek_v4", backend, V4, None, want)
-    check("deepseek_v4", backend, "Sure.\n\n" + V4, "Sure.\n\n", want, every_split=False)
     # the start spellings vLLM saw in production
     for start in ("<｜DSML｜toolcalls>", "<｜DSML｜tool>"):
         check("deepseek_v4", backend, V4.replace("<｜DSML｜tool_calls>", start), None, want, False)
@@ -224,12 +215,18 @@ K2 = (
     "</ifm|tool_call>\n</ifm|tool_calls>"
 )
 
+# The peers' samples: alone, and after content.
+PEER_SAMPLES = [
+    ("deepseek_v4", V4, "Sure.\n\n", [("get_weather", {"city": "杭州", "days": 5})]),
+    ("k2_horizon", K2, "I will look.\n", [("get_weather", {"city": "  Boston  ", "days": 3})]),
+]
 
+
+@pytest.mark.parametrize("fmt,text,lead,want", PEER_SAMPLES, ids=[c[0] for c in PEER_SAMPLES])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_k2_horizon(backend: str) -> None:
-    want = [("get_weather", {"city": "  Boston  ", "days": 3})]
-    check("k2_horizon", backend, K2, None, want)
-    check("k2_horizon", backend, "I will look.\n" + K2, "I will look.\n", want, every_split=False)
+def test_peer_sample(fmt: str, text: str, lead: str, want: Any, backend: str) -> None:
+    check(fmt, backend, text, None, want)
+    check(fmt, backend, lead + text, lead, want, every_split=False)
 
 
 def _k2(key: str, ty: str, value: str, func: str = "typed") -> str:

@@ -335,14 +335,7 @@ def test_step3_name_repeated_before_the_invoke(backend: str) -> None:
 
 # ----- deepseek_v32 (vLLM deepseek_v32 parser, SGLang deepseekv32_detector.py) -----
 
-DSML = (
-    "<｜DSML｜function_calls>\n"
-    '<｜DSML｜invoke name="get_weather">\n'
-    '<｜DSML｜parameter name="location" string="true">杭州</｜DSML｜parameter>\n'
-    '<｜DSML｜parameter name="days" string="false">5</｜DSML｜parameter>\n'
-    "</｜DSML｜invoke>\n"
-    "</｜DSML｜function_calls>"
-)
+DSML = helpers.dsml("function_calls", "location")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -4,6 +4,9 @@ results the servers' streams and parses must equal)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from typing import Any, Dict, List, Optional, Tuple
 
 import corpus  # tests/ is on sys.path: tests/conftest.py
@@ -97,3 +100,17 @@ def expected(
     ).extract_tool_calls(text)
     calls = [(c.function.name, c.function.arguments) for c in info.tool_calls]
     return info.reasoning or None, info.content or None, calls
+
+
+def check_never_imports_the_twin(script: str) -> None:
+    """``script``, run in a fresh process on the Rust path, never imports the pure-Python twin
+    (``toolparse.reference``)."""
+    script += textwrap.dedent(
+        """
+        loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
+        assert not loaded, loaded
+        print("OK")
+        """
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]

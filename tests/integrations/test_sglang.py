@@ -21,21 +21,17 @@ imported before SGLang, so it is imported first when present.
 """
 
 from __future__ import annotations
-import __future__
 
-import ast
 import asyncio
 import importlib.metadata
 import importlib.util
 import json
-import logging
 import os
 import random
 import subprocess
 import sys
 import textwrap
 import types
-import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
@@ -51,7 +47,6 @@ pytest.importorskip("sglang")
 fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
 
 import corpus  # noqa: E402  (tests/ is on sys.path: tests/conftest.py)
-import orjson  # noqa: E402
 import toolparse  # noqa: E402
 from server_cases import (  # noqa: E402
     cases_of,
@@ -68,8 +63,7 @@ from sglang.srt.function_call.core_types import (  # noqa: E402
     StructureInfo,
     ToolCallItem,
 )
-from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
-from sglang.srt.parser.response_template import grammar_holds_calls  # noqa: E402
+from sglang_serving import load_serving_methods, run_startup  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -94,66 +88,9 @@ _SERVING_METHODS = (
 )
 
 
-def _load_serving_tool_path() -> Tuple[type, Any]:
-    """``OpenAIServingChat``'s tool-call methods and ``_incomplete_tool_call_indices``, compiled
-    from SGLang's ``serving_chat.py`` as they are (line numbers kept for tracebacks)."""
-    spec = importlib.util.find_spec("sglang.srt.entrypoints.openai.serving_chat")
-    assert spec is not None and spec.origin
-    with open(spec.origin, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), spec.origin)
-    funcs = [
-        n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef) and n.name == "_incomplete_tool_call_indices"
-    ]
-    cls = next(
-        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "OpenAIServingChat"
-    )
-    methods = [
-        n
-        for n in cls.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _SERVING_METHODS
-    ]
-    assert len(funcs) == 1 and {m.name for m in methods} == set(_SERVING_METHODS), (
-        "SGLang's serving_chat.py changed shape"
-    )
-    new_cls = ast.ClassDef(
-        name="ServingChatToolPath", bases=[], keywords=[], body=methods, decorator_list=[]
-    )
-    if "type_params" in ast.ClassDef._fields:  # Python >= 3.12
-        new_cls.type_params = []
-    module = ast.Module(body=[*funcs, new_cls], type_ignores=[])
-    ast.fix_missing_locations(module)
-    code = compile(
-        module, spec.origin, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True
-    )
-    ns: Dict[str, Any] = {
-        "__name__": "sglang_serving_chat_tool_path",
-        "json": json,
-        "uuid": uuid,
-        "orjson": orjson,
-        "logger": logging.getLogger("sglang.srt.entrypoints.openai.serving_chat"),
-        "FunctionCallParser": FunctionCallParser,
-        "JsonArrayParser": JsonArrayParser,
-        "grammar_holds_calls": grammar_holds_calls,
-        "ToolCallItem": ToolCallItem,
-    }
-    for name in (
-        "ChatCompletionMessageGenericParam",
-        "ChatCompletionResponseStreamChoice",
-        "ChatCompletionStreamResponse",
-        "DeltaMessage",
-        "FunctionResponse",
-        "ToolCall",
-        "ToolCallProcessingResult",
-        "ToolChoice",
-    ):
-        ns[name] = getattr(protocol, name)
-    exec(code, ns)
-    return ns["ServingChatToolPath"], ns["_incomplete_tool_call_indices"]
-
-
-ServingChatToolPath, incomplete_tool_call_indices = _load_serving_tool_path()
+ServingChatToolPath, incomplete_tool_call_indices = load_serving_methods(
+    "ServingChatToolPath", _SERVING_METHODS, {}
+)
 
 
 class Serving(ServingChatToolPath):  # type: ignore[misc, valid-type]
@@ -590,45 +527,21 @@ def test_fallback_main_runs_launch_server(monkeypatch: pytest.MonkeyPatch) -> No
 # Startup, in fresh processes
 # ==================================================================================================
 
-_STARTUP = textwrap.dedent(
-    """
-    import argparse, json, sys
-    try:
-        import vllm.tool_parsers  # the torch stand-in needs vLLM first
-    except Exception:
-        pass
-    import torch
-    if getattr(torch, "__file__", None) is None:
-        # the peers harness's torch stand-in: server_args' imports subclass (nn.Module, ABC), which
-        # needs a metaclass compatible with ABCMeta. Real torch is left alone.
-        import abc, torch.nn
-        meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})
-        torch.nn.Module = meta("Module", (), {"__init__": lambda self, *a, **k: None})
-    from sglang.srt.plugins import load_plugins
-    load_plugins()
-    if sys.argv[1] == "register":
-        from toolparse.integrations.sglang import register
-        register()
-    from sglang.srt.server_args import ServerArgs
-    parser = argparse.ArgumentParser(prog="sglang serve")
-    ServerArgs.add_cli_args(parser)
-    (action,) = [a for a in parser._actions if "--tool-call-parser" in a.option_strings]
-    ns = parser.parse_args(["--model-path", "m", "--tool-call-parser", sys.argv[2]])
-    print(json.dumps({"choices": list(action.choices), "parsed": ns.tool_call_parser}))
-    """
-)
+_STARTUP = """
+(action,) = [a for a in parser._actions if "--tool-call-parser" in a.option_strings]
+ns = parser.parse_args(["--model-path", "m", "--tool-call-parser", sys.argv[2]])
+print(json.dumps({"choices": list(action.choices), "parsed": ns.tool_call_parser}))
+"""
+_REGISTER = """
+if sys.argv[1] == "register":
+    from toolparse.integrations.sglang import register
+    register()
+"""
 
 
 def startup(name: str, register: bool = False, **env: str) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k != "SGLANG_PLUGINS"}
-    full_env.update(env)
-    return subprocess.run(
-        [sys.executable, "-c", _STARTUP, "register" if register else "plugins", name],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=300,
-    )
+    mode = "register" if register else "plugins"
+    return run_startup(_STARTUP, mode, name, before_args=_REGISTER, **env)
 
 
 def test_startup_plugin_adds_every_name() -> None:

@@ -13,19 +13,12 @@ under one delta, tokens, random groups and single characters.
 """
 
 from __future__ import annotations
-import __future__
 
-import ast
 import asyncio
-import importlib.util
 import json
-import logging
-import os
-import subprocess
 import sys
 import textwrap
 import types
-import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
@@ -42,7 +35,6 @@ fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
 rp = pytest.importorskip("sglang.srt.parser.reasoning_parser")
 
 import corpus  # noqa: E402
-import orjson  # noqa: E402
 import reasoning_pairs  # noqa: E402  (this folder is on sys.path: pytest's rootdir)
 import toolparse  # noqa: E402
 from reasoning_pairs import (  # noqa: E402
@@ -56,9 +48,7 @@ from reasoning_pairs import (  # noqa: E402
 )
 from server_cases import splittings  # noqa: E402
 from sglang.srt.entrypoints.openai import protocol  # noqa: E402
-from sglang.srt.function_call.core_types import ToolCallItem  # noqa: E402
-from sglang.srt.function_call.json_array_parser import JsonArrayParser  # noqa: E402
-from sglang.srt.parser.response_template import grammar_holds_calls  # noqa: E402
+from sglang_serving import load_serving_methods, run_startup  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -82,64 +72,11 @@ _METHODS = (
 )
 
 
-def _load() -> Tuple[type, Any]:
-    spec = importlib.util.find_spec("sglang.srt.entrypoints.openai.serving_chat")
-    assert spec is not None and spec.origin
-    with open(spec.origin, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), spec.origin)
-    funcs = [
-        n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef) and n.name == "_incomplete_tool_call_indices"
-    ]
-    cls = next(
-        n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "OpenAIServingChat"
-    )
-    methods = [
-        n
-        for n in cls.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name in _METHODS
-    ]
-    assert {m.name for m in methods} == set(_METHODS), "SGLang's serving_chat.py changed shape"
-    new_cls = ast.ClassDef(
-        name="ServingChatPaths", bases=[], keywords=[], body=methods, decorator_list=[]
-    )
-    if "type_params" in ast.ClassDef._fields:
-        new_cls.type_params = []
-    module = ast.Module(body=[*funcs, new_cls], type_ignores=[])
-    ast.fix_missing_locations(module)
-    code = compile(
-        module, spec.origin, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True
-    )
-    ns: Dict[str, Any] = {
-        "__name__": "sglang_serving_chat_paths",
-        "json": json,
-        "uuid": uuid,
-        "orjson": orjson,
-        "logger": logging.getLogger("sglang.srt.entrypoints.openai.serving_chat"),
-        "FunctionCallParser": FunctionCallParser,
-        "ReasoningParser": ReasoningParser,
-        "IQuestQ1ReasoningDetector": rp.IQuestQ1ReasoningDetector,
-        "JsonArrayParser": JsonArrayParser,
-        "grammar_holds_calls": grammar_holds_calls,
-        "ToolCallItem": ToolCallItem,
-    }
-    for name in (
-        "ChatCompletionMessageGenericParam",
-        "ChatCompletionResponseStreamChoice",
-        "ChatCompletionStreamResponse",
-        "DeltaMessage",
-        "FunctionResponse",
-        "ToolCall",
-        "ToolCallProcessingResult",
-        "ToolChoice",
-    ):
-        ns[name] = getattr(protocol, name)
-    exec(code, ns)
-    return ns["ServingChatPaths"], ns["_incomplete_tool_call_indices"]
-
-
-ServingChatPaths, incomplete_tool_call_indices = _load()
+ServingChatPaths, incomplete_tool_call_indices = load_serving_methods(
+    "ServingChatPaths",
+    _METHODS,
+    {"ReasoningParser": ReasoningParser, "IQuestQ1ReasoningDetector": rp.IQuestQ1ReasoningDetector},
+)
 
 
 class Serving(ServingChatPaths):  # type: ignore[misc, valid-type]
@@ -555,39 +492,15 @@ def test_stream_reasoning_false_holds_the_reasoning_back(backend: str, context: 
     assert serving is not None
 
 
-_STARTUP = textwrap.dedent(
-    """
-    import argparse, json, sys
-    try:
-        import vllm.tool_parsers  # the torch stand-in needs vLLM first
-    except Exception:
-        pass
-    import torch
-    if getattr(torch, "__file__", None) is None:
-        import abc, torch.nn
-        meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})
-        torch.nn.Module = meta("Module", (), {"__init__": lambda self, *a, **k: None})
-    from sglang.srt.plugins import load_plugins
-    load_plugins()
-    from sglang.srt.server_args import ServerArgs
-    parser = argparse.ArgumentParser(prog="sglang serve")
-    ServerArgs.add_cli_args(parser)
-    ns = parser.parse_args(["--model-path", "m", "--reasoning-parser", sys.argv[1],
-                            "--tool-call-parser", sys.argv[2]])
-    print(json.dumps([ns.reasoning_parser, ns.tool_call_parser]))
-    """
-)
+_STARTUP = """
+args = ["--model-path", "m", "--reasoning-parser", sys.argv[1], "--tool-call-parser", sys.argv[2]]
+ns = parser.parse_args(args)
+print(json.dumps([ns.reasoning_parser, ns.tool_call_parser]))
+"""
 
 
 def test_startup_accepts_the_pair() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SGLANG_PLUGINS"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _STARTUP, "toolparse_qwen3", "toolparse_hermes"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    proc = run_startup(_STARTUP, "toolparse_qwen3", "toolparse_hermes")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [
         "toolparse_qwen3",
@@ -619,15 +532,9 @@ _NO_TWIN = textwrap.dedent(
             got[0] += r or ""
             got[1] += n or ""
         assert got == [reasoning, normal], got
-    loaded = sorted(m for m in sys.modules if m.startswith("toolparse.reference"))
-    assert not loaded, loaded
-    print("OK")
     """
 )
 
 
 def test_rust_path_never_imports_the_twin() -> None:
-    r = subprocess.run(
-        [sys.executable, "-c", _NO_TWIN], capture_output=True, text=True, timeout=300
-    )
-    assert r.returncode == 0 and r.stdout.strip().endswith("OK"), r.stderr[-3000:]
+    reasoning_pairs.check_never_imports_the_twin(_NO_TWIN)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from toolparse.testing.adapters import _StubTokenizer
 from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
 
@@ -13,22 +14,11 @@ MESSAGES = [{"role": "user", "content": "hi"}]
 TOOL_CHOICES = ("auto", "none", "required", "named")
 
 
-class Tokenizer:
+class Tokenizer(_StubTokenizer):
     """Just what vLLM's parser construction and streaming read of a tokenizer: toolparse parsers
-    look at text only."""
+    look at text only (the conformance kit's stub)."""
 
     name_or_path = "mock"
-    all_special_tokens: List[str] = []
-    all_special_ids: List[int] = []
-
-    def get_vocab(self) -> Dict[str, int]:
-        return {"<unk>": 0}
-
-    def decode(self, ids: Any, **_: Any) -> str:
-        return ""
-
-    def encode(self, text: str, **_: Any) -> List[int]:
-        return [1] * len(text)
 
 
 TOKENIZER = Tokenizer()
@@ -94,13 +84,9 @@ class _AnyVocab(Dict[str, int]):
         return 7
 
 
-class PermissiveTokenizer:
+class PermissiveTokenizer(Tokenizer):
     """Enough of a tokenizer for vLLM's own tool parsers to be built (they only look up their
     markers' ids); nothing is decoded."""
-
-    name_or_path = "mock"
-    all_special_tokens: List[str] = []
-    all_special_ids: List[int] = []
 
     def get_vocab(self) -> Dict[str, int]:
         return _AnyVocab()
@@ -108,12 +94,6 @@ class PermissiveTokenizer:
     @property
     def vocab(self) -> Dict[str, int]:
         return _AnyVocab()
-
-    def decode(self, ids: Any, **_: Any) -> str:
-        return ""
-
-    def encode(self, text: str, **_: Any) -> List[int]:
-        return [1] * len(text)
 
     def convert_tokens_to_ids(self, tokens: Any) -> Any:
         return [7] * len(tokens) if isinstance(tokens, list) else 7
