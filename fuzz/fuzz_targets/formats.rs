@@ -3,6 +3,9 @@
 //! truncated output keeps exactly the streamed calls that ended.
 #![no_main]
 
+#[path = "../common/feed.rs"]
+mod feed;
+
 use libfuzzer_sys::fuzz_target;
 use toolparse::{Event, Format, Parser, Tools};
 
@@ -11,13 +14,7 @@ type Run = (String, String, Vec<(String, String, bool)>, bool, bool);
 
 fn run(f: Format, text: &str, cuts: &[usize]) -> Run {
     let mut p = Parser::new(f, &Tools::default());
-    let mut events = Vec::new();
-    let mut prev = 0;
-    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-        events.extend(p.feed(&text[prev..c]));
-        prev = c;
-    }
-    events.extend(p.finish());
+    let events = feed::feed_cut(&mut p, text, cuts);
     let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
     for ev in events {
         match ev {
@@ -40,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(rest);
     let formats: Vec<Format> = Format::all().collect();
     let f = formats[sel as usize % formats.len()];
-    let bounds: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let bounds = feed::char_bounds(&text);
     let whole = run(f, &text, &[]);
     assert_eq!(run(f, &text, &bounds), whole, "one char per delta");
     let step = (stride as usize % 7) + 1;

@@ -4,6 +4,9 @@
 //! dropped.
 #![no_main]
 
+#[path = "../common/feed.rs"]
+mod feed;
+
 use libfuzzer_sys::fuzz_target;
 use toolparse::formats::Setup;
 use toolparse::reasoning::REASONING;
@@ -14,13 +17,7 @@ type Run = (String, String, Vec<(String, String)>, bool, bool);
 
 fn run(setup: Setup, text: &str, cuts: &[usize]) -> Run {
     let mut p = Parser::with(setup, &Tools::default());
-    let mut events = Vec::new();
-    let mut prev = 0;
-    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-        events.extend(p.feed(&text[prev..c]));
-        prev = c;
-    }
-    events.extend(p.finish());
+    let events = feed::feed_cut(&mut p, text, cuts);
     let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
     for ev in events {
         match ev {
@@ -46,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
     let format = (*f_sel as usize % (formats.len() + 1)).checked_sub(1).map(|i| formats[i]);
     let started = [None, Some(true), Some(false)][*flags as usize % 3];
     let setup = Setup { format, reasoning: Some(reasoning), started };
-    let bounds: Vec<usize> = (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+    let bounds = feed::char_bounds(&text);
     let whole = run(setup, &text, &[]);
     assert_eq!(run(setup, &text, &bounds), whole, "one char per delta");
     let step = (*flags as usize / 3 % 7) + 1;

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
 
+from . import sdk as _sdk  # noqa: F401  (registers the models' SDK conversions)
 from . import spec as _spec
 from .grammar import structural_tag
 from .ids import IdSource

@@ -2,6 +2,8 @@
 
 from typing import Any, Callable, Dict, List, Optional, Tuple, final
 
+from typing_extensions import Self
+
 from .models import DeltaFunctionCall, DeltaMessage, DeltaToolCall
 
 __version__: str
@@ -32,9 +34,8 @@ _ToolTypes = Dict[str, Dict[str, List[str]]]
 # node 0 the parameters object
 _Schemas = Dict[str, List[Tuple[List[str], int, Dict[str, int], int]]]
 
-@final
-class Parser:
-    """A streaming parser for one response."""
+class _Setup:
+    """Stub only (not a runtime class): the constructor Parser and Format share."""
 
     def __new__(
         cls,
@@ -43,7 +44,12 @@ class Parser:
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
         schemas: Optional[_Schemas] = None,
-    ) -> Parser: ...
+    ) -> Self: ...
+
+@final
+class Parser(_Setup):
+    """A streaming parser for one response."""
+
     def feed(self, text: str) -> Optional[_Delta]:
         """Feeds one delta; None when there is nothing to emit yet. ValueError after finish()."""
     def feed_many(self, texts: List[str]) -> List[Optional[_Delta]]:
@@ -87,17 +93,9 @@ class Parser:
     def format(self) -> str: ...
 
 @final
-class Format:
+class Format(_Setup):
     """A format with a request's tools, converted once; every stream reuses it."""
 
-    def __new__(
-        cls,
-        format: Optional[str],
-        tools: Optional[_ToolTypes] = None,
-        reasoning: Optional[str] = None,
-        reasoning_started: Optional[bool] = None,
-        schemas: Optional[_Schemas] = None,
-    ) -> Format: ...
     def parser(
         self,
         new_id: Optional[Callable[[], str]] = None,

@@ -29,12 +29,19 @@ mapping nor a pydantic model raises ``TypeError``.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
+import sys
+from typing import Any, Dict, List, Mapping, Tuple
 
-from .models._base import _STRICT_JSON
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .models import DeltaMessage, DeltaToolCall, Message, Tool, ToolCall
+from .models import (
+    DeltaFunctionCall,
+    DeltaMessage,
+    DeltaToolCall,
+    FunctionCall,
+    Message,
+    Tool,
+    ToolCall,
+)
+from .models._base import _STRICT_JSON, _register_sdk
 
 __all__ = [
     "delta_from_openai",
@@ -213,8 +220,6 @@ def tool_call_to_openai(tc: ToolCall, param: bool = False) -> Any:
 def tool_call_from_openai(obj: Any, where: str = "tool_call") -> ToolCall:
     """A ToolCall from an OpenAI function tool call (model or dict). A custom tool call
     (``type="custom"``, free-form input) has no function arguments: ValueError naming ``type``."""
-    from .models import FunctionCall, ToolCall
-
     d = _as_dict(obj, where)
     kind = d.get("type")
     if kind not in (None, "function"):
@@ -238,8 +243,6 @@ def tool_to_openai(tool: Tool) -> Dict[str, Any]:
 
 def tool_from_openai(obj: Any, where: str = "tool") -> Tool:
     """A Tool from a ``ChatCompletionToolParam`` dict or a ``ChatCompletionFunctionTool``."""
-    from .models import Tool
-
     d = _as_dict(obj, where)
     kind = d.get("type")
     if kind not in (None, "function"):
@@ -275,8 +278,6 @@ def message_from_openai(obj: Any, where: str = "message") -> Message:
     A ``developer`` message becomes a system message; a content list must hold text parts only
     (joined); an assistant message's ``refusal`` is its content when it has none. Function-role
     messages and the legacy ``function_call`` are not converted."""
-    from .models import Message
-
     d = _as_dict(obj, where)
     role = _get(d, "role", str, where)
     if role in _OPENAI_ROLES:
@@ -327,8 +328,6 @@ def delta_tool_call_to_openai(call: DeltaToolCall) -> Any:
 
 def delta_tool_call_from_openai(obj: Any, where: str = "tool_call") -> DeltaToolCall:
     """A DeltaToolCall from a ``ChoiceDeltaToolCall`` (or its dict)."""
-    from .models import DeltaFunctionCall, DeltaToolCall
-
     d = _as_dict(obj, where)
     index = _get(d, "index", int, where)
     if index < 0:
@@ -367,8 +366,6 @@ def delta_to_openai(delta: DeltaMessage) -> Any:
 def delta_from_openai(obj: Any, where: str = "delta") -> DeltaMessage:
     """A DeltaMessage from a ``ChoiceDelta`` (or its dict); the reasoning comes from the extra
     field ``reasoning`` or ``reasoning_content`` (vLLM's and DeepSeek's names)."""
-    from .models import DeltaMessage
-
     d = _as_dict(obj, where)
     role = _get(d, "role", str, where, required=False)
     content = _get(d, "content", str, where, required=False)
@@ -413,8 +410,6 @@ def tool_call_to_anthropic(tc: ToolCall, param: bool = False) -> Any:
 def tool_call_from_anthropic(obj: Any, where: str = "tool_use") -> ToolCall:
     """A ToolCall from a ``tool_use`` block (``ToolUseBlock`` or its dict): ``input`` becomes
     the arguments as ``json.dumps(input, ensure_ascii=False)``."""
-    from .models import FunctionCall, ToolCall
-
     d = _as_dict(obj, where)
     kind = d.get("type")
     if kind != "tool_use":
@@ -453,8 +448,6 @@ def tool_to_anthropic(tool: Tool) -> Dict[str, Any]:
 def tool_from_anthropic(obj: Any, where: str = "tool") -> Tool:
     """A Tool from a ``ToolParam`` dict (or a model of that shape). Server tools (a ``type``
     other than ``custom``, e.g. ``bash_20250124``) do not convert."""
-    from .models import Tool
-
     d = _as_dict(obj, where)
     kind = d.get("type")
     if kind not in (None, "custom"):
@@ -512,8 +505,6 @@ def messages_from_anthropic(obj: Any, where: str = "message") -> List[Message]:
     blocks are joined; thinking blocks are left out; other blocks (images, documents, server
     tools) raise ValueError naming the block. A response's ``stop_reason``, ``model`` and
     ``usage`` fill ``finish_reason``, ``model`` and the token counts."""
-    from .models import Message
-
     d = _as_dict(obj, where)
     role = _get(d, "role", str, where)
     if role not in ("user", "assistant", "system"):
@@ -567,8 +558,6 @@ def message_from_anthropic(obj: Any, where: str = "message") -> Message:
 
 
 def _tool_result_message(block: Dict[str, Any], where: str) -> Message:
-    from .models import Message
-
     tool_use_id = _get(block, "tool_use_id", str, where)
     content = block.get("content")
     if content is None:
@@ -606,3 +595,8 @@ def _response_metadata(d: Dict[str, Any], where: str) -> Dict[str, Any]:
         if prompt is not None and completion is not None:
             meta["total_tokens"] = prompt + completion
     return meta
+
+
+# The models' to_openai/from_openai/... methods call this module's converters through this hook
+# (the models cannot import this module, which builds them).
+_register_sdk(sys.modules[__name__])

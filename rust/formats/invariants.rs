@@ -2,6 +2,7 @@
 //! random texts built from marker pieces, JSON and Python fragments, no panic, and the streamed
 //! result is the same for every split and equal to the non-streaming one.
 
+use super::test_support::Rng;
 use super::{Format, Parser, Tools};
 use crate::event::{Delta, Event, Extracted};
 
@@ -111,20 +112,6 @@ const PIECES: &[&str] = &[
     "call:f{",
 ];
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
-}
-
 fn valid_text(f: Format, rng: &mut Rng) -> String {
     let name = ["f", "get_weather", "g"][rng.below(3)];
     let args = [
@@ -178,10 +165,7 @@ fn random_text(f: Format, rng: &mut Rng) -> String {
     // mutate or extend with random pieces
     for _ in 0..rng.below(12) {
         let piece = PIECES[rng.below(PIECES.len())];
-        let mut at = rng.below(s.len() + 1);
-        while !s.is_char_boundary(at) {
-            at -= 1;
-        }
+        let at = rng.boundary(&s);
         if rng.below(4) == 0 && at < s.len() {
             let mut end = at + 1;
             while !s.is_char_boundary(end) {

@@ -468,6 +468,8 @@ mod invariants;
 mod reasoning_invariants;
 #[cfg(test)]
 mod reasoning_tests;
+#[cfg(test)]
+mod test_support;
 
 #[cfg(test)]
 mod tests {

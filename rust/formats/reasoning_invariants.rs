@@ -5,6 +5,7 @@
 //! without a tool format nothing but markup is dropped.
 
 use crate::event::{Event, Extracted};
+use crate::formats::test_support::Rng;
 use crate::formats::{Format, Parser, Setup, Tools};
 use crate::reasoning::{Reasoning, REASONING};
 
@@ -44,20 +45,6 @@ const CALLS: &[(&str, &str)] = &[
          </seed:tool_call>",
     ),
 ];
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
-}
 
 /// The pieces a text for this pairing is made of.
 fn pieces(r: Reasoning, f: Option<Format>) -> Vec<&'static str> {

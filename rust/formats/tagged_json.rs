@@ -596,6 +596,7 @@ mod mistral_forms {
     use super::ID_MAX;
     use crate::event::Extracted;
     use crate::formats::invariants::{stream_deltas, DeltaStreamed};
+    use crate::formats::test_support::Rng;
     use crate::formats::{Format, Parser, Tools};
 
     fn extract(text: &str) -> Extracted {
@@ -725,30 +726,20 @@ mod mistral_forms {
             "[",
             "]",
         ];
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut rnd = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % n as u64).unwrap_or(0)
-        };
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..3000 {
-            let mut t = if rnd(2) == 0 {
+            let mut t = if rng.below(2) == 0 {
                 TWO.to_owned()
             } else {
                 String::new()
             };
-            for _ in 0..rnd(10) {
-                let mut at = rnd(t.len() + 1);
-                while !t.is_char_boundary(at) {
-                    at -= 1;
-                }
-                t.insert_str(at, PIECES[rnd(PIECES.len())]);
+            for _ in 0..rng.below(10) {
+                rng.insert_piece(&mut t, PIECES);
             }
             let whole = stream(&t, &[]);
             assert_eq!(stream(&t, &boundaries(&t)), whole, "{t:?}");
             let b = boundaries(&t);
-            let cut = b[rnd(b.len())];
+            let cut = b[rng.below(b.len())];
             assert_eq!(stream(&t, &[cut]), whole, "{t:?} {cut}");
         }
     }

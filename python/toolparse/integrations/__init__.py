@@ -6,9 +6,30 @@ so it imports nothing heavy.
 
 from __future__ import annotations
 
-from typing import List
+import logging
+from typing import Any, List, Sequence
 
 VLLM_PREFIX = "toolparse_"
+
+
+def server_structural_tag(
+    fmt: str, tools: Sequence[Any], logger: logging.Logger, **options: Any
+) -> Any:
+    """``toolparse.structural_tag(fmt, tools, **options)`` as an ``xgrammar.StructuralTag``, for
+    the servers' plugins; None when there is nothing to constrain, or for a request toolparse
+    cannot build a tag for (a warning on ``logger``; the request then runs unconstrained)."""
+    import toolparse
+
+    try:
+        tag = toolparse.structural_tag(fmt, tools, **options)
+    except ValueError as e:
+        logger.warning("toolparse_%s: no structural tag for this request (%s)", fmt, e)
+        return None
+    if tag is None:
+        return None
+    from xgrammar import StructuralTag
+
+    return StructuralTag.model_validate(tag)
 
 
 def vllm_class_name(fmt: str) -> str:

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import reasoning as _reasoning_common
+from toolparse.integrations import server_structural_tag
 from toolparse.integrations._twin import ServerModels
 
 logger = logging.getLogger(__name__)
@@ -479,23 +480,15 @@ def structural_tag_for(
     if isinstance(choice, BaseModel):
         choice = choice.model_dump(exclude_none=True)
     reasoning = _reasoning_common.own_reasoning(fmt) if thinking_mode else None
-    try:
-        tag = toolparse.structural_tag(
-            fmt,
-            dicts,
-            tool_choice=choice,
-            strict=_strict_level(),
-            parallel_tool_calls=parallel_tool_calls is not False,
-            reasoning=reasoning,
-        )
-    except ValueError as e:
-        logger.warning("toolparse_%s: no structural tag for this request (%s)", fmt, e)
-        return None
-    if tag is None:
-        return None
-    from xgrammar import StructuralTag
-
-    return StructuralTag.model_validate(tag)
+    return server_structural_tag(
+        fmt,
+        dicts,
+        logger,
+        tool_choice=choice,
+        strict=_strict_level(),
+        parallel_tool_calls=parallel_tool_calls is not False,
+        reasoning=reasoning,
+    )
 
 
 def _passthrough(text: str) -> Any:
@@ -508,6 +501,13 @@ class _NoPeer:
 
     def structure_info(self) -> Any:
         raise NotImplementedError(f"SGLang has no structure info for {self!r}")
+
+
+def _plugin_class(name: str, bases: Tuple[type, ...], doc: str, **attrs: Any) -> type:
+    """A class of this module made at run time: ``name``, ``bases``, ``doc`` and ``attrs``."""
+    return type(
+        name, bases, {"__module__": __name__, "__qualname__": name, "__doc__": doc, **attrs}
+    )
 
 
 def detector_class(fmt: str, backend: str = "rust") -> type:
@@ -530,16 +530,12 @@ def detector_class(fmt: str, backend: str = "rust") -> type:
     camel = "".join(part.capitalize() for part in fmt.replace("-", "_").split("_"))
     suffix = "" if backend == "rust" else "Python"
     name = f"Toolparse{camel}{suffix}Detector"
-    cls = type(
+    cls = _plugin_class(
         name,
         bases,
-        {
-            "__module__": __name__,
-            "__qualname__": name,
-            "__doc__": f"toolparse's {fmt!r} parser as an SGLang detector.",
-            "toolparse_format": fmt,
-            "toolparse_backend": backend,
-        },
+        f"toolparse's {fmt!r} parser as an SGLang detector.",
+        toolparse_format=fmt,
+        toolparse_backend=backend,
     )
     by_backend[backend] = cls
     return cls
@@ -765,16 +761,12 @@ def reasoning_detector_class(name: str, backend: str = "rust") -> type:
     cname = _reasoning_common.class_name(canon, "Detector") + (
         "" if backend == "rust" else "Python"
     )
-    cls = type(
+    cls = _plugin_class(
         cname,
         (_ToolparseReasoningDetector, rp.BaseReasoningFormatDetector),
-        {
-            "__module__": __name__,
-            "__qualname__": cname,
-            "__doc__": f"toolparse's {canon!r} reasoning format as an SGLang reasoning detector.",
-            "toolparse_reasoning": canon,
-            "toolparse_backend": backend,
-        },
+        f"toolparse's {canon!r} reasoning format as an SGLang reasoning detector.",
+        toolparse_reasoning=canon,
+        toolparse_backend=backend,
     )
     by_backend[backend] = cls
     return cls

@@ -26,6 +26,7 @@ import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
 from toolparse.integrations import reasoning as _reasoning_common
+from toolparse.integrations import server_structural_tag
 from toolparse.integrations import vllm_class_name as class_name
 from toolparse.integrations._vllm_deltas import (
     bind_classes,
@@ -146,24 +147,16 @@ def structural_tag_for_request(
     tools = getattr(request, "tools", None)
     if not tools:
         return None
-    try:
-        tag = toolparse.structural_tag(
-            fmt,
-            _request_tool_dicts(tools),
-            tool_choice=_tool_choice_of(getattr(request, "tool_choice", None)),
-            strict=_strict_of(strict_level),
-            parallel_tool_calls=getattr(request, "parallel_tool_calls", True) is not False,
-            reasoning=reasoning,
-            reasoning_started=reasoning_started,
-        )
-    except ValueError as e:
-        logger.warning("toolparse_%s: no structural tag for this request (%s)", fmt, e)
-        return None
-    if tag is None:
-        return None
-    from xgrammar import StructuralTag
-
-    return StructuralTag.model_validate(tag)
+    return server_structural_tag(
+        fmt,
+        _request_tool_dicts(tools),
+        logger,
+        tool_choice=_tool_choice_of(getattr(request, "tool_choice", None)),
+        strict=_strict_of(strict_level),
+        parallel_tool_calls=getattr(request, "parallel_tool_calls", True) is not False,
+        reasoning=reasoning,
+        reasoning_started=reasoning_started,
+    )
 
 
 def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) -> Any:

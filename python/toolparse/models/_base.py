@@ -56,6 +56,27 @@ class _Blank(BaseModel):
     __delattr__ = object.__delattr__  # type: ignore[assignment]
 
 
+# --------------------------------------------------------------------------------------------------
+# The SDK conversions. toolparse.sdk builds the models, so the models do not import it: the models'
+# to_openai/from_openai/... methods call the converters that module registers here when it is
+# imported (toolparse's package imports it, so it is there before any model is used).
+# --------------------------------------------------------------------------------------------------
+_sdk_converters: Any = None
+
+
+def _register_sdk(converters: Any) -> None:
+    """Called once by toolparse.sdk at import with its module (the converters' namespace)."""
+    global _sdk_converters
+    _sdk_converters = converters
+
+
+def _sdk() -> Any:
+    """toolparse.sdk's converters (see ``_register_sdk``)."""
+    if _sdk_converters is None:  # pragma: no cover - toolparse's package imports toolparse.sdk
+        raise ImportError("the SDK conversions need toolparse.sdk imported: import toolparse.sdk")
+    return _sdk_converters
+
+
 def generate_tool_call_id() -> str:
     """A new random tool call id in vLLM's format: ``chatcmpl-tool-`` + 32 hex characters."""
     return TOOL_CALL_ID_PREFIX + uuid.uuid4().hex

@@ -36,6 +36,7 @@ from ._base import (
     _is_trusted,
     _ModelT,
     _new,
+    _sdk,
     generate_tool_call_id,
 )
 
@@ -167,17 +168,13 @@ class ToolCall(BaseModel):
     ) -> Union[ChatCompletionMessageToolCall, ChatCompletionMessageToolCallParam]:
         """The OpenAI SDK's ``ChatCompletionMessageFunctionToolCall``; with ``param=True`` the
         request dict ``{"id", "type": "function", "function": {"name", "arguments"}}``."""
-        from .. import sdk
-
-        return sdk.tool_call_to_openai(self, param)
+        return _sdk().tool_call_to_openai(self, param)
 
     @classmethod
     def from_openai(cls, obj: Any) -> ToolCall:
         """From an OpenAI function tool call (SDK model or dict). A custom tool call or arguments
         that are not a JSON object raise ``ValueError`` naming the field."""
-        from .. import sdk
-
-        return sdk.tool_call_from_openai(obj)
+        return _sdk().tool_call_from_openai(obj)
 
     @overload
     def to_anthropic(self, param: Literal[False] = False) -> ToolUseBlock: ...
@@ -187,17 +184,13 @@ class ToolCall(BaseModel):
         """The Anthropic SDK's ``ToolUseBlock`` (``input`` = the arguments as a dict); with
         ``param=True`` the ``ToolUseBlockParam`` dict. ``ValueError`` when the arguments are
         not a JSON object."""
-        from .. import sdk
-
-        return sdk.tool_call_to_anthropic(self, param)
+        return _sdk().tool_call_to_anthropic(self, param)
 
     @classmethod
     def from_anthropic(cls, obj: Any) -> ToolCall:
         """From a ``tool_use`` block (SDK model or dict); the arguments are
         ``json.dumps(input, ensure_ascii=False)``."""
-        from .. import sdk
-
-        return sdk.tool_call_from_anthropic(obj)
+        return _sdk().tool_call_from_anthropic(obj)
 
     @classmethod
     def _fast(cls, id: str, function: FunctionCall) -> ToolCall:

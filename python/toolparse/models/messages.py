@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the SDKs are optional (extras "openai", "anthropic"): for a
 from ._base import (
     FinishReason,
     Role,
+    _sdk,
     _set_dict,
     _set_fields_set,
 )
@@ -157,37 +158,27 @@ class Message(BaseModel):
         """An assistant message as the OpenAI SDK's ``ChatCompletionMessage``; other roles, or
         any role with ``param=True``, as the ``ChatCompletionMessageParam`` dict of a request.
         The response metadata is left out (not part of OpenAI's message)."""
-        from .. import sdk
-
-        return sdk.message_to_openai(self, param)
+        return _sdk().message_to_openai(self, param)
 
     @classmethod
     def from_openai(cls, obj: Any) -> Message:
         """From a ``ChatCompletionMessage`` or a ``ChatCompletionMessageParam`` dict (developer
         messages become system messages; content parts must be text)."""
-        from .. import sdk
-
-        return sdk.message_from_openai(obj)
+        return _sdk().message_from_openai(obj)
 
     def to_anthropic(self) -> MessageParam:
         """The Anthropic SDK's ``MessageParam`` dict: tool calls become ``tool_use`` blocks,
         a tool message a user message with one ``tool_result`` block."""
-        from .. import sdk
-
-        return cast("MessageParam", sdk.message_to_anthropic(self))
+        return cast("MessageParam", _sdk().message_to_anthropic(self))
 
     @classmethod
     def from_anthropic(cls, obj: Any) -> Message:
         """From an Anthropic ``Message`` response or a ``MessageParam`` dict that gives one
         message (see :meth:`list_from_anthropic` for a user message with several tool results)."""
-        from .. import sdk
-
-        return sdk.message_from_anthropic(obj)
+        return _sdk().message_from_anthropic(obj)
 
     @classmethod
     def list_from_anthropic(cls, obj: Any) -> List[Message]:
         """Every Message one Anthropic message gives: one tool message per ``tool_result``
         block, then a user message for its text, if any."""
-        from .. import sdk
-
-        return sdk.messages_from_anthropic(obj)
+        return _sdk().messages_from_anthropic(obj)

@@ -27,6 +27,7 @@ from ._base import (
     _Blank,
     _is_empty,
     _new,
+    _sdk,
 )
 from .calls import ToolCall
 
@@ -131,16 +132,12 @@ class DeltaToolCall(BaseModel):
 
     def to_openai(self) -> ChoiceDeltaToolCall:
         """The OpenAI SDK's ``ChoiceDeltaToolCall`` (toolparse.sdk; extra "openai")."""
-        from .. import sdk
-
-        return sdk.delta_tool_call_to_openai(self)
+        return _sdk().delta_tool_call_to_openai(self)
 
     @classmethod
     def from_openai(cls, obj: Any) -> DeltaToolCall:
         """From a ``ChoiceDeltaToolCall`` (or its dict)."""
-        from .. import sdk
-
-        return sdk.delta_tool_call_from_openai(obj)
+        return _sdk().delta_tool_call_from_openai(obj)
 
 
 class DeltaMessage(BaseModel):
@@ -241,14 +238,10 @@ class DeltaMessage(BaseModel):
     def to_openai(self) -> ChoiceDelta:
         """The OpenAI SDK's ``ChoiceDelta`` (a streaming chunk's delta); ``reasoning`` goes in
         its extra field ``reasoning`` (toolparse.sdk; extra "openai")."""
-        from .. import sdk
-
-        return sdk.delta_to_openai(self)
+        return _sdk().delta_to_openai(self)
 
     @classmethod
     def from_openai(cls, obj: Any) -> DeltaMessage:
         """From a ``ChoiceDelta`` (or its dict); reasoning from its ``reasoning`` or
         ``reasoning_content`` extra field."""
-        from .. import sdk
-
-        return sdk.delta_from_openai(obj)
+        return _sdk().delta_from_openai(obj)

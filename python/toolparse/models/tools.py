@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the SDKs are optional (extras "openai", "anthropic"): for a
 
 from ._base import (
     _check_name,
+    _sdk,
 )
 
 # ==================================================================================================
@@ -158,27 +159,19 @@ class Tool(BaseModel):
 
     def to_openai(self) -> ChatCompletionToolParam:
         """The OpenAI SDK's ``ChatCompletionToolParam`` (a dict)."""
-        from .. import sdk
-
-        return cast("ChatCompletionToolParam", sdk.tool_to_openai(self))
+        return cast("ChatCompletionToolParam", _sdk().tool_to_openai(self))
 
     @classmethod
     def from_openai(cls, obj: Any) -> Tool:
         """From a ``ChatCompletionToolParam`` dict or a ``ChatCompletionFunctionTool``."""
-        from .. import sdk
-
-        return sdk.tool_from_openai(obj)
+        return _sdk().tool_from_openai(obj)
 
     def to_anthropic(self) -> ToolParam:
         """The Anthropic SDK's ``ToolParam`` (a dict: ``name``, ``description``,
         ``input_schema``, ``strict``)."""
-        from .. import sdk
-
-        return cast("ToolParam", sdk.tool_to_anthropic(self))
+        return cast("ToolParam", _sdk().tool_to_anthropic(self))
 
     @classmethod
     def from_anthropic(cls, obj: Any) -> Tool:
         """From a ``ToolParam`` dict; server tools raise ``ValueError`` naming ``type``."""
-        from .. import sdk
-
-        return sdk.tool_from_anthropic(obj)
+        return _sdk().tool_from_anthropic(obj)

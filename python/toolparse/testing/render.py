@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from ..grammar.schema import type_of
 from .case import ExpectedCall, TestCase
 
 
@@ -72,19 +73,9 @@ def expected_content(segments: Sequence[str], n_calls: int) -> Optional[str]:
 
 
 def json_type(v: Any) -> str:
-    """The JSON Schema type of a value (as the typed XML formats are told in TOOLS)."""
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    # dict, and None: "null" in any typed parameter is null (and json.loads("null") too)
-    return "object"
+    """The JSON Schema type of a value (as the typed XML formats are told in TOOLS); None is
+    "object": "null" in any typed parameter is null (and json.loads("null") too)."""
+    return "object" if v is None else type_of(v)
 
 
 def tools_for(calls: Sequence[Call]) -> List[Dict[str, Any]]:

@@ -404,10 +404,23 @@ def _xml_params(name: str) -> Renderer:
     return XmlParams(name)
 
 
+class MessagesXmlParams(XmlParams):
+    """XML parameters inside a message format (Muse, Beam): reasoning messages, message markup
+    that is not content, markers never inside string values; the family's own forms."""
+
+    reasoning = True
+    plain_content = False
+    markers_in_strings = False
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.forms = type(self).forms
+
+
 # ----- muse -----
 
 
-class Muse(XmlParams):
+class Muse(MessagesXmlParams):
     """Muse / Muse Glimmer: messages ``<|start|>assistant to=RECIPIENT<|message|>BODY<|eom|>``
     (the first without ``<|start|>assistant``); reasoning in ``to=self``, content in ``to=user``,
     ATEM calls (XML parameters) in a tool recipient's body, wrapped in ``<atem:function_calls>``
@@ -415,9 +428,6 @@ class Muse(XmlParams):
     JSON, so its string values must not be."""
 
     forms = ("wrapped", "bare", "start_first", "no_end", "per_message")
-    reasoning = True
-    plain_content = False
-    markers_in_strings = False
     extra_tokens = (
         " to=self",
         " to=user",
@@ -432,7 +442,6 @@ class Muse(XmlParams):
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        self.forms = Muse.forms
         self.glimmer = toolparse.spec.get_spec(name).arguments == "xml_parameters_json_or_string"
 
     def value_ok(self, value: Any) -> bool:
@@ -572,7 +581,7 @@ class OpenAIHarmony(Renderer):
         return text, expected, before_at
 
 
-class Beam(XmlParams):
+class Beam(MessagesXmlParams):
     """beam: harmony messages (``<|channel|>analysis<|message|>R<|end|>``, then
     ``<|start|>assistant<|channel|>final<|message|>A<|return|>``); a call is the message
     `` to=N<|channel|>analysis <|constrain|>xml<|message|>`` with one
@@ -581,9 +590,6 @@ class Beam(XmlParams):
     parameter ("no_close"), the first message opened by ``<|start|>assistant`` ("start_first")."""
 
     forms = ("standard", "no_close", "start_first")
-    reasoning = True
-    plain_content = False
-    markers_in_strings = False
     extra_tokens = (
         "analysis",
         "final",
@@ -598,7 +604,6 @@ class Beam(XmlParams):
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        self.forms = Beam.forms
         self.markers = tuple(v for v in self.m.values() if len(v) > 4) + ("to=",)
 
     def param(self, k: str, v: Any, close: bool = True) -> str:

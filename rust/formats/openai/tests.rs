@@ -1,6 +1,7 @@
 use super::*;
 use crate::event::Extracted;
 use crate::formats::invariants::{stream_deltas, DeltaStreamed};
+use crate::formats::test_support::Rng;
 use crate::formats::{Format, Parser};
 
 fn extract(text: &str) -> Extracted {
@@ -102,30 +103,20 @@ fn random_texts_are_split_invariant() {
         "x",
         "é",
     ];
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut rnd = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        usize::try_from(seed % n as u64).unwrap_or(0)
-    };
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..4000 {
-        let mut t = if rnd(2) == 0 {
+        let mut t = if rng.below(2) == 0 {
             TWO_CALLS.to_owned()
         } else {
             String::new()
         };
-        for _ in 0..rnd(14) {
-            let mut at = rnd(t.len() + 1);
-            while !t.is_char_boundary(at) {
-                at -= 1;
-            }
-            t.insert_str(at, PIECES[rnd(PIECES.len())]);
+        for _ in 0..rng.below(14) {
+            rng.insert_piece(&mut t, PIECES);
         }
         let whole = stream(&t, &[]);
         assert_eq!(stream(&t, &boundaries(&t)), whole, "{t:?}");
         let b = boundaries(&t);
-        let cuts = [b[rnd(b.len())], b[rnd(b.len())]];
+        let cuts = [b[rng.below(b.len())], b[rng.below(b.len())]];
         let cuts = [cuts[0].min(cuts[1]), cuts[0].max(cuts[1])];
         assert_eq!(stream(&t, &cuts), whole, "{t:?} {cuts:?}");
         let x = extract(&t);
@@ -298,16 +289,10 @@ fn quote_checks_reject_only_what_parse_rejects() {
         "<",
         "x",
     ];
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rnd = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        usize::try_from(seed % n as u64).unwrap_or(0)
-    };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut valid = 0;
     for _ in 0..20_000 {
-        let role = rnd(2) == 0;
+        let role = rng.below(2) == 0;
         let mut h = String::new();
         let mut c = Checks::default();
         let mut ok = true;
@@ -315,8 +300,8 @@ fn quote_checks_reject_only_what_parse_rejects() {
             h.push_str(FNS.markers.list[CHANNEL]);
             ok = c.marker(CHANNEL);
         }
-        for _ in 0..rnd(7) {
-            let p = PIECES[rnd(PIECES.len())];
+        for _ in 0..rng.below(7) {
+            let p = PIECES[rng.below(PIECES.len())];
             h.push_str(p);
             ok = ok
                 && match FNS.markers.starts(p) {

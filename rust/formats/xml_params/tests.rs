@@ -1,5 +1,6 @@
 use super::*;
 use crate::event::Extracted;
+use crate::formats::test_support::Rng;
 use crate::formats::{Format, Parser};
 
 fn tools() -> Tools {
@@ -335,32 +336,23 @@ fn random_texts_are_split_invariant() {
     let valid = "Hi <tool_call>\n<function=f>\n<parameter=s>\nv\"\\\n</parameter>\n\
                  <parameter=n>\n12\n</parameter>\n<parameter=o>\n{\"a\": []}\n</parameter>\n\
                  </function>\n</tool_call>\n<function=g>\n</function> bye";
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        usize::try_from(seed % n as u64).unwrap_or(0)
-    };
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for round in 0..3000 {
         let mut s = if round % 2 == 0 {
             valid.to_owned()
         } else {
             String::new()
         };
-        for _ in 0..next(14) {
-            let mut at = next(s.len() + 1);
-            while !s.is_char_boundary(at) {
-                at -= 1;
-            }
-            if next(4) == 0 && at < s.len() {
+        for _ in 0..rng.below(14) {
+            let at = rng.boundary(&s);
+            if rng.below(4) == 0 && at < s.len() {
                 let mut end = at + 1;
                 while !s.is_char_boundary(end) {
                     end += 1;
                 }
                 s.replace_range(at..end, "");
             } else {
-                s.insert_str(at, PIECES[next(PIECES.len())]);
+                s.insert_str(at, PIECES[rng.below(PIECES.len())]);
             }
         }
         let whole = stream_cuts(&s, &[]);
@@ -368,7 +360,7 @@ fn random_texts_are_split_invariant() {
         assert_eq!(stream_cuts(&s, &every), whole, "{s:?}");
         if !every.is_empty() {
             let cuts: Vec<usize> = {
-                let mut c: Vec<usize> = (0..5).map(|_| every[next(every.len())]).collect();
+                let mut c: Vec<usize> = (0..5).map(|_| every[rng.below(every.len())]).collect();
                 c.sort_unstable();
                 c.dedup();
                 c
