@@ -17,5 +17,7 @@ pub fn feed_cut(p: &mut Parser, text: &str, cuts: &[usize]) -> Vec<Event> {
 
 /// Every char boundary strictly inside `text`: the cuts of one char per delta.
 pub fn char_bounds(text: &str) -> Vec<usize> {
-    (1..text.len()).filter(|&i| text.is_char_boundary(i)).collect()
+    (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect()
 }

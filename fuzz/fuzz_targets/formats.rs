@@ -32,8 +32,12 @@ fn run(f: Format, text: &str, cuts: &[usize]) -> Run {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&sel, rest)) = data.split_first() else { return };
-    let Some((&stride, rest)) = rest.split_first() else { return };
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((&stride, rest)) = rest.split_first() else {
+        return;
+    };
     let text = String::from_utf8_lossy(rest);
     let formats: Vec<Format> = Format::all().collect();
     let f = formats[sel as usize % formats.len()];
@@ -46,8 +50,12 @@ fuzz_target!(|data: &[u8]| {
     let x = Parser::extract(f, &Tools::default(), &text);
     assert_eq!(x.truncated, whole.4);
     let calls: Vec<(String, String)> = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
-    let ended: Vec<(String, String)> =
-        whole.2.iter().filter(|c| c.2).map(|c| (c.0.clone(), c.1.clone())).collect();
+    let ended: Vec<(String, String)> = whole
+        .2
+        .iter()
+        .filter(|c| c.2)
+        .map(|c| (c.0.clone(), c.1.clone()))
+        .collect();
     if !x.malformed && !x.truncated {
         assert_eq!(x.content.unwrap_or_default(), whole.0);
         assert_eq!(calls, ended);

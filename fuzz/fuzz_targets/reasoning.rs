@@ -32,17 +32,30 @@ fn run(setup: Setup, text: &str, cuts: &[usize]) -> Run {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [r_sel, f_sel, flags, rest @ ..] = data else { return };
-    let text = String::from_utf8_lossy(rest);
-    let Some(name) = REASONING.get(*r_sel as usize % REASONING.len()).map(|s| s.name) else {
+    let [r_sel, f_sel, flags, rest @ ..] = data else {
         return;
     };
-    let Some(reasoning) = Reasoning::lookup(name) else { return };
+    let text = String::from_utf8_lossy(rest);
+    let Some(name) = REASONING
+        .get(*r_sel as usize % REASONING.len())
+        .map(|s| s.name)
+    else {
+        return;
+    };
+    let Some(reasoning) = Reasoning::lookup(name) else {
+        return;
+    };
     let formats: Vec<Format> = Format::all().collect();
     // f_sel 0 (and every len+1-th value): no tool format
-    let format = (*f_sel as usize % (formats.len() + 1)).checked_sub(1).map(|i| formats[i]);
+    let format = (*f_sel as usize % (formats.len() + 1))
+        .checked_sub(1)
+        .map(|i| formats[i]);
     let started = [None, Some(true), Some(false)][*flags as usize % 3];
-    let setup = Setup { format, reasoning: Some(reasoning), started };
+    let setup = Setup {
+        format,
+        reasoning: Some(reasoning),
+        started,
+    };
     let bounds = feed::char_bounds(&text);
     let whole = run(setup, &text, &[]);
     assert_eq!(run(setup, &text, &bounds), whole, "one char per delta");
@@ -60,6 +73,9 @@ fuzz_target!(|data: &[u8]| {
     }
     if format.is_none() {
         let prefix = reasoning.spec().content_prefix.len();
-        assert!(whole.0.len() + whole.1.len() <= text.len() + prefix, "nothing but markup dropped");
+        assert!(
+            whole.0.len() + whole.1.len() <= text.len() + prefix,
+            "nothing but markup dropped"
+        );
     }
 });
