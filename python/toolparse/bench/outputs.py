@@ -92,11 +92,10 @@ FORMS: Dict[str, str] = {
     "llama4_json": "python_tag",
     "mistral": "v11_args",
     "inkling": "headers",
-    "k2_horizon": "typed",
 }
 # Formats whose call is the second message of the turn, after a reasoning message of this text.
 REASONING = "Writing the file."
-AFTER_REASONING = frozenset({"beam", "muse", "muse_glimmer"})
+AFTER_REASONING = frozenset({"beam"})
 
 
 def render(format: str, name: str, args: Dict[str, Any]) -> str:

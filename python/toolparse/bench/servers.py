@@ -66,6 +66,8 @@ MISREADS: Dict[str, str] = {
     "vllm:hunyuan_a13b": "streams the `<tool_calls>` start marker as content when it arrives as"
     " a delta of its own (as the model's special token does), then the call",
     "vllm:phi4_mini_json": "its extract_tool_calls_streaming returns None: it streams nothing",
+    "sglang:spark25": "streams the call with no arguments (`{}`) when each `<arg_key>` stands on"
+    " a line of its own, as the template lays a call out (it reads the inline layout)",
     "vllm:xlam": "(peers harness) the streamed arguments start with a doubled `{`",
     "vllm:functiongemma": "the streamed arguments are not JSON: a `}` after the first argument",
     "vllm:inkling": "keeps the call's header (the function name before"
