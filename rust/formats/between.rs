@@ -5,12 +5,36 @@
 //! before other text is content, and so is that text. A run past
 //! [`WS_MAX`](crate::scan::WS_MAX) is content too, as if other text stood where it passes the cap.
 //! Where only markup may follow a call (functionary, `named_json`), other text is malformed
-//! ([`markup_after_call`]).
+//! ([`markup_after_call`]). Every machine's `feed` is the same loop ([`drive`]) around its one
+//! transition, `step`.
 
 use crate::event::Emitter;
 use crate::json::JsonScanner;
 use crate::scan::{expect_capped, trailing_ws, Expect, Found, Markers};
 use crate::Step;
+
+/// What one transition did: `Go(j)`, it read up to `j` and the loop goes on from there (in the
+/// state it left); `Hold(j)`, it can decide nothing more now: `input[j..]` is held back and given
+/// again with the next delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Go(usize),
+    Hold(usize),
+}
+
+/// The loop every machine's `feed` runs: `step(i)` is one transition from position `i`, called
+/// until the input is used up or a transition holds; the result is how much of `input` was
+/// consumed.
+pub fn drive(input: &str, mut step: impl FnMut(usize) -> Next) -> usize {
+    let mut i = 0;
+    while i < input.len() {
+        match step(i) {
+            Next::Go(j) => i = j,
+            Next::Hold(j) => return j,
+        }
+    }
+    input.len()
+}
 
 /// The text arm every machine opens `feed` with: sends the text of `input[*i..]` before the next
 /// of `markers` as content and moves `i` past it. `Some(which)`: marker `which` followed, and `i`

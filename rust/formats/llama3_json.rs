@@ -3,7 +3,7 @@
 //! tentative object that becomes a call only if it has a name and an arguments member; otherwise
 //! it was content all along.
 
-use super::between::text_until;
+use super::between::{drive, text_until, Next};
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -43,71 +43,73 @@ pub struct Llama3Json {
     style: &'static Style,
 }
 
+impl Llama3Json {
+    /// One transition from `input[i..]`: one `match` over the states.
+    fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
+        let (text, separator) = (&self.style.text, self.style.separator);
+        let rest = &input[i..];
+        match &mut self.st {
+            State::Text => match text_until(text, input, &mut i, out) {
+                Some(0) => {
+                    let (tag, bare) = (text.list[0], false);
+                    self.st = State::Call(Region::new(Calls::object(CALL_KEYS, bare), tag, bare));
+                }
+                Some(which) => {
+                    // The call object's `{`: read again, by the region.
+                    i -= text.list[which].len();
+                    self.st = State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
+                }
+                None => return Next::Hold(i),
+            },
+            State::Call(region) => match region.feed(rest, out) {
+                RegionStep::More => return Next::Hold(input.len()),
+                RegionStep::Done(n) => {
+                    i += n;
+                    self.st = if region.is_call() {
+                        State::After
+                    } else {
+                        State::Text
+                    };
+                }
+                RegionStep::Failed(n) => {
+                    i += n;
+                    self.st = if out.malformed {
+                        State::Fallback
+                    } else {
+                        State::Text
+                    };
+                }
+            },
+            State::After => {
+                // Whitespace goes to content, where the emitter drops it unless text follows.
+                let ws = ws_len(rest);
+                out.content(&rest[..ws]);
+                i += ws;
+                if rest[ws..].starts_with(separator) {
+                    i += separator.len();
+                    self.st = State::Next;
+                } else if ws < rest.len() {
+                    self.st = State::Text;
+                }
+            }
+            State::Next => {
+                let ws = ws_len(rest);
+                i += ws;
+                if ws == rest.len() {
+                    return Next::Hold(input.len());
+                }
+                self.st = State::Call(Region::new(Calls::object(CALL_KEYS, false), "", false));
+            }
+            // The driver makes the rest content.
+            State::Fallback => return Next::Hold(i),
+        }
+        Next::Go(i)
+    }
+}
+
 impl Machine for Llama3Json {
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let mut i = 0;
-        let (text, separator) = (&self.style.text, self.style.separator);
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => match text_until(text, input, &mut i, out) {
-                    Some(0) => {
-                        let (tag, bare) = (text.list[0], false);
-                        self.st =
-                            State::Call(Region::new(Calls::object(CALL_KEYS, bare), tag, bare));
-                    }
-                    Some(which) => {
-                        // The call object's `{`: read again, by the region.
-                        i -= text.list[which].len();
-                        self.st =
-                            State::Call(Region::new(Calls::object(CALL_KEYS, true), "", true));
-                    }
-                    None => return i,
-                },
-                State::Call(region) => match region.feed(rest, out) {
-                    RegionStep::More => return input.len(),
-                    RegionStep::Done(n) => {
-                        i += n;
-                        self.st = if region.is_call() {
-                            State::After
-                        } else {
-                            State::Text
-                        };
-                    }
-                    RegionStep::Failed(n) => {
-                        i += n;
-                        self.st = if out.malformed {
-                            State::Fallback
-                        } else {
-                            State::Text
-                        };
-                    }
-                },
-                State::After => {
-                    // Whitespace goes to content, where the emitter drops it unless text follows.
-                    let ws = ws_len(rest);
-                    out.content(&rest[..ws]);
-                    i += ws;
-                    if rest[ws..].starts_with(separator) {
-                        i += separator.len();
-                        self.st = State::Next;
-                    } else if ws < rest.len() {
-                        self.st = State::Text;
-                    }
-                }
-                State::Next => {
-                    let ws = ws_len(rest);
-                    i += ws;
-                    if ws == rest.len() {
-                        return input.len();
-                    }
-                    self.st = State::Call(Region::new(Calls::object(CALL_KEYS, false), "", false));
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
-        }
-        input.len()
+        drive(input, |i| self.step(input, i, out))
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

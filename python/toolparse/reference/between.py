@@ -4,11 +4,12 @@ read alike by xml_params, xml_elements, functiongemma and tagged_json (``after_c
 call stand whitespace, then one of the family's markers (the next call's start, the block's end,
 ...); whitespace before other text is content, and so is that text. A run past ``WS_MAX`` is
 content too, as if other text stood where it passes the cap. Where only markup may follow a call
-(functionary, named_json), other text is malformed (``markup_after_call``)."""
+(functionary, named_json), other text is malformed (``markup_after_call``). Every machine's
+``feed`` is the same loop (``drive``) around its one transition, ``step``."""
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
@@ -16,6 +17,25 @@ from .scan import Markers, expect_capped, trailing_ws
 
 # after_call() results: ("marker", which, j), ("wait", -1, j) or ("text", -1, j)
 After = Tuple[str, int, int]
+
+
+# What one transition did (Rust's `Next`): `(j, GO)`, it read up to `j` and the loop goes on from
+# there (in the state it left); `(j, HOLD)`, it can decide nothing more now: `s[j:]` is held back
+# and given again with the next delta.
+GO, HOLD = False, True
+Next = Tuple[int, bool]
+
+
+def drive(s: str, step: Callable[[str, int, Emitter], Next], out: Emitter) -> int:
+    """The loop every machine's ``feed`` runs: ``step(s, i, out)`` is one transition from position
+    ``i``, called until the input is used up or a transition holds; the result is how much of
+    ``s`` was consumed."""
+    i, n = 0, len(s)
+    while i < n:
+        i, hold = step(s, i, out)
+        if hold:
+            return i
+    return n
 
 
 def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .between import text_until
+from .between import GO, HOLD, Next, drive, text_until
 from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .params import ToolTypes
@@ -36,51 +36,53 @@ class Llama3Json:
         self.style = style
 
     def feed(self, s: str, out: Emitter) -> int:
-        i = 0
+        return drive(s, self.step, out)
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        """One transition from ``s[i:]``."""
         n = len(s)
         text, separator = self.style.text, self.style.separator
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(text, s, i, out)
-                if which == 0:
-                    tag, bare = text.list[0], False
-                    self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, bare), tag, bare)
-                elif which != -1:
-                    # The call object's `{`: read again, by the region.
-                    i -= len(text.list[which])
-                    self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
-                else:
-                    return i
-            elif st == "Call":
-                region = self.region
-                assert region is not None
-                r, k = region.feed(s, out, i)
-                if r == "more":
-                    return n
-                i += k
-                if r == "done":
-                    self.st = "After" if region.is_call() else "Text"
-                else:
-                    self.st = "Fallback" if out.malformed else "Text"
-            elif st == "After":
-                # Whitespace goes to content, where the emitter drops it unless text follows.
-                ws = ws_len(s, i)
-                out.content(s[i : i + ws])
-                i += ws
-                if s.startswith(separator, i):
-                    i += len(separator)
-                    self.st = "Next"
-                elif i < n:
-                    self.st = "Text"
-            elif st == "Next":
-                i += ws_len(s, i)
-                if i == n:
-                    return n
-                self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, False), "", False)
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        st = self.st
+        if st == "Text":
+            which, i = text_until(text, s, i, out)
+            if which == 0:
+                tag, bare = text.list[0], False
+                self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, bare), tag, bare)
+            elif which != -1:
+                # The call object's `{`: read again, by the region.
+                i -= len(text.list[which])
+                self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, True), "", True)
+            else:
+                return i, HOLD
+        elif st == "Call":
+            region = self.region
+            assert region is not None
+            r, k = region.feed(s, out, i)
+            if r == "more":
+                return n, HOLD
+            i += k
+            if r == "done":
+                self.st = "After" if region.is_call() else "Text"
+            else:
+                self.st = "Fallback" if out.malformed else "Text"
+        elif st == "After":
+            # Whitespace goes to content, where the emitter drops it unless text follows.
+            ws = ws_len(s, i)
+            out.content(s[i : i + ws])
+            i += ws
+            if s.startswith(separator, i):
+                i += len(separator)
+                self.st = "Next"
+            elif i < n:
+                self.st = "Text"
+        elif st == "Next":
+            i += ws_len(s, i)
+            if i == n:
+                return n, HOLD
+            self.st, self.region = "Call", Region(Calls.object(CALL_KEYS, False), "", False)
+        else:  # Fallback: the driver makes the rest content
+            return i, HOLD
+        return i, GO
 
     def finish(self, rest: str, out: Emitter) -> None:
         if self.st in ("Text", "Fallback", "After"):
