@@ -3,7 +3,7 @@
 //! tentative object that becomes a call only if it has a name and an arguments member; otherwise
 //! it was content all along.
 
-use super::between::{drive, text_until, Next};
+use super::between::{text_until, Next};
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -43,8 +43,7 @@ pub struct Llama3Json {
     style: &'static Style,
 }
 
-impl Llama3Json {
-    /// One transition from `input[i..]`: one `match` over the states.
+impl Machine for Llama3Json {
     fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
         let (text, separator) = (&self.style.text, self.style.separator);
         let rest = &input[i..];
@@ -104,12 +103,6 @@ impl Llama3Json {
             State::Fallback => return Next::Hold(i),
         }
         Next::Go(i)
-    }
-}
-
-impl Machine for Llama3Json {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        drive(input, |i| self.step(input, i, out))
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

@@ -8,6 +8,7 @@ use crate::scan::Markers;
 pub use crate::params::{RawSchemaNode, SchemaNode, Tools};
 
 mod between;
+use between::{drive, Next};
 mod functionary;
 mod functiongemma;
 mod inkling;
@@ -27,7 +28,18 @@ mod xml_params;
 /// how many bytes it consumed; the unconsumed suffix is given again, with the next delta appended,
 /// and must be bounded (a possible marker prefix). `finish` receives that suffix at end of text.
 pub trait Machine: Send + Sync {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize;
+    /// One transition from `input[i..]`: the machine's one `match` over its states.
+    // TRANSITIONAL: the default goes once every machine has its `step` (machines without one
+    // still override `feed`, so it is never called).
+    fn step(&mut self, _input: &str, i: usize, _out: &mut Emitter) -> Next {
+        Next::Hold(i)
+    }
+
+    /// Every machine's `feed`: its transitions, run by [`drive`].
+    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+        drive(input, |i| self.step(input, i, out))
+    }
+
     fn finish(&mut self, rest: &str, out: &mut Emitter);
 
     /// The prompt opened a reasoning block of the machine's own wire format (a reasoning format
@@ -142,9 +154,9 @@ impl Format {
 struct Plain;
 
 impl Machine for Plain {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        out.content(input);
-        input.len()
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        out.content(&input[i..]);
+        Next::Hold(input.len())
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

@@ -38,6 +38,24 @@ def drive(s: str, step: Callable[[str, int, Emitter], Next], out: Emitter) -> in
     return n
 
 
+class Machine:
+    """The base of every machine (Rust's ``Machine`` trait): ``step`` is the machine's one
+    transition, ``feed`` runs it under ``drive``; ``finish`` takes the text held at the end."""
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        raise NotImplementedError
+
+    def feed(self, s: str, out: Emitter) -> int:
+        return drive(s, self.step, out)
+
+    def finish(self, rest: str, out: Emitter) -> None:
+        raise NotImplementedError
+
+    def start_in_reasoning(self) -> None:
+        """The prompt opened a reasoning block of the machine's own wire format: the output
+        starts inside it. Machines without such a block ignore it."""
+
+
 def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int]:
     """The text arm every machine opens ``feed`` with: sends the text of ``s[i:]`` before the next
     of ``markers`` as content; ``(which, j)``: marker ``which`` followed and ``j`` is past it, or

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .between import GO, HOLD, Next, drive, text_until
+from .between import GO, HOLD, Machine, Next, text_until
 from .event import Emitter
 from .json import CALL_KEYS, Calls
 from .params import ToolTypes
@@ -29,17 +29,13 @@ def new(style: Style, _: ToolTypes) -> Llama3Json:
     return Llama3Json(style)
 
 
-class Llama3Json:
+class Llama3Json(Machine):
     def __init__(self, style: Style) -> None:
         self.st = "Text"  # Text | Call | After | Next | Fallback
         self.region: Optional[Region] = None
         self.style = style
 
-    def feed(self, s: str, out: Emitter) -> int:
-        return drive(s, self.step, out)
-
     def step(self, s: str, i: int, out: Emitter) -> Next:
-        """One transition from ``s[i:]``."""
         n = len(s)
         text, separator = self.style.text, self.style.separator
         st = self.st
