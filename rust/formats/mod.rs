@@ -547,13 +547,10 @@ mod tests {
             .collect()
     }
 
-    /// The markers each machine uses are the spec's (the machines that keep theirs in code
-    /// cannot drift from it).
-    // One check per family, in a row: the project's size caps (tests/test_code_structure.py)
-    // keep it from growing.
-    #[allow(clippy::too_many_lines)]
+    /// The markers each machine with fixed styles uses are the spec's (the machines that keep
+    /// theirs in code cannot drift from it).
     #[test]
-    fn machines_use_the_spec_markers() {
+    fn fixed_styles_use_the_spec_markers() {
         let s = spec("llama3_json");
         assert_eq!(
             LLAMA3_JSON_STYLE.text.list,
@@ -587,84 +584,94 @@ mod tests {
             format!("\n{f_end}"),
         ];
         assert_eq!(st.value.list, value);
-        // The configurable machines are built from the spec: check what the generated
-        // constructors made. Each start marker opens calls; of the body shapes the family
-        // knows, exactly one is the format's (three where it has the forms shape).
+    }
+
+    /// One whole call in the markup of a configurable family's format (built from its spec), or
+    /// `None` for the families read by start marker and body.
+    fn whole_call(spec: &Spec) -> Option<String> {
+        let m = |role: &str| spec.marker(role).unwrap_or_default();
+        match spec.family {
+            "named_json" => {
+                let head = match spec.marker("name_start") {
+                    Some(sep) => format!("function{sep}f"),
+                    None if spec.id_style == "model" => "functions.f:0".to_owned(),
+                    None => "f".to_owned(),
+                };
+                Some(format!(
+                    "a{}{}{head}{}{{}}{}{}{}b",
+                    m("section_start"),
+                    m("call_start"),
+                    m("args_start"),
+                    m("args_end"),
+                    m("call_end"),
+                    m("section_end")
+                ))
+            }
+            "xml_params" => {
+                let head = spec
+                    .marker("parameter_string")
+                    .unwrap_or(m("parameter_name_end"));
+                Some(
+                    [
+                        m("call_start"),
+                        m("function_start"),
+                        "f",
+                        m("function_name_end"),
+                        m("function_attrs_end"),
+                        m("parameter_start"),
+                        "a",
+                        head,
+                        m("value_start"),
+                        "1",
+                        m("parameter_end"),
+                        m("function_end"),
+                        m("item_end"),
+                        m("call_end"),
+                    ]
+                    .concat(),
+                )
+            }
+            "xml_elements" => {
+                let ns = m("namespace");
+                Some(format!(
+                    "a{}{}\"f\">{ns}<a>1{ns}</a>{}{}b",
+                    m("call_start"),
+                    m("invoke_start"),
+                    m("invoke_end"),
+                    m("call_end")
+                ))
+            }
+            "functiongemma" => Some(format!(
+                "a{}{}f{{a:{}x{}}}{}b",
+                m("call_start"),
+                m("name_start"),
+                m("string"),
+                m("string"),
+                m("call_end")
+            )),
+            _ => None,
+        }
+    }
+
+    /// The configurable machines are built from the spec: each reads one whole call written
+    /// with its format's markers.
+    #[test]
+    fn built_machines_read_a_call_in_their_markers() {
+        for f in Format::all() {
+            if let Some(text) = whole_call(f.spec()) {
+                let x = Parser::extract(f, &Tools::default(), &text);
+                assert_eq!(x.calls.len(), 1, "{}: {text}", f.spec().name);
+                assert!(!x.malformed, "{}: {text}", f.spec().name);
+            }
+        }
+    }
+
+    /// Each start marker opens calls; of the body shapes the family knows, exactly one is the
+    /// format's (three where it has the forms shape).
+    #[test]
+    fn start_markers_read_their_bodies() {
         for f in Format::all() {
             let spec = f.spec();
-            let whole = match spec.family {
-                "named_json" => {
-                    let m = |r: &str| spec.marker(r).unwrap_or_default();
-                    let head = match spec.marker("name_start") {
-                        Some(sep) => format!("function{sep}f"),
-                        None if spec.id_style == "model" => "functions.f:0".to_owned(),
-                        None => "f".to_owned(),
-                    };
-                    Some(format!(
-                        "a{}{}{head}{}{{}}{}{}{}b",
-                        m("section_start"),
-                        m("call_start"),
-                        m("args_start"),
-                        m("args_end"),
-                        m("call_end"),
-                        m("section_end")
-                    ))
-                }
-                "xml_params" => {
-                    let m = |role: &str| spec.marker(role).unwrap_or_default();
-                    let head = spec
-                        .marker("parameter_string")
-                        .unwrap_or(m("parameter_name_end"));
-                    Some(
-                        [
-                            m("call_start"),
-                            m("function_start"),
-                            "f",
-                            m("function_name_end"),
-                            m("function_attrs_end"),
-                            m("parameter_start"),
-                            "a",
-                            head,
-                            m("value_start"),
-                            "1",
-                            m("parameter_end"),
-                            m("function_end"),
-                            m("item_end"),
-                            m("call_end"),
-                        ]
-                        .concat(),
-                    )
-                }
-                "xml_elements" => {
-                    let m = |r: &str| spec.marker(r).unwrap_or_default();
-                    let ns = m("namespace");
-                    Some(format!(
-                        "a{}{}\"f\">{ns}<a>1{ns}</a>{}{}b",
-                        m("call_start"),
-                        m("invoke_start"),
-                        m("invoke_end"),
-                        m("call_end")
-                    ))
-                }
-                "functiongemma" => {
-                    let m = |r: &str| spec.marker(r).unwrap_or_default();
-                    Some(format!(
-                        "a{}{}f{{a:{}x{}}}{}b",
-                        m("call_start"),
-                        m("name_start"),
-                        m("string"),
-                        m("string"),
-                        m("call_end")
-                    ))
-                }
-                _ => None,
-            };
-            if let Some(text) = whole {
-                let x = Parser::extract(f, &Tools::default(), &text);
-                assert_eq!(x.calls.len(), 1, "{}: {text}", spec.name);
-                assert!(!x.malformed, "{}: {text}", spec.name);
-                continue;
-            }
             let (starts, bodies, end) = match spec.family {
                 "tagged_json" => (
                     spec.markers
