@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import toolparse
 from toolparse import spec as _spec
@@ -169,6 +169,184 @@ def _toolparse_parser(fmt: str, backend: str, tools: Optional[Sequence[Any]]) ->
         return toolparse.get_parser(fmt, backend=backend)
 
 
+if TYPE_CHECKING:
+    _VllmClass = Any  # the vLLM class the methods below are mixed into
+else:
+    _VllmClass = object
+
+
+class _ToolParserMethods(_VllmClass):
+    """What every toolparse_F tool parser does: the methods of the class :func:`_tool_parser_base`
+    makes over vLLM's ``ToolParser`` (kept here, at the module's top level, so that vLLM is
+    imported only when the class is made)."""
+
+    engine_based_streaming = True
+    toolparse_format = ""
+    toolparse_backend = "rust"
+
+    def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
+        super().__init__(tokenizer, tools)
+        self._stream: Any = None  # the stream core (stream_core), made on first use
+        self._finished = False
+        # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
+        # Parser builds the two in a row): continue its machine (see _ReasonerToolPair).
+        self._pair: Optional[_ReasonerToolPair] = _ReasonerToolPair.link(
+            _reasoning_common.take(), self
+        )
+        self._plain: Any = None
+        if self._pair is None:
+            self._plain = _toolparse_parser(
+                self.toolparse_format, self.toolparse_backend, self.tools
+            )
+
+    @property
+    def toolparse(self) -> Any:
+        """The toolparse parser for text without reasoning (made on first use when
+        paired)."""
+        if self._plain is None:
+            self._plain = _toolparse_parser(
+                self.toolparse_format, self.toolparse_backend, self.tools
+            )
+        return self._plain
+
+    def new_id(self) -> str:
+        pair = self._pair
+        if pair is not None and pair.parser is not None:
+            return pair.parser.new_id()  # type: ignore[no-any-return]
+        return self.toolparse.new_id()  # type: ignore[no-any-return]
+
+    # -- request ---------------------------------------------------------------------------
+    def adjust_request(self, request: Any) -> Any:
+        request = super().adjust_request(request)
+        spec = _spec.get_spec(self.toolparse_format)
+        if _keeps_special_tokens(spec, request):
+            # The format's markers are special tokens (in some checkpoints): the detokenizer
+            # must keep them, and (spec "spaces_between_special_tokens": false, kimi_k3) not
+            # put spaces between them, or `<|open|>tools<|sep|>` reaches the parser as
+            # `<|open|> tools <|sep|>`.
+            request.skip_special_tokens = False
+            if not spec.spaces_between_special_tokens and hasattr(
+                request, "spaces_between_special_tokens"
+            ):
+                request.spaces_between_special_tokens = False
+        return request
+
+    def get_structural_tag(
+        self, request: Any, *, reasoning: bool = False, strict_level: Any = None
+    ) -> Any:
+        """toolparse's structural tag for the request (see
+        :func:`structural_tag_for_request`). vLLM's ``DelegatingParser`` asks with
+        ``reasoning=False`` (its reasoning parser owns the think block); with
+        ``reasoning=True`` the tag starts with the think block of the toolparse reasoning
+        parser paired with this one, else of the reasoning format named as the tool format
+        (:func:`toolparse.integrations.reasoning.own_reasoning`), else none."""
+        reasoner = self._pair.reasoner if reasoning and self._pair is not None else None
+        if reasoner is not None:
+            r, started = reasoner.toolparse_reasoning, reasoner.started
+        else:
+            r = _reasoning_common.own_reasoning(self.toolparse_format) if reasoning else None
+            started = None
+        return structural_tag_for_request(self.toolparse_format, request, strict_level, r, started)
+
+    # -- non-streaming ---------------------------------------------------------------------
+    def extract_tool_calls(self, model_output: str, request: Any) -> Any:
+        from vllm.entrypoints.generate.base.protocol import (
+            ExtractedToolCallInformation,
+            FunctionCall,
+            ToolCall,
+        )
+
+        try:
+            pair = self._pair
+            info = pair.take_extracted(model_output) if pair is not None else None
+            if info is None:
+                info = self.toolparse.extract_tool_calls(model_output)
+        except Exception:  # never raise into the serving loop
+            logger.exception("toolparse_%s: extract_tool_calls failed", self.toolparse_format)
+            return ExtractedToolCallInformation(
+                tools_called=False, tool_calls=[], content=model_output
+            )
+        calls = [
+            ToolCall(
+                id=c.id,
+                type="function",
+                function=FunctionCall(name=c.function.name, arguments=c.function.arguments),
+            )
+            for c in info.tool_calls
+        ]
+        self.prev_tool_call_arr = [
+            {"name": c.function.name, "arguments": c.function.arguments} for c in calls
+        ]
+        self.streamed_args_for_tool = [c.function.arguments for c in calls]
+        return ExtractedToolCallInformation(
+            tools_called=bool(calls), tool_calls=calls, content=info.content
+        )
+
+    # -- streaming -------------------------------------------------------------------------
+    def extract_tool_calls_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+        request: Any,
+    ) -> Any:
+        if self._pair is not None and self._pair.usable:
+            return self._pair.tool_feed(delta_text)
+        if self._finished or not delta_text:
+            return None
+        try:
+            core = self._stream
+            if core is None:
+                core = self._stream = stream_core(self.toolparse)
+            return core.feed_message(delta_text)
+        except Exception:  # never raise into the serving loop: the text stays content
+            logger.exception("toolparse_%s: feed failed", self.toolparse_format)
+            self._finished = True
+            return delta_message(delta_text, None, [])
+
+    def finish_streaming(self) -> Any:
+        """End of the stream: flushes held-back text (vLLM calls it once, at the end), and
+        sets vLLM's record of the calls sent (also after a failure ended the stream early)."""
+        delta = None
+        pair = self._pair
+        core = pair.core if pair is not None else self._stream
+        if not self._finished:
+            self._finished = True
+            if pair is not None and pair.usable:
+                d = pair.tool_finish()
+                delta = None if d is None else self._delta(d)
+            elif core is not None:
+                try:
+                    delta = core.finish_message()
+                except Exception:
+                    logger.exception("toolparse_%s: finish failed", self.toolparse_format)
+        sent = (core.sent_calls if core is not None else None) or []
+        self.streamed_args_for_tool = [a for _, a in sent]
+        self.prev_tool_call_arr = [{"name": n, "arguments": a} for n, a in sent]
+        return delta
+
+    def get_remaining_unstreamed_args(self) -> str:
+        # The machine streams every argument byte it has decided on; what it holds back is
+        # flushed by finish_streaming. Nothing is ever parsed but unstreamed.
+        return ""
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the output ended inside a call (after finish_streaming)."""
+        if self._pair is not None and self._pair.usable:
+            return self._pair.truncated
+        s = self._stream
+        return bool(s is not None and getattr(s, "truncated", False))
+
+    def _delta(self, d: Any) -> Any:
+        """vLLM's delta for a core delta the machine emitted on the reasoning side (the
+        core recorded its calls)."""
+        return vllm_delta(d, self.new_id)
+
+
 def _tool_parser_base() -> Any:
     """The common base class of every toolparse_F parser (made once, when vLLM is present)."""
     global _TOOL_PARSER_BASE
@@ -178,178 +356,13 @@ def _tool_parser_base() -> Any:
         DeltaFunctionCall,
         DeltaMessage,
         DeltaToolCall,
-        ExtractedToolCallInformation,
-        FunctionCall,
-        ToolCall,
     )
     from vllm.tool_parsers.abstract_tool_parser import ToolParser
 
     bind_classes(DeltaMessage, DeltaToolCall, DeltaFunctionCall)
 
-    class ToolparseToolParser(ToolParser):  # type: ignore[misc, valid-type]
+    class ToolparseToolParser(_ToolParserMethods, ToolParser):  # type: ignore[misc, valid-type]
         """A vLLM tool parser running toolparse's streaming machine for one format."""
-
-        engine_based_streaming = True
-        toolparse_format = ""
-        toolparse_backend = "rust"
-
-        def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
-            super().__init__(tokenizer, tools)
-            self._stream: Any = None  # the stream core (stream_core), made on first use
-            self._finished = False
-            # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
-            # Parser builds the two in a row): continue its machine (see _ReasonerToolPair).
-            self._pair: Optional[_ReasonerToolPair] = _ReasonerToolPair.link(
-                _reasoning_common.take(), self
-            )
-            self._plain: Any = None
-            if self._pair is None:
-                self._plain = _toolparse_parser(
-                    self.toolparse_format, self.toolparse_backend, self.tools
-                )
-
-        @property
-        def toolparse(self) -> Any:
-            """The toolparse parser for text without reasoning (made on first use when
-            paired)."""
-            if self._plain is None:
-                self._plain = _toolparse_parser(
-                    self.toolparse_format, self.toolparse_backend, self.tools
-                )
-            return self._plain
-
-        def new_id(self) -> str:
-            pair = self._pair
-            if pair is not None and pair.parser is not None:
-                return pair.parser.new_id()  # type: ignore[no-any-return]
-            return self.toolparse.new_id()  # type: ignore[no-any-return]
-
-        # -- request ---------------------------------------------------------------------------
-        def adjust_request(self, request: Any) -> Any:
-            request = super().adjust_request(request)
-            spec = _spec.get_spec(self.toolparse_format)
-            if _keeps_special_tokens(spec, request):
-                # The format's markers are special tokens (in some checkpoints): the detokenizer
-                # must keep them, and (spec "spaces_between_special_tokens": false, kimi_k3) not
-                # put spaces between them, or `<|open|>tools<|sep|>` reaches the parser as
-                # `<|open|> tools <|sep|>`.
-                request.skip_special_tokens = False
-                if not spec.spaces_between_special_tokens and hasattr(
-                    request, "spaces_between_special_tokens"
-                ):
-                    request.spaces_between_special_tokens = False
-            return request
-
-        def get_structural_tag(
-            self, request: Any, *, reasoning: bool = False, strict_level: Any = None
-        ) -> Any:
-            """toolparse's structural tag for the request (see
-            :func:`structural_tag_for_request`). vLLM's ``DelegatingParser`` asks with
-            ``reasoning=False`` (its reasoning parser owns the think block); with
-            ``reasoning=True`` the tag starts with the think block of the toolparse reasoning
-            parser paired with this one, else of the reasoning format named as the tool format
-            (:func:`toolparse.integrations.reasoning.own_reasoning`), else none."""
-            reasoner = self._pair.reasoner if reasoning and self._pair is not None else None
-            if reasoner is not None:
-                r, started = reasoner.toolparse_reasoning, reasoner.started
-            else:
-                r = _reasoning_common.own_reasoning(self.toolparse_format) if reasoning else None
-                started = None
-            return structural_tag_for_request(
-                self.toolparse_format, request, strict_level, r, started
-            )
-
-        # -- non-streaming ---------------------------------------------------------------------
-        def extract_tool_calls(self, model_output: str, request: Any) -> Any:
-            try:
-                pair = self._pair
-                info = pair.take_extracted(model_output) if pair is not None else None
-                if info is None:
-                    info = self.toolparse.extract_tool_calls(model_output)
-            except Exception:  # never raise into the serving loop
-                logger.exception("toolparse_%s: extract_tool_calls failed", self.toolparse_format)
-                return ExtractedToolCallInformation(
-                    tools_called=False, tool_calls=[], content=model_output
-                )
-            calls = [
-                ToolCall(
-                    id=c.id,
-                    type="function",
-                    function=FunctionCall(name=c.function.name, arguments=c.function.arguments),
-                )
-                for c in info.tool_calls
-            ]
-            self.prev_tool_call_arr = [
-                {"name": c.function.name, "arguments": c.function.arguments} for c in calls
-            ]
-            self.streamed_args_for_tool = [c.function.arguments for c in calls]
-            return ExtractedToolCallInformation(
-                tools_called=bool(calls), tool_calls=calls, content=info.content
-            )
-
-        # -- streaming -------------------------------------------------------------------------
-        def extract_tool_calls_streaming(
-            self,
-            previous_text: str,
-            current_text: str,
-            delta_text: str,
-            previous_token_ids: Sequence[int],
-            current_token_ids: Sequence[int],
-            delta_token_ids: Sequence[int],
-            request: Any,
-        ) -> Any:
-            if self._pair is not None and self._pair.usable:
-                return self._pair.tool_feed(delta_text)
-            if self._finished or not delta_text:
-                return None
-            try:
-                core = self._stream
-                if core is None:
-                    core = self._stream = stream_core(self.toolparse)
-                return core.feed_message(delta_text)
-            except Exception:  # never raise into the serving loop: the text stays content
-                logger.exception("toolparse_%s: feed failed", self.toolparse_format)
-                self._finished = True
-                return delta_message(delta_text, None, [])
-
-        def finish_streaming(self) -> Any:
-            """End of the stream: flushes held-back text (vLLM calls it once, at the end), and
-            sets vLLM's record of the calls sent (also after a failure ended the stream early)."""
-            delta = None
-            pair = self._pair
-            core = pair.core if pair is not None else self._stream
-            if not self._finished:
-                self._finished = True
-                if pair is not None and pair.usable:
-                    d = pair.tool_finish()
-                    delta = None if d is None else self._delta(d)
-                elif core is not None:
-                    try:
-                        delta = core.finish_message()
-                    except Exception:
-                        logger.exception("toolparse_%s: finish failed", self.toolparse_format)
-            sent = (core.sent_calls if core is not None else None) or []
-            self.streamed_args_for_tool = [a for _, a in sent]
-            self.prev_tool_call_arr = [{"name": n, "arguments": a} for n, a in sent]
-            return delta
-
-        def get_remaining_unstreamed_args(self) -> str:
-            # The machine streams every argument byte it has decided on; what it holds back is
-            # flushed by finish_streaming. Nothing is ever parsed but unstreamed.
-            return ""
-
-        @property
-        def truncated(self) -> bool:
-            """Whether the output ended inside a call (after finish_streaming)."""
-            if self._pair is not None and self._pair.usable:
-                return self._pair.truncated
-            s = self._stream
-            return bool(s is not None and getattr(s, "truncated", False))
-
-        def _delta(self, d: Any) -> Any:
-            """vLLM's delta for a core delta the machine emitted on the reasoning side (the
-            core recorded its calls)."""
-            return vllm_delta(d, self.new_id)
 
     _TOOL_PARSER_BASE = ToolparseToolParser
     return _TOOL_PARSER_BASE
@@ -473,6 +486,260 @@ class _ReasonerToolPair:
         return None
 
 
+class _ReasoningParserMethods(_VllmClass):
+    """What every toolparse_R reasoning parser does: the methods of the class
+    :func:`_reasoning_base` makes over vLLM's ``ReasoningParser`` (kept at the module's top level,
+    so that vLLM is imported only when the class is made)."""
+
+    engine_based_streaming = True
+    toolparse_reasoning = ""
+    toolparse_backend = "rust"
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, *args, **kwargs)
+        self._template_kwargs = kwargs.get("chat_template_kwargs")
+        self._prompt: Optional[bool] = None
+        self._pair: Optional[_ReasonerToolPair] = None
+        self._solo: Any = None  # toolparse parser without a tool format, when unpaired
+        self._core: Any = None
+        self._handover: Any = None
+        self._ended = False
+        self._finished = False
+        self._used = False  # parsed something: too late to pair
+        self._counter: Any = None  # count_reasoning_tokens' state
+        if "model_config" in kwargs:
+            # Built by vLLM's Parser, which builds its tool parser next, in this thread.
+            _reasoning_common.leave(self)
+
+    # -- markers and token ids ------------------------------------------------------------
+    @property
+    def _ids(self) -> Any:
+        return _reasoning_common.marker_ids(self.model_tokenizer, self.toolparse_reasoning)
+
+    @property
+    def reasoning_start_str(self) -> Optional[str]:
+        s = _spec.REASONING[self.toolparse_reasoning]
+        return s.start or None
+
+    @property
+    def reasoning_end_str(self) -> Optional[str]:
+        s = _spec.REASONING[self.toolparse_reasoning]
+        return s.end or None
+
+    def _started_for(self, prompt: Optional[bool]) -> Optional[bool]:
+        if prompt is not None:
+            return prompt
+        return _reasoning_common.kwargs_verdict(self._template_kwargs)
+
+    @property
+    def started(self) -> Optional[bool]:
+        """True when the output starts inside reasoning, False when thinking is off, None for
+        the format's default: the prompt's last turn first, then chat_template_kwargs."""
+        return self._started_for(self._prompt)
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        """On the prompt: whether the output starts after reasoning (thinking off, or the
+        last turn's block ended, by its end marker or a call start)."""
+        if _reasoning_common.transparent(self.toolparse_reasoning):
+            return False
+        try:
+            verdict = _reasoning_common.prompt_verdict(self._ids, input_ids, self._tool_format())
+            started = self._started_for(verdict)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            started = None
+        if started is None:
+            started = _reasoning_common.default_started(self.toolparse_reasoning)
+        return not started
+
+    def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
+        """Per decode step in the engine core: the open block ended in this step, at the
+        end marker's tokens or at a single-token call start that ends a block (the paired
+        tool format's; built alone, as the engine core builds it, the reasoning format's
+        own). Looks at ``delta_ids`` only (and the end marker's length before them)."""
+        try:
+            return _reasoning_common.end_in_delta(
+                self._ids, input_ids, delta_ids, self._tool_format()
+            )
+        except Exception:  # noqa: BLE001
+            return False
+
+    def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
+        """The generated tokens inside the think block, markers excluded, by the front's
+        rules as token ids tell them (see :class:`toolparse.integrations.reasoning.
+        ReasoningTokens`); resumes from the last call when ``token_ids`` extends the ids it
+        saw, as vLLM passes the whole sequence per delta. 0 for harmony (its channels) and
+        formats without reasoning (``content_prefix``)."""
+        rspec = _spec.REASONING[self.toolparse_reasoning]
+        if _reasoning_common.transparent(self.toolparse_reasoning) or rspec.content_prefix:
+            return 0
+        try:
+            started = self.started
+            if started is None:
+                started = _reasoning_common.default_started(self.toolparse_reasoning)
+            if not started and rspec.markers_off_when_disabled:
+                return 0  # thinking disabled turns the markers off: nothing is reasoning
+            calls = self._ids.calls(self._tool_format())
+            counter = self._counter
+            if counter is None or counter.key != (started, calls):
+                counter = _reasoning_common.ReasoningTokens(
+                    self._ids, started, calls, self._decode_one
+                )
+                counter.key = (started, calls)
+                self._counter = counter
+            return int(counter(token_ids))
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            logger.exception("toolparse_%s: counting reasoning tokens", self.toolparse_reasoning)
+            return 0
+
+    def _decode_one(self, token_id: int) -> str:
+        return str(self.model_tokenizer.decode([token_id]))
+
+    def extract_content_ids(self, input_ids: List[int]) -> List[int]:
+        end = self._ids.end
+        if end is not None and end in input_ids:
+            return list(input_ids[input_ids.index(end) + 1 :])
+        return list(input_ids)
+
+    def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
+        try:
+            self._prompt = _reasoning_common.prompt_verdict(
+                self._ids, prompt_token_ids, self._tool_format()
+            )
+        except Exception:  # noqa: BLE001
+            self._prompt = None
+
+    def adjust_request(self, request: Any) -> Any:
+        request = super().adjust_request(request)
+        special = set(getattr(self.model_tokenizer, "all_special_tokens", None) or ())
+        s = _spec.REASONING[self.toolparse_reasoning]
+        # A reasoning format whose tool format's machine separates it (harmony, muse) needs
+        # that format's markers, which are special tokens, whether the request has tools or not.
+        framed = s.tool_format is not None and _spec.get_spec(s.tool_format).special_tokens
+        if ({s.start, s.end} & special or framed) and hasattr(request, "skip_special_tokens"):
+            request.skip_special_tokens = False  # the markers are special tokens: keep them
+        return request
+
+    # -- the machine ----------------------------------------------------------------------
+    def _tool_format(self) -> Optional[str]:
+        return self._pair.tool.toolparse_format if self._pair is not None else None
+
+    def _parser(self) -> Any:
+        self._used = True
+        if self._pair is not None and self._pair.usable:
+            return self._pair.get_parser()
+        if self._solo is None:
+            self._solo = toolparse.get_parser(
+                None,
+                backend=self.toolparse_backend,
+                reasoning=self.toolparse_reasoning,
+                reasoning_started=self.started,
+            )
+        return self._solo
+
+    def _start(self) -> Any:
+        self._used = True
+        if self._core is None:
+            pair = self._pair
+            if pair is not None and pair.usable:
+                self._core = pair.get_core()
+            else:
+                self._core = stream_core(self._parser())
+            self._handover = _reasoning_common.Handover(
+                self._core, _reasoning_common.transparent(self.toolparse_reasoning)
+            )
+        return self._core
+
+    def _message(self, d: Any, content: Optional[str] = None, whole: bool = True) -> Any:
+        """vLLM's delta for core delta ``d``: its reasoning, ``content`` in place of the
+        machine's content unless ``whole``, and (when ``whole``) its calls."""
+        c, r, calls = d if d is not None else (None, None, None)
+        if whole:
+            if calls and self._pair is not None:
+                return self._pair.tool._delta(d)
+            if calls:
+                return vllm_delta(d, self._parser().new_id)
+            content = c
+        if content is None and r is None:
+            return None
+        return delta_message(content, r, [])
+
+    # -- non-streaming ---------------------------------------------------------------------
+    def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
+        try:
+            info = self._parser().extract_tool_calls(model_output)
+            if _reasoning_common.transparent(self.toolparse_reasoning):
+                rest = info.content or ""
+            else:
+                rest = _reasoning_common.raw_rest(self._parser(), model_output)
+        except Exception:  # noqa: BLE001 - never raise into the serving loop
+            logger.exception("toolparse_%s: extract_reasoning failed", self.toolparse_reasoning)
+            return None, model_output
+        if self._pair is not None:
+            self._pair.extracted = (rest, info)
+        return (info.reasoning or None), (rest or None)
+
+    # -- streaming -------------------------------------------------------------------------
+    def extract_reasoning_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+    ) -> Any:
+        if self._ended or self._finished or not delta_text:
+            return None
+        try:
+            core = self._start()
+            # vLLM's DeltaMessage, built by the core (its calls' ids from the parser that
+            # also builds the pair's tool deltas)
+            m = core.feed_message(delta_text)
+            rest = self._handover.feed(delta_text)
+        except Exception:  # never raise into the serving loop: hand the text over
+            logger.exception("toolparse_%s: feed failed", self.toolparse_reasoning)
+            self._ended = True
+            if self._pair is not None:
+                self._pair.usable = False
+            return delta_message(delta_text, None, [])
+        if rest is None:
+            return m
+        # The block ended in this delta: the reasoning goes out here, the raw rest as
+        # content (vLLM hands it to the tool phase); the machine's own content and calls
+        # for it wait for the tool parser of the pair.
+        self._ended = True
+        r = None if m is None else m.reasoning
+        if self._pair is not None and self._pair.usable and m is not None:
+            if m.content is not None or m.tool_calls:
+                self._pair.stash = delta_message(m.content, None, m.tool_calls)
+        if rest or r is not None:
+            return delta_message(rest or None, r, [])
+        return None
+
+    def has_engine_confirmed_reasoning_end(self) -> bool:
+        return self._ended
+
+    def finish_streaming(self) -> Any:
+        """Flush: at the hand-over (nothing: the rest went on raw) or at the end of a stream
+        whose reasoning never ended (the machine finishes here, once)."""
+        if self._ended or self._finished or self._core is None:
+            return None
+        self._finished = True
+        pair = self._pair
+        try:
+            if pair is not None and pair.usable:
+                d = pair.finish()
+                return self._message(d)
+            d = self._core.finish()
+            rest = self._handover.finish()
+        except Exception:  # noqa: BLE001
+            logger.exception("toolparse_%s: finish failed", self.toolparse_reasoning)
+            return None
+        if _reasoning_common.transparent(self.toolparse_reasoning):
+            return self._message(d)
+        return self._message(d, rest or None, whole=False)
+
+
 def _reasoning_base() -> Any:
     """The common base class of every toolparse_R reasoning parser (made once)."""
     global _REASONING_PARSER_BASE
@@ -481,262 +748,10 @@ def _reasoning_base() -> Any:
     _tool_parser_base()  # binds vLLM's delta types
     from vllm.reasoning import ReasoningParser
 
-    class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc, valid-type]
+    class ToolparseReasoningParser(_ReasoningParserMethods, ReasoningParser):  # type: ignore[misc, valid-type]
         """A vLLM reasoning parser running toolparse's one-pass machine for one reasoning format
         (paired with a toolparse tool parser built right after it, the same machine parses the
         tool calls; see :class:`_ReasonerToolPair`)."""
-
-        engine_based_streaming = True
-        toolparse_reasoning = ""
-        toolparse_backend = "rust"
-
-        def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-            super().__init__(tokenizer, *args, **kwargs)
-            self._template_kwargs = kwargs.get("chat_template_kwargs")
-            self._prompt: Optional[bool] = None
-            self._pair: Optional[_ReasonerToolPair] = None
-            self._solo: Any = None  # toolparse parser without a tool format, when unpaired
-            self._core: Any = None
-            self._handover: Any = None
-            self._ended = False
-            self._finished = False
-            self._used = False  # parsed something: too late to pair
-            self._counter: Any = None  # count_reasoning_tokens' state
-            if "model_config" in kwargs:
-                # Built by vLLM's Parser, which builds its tool parser next, in this thread.
-                _reasoning_common.leave(self)
-
-        # -- markers and token ids ------------------------------------------------------------
-        @property
-        def _ids(self) -> Any:
-            return _reasoning_common.marker_ids(self.model_tokenizer, self.toolparse_reasoning)
-
-        @property
-        def reasoning_start_str(self) -> Optional[str]:
-            s = _spec.REASONING[self.toolparse_reasoning]
-            return s.start or None
-
-        @property
-        def reasoning_end_str(self) -> Optional[str]:
-            s = _spec.REASONING[self.toolparse_reasoning]
-            return s.end or None
-
-        def _started_for(self, prompt: Optional[bool]) -> Optional[bool]:
-            if prompt is not None:
-                return prompt
-            return _reasoning_common.kwargs_verdict(self._template_kwargs)
-
-        @property
-        def started(self) -> Optional[bool]:
-            """True when the output starts inside reasoning, False when thinking is off, None for
-            the format's default: the prompt's last turn first, then chat_template_kwargs."""
-            return self._started_for(self._prompt)
-
-        def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
-            """On the prompt: whether the output starts after reasoning (thinking off, or the
-            last turn's block ended, by its end marker or a call start)."""
-            if _reasoning_common.transparent(self.toolparse_reasoning):
-                return False
-            try:
-                verdict = _reasoning_common.prompt_verdict(
-                    self._ids, input_ids, self._tool_format()
-                )
-                started = self._started_for(verdict)
-            except Exception:  # noqa: BLE001 - never raise into the serving loop
-                started = None
-            if started is None:
-                started = _reasoning_common.default_started(self.toolparse_reasoning)
-            return not started
-
-        def is_reasoning_end_streaming(self, input_ids: Sequence[int], delta_ids: Any) -> bool:
-            """Per decode step in the engine core: the open block ended in this step, at the
-            end marker's tokens or at a single-token call start that ends a block (the paired
-            tool format's; built alone, as the engine core builds it, the reasoning format's
-            own). Looks at ``delta_ids`` only (and the end marker's length before them)."""
-            try:
-                return _reasoning_common.end_in_delta(
-                    self._ids, input_ids, delta_ids, self._tool_format()
-                )
-            except Exception:  # noqa: BLE001
-                return False
-
-        def count_reasoning_tokens(self, token_ids: Sequence[int]) -> int:
-            """The generated tokens inside the think block, markers excluded, by the front's
-            rules as token ids tell them (see :class:`toolparse.integrations.reasoning.
-            ReasoningTokens`); resumes from the last call when ``token_ids`` extends the ids it
-            saw, as vLLM passes the whole sequence per delta. 0 for harmony (its channels) and
-            formats without reasoning (``content_prefix``)."""
-            rspec = _spec.REASONING[self.toolparse_reasoning]
-            if _reasoning_common.transparent(self.toolparse_reasoning) or rspec.content_prefix:
-                return 0
-            try:
-                started = self.started
-                if started is None:
-                    started = _reasoning_common.default_started(self.toolparse_reasoning)
-                if not started and rspec.markers_off_when_disabled:
-                    return 0  # thinking disabled turns the markers off: nothing is reasoning
-                calls = self._ids.calls(self._tool_format())
-                counter = self._counter
-                if counter is None or counter.key != (started, calls):
-                    counter = _reasoning_common.ReasoningTokens(
-                        self._ids, started, calls, self._decode_one
-                    )
-                    counter.key = (started, calls)
-                    self._counter = counter
-                return int(counter(token_ids))
-            except Exception:  # noqa: BLE001 - never raise into the serving loop
-                logger.exception(
-                    "toolparse_%s: counting reasoning tokens", self.toolparse_reasoning
-                )
-                return 0
-
-        def _decode_one(self, token_id: int) -> str:
-            return str(self.model_tokenizer.decode([token_id]))
-
-        def extract_content_ids(self, input_ids: List[int]) -> List[int]:
-            end = self._ids.end
-            if end is not None and end in input_ids:
-                return list(input_ids[input_ids.index(end) + 1 :])
-            return list(input_ids)
-
-        def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
-            try:
-                self._prompt = _reasoning_common.prompt_verdict(
-                    self._ids, prompt_token_ids, self._tool_format()
-                )
-            except Exception:  # noqa: BLE001
-                self._prompt = None
-
-        def adjust_request(self, request: Any) -> Any:
-            request = super().adjust_request(request)
-            special = set(getattr(self.model_tokenizer, "all_special_tokens", None) or ())
-            s = _spec.REASONING[self.toolparse_reasoning]
-            # A reasoning format whose tool format's machine separates it (harmony, muse) needs
-            # that format's markers, which are special tokens, whether the request has tools or not.
-            framed = s.tool_format is not None and _spec.get_spec(s.tool_format).special_tokens
-            if ({s.start, s.end} & special or framed) and hasattr(request, "skip_special_tokens"):
-                request.skip_special_tokens = False  # the markers are special tokens: keep them
-            return request
-
-        # -- the machine ----------------------------------------------------------------------
-        def _tool_format(self) -> Optional[str]:
-            return self._pair.tool.toolparse_format if self._pair is not None else None
-
-        def _parser(self) -> Any:
-            self._used = True
-            if self._pair is not None and self._pair.usable:
-                return self._pair.get_parser()
-            if self._solo is None:
-                self._solo = toolparse.get_parser(
-                    None,
-                    backend=self.toolparse_backend,
-                    reasoning=self.toolparse_reasoning,
-                    reasoning_started=self.started,
-                )
-            return self._solo
-
-        def _start(self) -> Any:
-            self._used = True
-            if self._core is None:
-                pair = self._pair
-                if pair is not None and pair.usable:
-                    self._core = pair.get_core()
-                else:
-                    self._core = stream_core(self._parser())
-                self._handover = _reasoning_common.Handover(
-                    self._core, _reasoning_common.transparent(self.toolparse_reasoning)
-                )
-            return self._core
-
-        def _message(self, d: Any, content: Optional[str] = None, whole: bool = True) -> Any:
-            """vLLM's delta for core delta ``d``: its reasoning, ``content`` in place of the
-            machine's content unless ``whole``, and (when ``whole``) its calls."""
-            c, r, calls = d if d is not None else (None, None, None)
-            if whole:
-                if calls and self._pair is not None:
-                    return self._pair.tool._delta(d)
-                if calls:
-                    return vllm_delta(d, self._parser().new_id)
-                content = c
-            if content is None and r is None:
-                return None
-            return delta_message(content, r, [])
-
-        # -- non-streaming ---------------------------------------------------------------------
-        def extract_reasoning(self, model_output: str, request: Any) -> Tuple[Any, Any]:
-            try:
-                info = self._parser().extract_tool_calls(model_output)
-                if _reasoning_common.transparent(self.toolparse_reasoning):
-                    rest = info.content or ""
-                else:
-                    rest = _reasoning_common.raw_rest(self._parser(), model_output)
-            except Exception:  # noqa: BLE001 - never raise into the serving loop
-                logger.exception("toolparse_%s: extract_reasoning failed", self.toolparse_reasoning)
-                return None, model_output
-            if self._pair is not None:
-                self._pair.extracted = (rest, info)
-            return (info.reasoning or None), (rest or None)
-
-        # -- streaming -------------------------------------------------------------------------
-        def extract_reasoning_streaming(
-            self,
-            previous_text: str,
-            current_text: str,
-            delta_text: str,
-            previous_token_ids: Sequence[int],
-            current_token_ids: Sequence[int],
-            delta_token_ids: Sequence[int],
-        ) -> Any:
-            if self._ended or self._finished or not delta_text:
-                return None
-            try:
-                core = self._start()
-                # vLLM's DeltaMessage, built by the core (its calls' ids from the parser that
-                # also builds the pair's tool deltas)
-                m = core.feed_message(delta_text)
-                rest = self._handover.feed(delta_text)
-            except Exception:  # never raise into the serving loop: hand the text over
-                logger.exception("toolparse_%s: feed failed", self.toolparse_reasoning)
-                self._ended = True
-                if self._pair is not None:
-                    self._pair.usable = False
-                return delta_message(delta_text, None, [])
-            if rest is None:
-                return m
-            # The block ended in this delta: the reasoning goes out here, the raw rest as
-            # content (vLLM hands it to the tool phase); the machine's own content and calls
-            # for it wait for the tool parser of the pair.
-            self._ended = True
-            r = None if m is None else m.reasoning
-            if self._pair is not None and self._pair.usable and m is not None:
-                if m.content is not None or m.tool_calls:
-                    self._pair.stash = delta_message(m.content, None, m.tool_calls)
-            if rest or r is not None:
-                return delta_message(rest or None, r, [])
-            return None
-
-        def has_engine_confirmed_reasoning_end(self) -> bool:
-            return self._ended
-
-        def finish_streaming(self) -> Any:
-            """Flush: at the hand-over (nothing: the rest went on raw) or at the end of a stream
-            whose reasoning never ended (the machine finishes here, once)."""
-            if self._ended or self._finished or self._core is None:
-                return None
-            self._finished = True
-            pair = self._pair
-            try:
-                if pair is not None and pair.usable:
-                    d = pair.finish()
-                    return self._message(d)
-                d = self._core.finish()
-                rest = self._handover.finish()
-            except Exception:  # noqa: BLE001
-                logger.exception("toolparse_%s: finish failed", self.toolparse_reasoning)
-                return None
-            if _reasoning_common.transparent(self.toolparse_reasoning):
-                return self._message(d)
-            return self._message(d, rest or None, whole=False)
 
     _REASONING_PARSER_BASE = ToolparseReasoningParser
     return _REASONING_PARSER_BASE
