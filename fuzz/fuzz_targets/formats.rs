@@ -7,28 +7,10 @@
 mod feed;
 
 use libfuzzer_sys::fuzz_target;
-use toolparse::{Event, Format, Parser, Tools};
+use toolparse::{Format, Parser, Tools};
 
-/// (content, reasoning, [(name, arguments, ended)], malformed, truncated)
-type Run = (String, String, Vec<(String, String, bool)>, bool, bool);
-
-fn run(f: Format, text: &str, cuts: &[usize]) -> Run {
-    let mut p = Parser::new(f, &Tools::default());
-    let events = feed::feed_cut(&mut p, text, cuts);
-    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
-    for ev in events {
-        match ev {
-            // The markup of a call the text ended inside: a stream sends it as content.
-            Event::Content(t) | Event::Unfinished(t) => content.push_str(&t),
-            Event::Reasoning(t) => reasoning.push_str(&t),
-            Event::ToolStart { name, .. } => calls.push((name, String::new(), false)),
-            Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
-            Event::ToolEnd { index } => calls[index].2 = true,
-            // A call dropped after it started never ends; the non-streaming result leaves it out.
-            Event::Dropped { .. } => {}
-        }
-    }
-    (content, reasoning, calls, p.malformed(), p.truncated())
+fn run(f: Format, text: &str, cuts: &[usize]) -> feed::Run {
+    feed::run(&mut Parser::new(f, &Tools::default()), text, cuts)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -50,12 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let x = Parser::extract(f, &Tools::default(), &text);
     assert_eq!(x.truncated, whole.4);
     let calls: Vec<(String, String)> = x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
-    let ended: Vec<(String, String)> = whole
-        .2
-        .iter()
-        .filter(|c| c.2)
-        .map(|c| (c.0.clone(), c.1.clone()))
-        .collect();
+    let ended = feed::ended(&whole);
     if !x.malformed && !x.truncated {
         assert_eq!(x.content.unwrap_or_default(), whole.0);
         assert_eq!(calls, ended);

@@ -10,25 +10,10 @@ mod feed;
 use libfuzzer_sys::fuzz_target;
 use toolparse::formats::Setup;
 use toolparse::reasoning::REASONING;
-use toolparse::{Event, Format, Parser, Reasoning, Tools};
+use toolparse::{Format, Parser, Reasoning, Tools};
 
-/// (content, reasoning, [(name, arguments)], malformed, truncated)
-type Run = (String, String, Vec<(String, String)>, bool, bool);
-
-fn run(setup: Setup, text: &str, cuts: &[usize]) -> Run {
-    let mut p = Parser::with(setup, &Tools::default());
-    let events = feed::feed_cut(&mut p, text, cuts);
-    let (mut content, mut reasoning, mut calls) = (String::new(), String::new(), Vec::new());
-    for ev in events {
-        match ev {
-            Event::Content(t) | Event::Unfinished(t) => content.push_str(&t),
-            Event::Reasoning(t) => reasoning.push_str(&t),
-            Event::ToolStart { name, .. } => calls.push((name, String::new())),
-            Event::ToolArgs { index, fragment } => calls[index].1.push_str(&fragment),
-            Event::ToolEnd { .. } | Event::Dropped { .. } => {}
-        }
-    }
-    (content, reasoning, calls, p.malformed(), p.truncated())
+fn run(setup: Setup, text: &str, cuts: &[usize]) -> feed::Run {
+    feed::run(&mut Parser::with(setup, &Tools::default()), text, cuts)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -69,7 +54,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(x.reasoning.unwrap_or_default(), whole.1);
         let calls: Vec<(String, String)> =
             x.calls.into_iter().map(|c| (c.name, c.arguments)).collect();
-        assert_eq!(calls, whole.2);
+        assert_eq!(calls, feed::ended(&whole));
     }
     if format.is_none() {
         let prefix = reasoning.spec().content_prefix.len();
