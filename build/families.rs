@@ -410,19 +410,10 @@ fn harmony_frame(
     xml: Option<&str>,
 ) -> Result<String, String> {
     let call: &Call = &e.call;
-    // the roles of the machine's markers, in the order of its indices (`START`, `CHANNEL`...)
-    let markers = [
-        "start",
-        "channel",
-        "message",
-        "end",
-        "call",
-        "return",
-        "constrain",
-    ]
-    .map(|r| e.need(r))
-    .into_iter()
-    .collect::<Result<Vec<_>, _>>()?;
+    let markers = crate::spec_check::FRAME_ROLES
+        .map(|r| e.need(r))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
     let prefix = call.name_prefix.as_deref().unwrap_or("functions.");
     let join = match call.reasoning_join.as_deref() {
         None | Some("\n") => "\n",

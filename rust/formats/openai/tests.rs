@@ -322,15 +322,7 @@ fn quote_checks_reject_only_what_parse_rejects() {
 /// The markers of the family's frames are their spec entries' (`build.rs` writes them).
 #[test]
 fn frames_use_the_spec_markers() {
-    let roles = [
-        "start",
-        "channel",
-        "message",
-        "end",
-        "call",
-        "return",
-        "constrain",
-    ];
+    let roles = crate::formats::spec_check::FRAME_ROLES;
     for (name, frame) in [("openai", FNS), ("beam", BEAM)] {
         let spec = Format::from_name(name).expect("known format").spec();
         let want: Vec<_> = roles.iter().map(|r| spec.marker(r)).collect();
