@@ -237,10 +237,17 @@ class Renderer:
             return False
         return not any(m in s for m in self.markers)
 
+    # the tool names the format's markup can carry, and whether its argument keys are written
+    # where names are (so the same rule holds for them)
+    name_pattern = r"[A-Za-z_][A-Za-z0-9_]*"
+    keys_are_names = False
+
     def name_ok(self, name: str) -> bool:
-        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
+        return bool(re.fullmatch(self.name_pattern, name))
 
     def key_ok(self, key: str) -> bool:
+        if self.keys_are_names:
+            return self.name_ok(key)
         return self.markers_in_strings or not self._has_marker(key)
 
     def value_ok(self, value: Any) -> bool:

@@ -97,6 +97,7 @@ class Pythonic(Renderer):
 
     json_native = False
     extra_tokens = ("f(", "a=", "=1", "'x'", '"x"', "True", "False", "None", "\\n", "\\x00")
+    keys_are_names = True
 
     def __init__(self, name: str) -> None:
         sp = toolparse.spec.get_spec(name)
@@ -115,9 +116,6 @@ class Pythonic(Renderer):
 
     def name_ok(self, name: str) -> bool:
         return name.isidentifier() and name.isascii() and not keyword.iskeyword(name)
-
-    def key_ok(self, key: str) -> bool:
-        return self.name_ok(key)
 
     def value_ok(self, value: Any) -> bool:
         return _finite(value)
@@ -276,6 +274,8 @@ class XmlParams(Renderer):
 
     json_native = False
     typed = True
+    name_pattern = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+    keys_are_names = True
 
     def __init__(self, name: str) -> None:
         spec = toolparse.spec.get_spec(name)
@@ -289,12 +289,6 @@ class XmlParams(Renderer):
         self.markers = tuple(v for v in self.m.values() if len(v) > 2)
         # qwen3_coder's layout: a newline around every value and after every tag
         self.lines = self.m["function_name_end"] == ">" and self.strip
-
-    def name_ok(self, name: str) -> bool:
-        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
-
-    def key_ok(self, key: str) -> bool:
-        return self.name_ok(key)
 
     def value_ok(self, value: Any) -> bool:
         if isinstance(value, str):
@@ -782,6 +776,8 @@ class XmlElements(Renderer):
     json_native = False
     typed = True
     forms = ("double", "single", "bare")
+    name_pattern = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+    keys_are_names = True
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -799,12 +795,6 @@ class XmlElements(Renderer):
             self.ns + "</a>",
             self.ns + "<item>",
         )
-
-    def name_ok(self, name: str) -> bool:
-        return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name))
-
-    def key_ok(self, key: str) -> bool:
-        return self.name_ok(key)
 
     def value_ok(self, value: Any) -> bool:
         if isinstance(value, str):
