@@ -7,7 +7,7 @@ so it imports nothing heavy.
 from __future__ import annotations
 
 import logging
-from typing import Any, List, Sequence
+from typing import Any, Dict, List, Sequence
 
 VLLM_PREFIX = "toolparse_"
 
@@ -77,3 +77,17 @@ def vllm_reasoning_plugin() -> List[str]:
             )
         names.append(name)
     return names
+
+
+def check_report(server: str) -> Dict[str, Any]:
+    """The report an integration's ``check()`` fills in for ``server``, before anything is
+    known: ``{"server", "installed", "version", "ok", "names", "reasoning_names", "error"}``."""
+    return {
+        "server": server,
+        "installed": False,
+        "version": None,
+        "ok": False,
+        "names": [],
+        "reasoning_names": [],
+        "error": None,
+    }

@@ -33,8 +33,8 @@ from pydantic import BaseModel
 
 import toolparse
 from toolparse import spec as _spec
+from toolparse.integrations import check_report, server_structural_tag
 from toolparse.integrations import reasoning as _reasoning_common
-from toolparse.integrations import server_structural_tag
 from toolparse.integrations._twin import ServerModels
 
 logger = logging.getLogger(__name__)
@@ -828,15 +828,7 @@ def check() -> Dict[str, Any]:
     through SGLang's own ``load_plugins()``, and the ``toolparse_*`` names ``--tool-call-parser``
     (``names``) and ``--reasoning-parser`` (``reasoning_names``) then accept; ``error`` says in
     one line why not."""
-    out: Dict[str, Any] = {
-        "server": "sglang",
-        "installed": False,
-        "version": None,
-        "ok": False,
-        "names": [],
-        "reasoning_names": [],
-        "error": None,
-    }
+    out = check_report("sglang")
     try:
         found = importlib.util.find_spec("sglang") is not None
     except (ImportError, ValueError):

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 import toolparse
 from toolparse import spec as _spec
 from toolparse.integrations import VLLM_PREFIX as PREFIX
+from toolparse.integrations import check_report, server_structural_tag
 from toolparse.integrations import reasoning as _reasoning_common
-from toolparse.integrations import server_structural_tag
 from toolparse.integrations import vllm_class_name as class_name
 from toolparse.integrations._vllm_deltas import (
     bind_classes,
@@ -855,15 +855,7 @@ def check() -> Dict[str, Any]:
     through vLLM's own plugin loader: ``{"server", "installed", "version", "ok", "names",
     "reasoning_names", "error"}`` (``names``: ``--tool-call-parser``; ``reasoning_names``:
     ``--reasoning-parser``)."""
-    out: Dict[str, Any] = {
-        "server": "vllm",
-        "installed": False,
-        "version": None,
-        "ok": False,
-        "names": [],
-        "reasoning_names": [],
-        "error": None,
-    }
+    out = check_report("vllm")
     if importlib.util.find_spec("vllm") is None:
         out["error"] = "vLLM is not installed"
         return out
