@@ -521,6 +521,8 @@ impl Machine for FunctionGemma {
         let r = &mut self.reader;
         let (next, to) = match &mut self.st {
             State::Text => r.on_text(input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
             State::Head { raw } => r.on_head(raw, input, i, out),
             State::Key { key } => r.on_key(key, input, i, out),
             State::EscKey { key } => r.on_esc_key(key, input, i, out),
@@ -536,8 +538,6 @@ impl Machine for FunctionGemma {
                 // The end marker; or none: the whitespace started the text.
                 After::Marker(_) | After::Text => go(i, State::Text),
             },
-            // The driver makes the rest content.
-            State::Fallback => (Next::Hold(i), None),
         };
         if let Some(st) = to {
             self.st = st;
@@ -547,7 +547,6 @@ impl Machine for FunctionGemma {
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             State::Head { raw } => {
                 raw.push_str(rest);
                 out.truncate(raw);
@@ -556,6 +555,7 @@ impl Machine for FunctionGemma {
                 ws.push_str(rest);
                 out.content(ws);
             }
+            State::Text | State::Fallback => out.content(rest),
             _ => out.truncate(""),
         }
     }

@@ -205,6 +205,12 @@ class Pythonic(Machine):
             i = end
             w *= 2
 
+    def _after_list_text(self, at: int, out: Emitter) -> Next:
+        """The whitespace after a list is text; other text follows at ``at``."""
+        out.content("".join(self.buf))
+        self.st = "Text"
+        return at, GO
+
     def on_text(self, s: str, i: int, out: Emitter) -> Next:
         """Plain text up to a trigger, which opens a list."""
         which, i = text_until(self.style.triggers, s, i, out)
@@ -249,15 +255,15 @@ class Pythonic(Machine):
             return self._close_call(k + 1, out)
         return self._fail(k, out)
 
-    def on_after_call(self, s: str, i: int, out: Emitter) -> Next:
+    def on_after_call(self, newline: bool, s: str, i: int, out: Emitter) -> Next:
         """After a call's ``)``: list style, ``,`` and the next call or ``]``; newline style, the
         end marker, or a newline and the next call."""
         style = self.style
         j, ok = self._skip_space(s, i, out)
         if not ok:
             return j, GO
-        if "\n" in s[i:j] or "\r" in s[i:j]:
-            self.newline = True
+        newline = newline or "\n" in s[i:j] or "\r" in s[i:j]
+        self.newline = newline
         if j == len(s):
             return j, GO
         c = s[j]
@@ -277,7 +283,7 @@ class Pythonic(Machine):
                 return j + len(end.list[which]), GO
             if end.could_start(s[j : j + len(end.list[0])]):
                 return j, HOLD
-        if self.newline and c in _IDENT_START:
+        if newline and c in _IDENT_START:
             return self._read("Name", j)
         return self._fail(j, out)
 
@@ -302,14 +308,8 @@ class Pythonic(Machine):
         # no end marker: the whitespace is text (content rules apply)
         return self._after_list_text(j, out)
 
-    def _after_list_text(self, at: int, out: Emitter) -> Next:
-        """The whitespace after a list is text; other text follows at ``at``."""
-        out.content("".join(self.buf))
-        self.st = "Text"
-        return at, GO
-
     def step(self, s: str, i: int, out: Emitter) -> Next:
-        st = self.st
+        st, c = self.st, ""
         if st == "Text":
             return self.on_text(s, i, out)
         elif st == "Open":
@@ -350,7 +350,7 @@ class Pythonic(Machine):
         elif st == "Value":
             return self.on_value(s, i, out)
         elif st == "AfterCall":
-            return self.on_after_call(s, i, out)
+            return self.on_after_call(self.newline, s, i, out)
         elif st == "AfterList":
             return self.on_after_list(s, i, out)
         else:  # Fallback: the driver makes the rest content
