@@ -45,7 +45,7 @@
 //!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
 //!   ending inside a call is truncation: the call is unfinished.
 
-use super::between::{after_call, text_until, After};
+use super::between::{after_call, text_until, After, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
@@ -111,10 +111,11 @@ enum State {
     Fallback,
 }
 
-pub struct FunctionGemma {
+/// What the transitions read and write besides the state: the style, the tools' parameter
+/// types, the open objects and arrays, and the call.
+struct Reader {
     style: &'static Style,
     tools: Tools,
-    st: State,
     stack: Vec<Frame>,
     /// The current call's function name.
     func: String,
@@ -122,31 +123,55 @@ pub struct FunctionGemma {
     string_param: bool,
 }
 
+pub struct FunctionGemma {
+    st: State,
+    reader: Reader,
+}
+
+/// What a transition did: where the loop goes on, and the state it moved to (`None`: the state
+/// stays).
+type Turn = (Next, Option<State>);
+
+/// The transition moved to `st`; the loop goes on from `at`.
+fn go(at: usize, st: State) -> Turn {
+    (Next::Go(at), Some(st))
+}
+
+/// Malformed markup: everything from here is content.
+fn fail(out: &mut Emitter) -> State {
+    out.malformed = true;
+    State::Fallback
+}
+
 impl FunctionGemma {
     pub fn new(style: &'static Style, tools: &Tools) -> FunctionGemma {
         FunctionGemma {
-            style,
-            tools: tools.clone(),
             st: State::Text,
-            stack: Vec::new(),
-            func: String::new(),
-            string_param: false,
+            reader: Reader {
+                style,
+                tools: tools.clone(),
+                stack: Vec::new(),
+                func: String::new(),
+                string_param: false,
+            },
         }
     }
+}
 
+impl Reader {
     /// A scalar value starts: a string at once when its parameter is typed as a string, or when
     /// it is escaped and the style makes escaped values strings.
-    fn scalar(&mut self, escaped: bool, out: &mut Emitter) {
+    fn scalar(&mut self, escaped: bool, out: &mut Emitter) -> State {
         let typed_string = std::mem::take(&mut self.string_param);
         let streaming = typed_string || (escaped && self.style.escaped_strings);
         if streaming {
             out.args("\"");
         }
-        self.st = State::Scalar {
+        State::Scalar {
             raw: String::new(),
             streaming,
             escaped,
-        };
+        }
     }
 
     /// Opens a value in the current container: in an array, its separator and count.
@@ -162,21 +187,251 @@ impl FunctionGemma {
     }
 
     /// Closes the innermost object or array; the call when it was the arguments object.
-    fn close(&mut self, out: &mut Emitter) {
+    fn close(&mut self, out: &mut Emitter) -> State {
         if let Some(top) = self.stack.pop() {
             out.args(if top.obj { "}" } else { "]" });
         }
         if self.stack.is_empty() {
             out.tool_end();
-            self.st = State::After { ws: String::new() };
+            State::After { ws: String::new() }
         } else {
-            self.st = State::Next;
+            State::Next
         }
     }
 
-    fn fail(&mut self, out: &mut Emitter) {
-        out.malformed = true;
-        self.st = State::Fallback;
+    /// Plain text up to the start marker.
+    fn on_text(&self, input: &str, mut i: usize, out: &mut Emitter) -> Turn {
+        let start = &self.style.start;
+        match text_until(start, input, &mut i, out) {
+            Some(which) => go(
+                i,
+                State::Head {
+                    raw: start.list[which].to_owned(),
+                },
+            ),
+            None => (Next::Hold(i), None),
+        }
+    }
+
+    /// After the start marker: the prefix and the name, up to the arguments' `{`; anything else
+    /// is malformed markup, sent as content.
+    fn on_head(&mut self, raw: &mut String, input: &str, i: usize, out: &mut Emitter) -> Turn {
+        let (style, rest) = (self.style, &input[i..]);
+        let brace = rest.find('{');
+        let take = brace.unwrap_or(rest.len());
+        raw.push_str(&rest[..take]);
+        let body = &raw[style.start.list[0].len()..];
+        let np = style.prefix.len();
+        let ok = match body.strip_prefix(style.prefix) {
+            Some(name) => {
+                !name.contains(name_stop)
+                    && name.chars().count() <= NAME_CAP
+                    && (brace.is_none() || !name.is_empty())
+            }
+            None => body.len() < np && style.prefix.starts_with(body) && brace.is_none(),
+        };
+        if !ok {
+            out.content(raw);
+            return (Next::Hold(i + take), Some(fail(out)));
+        }
+        let Some(_) = brace else {
+            return (Next::Hold(input.len()), None);
+        };
+        let name = body[np..].to_owned();
+        self.func.clone_from(&name);
+        out.tool_start(None, name);
+        out.args("{");
+        self.stack.clear();
+        self.stack.push(Frame { obj: true, n: 0 });
+        go(i + take + 1, State::Key { key: String::new() })
+    }
+
+    /// In an object, reading a key (leading whitespace skipped) up to its `:`; `}` may close
+    /// the object, and an escape marker opens a key written between escape markers.
+    fn on_key(&mut self, key: &mut String, input: &str, i: usize, out: &mut Emitter) -> Turn {
+        let (style, rest) = (self.style, &input[i..]);
+        if key.is_empty() {
+            // whitespace before a key is not part of it
+            let t = rest.trim_start_matches(is_ws);
+            if t.len() < rest.len() {
+                return (Next::Go(i + rest.len() - t.len()), None);
+            }
+        }
+        let Some(p) = rest.find(|c| key_stop(c, style.key_spaces)) else {
+            key.push_str(rest);
+            let over = key.chars().count() > NAME_CAP;
+            return (Next::Hold(input.len()), over.then(|| fail(out)));
+        };
+        key.push_str(&rest[..p]);
+        let c = rest.as_bytes()[p];
+        if key.chars().count() > NAME_CAP {
+            return go(i + p, fail(out));
+        }
+        if key.is_empty() && c == b'}' {
+            return go(i + p + 1, self.close(out));
+        }
+        if key.is_empty() && c == b'<' {
+            let at = &rest[p..];
+            if let Some(which) = style.escape.starts(at) {
+                let esc = State::EscKey { key: String::new() };
+                return go(i + p + style.escape.list[which].len(), esc);
+            }
+            if style.escape.could_start(at) {
+                return (Next::Hold(i + p), None);
+            }
+        }
+        if key.is_empty() || c != b':' {
+            return go(i + p, fail(out));
+        }
+        go(i + p + 1, self.member(key, out))
+    }
+
+    /// A key and its `:` are read: writes the key (its separator first), and whether the value
+    /// is a parameter typed as a string only.
+    fn member(&mut self, key: &mut String, out: &mut Emitter) -> State {
+        let whole = std::mem::take(key);
+        // whitespace between a key and its `:` is not part of it
+        let k = whole.trim_end_matches(is_ws);
+        let k = match k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
+            Some(inner) => inner,
+            None => k,
+        };
+        let mut s = String::with_capacity(k.len() + 6);
+        if let Some(top) = self.stack.last_mut() {
+            if top.n > 0 {
+                s.push_str(", ");
+            }
+            top.n += 1;
+        }
+        push_json_str(&mut s, k);
+        s.push_str(": ");
+        out.args(&s);
+        self.string_param = self.stack.len() == 1
+            && matches!(
+                self.tools.functions.get(&self.func).and_then(|p| p.get(k)),
+                Some(Kind::Str)
+            );
+        State::Value
+    }
+
+    /// A key written between escape markers, read whole up to its closing marker; then
+    /// [`State::Key`] again, holding it quoted.
+    fn on_esc_key(&self, key: &mut String, input: &str, i: usize, out: &mut Emitter) -> Turn {
+        let escape = &self.style.escape;
+        let rest = &input[i..];
+        let (take, close) = match escape.find(rest) {
+            Found::Marker { at, which } => (at, Some(escape.list[which].len())),
+            Found::Partial { safe } => (safe, None),
+        };
+        key.push_str(&rest[..take]);
+        if key.chars().count() > NAME_CAP {
+            return go(i + take, fail(out));
+        }
+        let Some(len) = close else {
+            return (Next::Hold(i + take), None);
+        };
+        let quoted = format!("\"{key}\"");
+        go(i + take + len, State::Key { key: quoted })
+    }
+
+    /// A value is expected: an escaped string, a nested object or array, or a bare word (an
+    /// array's first value may be `]`).
+    fn on_value(&mut self, input: &str, i: usize, out: &mut Emitter) -> Turn {
+        let (escape, rest) = (&self.style.escape, &input[i..]);
+        let Some(c) = rest.chars().next() else {
+            return (Next::Hold(i), None);
+        };
+        if is_ws(c) {
+            return (Next::Go(i + 1), None);
+        }
+        match c {
+            '<' if escape.starts(rest).is_some() => {
+                self.begin_value(out);
+                go(i + escape.list[0].len(), self.scalar(true, out))
+            }
+            '<' if escape.could_start(rest) => (Next::Hold(i), None),
+            '{' | '[' => {
+                self.string_param = false;
+                self.begin_value(out);
+                let obj = c == '{';
+                out.args(if obj { "{" } else { "[" });
+                self.stack.push(Frame { obj, n: 0 });
+                go(
+                    i + 1,
+                    if obj {
+                        State::Key { key: String::new() }
+                    } else {
+                        State::Value
+                    },
+                )
+            }
+            ']' if self.stack.last().is_some_and(|t| !t.obj && t.n == 0) => {
+                go(i + 1, self.close(out))
+            }
+            '<' | ',' | '}' | ']' | ':' => go(i, fail(out)),
+            _ => {
+                self.begin_value(out);
+                go(i, self.scalar(false, out))
+            }
+        }
+    }
+
+    /// After a value: `,`, the close of the open object or array, or (in an object) a key.
+    fn on_next(&mut self, input: &str, i: usize, out: &mut Emitter) -> Turn {
+        let Some(c) = input[i..].chars().next() else {
+            return (Next::Hold(i), None);
+        };
+        let obj = self.stack.last().is_some_and(|t| t.obj);
+        if is_ws(c) {
+            (Next::Go(i + 1), None)
+        } else if c == ',' {
+            let st = if obj {
+                State::Key { key: String::new() }
+            } else {
+                State::Value
+            };
+            go(i + 1, st)
+        } else if (obj && c == '}') || (!obj && c == ']') {
+            go(i + 1, self.close(out))
+        } else if obj && !key_stop(c, self.style.key_spaces) {
+            // A missing comma: the next key.
+            go(i, State::Key { key: String::new() })
+        } else {
+            go(i, fail(out))
+        }
+    }
+
+    /// In a scalar value (`escaped`: between escape markers, else a bare word): its text up to its
+    /// end, held or streamed (see [`scalar_text`]).
+    fn on_scalar(
+        &self,
+        raw: &mut String,
+        streaming: &mut bool,
+        escaped: bool,
+        input: &str,
+        i: usize,
+        out: &mut Emitter,
+    ) -> Turn {
+        let (escape, rest) = (&self.style.escape, &input[i..]);
+        // the value's text ends at `at`, the value at `end`
+        let (at, end) = if escaped {
+            match escape.find(rest) {
+                Found::Marker { at, which } => (at, at + escape.list[which].len()),
+                Found::Partial { safe } => {
+                    scalar_text(raw, streaming, &rest[..safe], out);
+                    return (Next::Hold(i + safe), None);
+                }
+            }
+        } else {
+            let Some(p) = rest.find(bare_stop) else {
+                scalar_text(raw, streaming, rest, out);
+                return (Next::Hold(input.len()), None);
+            };
+            (p, p)
+        };
+        scalar_text(raw, streaming, &rest[..at], out);
+        scalar_end(raw, *streaming, out);
+        go(i + end, State::Next)
     }
 }
 
@@ -262,258 +517,36 @@ fn scalar_end(raw: &str, streaming: bool, out: &mut Emitter) {
 }
 
 impl Machine for FunctionGemma {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let style = self.style;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => match text_until(&style.start, input, &mut i, out) {
-                    Some(which) => {
-                        let raw = style.start.list[which].to_owned();
-                        self.st = State::Head { raw };
-                    }
-                    None => return i,
-                },
-                State::Head { raw } => {
-                    let brace = rest.find('{');
-                    let take = brace.unwrap_or(rest.len());
-                    raw.push_str(&rest[..take]);
-                    let body = &raw[style.start.list[0].len()..];
-                    let np = style.prefix.len();
-                    let ok = match body.strip_prefix(style.prefix) {
-                        Some(name) => {
-                            !name.contains(name_stop)
-                                && name.chars().count() <= NAME_CAP
-                                && (brace.is_none() || !name.is_empty())
-                        }
-                        None => {
-                            body.len() < np && style.prefix.starts_with(body) && brace.is_none()
-                        }
-                    };
-                    if !ok {
-                        out.content(raw);
-                        i += take;
-                        self.fail(out);
-                        return i;
-                    }
-                    let Some(_) = brace else {
-                        return input.len();
-                    };
-                    let name = body[np..].to_owned();
-                    i += take + 1;
-                    self.func.clone_from(&name);
-                    out.tool_start(None, name);
-                    out.args("{");
-                    self.stack.clear();
-                    self.stack.push(Frame { obj: true, n: 0 });
-                    self.st = State::Key { key: String::new() };
-                }
-                State::Key { key } => {
-                    if key.is_empty() {
-                        // whitespace before a key is not part of it
-                        let t = rest.trim_start_matches(is_ws);
-                        if t.len() < rest.len() {
-                            i += rest.len() - t.len();
-                            continue;
-                        }
-                    }
-                    let Some(p) = rest.find(|c| key_stop(c, style.key_spaces)) else {
-                        key.push_str(rest);
-                        if key.chars().count() > NAME_CAP {
-                            self.fail(out);
-                        }
-                        return input.len();
-                    };
-                    key.push_str(&rest[..p]);
-                    let c = rest.as_bytes()[p];
-                    if key.chars().count() > NAME_CAP {
-                        i += p;
-                        self.fail(out);
-                        continue;
-                    }
-                    if key.is_empty() && c == b'}' {
-                        i += p + 1;
-                        self.close(out);
-                        continue;
-                    }
-                    if key.is_empty() && c == b'<' {
-                        let at = &rest[p..];
-                        if let Some(which) = style.escape.starts(at) {
-                            i += p + style.escape.list[which].len();
-                            self.st = State::EscKey { key: String::new() };
-                            continue;
-                        }
-                        if style.escape.could_start(at) {
-                            return i + p;
-                        }
-                    }
-                    if key.is_empty() || c != b':' {
-                        i += p;
-                        self.fail(out);
-                        continue;
-                    }
-                    i += p + 1;
-                    let whole = std::mem::take(key);
-                    // whitespace between a key and its `:` is not part of it
-                    let k = whole.trim_end_matches(is_ws);
-                    let k = match k.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
-                        Some(inner) => inner,
-                        None => k,
-                    };
-                    let mut s = String::with_capacity(k.len() + 6);
-                    if let Some(top) = self.stack.last_mut() {
-                        if top.n > 0 {
-                            s.push_str(", ");
-                        }
-                        top.n += 1;
-                    }
-                    push_json_str(&mut s, k);
-                    s.push_str(": ");
-                    out.args(&s);
-                    self.string_param = self.stack.len() == 1
-                        && matches!(
-                            self.tools.functions.get(&self.func).and_then(|p| p.get(k)),
-                            Some(Kind::Str)
-                        );
-                    self.st = State::Value;
-                }
-                State::EscKey { key } => {
-                    let (take, close) = match style.escape.find(rest) {
-                        Found::Marker { at, which } => (at, Some(style.escape.list[which].len())),
-                        Found::Partial { safe } => (safe, None),
-                    };
-                    key.push_str(&rest[..take]);
-                    i += take;
-                    if key.chars().count() > NAME_CAP {
-                        self.fail(out);
-                        continue;
-                    }
-                    let Some(len) = close else {
-                        return i;
-                    };
-                    i += len;
-                    let quoted = format!("\"{key}\"");
-                    self.st = State::Key { key: quoted };
-                }
-                State::Value => {
-                    let Some(c) = rest.chars().next() else {
-                        return i;
-                    };
-                    if is_ws(c) {
-                        i += 1;
-                        continue;
-                    }
-                    match c {
-                        '<' => {
-                            if style.escape.starts(rest).is_some() {
-                                i += style.escape.list[0].len();
-                                self.begin_value(out);
-                                self.scalar(true, out);
-                            } else if style.escape.could_start(rest) {
-                                return i;
-                            } else {
-                                self.fail(out);
-                            }
-                        }
-                        '{' | '[' => {
-                            i += 1;
-                            self.string_param = false;
-                            self.begin_value(out);
-                            let obj = c == '{';
-                            out.args(if obj { "{" } else { "[" });
-                            self.stack.push(Frame { obj, n: 0 });
-                            self.st = if obj {
-                                State::Key { key: String::new() }
-                            } else {
-                                State::Value
-                            };
-                        }
-                        ']' if self.stack.last().is_some_and(|t| !t.obj && t.n == 0) => {
-                            i += 1;
-                            self.close(out);
-                        }
-                        ',' | '}' | ']' | ':' => self.fail(out),
-                        _ => {
-                            self.begin_value(out);
-                            self.scalar(false, out);
-                        }
-                    }
-                }
-                State::Scalar {
-                    raw,
-                    streaming,
-                    escaped,
-                } => {
-                    if *escaped {
-                        match style.escape.find(rest) {
-                            Found::Marker { at, which } => {
-                                scalar_text(raw, streaming, &rest[..at], out);
-                                scalar_end(raw, *streaming, out);
-                                i += at + style.escape.list[which].len();
-                                self.st = State::Next;
-                            }
-                            Found::Partial { safe } => {
-                                scalar_text(raw, streaming, &rest[..safe], out);
-                                return i + safe;
-                            }
-                        }
-                    } else {
-                        let Some(p) = rest.find(bare_stop) else {
-                            scalar_text(raw, streaming, rest, out);
-                            return input.len();
-                        };
-                        scalar_text(raw, streaming, &rest[..p], out);
-                        scalar_end(raw, *streaming, out);
-                        i += p;
-                        self.st = State::Next;
-                    }
-                }
-                State::Next => {
-                    let Some(c) = rest.chars().next() else {
-                        return i;
-                    };
-                    let obj = self.stack.last().is_some_and(|t| t.obj);
-                    if is_ws(c) {
-                        i += 1;
-                    } else if c == ',' {
-                        i += 1;
-                        self.st = if obj {
-                            State::Key { key: String::new() }
-                        } else {
-                            State::Value
-                        };
-                    } else if (obj && c == '}') || (!obj && c == ']') {
-                        i += 1;
-                        self.close(out);
-                    } else if obj && !key_stop(c, style.key_spaces) {
-                        // A missing comma: the next key.
-                        self.st = State::Key { key: String::new() };
-                    } else {
-                        self.fail(out);
-                    }
-                }
-                State::After { ws } => match after_call(ws, input, &mut i, &style.end, out) {
-                    After::Wait => return i,
-                    // The end marker; or none: the whitespace started the text.
-                    After::Marker(_) | After::Text => self.st = State::Text,
-                },
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
-            if matches!(self.st, State::Fallback) {
-                return i;
-            }
+    fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
+        let r = &mut self.reader;
+        let (next, to) = match &mut self.st {
+            State::Text => r.on_text(input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+            State::Head { raw } => r.on_head(raw, input, i, out),
+            State::Key { key } => r.on_key(key, input, i, out),
+            State::EscKey { key } => r.on_esc_key(key, input, i, out),
+            State::Value => r.on_value(input, i, out),
+            State::Scalar {
+                raw,
+                streaming,
+                escaped,
+            } => r.on_scalar(raw, streaming, *escaped, input, i, out),
+            State::Next => r.on_next(input, i, out),
+            State::After { ws } => match after_call(ws, input, &mut i, &r.style.end, out) {
+                After::Wait => (Next::Hold(i), None),
+                // The end marker; or none: the whitespace started the text.
+                After::Marker(_) | After::Text => go(i, State::Text),
+            },
+        };
+        if let Some(st) = to {
+            self.st = st;
         }
-        input.len()
+        next
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             State::Head { raw } => {
                 raw.push_str(rest);
                 out.truncate(raw);
@@ -522,6 +555,7 @@ impl Machine for FunctionGemma {
                 ws.push_str(rest);
                 out.content(ws);
             }
+            State::Text | State::Fallback => out.content(rest),
             _ => out.truncate(""),
         }
     }

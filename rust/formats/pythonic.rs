@@ -49,7 +49,7 @@
 use std::collections::HashSet;
 use std::mem;
 
-use super::between::text_until;
+use super::between::{text_until, Next};
 use super::Machine;
 use crate::convert::PyLiteral;
 use crate::event::Emitter;
@@ -70,7 +70,7 @@ pub struct Style {
     pub list: bool,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 enum State {
     /// Plain text, looking for a trigger.
     Text,
@@ -78,23 +78,23 @@ enum State {
     Open,
     /// Before a call: whitespace, then its name (or, after a trailing comma, `]`).
     Call { first: bool },
-    /// Reading a call's name.
-    Name(String),
+    /// Reading a call's name (into `buf`).
+    Name,
     /// After a name and whitespace: `(` must follow.
-    Paren(String),
+    Paren,
     /// In a call, before a keyword: whitespace, then the keyword or `)`.
     Key,
-    /// Reading a keyword.
-    KeyName(String),
+    /// Reading a keyword (into `buf`).
+    KeyName,
     /// After a keyword and whitespace: `=` must follow.
-    Eq(String),
-    /// Reading a keyword's value.
-    Value(Box<PyLiteral>),
+    Eq,
+    /// Reading a keyword's value (by `lit`).
+    Value,
     /// After a call's `)`: `,` or `]` (list style), or a newline and the next call or the end
     /// marker (newline style).
     AfterCall { newline: bool },
-    /// After the list's `]`: whitespace (kept here) and the end marker, which may be missing.
-    AfterList(String),
+    /// After the list's `]`: whitespace (kept in `buf`) and the end marker, which may be missing.
+    AfterList,
     /// After malformed markup: everything is content.
     Fallback,
 }
@@ -102,6 +102,11 @@ enum State {
 pub struct Pythonic {
     style: &'static Style,
     st: State,
+    /// The name (`Name`, `Paren`), the keyword (`KeyName`, `Eq`) or the whitespace
+    /// (`AfterList`) being read.
+    buf: String,
+    /// The converter of the value being read (`Value`).
+    lit: PyLiteral,
     /// The text of the current list read before its first call started (its opener included):
     /// it goes back to content if the list turns out not to be calls.
     raw: String,
@@ -125,6 +130,10 @@ fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
 
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Length of the run of identifier bytes at the start of `s` (ASCII: ends on a char boundary).
 fn ident_len(s: &str) -> usize {
     s.bytes().take_while(|&b| is_ident(b)).count()
@@ -135,6 +144,8 @@ impl Pythonic {
         Pythonic {
             style,
             st: State::Text,
+            buf: String::new(),
+            lit: PyLiteral::new(),
             raw: String::new(),
             started: false,
             marked: false,
@@ -164,22 +175,45 @@ impl Pythonic {
         }
     }
 
-    /// Reads the whitespace run at the start of `rest` (kept while no call has started), `i`
-    /// past it: `Some(its length)`, or `None` past the cap: the markup failed there and `i` is
-    /// where to go on.
-    fn skip_space(&mut self, rest: &str, i: &mut usize, out: &mut Emitter) -> Option<usize> {
-        match self.space(rest) {
-            Ok(ws) => {
-                self.keep(&rest[..ws]);
-                *i += ws;
-                Some(ws)
-            }
-            Err(k) => {
-                self.keep(&rest[..k]);
-                *i = self.fail(*i + k, out);
-                None
-            }
+    /// Reads the whitespace run at `input[i..]` (kept while no call has started): `Ok(the
+    /// position past it)`, or `Err(where to go on)` past the cap: the markup failed there.
+    fn skip_space(&mut self, input: &str, i: usize, out: &mut Emitter) -> Result<usize, usize> {
+        let rest = &input[i..];
+        let (w, over) = match self.space(rest) {
+            Ok(w) => (w, false),
+            Err(k) => (k, true),
+        };
+        self.keep(&rest[..w]);
+        if over {
+            self.fail(i + w, out);
+            return Err(i + w);
         }
+        Ok(i + w)
+    }
+
+    /// The token after the whitespace between tokens at `input[i..]`: `(j, Some(b))`, byte `b`
+    /// at `j`; `(j, None)`: go on from `j`, the input ended in the whitespace (the state stays)
+    /// or the run passed the cap (the markup failed).
+    fn token(&mut self, input: &str, i: usize, out: &mut Emitter) -> (usize, Option<u8>) {
+        match self.skip_space(input, i, out) {
+            Ok(j) => (j, input.as_bytes().get(j).copied()),
+            Err(j) => (j, None),
+        }
+    }
+
+    /// Reads the identifier at `input[i..]` into `buf` (at most one character past the cap is
+    /// read: then the markup fails there): `(j, Some(b))`, byte `b` follows at `j`; `(j, None)`:
+    /// go on from `j`, the input ended in the identifier or it was too long.
+    fn ident(&mut self, input: &str, i: usize, out: &mut Emitter) -> (usize, Option<u8>) {
+        let rest = &input[i..];
+        let k = ident_len(rest).min(NAME_MAX + 1 - self.buf.len());
+        self.buf.push_str(&rest[..k]);
+        self.keep(&rest[..k]);
+        if self.buf.len() > NAME_MAX {
+            self.fail(i + k, out);
+            return (i + k, None);
+        }
+        (i + k, rest.as_bytes().get(k).copied())
     }
 
     /// A list (or the start marker) begins with `opener`.
@@ -196,8 +230,8 @@ impl Pythonic {
         };
     }
 
-    /// The markup is not calls at byte `at`; returns where to go on.
-    fn fail(&mut self, at: usize, out: &mut Emitter) -> usize {
+    /// The markup is not calls at byte `at`: where to go on is `at`.
+    fn fail(&mut self, at: usize, out: &mut Emitter) -> Next {
         if self.started {
             out.malformed = true;
             self.st = State::Fallback;
@@ -211,34 +245,46 @@ impl Pythonic {
                 self.st = State::Text;
             }
         }
-        at
+        Next::Go(at)
     }
 
-    fn start_call(&mut self, name: String, out: &mut Emitter) {
-        out.tool_start(None, name);
+    /// A name or a keyword starts at `at` (state `Name` or `KeyName`).
+    fn read(&mut self, st: State, at: usize) -> Next {
+        self.buf.clear();
+        self.st = st;
+        Next::Go(at)
+    }
+
+    /// The call named in `buf` opens; its arguments start at `at`.
+    fn start_call(&mut self, at: usize, out: &mut Emitter) -> Next {
+        out.tool_start(None, mem::take(&mut self.buf));
         self.started = true;
         self.raw.clear();
         self.keys.clear();
         self.st = State::Key;
+        Next::Go(at)
     }
 
-    /// `key=` is complete: returns false if the keyword is repeated.
-    fn key(&mut self, key: String, out: &mut Emitter) -> bool {
-        if self.keys.contains(&key) {
-            return false;
+    /// `key=` is complete, the keyword in `buf`, its `=` at `at`: a repeated keyword fails there.
+    fn key(&mut self, at: usize, out: &mut Emitter) -> Next {
+        if self.keys.contains(&self.buf) {
+            return self.fail(at, out);
         }
         out.args(if self.keys.is_empty() { "{\"" } else { ", \"" });
-        out.args(&key);
+        out.args(&self.buf);
         out.args("\": ");
-        self.keys.insert(key);
-        self.st = State::Value(Box::default());
-        true
+        self.keys.insert(mem::take(&mut self.buf));
+        self.lit = PyLiteral::new();
+        self.st = State::Value;
+        Next::Go(at + 1)
     }
 
-    fn close_call(&mut self, out: &mut Emitter) {
+    /// The call's `)` ends at `at`.
+    fn close_call(&mut self, at: usize, out: &mut Emitter) -> Next {
         out.args(if self.keys.is_empty() { "{}" } else { "}" });
         out.tool_end();
         self.st = State::AfterCall { newline: false };
+        Next::Go(at)
     }
 
     /// The calls are complete.
@@ -248,263 +294,211 @@ impl Pythonic {
         self.marked = false;
     }
 
-    /// The state after the list's `]`.
-    fn after_list(&mut self) -> State {
+    /// The list's `]` ends at `at`.
+    fn after_list(&mut self, at: usize) -> Next {
         self.close_list();
-        if self.style.end.is_some() {
-            State::AfterList(String::new())
+        self.st = if self.style.end.is_some() {
+            self.buf.clear();
+            State::AfterList
         } else {
             State::Text
+        };
+        Next::Go(at)
+    }
+
+    /// Plain text up to a trigger, which opens a list.
+    fn on_text(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
+        let Some(which) = text_until(&self.style.triggers, input, &mut i, out) else {
+            return Next::Hold(i);
+        };
+        self.open(self.style.triggers.list[which]);
+        Next::Go(i)
+    }
+
+    /// Reading a call's name: it may be dotted (`grocery.orderIngredients(...)`, the name keeps
+    /// its dots); `(` or whitespace ends it.
+    fn on_name(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        // after a dot, an identifier must follow (`a.b`, not `a.`, `a..b`, `a.1`)
+        if self.buf.ends_with('.') && !is_ident_start(input.as_bytes()[i]) {
+            return self.fail(i, out);
         }
+        match self.ident(input, i, out) {
+            (j, Some(b'.')) => {
+                self.buf.push('.');
+                self.keep(".");
+                Next::Go(j + 1)
+            }
+            (j, Some(b'(')) => self.start_call(j + 1, out),
+            (j, Some(b)) if is_space(b) => {
+                self.st = State::Paren;
+                Next::Go(j)
+            }
+            (j, Some(_)) => self.fail(j, out),
+            (j, None) => Next::Go(j),
+        }
+    }
+
+    /// Reading a keyword's value: the converter reads it and stops at the first character after
+    /// it, `,` or `)`.
+    fn on_value(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let rest = &input[i..];
+        self.scratch.clear();
+        let r = self.lit.feed(rest, &mut self.scratch);
+        out.args(&self.scratch);
+        if self.lit.no_json() {
+            // valid, with no JSON form: the call is dropped, the list goes on
+            out.drop_call();
+        }
+        match r {
+            Step::NeedMore => Next::Hold(input.len()),
+            Step::Done(n) => match rest.as_bytes().get(n) {
+                Some(b',') => {
+                    self.st = State::Key;
+                    Next::Go(i + n + 1)
+                }
+                Some(b')') => self.close_call(i + n + 1, out),
+                _ => self.fail(i + n, out),
+            },
+            Step::Error(n) => self.fail(i + n, out),
+        }
+    }
+
+    /// After a call's `)`: list style, `,` and the next call or `]`; newline style, the end
+    /// marker, or a newline and the next call.
+    fn on_after_call(&mut self, newline: bool, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let style = self.style;
+        let j = match self.skip_space(input, i, out) {
+            Ok(j) => j,
+            Err(j) => return Next::Go(j),
+        };
+        let newline = newline || input[i..j].contains(['\n', '\r']);
+        self.st = State::AfterCall { newline };
+        let next = &input[j..];
+        let Some(&b) = next.as_bytes().first() else {
+            return Next::Go(j);
+        };
+        if style.list {
+            return match b {
+                b',' => {
+                    self.st = State::Call { first: false };
+                    Next::Go(j + 1)
+                }
+                b']' => self.after_list(j + 1),
+                _ => self.fail(j, out),
+            };
+        }
+        if let Some(end) = &style.end {
+            if let Some(which) = end.starts(next) {
+                self.close_list();
+                self.st = State::Text;
+                return Next::Go(j + end.list[which].len());
+            }
+            if end.could_start(next) {
+                return Next::Hold(j);
+            }
+        }
+        if newline && is_ident_start(b) {
+            self.read(State::Name, j)
+        } else {
+            self.fail(j, out)
+        }
+    }
+
+    /// After the list's `]`: whitespace, then the end marker (markup) or other text (the
+    /// whitespace is text).
+    fn on_after_list(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let (style, rest) = (self.style, &input[i..]);
+        let (w, over) = match self.space(rest) {
+            Ok(w) => (w, false),
+            Err(k) => (k, true),
+        };
+        self.buf.push_str(&rest[..w]);
+        let (j, next) = (i + w, &rest[w..]);
+        let end = match &style.end {
+            Some(end) if !over => end,
+            // no end marker, or whitespace past the cap: the whitespace is text
+            _ => return self.after_list_text(j, out),
+        };
+        if next.is_empty() {
+            Next::Go(j)
+        } else if let Some(which) = end.starts(next) {
+            self.st = State::Text;
+            Next::Go(j + end.list[which].len())
+        } else if end.could_start(next) {
+            Next::Hold(j)
+        } else {
+            // no end marker: the whitespace is text (content rules apply)
+            self.after_list_text(j, out)
+        }
+    }
+
+    /// The whitespace after a list is text; other text follows at `at`.
+    fn after_list_text(&mut self, at: usize, out: &mut Emitter) -> Next {
+        out.content(&self.buf);
+        self.st = State::Text;
+        Next::Go(at)
     }
 }
 
 impl Machine for Pythonic {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let style = self.style;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            let bytes = rest.as_bytes();
-            match mem::replace(&mut self.st, State::Fallback) {
-                State::Text => {
-                    self.st = State::Text;
-                    match text_until(&style.triggers, input, &mut i, out) {
-                        Some(which) => self.open(style.triggers.list[which]),
-                        None => return i,
-                    }
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        match self.st {
+            State::Text => self.on_text(input, i, out),
+            State::Open => match self.token(input, i, out) {
+                (j, Some(b'[')) => {
+                    self.keep("[");
+                    self.st = State::Call { first: true };
+                    Next::Go(j + 1)
                 }
-                State::Open => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    match bytes.get(ws) {
-                        None => self.st = State::Open,
-                        Some(b'[') => {
-                            self.keep("[");
-                            i += 1;
-                            self.st = State::Call { first: true };
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::Call { first } => match self.token(input, i, out) {
+                // `[f(),]`
+                (j, Some(b']')) if !first && self.style.list => self.after_list(j + 1),
+                (j, Some(b)) if is_ident_start(b) => self.read(State::Name, j),
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::Name => self.on_name(input, i, out),
+            State::Paren => match self.token(input, i, out) {
+                (j, Some(b'(')) => self.start_call(j + 1, out),
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::Key => match self.token(input, i, out) {
+                (j, Some(b)) if is_ident_start(b) => self.read(State::KeyName, j),
+                (j, Some(b')')) => self.close_call(j + 1, out),
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::KeyName => match self.ident(input, i, out) {
+                (j, Some(b'=')) => self.key(j, out),
+                (j, Some(b)) if is_space(b) => {
+                    self.st = State::Eq;
+                    Next::Go(j)
                 }
-                State::Call { first } => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    match bytes.get(ws) {
-                        None => self.st = State::Call { first },
-                        Some(&b) if is_ident_start(b) => self.st = State::Name(String::new()),
-                        Some(b']') if !first && self.style.list => {
-                            // `[f(),]`
-                            i += 1;
-                            self.st = self.after_list();
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::Name(mut name) => {
-                    // after a dot, an identifier must follow (`a.b`, not `a.`, `a..b`, `a.1`)
-                    if name.ends_with('.') && !is_ident_start(bytes[0]) {
-                        i = self.fail(i, out);
-                        continue;
-                    }
-                    // (At most one character past the cap is read: then it is malformed.)
-                    let k = ident_len(rest).min(NAME_MAX + 1 - name.len());
-                    name.push_str(&rest[..k]);
-                    self.keep(&rest[..k]);
-                    i += k;
-                    match bytes.get(k) {
-                        _ if name.len() > NAME_MAX => i = self.fail(i, out),
-                        None => self.st = State::Name(name),
-                        Some(b'.') => {
-                            // a dotted name: `grocery.orderIngredients(...)`
-                            name.push('.');
-                            self.keep(".");
-                            i += 1;
-                            self.st = State::Name(name);
-                        }
-                        Some(b'(') => {
-                            i += 1;
-                            self.start_call(name, out);
-                        }
-                        Some(b' ' | b'\t' | b'\n' | b'\r') => self.st = State::Paren(name),
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::Paren(name) => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    match bytes.get(ws) {
-                        None => self.st = State::Paren(name),
-                        Some(b'(') => {
-                            i += 1;
-                            self.start_call(name, out);
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::Key => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    match bytes.get(ws) {
-                        None => self.st = State::Key,
-                        Some(&b) if is_ident_start(b) => self.st = State::KeyName(String::new()),
-                        Some(b')') => {
-                            i += 1;
-                            self.close_call(out);
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::KeyName(mut key) => {
-                    let k = ident_len(rest).min(NAME_MAX + 1 - key.len());
-                    key.push_str(&rest[..k]);
-                    i += k;
-                    match bytes.get(k) {
-                        _ if key.len() > NAME_MAX => i = self.fail(i, out),
-                        None => self.st = State::KeyName(key),
-                        Some(b'=') => {
-                            if self.key(key, out) {
-                                i += 1;
-                            } else {
-                                i = self.fail(i, out);
-                            }
-                        }
-                        Some(b' ' | b'\t' | b'\n' | b'\r') => self.st = State::Eq(key),
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::Eq(key) => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    match bytes.get(ws) {
-                        None => self.st = State::Eq(key),
-                        Some(b'=') => {
-                            if self.key(key, out) {
-                                i += 1;
-                            } else {
-                                i = self.fail(i, out);
-                            }
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::Value(mut lit) => {
-                    self.scratch.clear();
-                    let r = lit.feed(rest, &mut self.scratch);
-                    out.args(&self.scratch);
-                    if lit.no_json() {
-                        // valid, with no JSON form: the call is dropped, the list goes on
-                        out.drop_call();
-                    }
-                    match r {
-                        Step::NeedMore => {
-                            self.st = State::Value(lit);
-                            return input.len();
-                        }
-                        // the converter stops at the first character after the value
-                        Step::Done(n) => match bytes.get(n) {
-                            Some(b',') => {
-                                i += n + 1;
-                                self.st = State::Key;
-                            }
-                            Some(b')') => {
-                                i += n + 1;
-                                self.close_call(out);
-                            }
-                            _ => i = self.fail(i + n, out),
-                        },
-                        Step::Error(n) => i = self.fail(i + n, out),
-                    }
-                }
-                State::AfterCall { mut newline } => {
-                    let Some(ws) = self.skip_space(rest, &mut i, out) else {
-                        continue;
-                    };
-                    newline |= rest[..ws].contains(['\n', '\r']);
-                    let next = &rest[ws..];
-                    match next.as_bytes().first() {
-                        None => self.st = State::AfterCall { newline },
-                        Some(b',') if self.style.list => {
-                            i += 1;
-                            self.st = State::Call { first: false };
-                        }
-                        Some(b']') if self.style.list => {
-                            i += 1;
-                            self.st = self.after_list();
-                        }
-                        Some(&b) if !self.style.list => {
-                            if let Some(end) = &style.end {
-                                if let Some(which) = end.starts(next) {
-                                    i += end.list[which].len();
-                                    self.close_list();
-                                    self.st = State::Text;
-                                    continue;
-                                }
-                                if end.could_start(next) {
-                                    self.st = State::AfterCall { newline };
-                                    return i;
-                                }
-                            }
-                            if newline && is_ident_start(b) {
-                                self.st = State::Name(String::new());
-                            } else {
-                                i = self.fail(i, out);
-                            }
-                        }
-                        Some(_) => i = self.fail(i, out),
-                    }
-                }
-                State::AfterList(mut ws) => {
-                    let (w, over) = match self.space(rest) {
-                        Ok(w) => (w, false),
-                        Err(k) => (k, true),
-                    };
-                    ws.push_str(&rest[..w]);
-                    i += w;
-                    let next = &rest[w..];
-                    let end = match &style.end {
-                        Some(end) if !over => end,
-                        // no end marker, or whitespace past the cap: the whitespace is text
-                        _ => {
-                            out.content(&ws);
-                            self.st = State::Text;
-                            continue;
-                        }
-                    };
-                    if next.is_empty() {
-                        self.st = State::AfterList(ws);
-                    } else if let Some(which) = end.starts(next) {
-                        i += end.list[which].len();
-                        self.st = State::Text;
-                    } else if end.could_start(next) {
-                        self.st = State::AfterList(ws);
-                        return i;
-                    } else {
-                        // no end marker: the whitespace is text (content rules apply)
-                        out.content(&ws);
-                        self.st = State::Text;
-                    }
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::Eq => match self.token(input, i, out) {
+                (j, Some(b'=')) => self.key(j, out),
+                (j, Some(_)) => self.fail(j, out),
+                (j, None) => Next::Go(j),
+            },
+            State::Value => self.on_value(input, i, out),
+            State::AfterCall { newline } => self.on_after_call(newline, input, i, out),
+            State::AfterList => self.on_after_list(input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => Next::Hold(i),
         }
-        input.len()
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match mem::replace(&mut self.st, State::Fallback) {
             State::Text | State::Fallback => out.content(rest),
             // whitespace and a truncated end marker after complete calls are markup
-            State::AfterList(_) => {}
+            State::AfterList => {}
             State::AfterCall { .. } if !self.style.list => {}
             _ if !self.started => {
                 // a list cut short before its first call started: after the start marker it is

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Sequence, Set, Tuple
 
-from .between import text_until
+from .between import GO, HOLD, Machine, Next, text_until
 from .convert import PyLiteral
 from .event import Emitter
 from .json import DONE, MORE
@@ -46,7 +46,7 @@ class Style:
         self.list = list  # "[f(), g()]", else calls separated by newlines
 
 
-class Pythonic:
+class Pythonic(Machine):
     def __init__(self, style: Style) -> None:
         self.style = style
         # Text | Open | Call | Name | Paren | Key | KeyName | Eq | Value | AfterCall | AfterList
@@ -86,8 +86,29 @@ class Pythonic:
         ws, over = self._space(s, i)
         self._keep(s[i : i + ws])
         if over:
-            return self._fail(i + ws, out), False
+            return self._fail(i + ws, out)[0], False
         return i + ws, True
+
+    def _token(self, s: str, i: int, out: Emitter) -> Tuple[int, str]:
+        """The token after the whitespace between tokens at ``s[i:]``: ``(j, c)``, character
+        ``c`` at ``j``; ``(j, "")``: go on from ``j``, the input ended in the whitespace (the
+        state stays) or the run passed the cap (the markup failed)."""
+        j, ok = self._skip_space(s, i, out)
+        return j, s[j] if ok and j < len(s) else ""
+
+    def _ident(self, s: str, i: int, out: Emitter) -> Tuple[int, str]:
+        """Reads the identifier at ``s[i:]`` into ``buf`` (at most one character past the cap is
+        read: then the markup fails there): ``(j, c)``, character ``c`` follows at ``j``;
+        ``(j, "")``: go on from ``j``, the input ended in the identifier or it was too long."""
+        k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
+        k = min(k, i + NAME_MAX + 1 - self.buflen)
+        if k > i:
+            self.buf.append(s[i:k])
+        self.buflen += k - i
+        self._keep(s[i:k])
+        if self.buflen > NAME_MAX:
+            return self._fail(k, out)[0], ""
+        return k, s[k] if k < len(s) else ""
 
     def _open(self, opener: str) -> None:
         self.raw = [opener]
@@ -99,8 +120,8 @@ class Pythonic:
         else:
             self.st, self.first = "Call", True
 
-    def _fail(self, at: int, out: Emitter) -> int:
-        """The markup is not calls at ``at``; returns where to go on."""
+    def _fail(self, at: int, out: Emitter) -> Next:
+        """The markup is not calls at ``at``: where to go on is ``at``."""
         if self.started:
             out.malformed = True
             self.st = "Fallback"
@@ -113,43 +134,55 @@ class Pythonic:
             else:
                 # not a call list after all: the offending character is text again
                 self.st = "Text"
-        return at
+        return at, GO
 
-    def _start_call(self, out: Emitter) -> None:
+    def _read(self, st: str, at: int) -> Next:
+        """A name or a keyword starts at ``at`` (state ``Name`` or ``KeyName``)."""
+        self.st, self.buf, self.buflen = st, [], 0
+        return at, GO
+
+    def _start_call(self, at: int, out: Emitter) -> Next:
+        """The call named in ``buf`` opens; its arguments start at ``at``."""
         out.tool_start(None, "".join(self.buf))
         self.started = True
         self.raw = []
         self.keys = set()
         self.st = "Key"
+        return at, GO
 
-    def _key(self, out: Emitter) -> bool:
-        """``key=`` is complete: False if the keyword is repeated."""
+    def _key(self, at: int, out: Emitter) -> Next:
+        """``key=`` is complete, the keyword in ``buf``, its ``=`` at ``at``: a repeated keyword
+        fails there."""
         key = "".join(self.buf)
         if key in self.keys:
-            return False
+            return self._fail(at, out)
         out.args('{"' if not self.keys else ', "')
         out.args(key)
         out.args('": ')
         self.keys.add(key)
         self.st, self.lit = "Value", PyLiteral()
-        return True
+        return at + 1, GO
 
-    def _close_call(self, out: Emitter) -> None:
+    def _close_call(self, at: int, out: Emitter) -> Next:
+        """The call's ``)`` ends at ``at``."""
         out.args("}" if self.keys else "{}")
         out.tool_end()
         self.st, self.newline = "AfterCall", False
+        return at, GO
 
     def _close_list(self) -> None:
         self.raw = []
         self.started = False
         self.marked = False
 
-    def _after_list(self) -> None:
+    def _after_list(self, at: int) -> Next:
+        """The list's ``]`` ends at ``at``."""
         self._close_list()
         if self.style.end is not None:
             self.st, self.buf = "AfterList", []
         else:
             self.st = "Text"
+        return at, GO
 
     def _literal(self, s: str, i: int, out: Emitter) -> Tuple[str, int]:
         """Feeds ``s[i:]`` to the converter in doubling windows; the step with an offset into s."""
@@ -172,203 +205,159 @@ class Pythonic:
             i = end
             w *= 2
 
-    def feed(self, s: str, out: Emitter) -> int:
+    def _after_list_text(self, at: int, out: Emitter) -> Next:
+        """The whitespace after a list is text; other text follows at ``at``."""
+        out.content("".join(self.buf))
+        self.st = "Text"
+        return at, GO
+
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text up to a trigger, which opens a list."""
+        which, i = text_until(self.style.triggers, s, i, out)
+        if which == -1:
+            return i, HOLD
+        self._open(self.style.triggers.list[which])
+        return i, GO
+
+    def on_name(self, s: str, i: int, out: Emitter) -> Next:
+        """Reading a call's name: it may be dotted (``grocery.orderIngredients(...)``, the name
+        keeps its dots); ``(`` or whitespace ends it."""
+        # after a dot, an identifier must follow (a.b, not a., a..b, a.1)
+        if self.buf and self.buf[-1] == "." and s[i] not in _IDENT_START:
+            return self._fail(i, out)
+        j, c = self._ident(s, i, out)
+        if c == ".":
+            self.buf.append(".")
+            self.buflen += 1
+            self._keep(".")
+            return j + 1, GO
+        if c == "(":
+            return self._start_call(j + 1, out)
+        if c in _WS:
+            self.st = "Paren"
+        elif c:
+            return self._fail(j, out)
+        return j, GO
+
+    def on_value(self, s: str, i: int, out: Emitter) -> Next:
+        """Reading a keyword's value: the converter reads it and stops at the first character
+        after it, ``,`` or ``)``."""
+        r, k = self._literal(s, i, out)
+        if r == MORE:
+            return len(s), HOLD
+        if r != DONE:
+            return self._fail(k, out)
+        c = s[k]
+        if c == ",":
+            self.st = "Key"
+            return k + 1, GO
+        if c == ")":
+            return self._close_call(k + 1, out)
+        return self._fail(k, out)
+
+    def on_after_call(self, newline: bool, s: str, i: int, out: Emitter) -> Next:
+        """After a call's ``)``: list style, ``,`` and the next call or ``]``; newline style, the
+        end marker, or a newline and the next call."""
         style = self.style
-        i = 0
-        n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(style.triggers, s, i, out)
-                if which == -1:
-                    return i
-                self._open(style.triggers.list[which])
-            elif st == "Open":
-                i, ok = self._skip_space(s, i, out)
-                if not ok or i == n:
-                    continue
-                if s[i] == "[":
-                    self._keep("[")
-                    i += 1
-                    self.st, self.first = "Call", True
-                else:
-                    i = self._fail(i, out)
-            elif st == "Call":
-                i, ok = self._skip_space(s, i, out)
-                if not ok or i == n:
-                    continue
-                c = s[i]
-                if c in _IDENT_START:
-                    self.st, self.buf, self.buflen = "Name", [], 0
-                elif c == "]" and not self.first and style.list:
-                    # "[f(),]"
-                    i += 1
-                    self._after_list()
-                else:
-                    i = self._fail(i, out)
-            elif st == "Name":
-                # after a dot, an identifier must follow (a.b, not a., a..b, a.1)
-                if self.buf and self.buf[-1] == "." and s[i] not in _IDENT_START:
-                    i = self._fail(i, out)
-                    continue
-                # (At most one character past the cap is read: then it is malformed.)
-                k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
-                k = min(k, i + NAME_MAX + 1 - self.buflen)
-                if k > i:
-                    self.buf.append(s[i:k])
-                self.buflen += k - i
-                self._keep(s[i:k])
-                i = k
-                if self.buflen > NAME_MAX:
-                    i = self._fail(i, out)
-                    continue
-                if i == n:
-                    break
-                c = s[i]
-                if c == ".":
-                    # a dotted name: grocery.orderIngredients(...)
-                    self.buf.append(".")
-                    self.buflen += 1
-                    self._keep(".")
-                    i += 1
-                elif c == "(":
-                    i += 1
-                    self._start_call(out)
-                elif c in _WS:
-                    self.st = "Paren"
-                else:
-                    i = self._fail(i, out)
-            elif st == "Paren":
-                i, ok = self._skip_space(s, i, out)
-                if not ok or i == n:
-                    continue
-                if s[i] == "(":
-                    i += 1
-                    self._start_call(out)
-                else:
-                    i = self._fail(i, out)
-            elif st == "Key":
-                i, ok = self._skip_space(s, i, out)
-                if not ok or i == n:
-                    continue
-                c = s[i]
-                if c in _IDENT_START:
-                    self.st, self.buf, self.buflen = "KeyName", [], 0
-                elif c == ")":
-                    i += 1
-                    self._close_call(out)
-                else:
-                    i = self._fail(i, out)
-            elif st == "KeyName":
-                k = _IDENT.match(s, i).end()  # type: ignore[union-attr]
-                k = min(k, i + NAME_MAX + 1 - self.buflen)
-                self.buf.append(s[i:k])
-                self.buflen += k - i
-                i = k
-                if self.buflen > NAME_MAX:
-                    i = self._fail(i, out)
-                    continue
-                if i == n:
-                    break
-                c = s[i]
-                if c == "=":
-                    if self._key(out):
-                        i += 1
-                    else:
-                        i = self._fail(i, out)
-                elif c in _WS:
-                    self.st = "Eq"
-                else:
-                    i = self._fail(i, out)
-            elif st == "Eq":
-                i, ok = self._skip_space(s, i, out)
-                if not ok or i == n:
-                    continue
-                if s[i] == "=":
-                    if self._key(out):
-                        i += 1
-                    else:
-                        i = self._fail(i, out)
-                else:
-                    i = self._fail(i, out)
-            elif st == "Value":
-                r, k = self._literal(s, i, out)
-                if r == MORE:
-                    return n
-                if r == DONE:
-                    # the converter stops at the first character after the value
-                    c = s[k]
-                    if c == ",":
-                        i = k + 1
-                        self.st = "Key"
-                    elif c == ")":
-                        i = k + 1
-                        self._close_call(out)
-                    else:
-                        i = self._fail(k, out)
-                else:
-                    i = self._fail(k, out)
-            elif st == "AfterCall":
-                j, ok = self._skip_space(s, i, out)
-                if not ok:
-                    i = j
-                    continue
-                if "\n" in s[i:j] or "\r" in s[i:j]:
-                    self.newline = True
-                i = j
-                if i == n:
-                    break
-                c = s[i]
-                if style.list:
-                    if c == ",":
-                        i += 1
-                        self.st, self.first = "Call", False
-                    elif c == "]":
-                        i += 1
-                        self._after_list()
-                    else:
-                        i = self._fail(i, out)
-                    continue
-                end = style.end
-                if end is not None:
-                    which = end.starts(s, i)
-                    if which != -1:
-                        i += len(end.list[which])
-                        self._close_list()
-                        self.st = "Text"
-                        continue
-                    if end.could_start(s[i : i + len(end.list[0])]):
-                        return i
-                if self.newline and c in _IDENT_START:
-                    self.st, self.buf, self.buflen = "Name", [], 0
-                else:
-                    i = self._fail(i, out)
-            elif st == "AfterList":
-                ws, over = self._space(s, i)
-                self.buf.append(s[i : i + ws])
-                i += ws
-                end = style.end
-                assert end is not None
-                if over:
-                    # whitespace past the cap: it is text
-                    out.content("".join(self.buf))
-                    self.st = "Text"
-                    continue
-                if i == n:
-                    break
-                which = end.starts(s, i)
-                if which != -1:
-                    i += len(end.list[which])
-                    self.st = "Text"
-                elif end.could_start(s[i : i + len(end.list[0])]):
-                    return i
-                else:
-                    # no end marker: the whitespace is text (content rules apply)
-                    out.content("".join(self.buf))
-                    self.st = "Text"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        j, ok = self._skip_space(s, i, out)
+        if not ok:
+            return j, GO
+        newline = newline or "\n" in s[i:j] or "\r" in s[i:j]
+        self.newline = newline
+        if j == len(s):
+            return j, GO
+        c = s[j]
+        if style.list:
+            if c == ",":
+                self.st, self.first = "Call", False
+                return j + 1, GO
+            if c == "]":
+                return self._after_list(j + 1)
+            return self._fail(j, out)
+        end = style.end
+        if end is not None:
+            which = end.starts(s, j)
+            if which != -1:
+                self._close_list()
+                self.st = "Text"
+                return j + len(end.list[which]), GO
+            if end.could_start(s[j : j + len(end.list[0])]):
+                return j, HOLD
+        if newline and c in _IDENT_START:
+            return self._read("Name", j)
+        return self._fail(j, out)
+
+    def on_after_list(self, s: str, i: int, out: Emitter) -> Next:
+        """After the list's ``]``: whitespace, then the end marker (markup) or other text (the
+        whitespace is text)."""
+        ws, over = self._space(s, i)
+        self.buf.append(s[i : i + ws])
+        j = i + ws
+        end = self.style.end
+        if end is None or over:
+            # no end marker, or whitespace past the cap: the whitespace is text
+            return self._after_list_text(j, out)
+        if j == len(s):
+            return j, GO
+        which = end.starts(s, j)
+        if which != -1:
+            self.st = "Text"
+            return j + len(end.list[which]), GO
+        if end.could_start(s[j : j + len(end.list[0])]):
+            return j, HOLD
+        # no end marker: the whitespace is text (content rules apply)
+        return self._after_list_text(j, out)
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        st, c = self.st, ""
+        if st == "Text":
+            return self.on_text(s, i, out)
+        elif st == "Open":
+            i, c = self._token(s, i, out)
+            if c == "[":
+                self._keep("[")
+                self.st, self.first = "Call", True
+                return i + 1, GO
+        elif st == "Call":
+            i, c = self._token(s, i, out)
+            if c == "]" and not self.first and self.style.list:
+                return self._after_list(i + 1)  # "[f(),]"
+            if c in _IDENT_START:
+                return self._read("Name", i)
+        elif st == "Name":
+            return self.on_name(s, i, out)
+        elif st == "Paren":
+            i, c = self._token(s, i, out)
+            if c == "(":
+                return self._start_call(i + 1, out)
+        elif st == "Key":
+            i, c = self._token(s, i, out)
+            if c in _IDENT_START:
+                return self._read("KeyName", i)
+            if c == ")":
+                return self._close_call(i + 1, out)
+        elif st == "KeyName":
+            i, c = self._ident(s, i, out)
+            if c in _WS:
+                self.st = "Eq"
+                return i, GO
+            if c == "=":
+                return self._key(i, out)
+        elif st == "Eq":
+            i, c = self._token(s, i, out)
+            if c == "=":
+                return self._key(i, out)
+        elif st == "Value":
+            return self.on_value(s, i, out)
+        elif st == "AfterCall":
+            return self.on_after_call(self.newline, s, i, out)
+        elif st == "AfterList":
+            return self.on_after_list(s, i, out)
+        else:  # Fallback: the driver makes the rest content
+            return i, HOLD
+        # a token the state does not take is malformed markup; none: the input ended in
+        # whitespace or a name (the state stays), or the markup already failed
+        return self._fail(i, out) if c else (i, GO)
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
