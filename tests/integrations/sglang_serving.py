@@ -18,7 +18,7 @@ import subprocess
 import sys
 import textwrap
 import uuid
-from typing import Any, Dict, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import orjson
 from sglang.srt.entrypoints.openai import protocol
@@ -136,3 +136,32 @@ def run_startup(
         env=full_env,
         timeout=300,
     )
+
+
+async def tool_call_chunks(
+    serving: Any,
+    request: Any,
+    delta: str,
+    streams: Tuple[Dict[int, Any], Dict[int, bool]],
+    content: Dict[str, Any],
+    finish: bool,
+    flush: bool,
+) -> List[str]:
+    """The SSE chunks ``_generate_stream_content``'s tool-call step sends for one engine chunk of
+    choice 0: ``_process_tool_call_stream`` (``flush`` at a finish that is not an abort), then,
+    at the finish, ``_check_for_unstreamed_tool_args``. ``streams``: the parsers and
+    has-tool-calls dicts the serving keeps across chunks."""
+    parser_dict, has_tool_calls = streams
+    sse: List[str] = []
+    async for chunk in serving._process_tool_call_stream(
+        0, delta, parser_dict, content, request, has_tool_calls, created=0, flush=flush
+    ):
+        if chunk:
+            sse.append(chunk)
+    if finish and 0 in parser_dict:
+        rest = serving._check_for_unstreamed_tool_args(
+            parser_dict[0], content, request, 0, created=0
+        )
+        if rest:
+            sse.append(rest)
+    return sse

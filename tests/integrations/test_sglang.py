@@ -63,7 +63,7 @@ from sglang.srt.function_call.core_types import (  # noqa: E402
     StructureInfo,
     ToolCallItem,
 )
-from sglang_serving import load_serving_methods, run_startup  # noqa: E402
+from sglang_serving import load_serving_methods, run_startup, tool_call_chunks  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -164,25 +164,17 @@ def serve_stream(
     async def run() -> None:
         for i, delta in enumerate(chunks):
             finish_reason_type = finish if i == len(chunks) - 1 else None
-            content = {"meta_info": {"id": "chatcmpl-test"}}
-            async for chunk in serving._process_tool_call_stream(
-                0,
-                delta,
-                parser_dict,
-                content,
-                request,
-                has_tool_calls,
-                created=0,
-                flush=finish_reason_type is not None and finish_reason_type != "abort",
-            ):
-                if chunk:
-                    sse.append(chunk)
-            if finish_reason_type is not None and 0 in parser_dict:
-                remaining = serving._check_for_unstreamed_tool_args(
-                    parser_dict[0], content, request, 0, created=0
+            sse.extend(
+                await tool_call_chunks(
+                    serving,
+                    request,
+                    delta,
+                    (parser_dict, has_tool_calls),
+                    {"meta_info": {"id": "chatcmpl-test"}},
+                    finish=finish_reason_type is not None,
+                    flush=finish_reason_type is not None and finish_reason_type != "abort",
                 )
-                if remaining:
-                    sse.append(remaining)
+            )
 
     asyncio.run(run())
     final = finish

@@ -48,7 +48,7 @@ from reasoning_pairs import (  # noqa: E402
 )
 from server_cases import splittings  # noqa: E402
 from sglang.srt.entrypoints.openai import protocol  # noqa: E402
-from sglang_serving import load_serving_methods, run_startup  # noqa: E402
+from sglang_serving import load_serving_methods, run_startup, tool_call_chunks  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -164,24 +164,16 @@ def serve_stream(serving: Serving, request: Any, chunks: List[str]) -> Client:
             )
             client.reasoning += reasoning_text or ""
             if serving._tool_call_parsing_active(request):
-                async for chunk in serving._process_tool_call_stream(
-                    0,
-                    delta,
-                    parser_dict,
-                    content,
+                for chunk in await tool_call_chunks(
+                    serving,
                     request,
-                    has_tool_calls,
-                    created=0,
+                    delta,
+                    (parser_dict, has_tool_calls),
+                    content,
+                    finish=finish is not None,
                     flush=finish is not None,
                 ):
-                    if chunk:
-                        client.add_sse(chunk)
-                if finish is not None and 0 in parser_dict:
-                    rest = serving._check_for_unstreamed_tool_args(
-                        parser_dict[0], content, request, 0, created=0
-                    )
-                    if rest:
-                        client.add_sse(rest)
+                    client.add_sse(chunk)
             else:
                 client.content += delta or ""
 
