@@ -37,7 +37,7 @@ Decisions this file pins down, where they differ from a peer:
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import corpus
 import helpers
@@ -258,6 +258,17 @@ REASONING_CASES = [
 ]
 
 
+def _streamed_text(p: Any, chunks: List[str]) -> Tuple[str, str]:
+    """The reasoning and the content a stream of ``p`` sends for ``chunks``."""
+    s = p.stream()
+    got_r, got_c = "", ""
+    for d in [s.feed(c) for c in chunks] + [s.finish()]:
+        if d is not None:
+            got_r += d.reasoning or ""
+            got_c += d.content or ""
+    return got_r, got_c
+
+
 def _splits(text: str) -> List[List[str]]:
     out = [[text], list(text)]
     out += [[text[:i], text[i:]] for i in range(1, len(text))]
@@ -281,13 +292,7 @@ def test_reasoning_alone_drops_channel_markers_under_every_split(
     info = p.extract_tool_calls(text)
     assert (info.reasoning, info.content) == ("plan", "Hi <|closex<|close|>re")
     for chunks in _splits(text):
-        s = p.stream()
-        got_r, got_c = "", ""
-        for d in [s.feed(c) for c in chunks] + [s.finish()]:
-            if d is not None:
-                got_r += d.reasoning or ""
-                got_c += d.content or ""
-        assert (got_r, got_c) == (info.reasoning, info.content), chunks
+        assert _streamed_text(p, chunks) == (info.reasoning, info.content), chunks
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -305,13 +310,7 @@ def test_reasoning(
     assert (info.reasoning, info.content) == (reasoning, content)
     assert [c.function.name for c in info.tool_calls] == names
     for chunks in (list(text), [text[:7], text[7:]]):
-        s = p.stream()
-        got_r, got_c = "", ""
-        for d in [s.feed(c) for c in chunks] + [s.finish()]:
-            if d is not None:
-                got_r += d.reasoning or ""
-                got_c += d.content or ""
-        assert (got_r, got_c) == (reasoning, content or ""), chunks
+        assert _streamed_text(p, chunks) == (reasoning, content or ""), chunks
 
 
 # The model skipped the think channel: it answers on the response channel while the prompt had
