@@ -28,7 +28,7 @@
 //!   content. A body that is not one call object is malformed markup: everything from there on is
 //!   content (non-streaming: the original text); the output ending inside it is truncated.
 
-use super::between::text_until;
+use super::between::{text_until, Next};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
@@ -43,10 +43,6 @@ const CALL: usize = 5;
 const END: usize = 6;
 const END_SAMPLING: usize = 7;
 
-/// `Style::thinking` positions (the others are end markers).
-const T_THINKING: usize = 0;
-const T_CALL: usize = 1;
-
 /// The markers and call keys of one format of the family (built from its spec entry by
 /// `build.rs`).
 #[derive(Debug)]
@@ -60,6 +56,10 @@ pub struct Style {
     pub thinking: Markers,
     pub keys: CallKeys,
 }
+
+/// `Style::thinking` positions (the others are end markers).
+const T_THINKING: usize = 0;
+const T_CALL: usize = 1;
 
 #[derive(Debug)]
 enum State {
@@ -90,107 +90,125 @@ impl Inkling {
             },
         }
     }
+}
 
-    /// The state marker `which` of `blocks` opens (from content, or ending a header).
-    fn open(&self, which: usize) -> State {
-        match which {
-            MESSAGE => State::Header {
-                held: String::new(),
-                chars: 0,
-            },
-            THINKING => State::Thinking(Trail::default()),
-            CALL => self.call(),
-            _ => State::Content,
-        }
-    }
+/// What a transition did, and the state it leads to (`None`: the state stays).
+type Moved = (Next, Option<State>);
 
-    fn call(&self) -> State {
-        let opener = self.style.blocks.list[CALL];
-        State::Call(Region::new(
-            Calls::object(self.style.keys, false),
-            opener,
-            false,
-        ))
+/// The state marker `which` of `blocks` opens (from content, or ending a header).
+fn open(style: &Style, which: usize) -> State {
+    match which {
+        MESSAGE => State::Header {
+            held: String::new(),
+            chars: 0,
+        },
+        THINKING => State::Thinking(Trail::default()),
+        CALL => call(style),
+        _ => State::Content,
     }
 }
 
-impl Machine for Inkling {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Header { held, chars } => {
-                    let (text, marker) = match self.style.blocks.find(rest) {
-                        Found::Marker { at, which } => (&rest[..at], Some(which)),
-                        Found::Partial { safe } => (&rest[..safe], None),
-                    };
-                    let n = *chars + text.chars().count();
-                    if n > NAME_MAX {
-                        // Too long for a header: a text block without its markers.
-                        out.content(held);
-                        out.content(text);
-                        i += text.len();
-                        self.st = State::Content;
-                        continue;
-                    }
-                    let Some(which) = marker else {
-                        held.push_str(text);
-                        *chars = n;
-                        return i + text.len();
-                    };
-                    i += text.len() + self.style.blocks.list[which].len();
-                    match which {
-                        MESSAGE => {
-                            held.push_str(text);
-                            *chars = n;
-                        }
-                        END | END_SAMPLING => {
-                            out.content(held);
-                            out.content(text);
-                            self.st = State::Content;
-                        }
-                        _ => self.st = self.open(which),
-                    }
-                }
-                State::Content => match text_until(&self.style.blocks, input, &mut i, out) {
-                    Some(which) => self.st = self.open(which),
-                    None => return i,
-                },
-                State::Thinking(trail) => match self.style.thinking.find(rest) {
-                    Found::Marker { at, which } => {
-                        trail.emit(&rest[..at], out);
-                        i += at + self.style.thinking.list[which].len();
-                        if which != T_THINKING {
-                            trail.close();
-                            self.st = if which == T_CALL {
-                                self.call()
-                            } else {
-                                State::Content
-                            };
-                        }
-                    }
-                    Found::Partial { safe } => {
-                        trail.emit(&rest[..safe], out);
-                        return i + safe;
-                    }
-                },
-                State::Call(region) => match region.feed(rest, out) {
-                    RegionStep::More => return input.len(),
-                    RegionStep::Done(n) => {
-                        i += n;
-                        self.st = State::Content;
-                    }
-                    RegionStep::Failed(n) => {
-                        i += n;
-                        self.st = State::Fallback;
-                    }
-                },
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
+fn call(style: &Style) -> State {
+    let opener = style.blocks.list[CALL];
+    State::Call(Region::new(Calls::object(style.keys, false), opener, false))
+}
+
+/// After `<|message_model|>`: metadata up to a content-kind marker (dropped), or content.
+fn on_header(
+    style: &Style,
+    held: &mut String,
+    chars: &mut usize,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    let (text, marker) = match style.blocks.find(rest) {
+        Found::Marker { at, which } => (&rest[..at], Some(which)),
+        Found::Partial { safe } => (&rest[..safe], None),
+    };
+    let n = *chars + text.chars().count();
+    if n > NAME_MAX {
+        // Too long for a header: a text block without its markers.
+        out.content(held);
+        out.content(text);
+        return (Next::Go(i + text.len()), Some(State::Content));
+    }
+    let Some(which) = marker else {
+        held.push_str(text);
+        *chars = n;
+        return (Next::Hold(i + text.len()), None);
+    };
+    let j = i + text.len() + style.blocks.list[which].len();
+    let st = match which {
+        MESSAGE => {
+            held.push_str(text);
+            *chars = n;
+            return (Next::Go(j), None);
         }
-        input.len()
+        END | END_SAMPLING => {
+            out.content(held);
+            out.content(text);
+            State::Content
+        }
+        _ => open(style, which),
+    };
+    (Next::Go(j), Some(st))
+}
+
+/// A thinking block: reasoning up to its end (or a call).
+fn on_thinking(
+    style: &Style,
+    trail: &mut Trail,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let thinking = &style.thinking;
+    let rest = &input[i..];
+    let (at, which) = match thinking.find(rest) {
+        Found::Marker { at, which } => (at, which),
+        Found::Partial { safe } => {
+            trail.emit(&rest[..safe], out);
+            return (Next::Hold(i + safe), None);
+        }
+    };
+    trail.emit(&rest[..at], out);
+    let j = i + at + thinking.list[which].len();
+    if which == T_THINKING {
+        return (Next::Go(j), None);
+    }
+    trail.close();
+    let st = if which == T_CALL {
+        call(style)
+    } else {
+        State::Content
+    };
+    (Next::Go(j), Some(st))
+}
+
+impl Machine for Inkling {
+    fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
+        let style = self.style;
+        let (next, to) = match &mut self.st {
+            State::Header { held, chars } => on_header(style, held, chars, input, i, out),
+            State::Content => match text_until(&style.blocks, input, &mut i, out) {
+                Some(which) => (Next::Go(i), Some(open(style, which))),
+                None => (Next::Hold(i), None),
+            },
+            State::Thinking(trail) => on_thinking(style, trail, input, i, out),
+            State::Call(region) => match region.feed(&input[i..], out) {
+                RegionStep::More => (Next::Hold(input.len()), None),
+                RegionStep::Done(n) => (Next::Go(i + n), Some(State::Content)),
+                RegionStep::Failed(n) => (Next::Go(i + n), Some(State::Fallback)),
+            },
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+        };
+        if let Some(st) = to {
+            self.st = st;
+        }
+        next
     }
 
     /// The prompt ended with `<|content_thinking|>`: the output starts in a thinking block.

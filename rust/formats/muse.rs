@@ -39,11 +39,12 @@
 //! messages, a tool body that ends inside a call, `<|message|>` in a tool body) sets `malformed`
 //! and everything after is content; the end of the text inside a call is truncation.
 
-use super::openai::{finish_outside, HEADER_MAX};
+use super::between::Next;
+use super::openai::{finish_outside, next_marker, outside, settle, Opener, HEADER_MAX};
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
-use crate::scan::{is_ws, ws_len, Found, Markers, NAME_MAX, WS_MAX};
+use crate::scan::{is_ws, Found, Markers, NAME_MAX, WS_MAX};
 
 const START: usize = 0;
 const MESSAGE: usize = 1;
@@ -66,11 +67,13 @@ pub struct Frame {
 
 pub fn new(frame: &'static Frame, tools: &Tools) -> Box<dyn Machine> {
     Box::new(Muse {
-        frame,
-        tools: tools.clone(),
         st: State::Outside {
             raw: String::new(),
             first: true,
+        },
+        cx: Cx {
+            frame,
+            tools: tools.clone(),
         },
     })
 }
@@ -78,13 +81,8 @@ pub fn new(frame: &'static Frame, tools: &Tools) -> Box<dyn Machine> {
 enum State {
     /// At the start of the output or after a message end: whitespace (`raw`), then a header.
     Outside { raw: String, first: bool },
-    /// A header after `<|start|>`: `raw` is everything read for it (content if it fails),
-    /// `raw[at..]` its text, `chars` characters long.
-    Header {
-        raw: String,
-        at: usize,
-        chars: usize,
-    },
+    /// A header after `<|start|>`.
+    Header(Header),
     /// A reasoning or content body (or text outside messages: content); `tail` is its end that
     /// could still be a header.
     Body { reasoning: bool, tail: String },
@@ -94,10 +92,17 @@ enum State {
     Fallback,
 }
 
+/// A header being read: `raw` is everything read for it (content if it fails), `raw[at..]` its
+/// text, `chars` characters long.
+struct Header {
+    raw: String,
+    at: usize,
+    chars: usize,
+}
+
 pub struct Muse {
-    frame: &'static Frame,
-    tools: Tools,
     st: State,
+    cx: Cx,
 }
 
 fn is_recipient(b: u8) -> bool {
@@ -181,22 +186,6 @@ fn body_text(out: &mut Emitter, reasoning: bool, tail: &mut String, s: &str) {
     }
 }
 
-impl Muse {
-    /// The state a header with `recipient` leads to.
-    fn route(&self, recipient: Option<&str>) -> State {
-        let r = recipient.unwrap_or("");
-        let f = self.frame;
-        if f.reasoning.contains(&r) || f.content.contains(&r) {
-            State::Body {
-                reasoning: f.reasoning.contains(&r),
-                tail: String::new(),
-            }
-        } else {
-            State::Tool(Box::new(XmlParams::new(f.atem, &self.tools)))
-        }
-    }
-}
-
 /// Whether a (possibly cut-off) header text names a tool.
 fn names_tool(f: &Frame, h: &str) -> bool {
     let t = h.trim_start_matches(is_ws);
@@ -210,168 +199,190 @@ fn names_tool(f: &Frame, h: &str) -> bool {
 fn header(mut raw: String, markers: &Markers) -> State {
     raw.push_str(markers.list[START]);
     let at = raw.len();
-    State::Header { raw, at, chars: 0 }
+    State::Header(Header { raw, at, chars: 0 })
+}
+
+/// What a transition did, and the state it leads to (`None`: the state stays).
+type Moved = (Next, Option<State>);
+
+/// What the transitions read besides the state.
+struct Cx {
+    frame: &'static Frame,
+    tools: Tools,
+}
+
+impl Cx {
+    /// The state a header with `recipient` leads to.
+    fn route(&self, recipient: Option<&str>) -> State {
+        let r = recipient.unwrap_or("");
+        let f = self.frame;
+        if f.reasoning.contains(&r) || f.content.contains(&r) {
+            State::Body {
+                reasoning: f.reasoning.contains(&r),
+                tail: String::new(),
+            }
+        } else {
+            State::Tool(Box::new(XmlParams::new(f.atem, &self.tools)))
+        }
+    }
+
+    /// At the start of the output or after a message end: whitespace, then a header (or text).
+    fn on_outside(&self, raw: &mut String, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let Some((opener, raw)) = outside(raw, input, &mut i, markers, "") else {
+            return (Next::Hold(i), None);
+        };
+        let st = match opener {
+            Opener::Marker(w @ (START | MESSAGE)) => {
+                i += markers.list[w].len();
+                if w == START {
+                    header(raw, markers)
+                } else {
+                    self.route(None)
+                }
+            }
+            Opener::Marker(_) => {
+                // A stray end marker: it goes to content with everything after it.
+                out.malformed = true;
+                out.content(&raw);
+                State::Fallback
+            }
+            // Text (perhaps the first header's `to=`): a content body.
+            Opener::Text | Opener::Over => {
+                let mut tail = String::new();
+                body_text(out, false, &mut tail, &raw);
+                State::Body {
+                    reasoning: false,
+                    tail,
+                }
+            }
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// A header after `<|start|>`, up to `<|message|>`.
+    fn on_header(&self, h: &mut Header, input: &str, i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (m, which) = next_marker(markers, rest);
+        h.raw.push_str(&rest[..m]);
+        h.chars += rest[..m].chars().count();
+        let parsed = match which {
+            None if h.chars <= HEADER_MAX => return (Next::Hold(i + m), None),
+            Some(MESSAGE) if h.chars <= HEADER_MAX => parse(&h.raw[h.at..], self.frame.role),
+            _ => None,
+        };
+        match parsed {
+            Some(r) => {
+                let j = i + m + markers.list[MESSAGE].len();
+                (Next::Go(j), Some(self.route(r.as_deref())))
+            }
+            // Not a header (or too long for one): its text and what follows are content.
+            None => {
+                out.malformed = true;
+                out.content(&h.raw);
+                (Next::Go(i + m), Some(State::Fallback))
+            }
+        }
+    }
+
+    /// A reasoning or content body (or text outside messages: content), up to its end.
+    fn on_body(
+        &self,
+        reasoning: bool,
+        tail: &mut String,
+        input: &str,
+        i: usize,
+        out: &mut Emitter,
+    ) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (at, which) = match markers.find(rest) {
+            Found::Marker { at, which } => (at, which),
+            Found::Partial { safe } => {
+                body_text(out, reasoning, tail, &rest[..safe]);
+                return (Next::Hold(i + safe), None);
+            }
+        };
+        body_text(out, reasoning, tail, &rest[..at]);
+        let tail = std::mem::take(tail);
+        let st = match which {
+            MESSAGE => {
+                let (text, recipient) = tail_header(&tail);
+                emit(out, reasoning, &tail[..text]);
+                self.route(recipient)
+            }
+            START => {
+                emit(out, reasoning, &tail);
+                header(String::new(), markers)
+            }
+            _ => {
+                emit(out, reasoning, &tail);
+                State::Outside {
+                    raw: String::new(),
+                    first: false,
+                }
+            }
+        };
+        (Next::Go(i + at + markers.list[which].len()), Some(st))
+    }
+
+    /// A tool's body: ATEM calls, up to the message's end.
+    fn on_tool(&self, x: &mut XmlParams, input: &str, i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (at, which) = next_marker(markers, rest);
+        let seg = &rest[..at];
+        let n = x.feed(seg, out);
+        if out.malformed {
+            // The ATEM machine fell back: the driver makes the rest content.
+            return (Next::Hold(i + n), Some(State::Fallback));
+        }
+        let Some(which) = which else {
+            return (Next::Hold(i + n), None);
+        };
+        if which == MESSAGE || !x.idle() {
+            // A tool's body ends inside a call, or `<|message|>` in it: malformed.
+            out.malformed = true;
+            return (Next::Hold(i + n), Some(State::Fallback));
+        }
+        x.finish(&seg[n..], out);
+        let st = if which == START {
+            header(String::new(), markers)
+        } else {
+            State::Outside {
+                raw: String::new(),
+                first: false,
+            }
+        };
+        (
+            Next::Go(i + seg.len() + markers.list[which].len()),
+            Some(st),
+        )
+    }
 }
 
 impl Machine for Muse {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let markers = &self.frame.markers;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Outside { raw, .. } => {
-                    let ws = ws_len(rest);
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let r = &rest[ws..];
-                    // A run past the cap reads as text (`raw` is whitespace: bytes are chars).
-                    let over = raw.len() > WS_MAX;
-                    if r.is_empty() && !over {
-                        return input.len();
-                    }
-                    let which = if over { None } else { markers.starts(r) };
-                    if which.is_none() && !over && markers.could_start(r) {
-                        return i;
-                    }
-                    let raw = std::mem::take(raw);
-                    self.st = match which {
-                        Some(START) => {
-                            i += markers.list[START].len();
-                            header(raw, markers)
-                        }
-                        Some(MESSAGE) => {
-                            i += markers.list[MESSAGE].len();
-                            self.route(None)
-                        }
-                        Some(_) => {
-                            // A stray end marker: it goes to content with everything after it.
-                            out.malformed = true;
-                            out.content(&raw);
-                            State::Fallback
-                        }
-                        // Text (perhaps the first header's `to=`): a content body.
-                        None => {
-                            let mut tail = String::new();
-                            body_text(out, false, &mut tail, &raw);
-                            State::Body {
-                                reasoning: false,
-                                tail,
-                            }
-                        }
-                    };
-                }
-                State::Header { raw, at, chars } => match markers.find(rest) {
-                    Found::Marker { at: m, which } => {
-                        raw.push_str(&rest[..m]);
-                        *chars += rest[..m].chars().count();
-                        i += m;
-                        let parsed = match which {
-                            MESSAGE if *chars <= HEADER_MAX => parse(&raw[*at..], self.frame.role),
-                            _ => None,
-                        };
-                        match parsed {
-                            Some(r) => {
-                                i += markers.list[MESSAGE].len();
-                                self.st = self.route(r.as_deref());
-                            }
-                            None => {
-                                // Not a header: its text and what follows are content.
-                                out.malformed = true;
-                                out.content(raw);
-                                self.st = State::Fallback;
-                            }
-                        }
-                    }
-                    Found::Partial { safe } => {
-                        raw.push_str(&rest[..safe]);
-                        *chars += rest[..safe].chars().count();
-                        if *chars > HEADER_MAX {
-                            out.malformed = true;
-                            out.content(raw);
-                            self.st = State::Fallback;
-                            return i + safe;
-                        }
-                        return i + safe;
-                    }
-                },
-                State::Body { reasoning, tail } => {
-                    let reasoning = *reasoning;
-                    match markers.find(rest) {
-                        Found::Marker { at, which } => {
-                            body_text(out, reasoning, tail, &rest[..at]);
-                            i += at + markers.list[which].len();
-                            let tail = std::mem::take(tail);
-                            self.st = match which {
-                                MESSAGE => {
-                                    let (text, recipient) = tail_header(&tail);
-                                    emit(out, reasoning, &tail[..text]);
-                                    self.route(recipient)
-                                }
-                                START => {
-                                    emit(out, reasoning, &tail);
-                                    header(String::new(), markers)
-                                }
-                                _ => {
-                                    emit(out, reasoning, &tail);
-                                    State::Outside {
-                                        raw: String::new(),
-                                        first: false,
-                                    }
-                                }
-                            };
-                        }
-                        Found::Partial { safe } => {
-                            body_text(out, reasoning, tail, &rest[..safe]);
-                            return i + safe;
-                        }
-                    }
-                }
-                State::Tool(x) => {
-                    let (seg, which) = match markers.find(rest) {
-                        Found::Marker { at, which } => (&rest[..at], Some(which)),
-                        Found::Partial { safe } => (&rest[..safe], None),
-                    };
-                    let n = x.feed(seg, out);
-                    if out.malformed {
-                        // The ATEM machine fell back: the driver makes the rest content.
-                        self.st = State::Fallback;
-                        return i + n;
-                    }
-                    let Some(which) = which else {
-                        return i + n;
-                    };
-                    if which == MESSAGE || !x.idle() {
-                        // A tool's body ends inside a call, or `<|message|>` in it: malformed.
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                        return i + n;
-                    }
-                    x.finish(&seg[n..], out);
-                    i += seg.len() + markers.list[which].len();
-                    self.st = if which == START {
-                        header(String::new(), markers)
-                    } else {
-                        State::Outside {
-                            raw: String::new(),
-                            first: false,
-                        }
-                    };
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
-        }
-        input.len()
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let cx = &self.cx;
+        let moved = match &mut self.st {
+            State::Outside { raw, .. } => cx.on_outside(raw, input, i, out),
+            State::Header(h) => cx.on_header(h, input, i, out),
+            State::Body { reasoning, tail } => cx.on_body(*reasoning, tail, input, i, out),
+            State::Tool(x) => cx.on_tool(x, input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+        };
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
-        let frame = self.frame;
+        let frame = self.cx.frame;
         match &mut self.st {
             State::Outside { raw, first } => finish_outside(raw, *first, rest, out),
             // A header cut off by the end of the text: the markup of an unfinished call when it
             // names a tool; else content.
-            State::Header { raw, at, .. } => {
+            State::Header(Header { raw, at, .. }) => {
                 raw.push_str(rest);
                 if names_tool(frame, &raw[*at..]) {
                     out.truncate(raw);

@@ -59,7 +59,7 @@
 //! inside the function) up to the message's end marker, without which the call is cut off; its
 //! reasoning messages are joined with nothing between them.
 
-use super::between::text_until;
+use super::between::{text_until, Next};
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -104,12 +104,14 @@ pub fn new(frame: &'static Frame, tools: &Tools) -> Box<dyn Machine> {
             raw: String::new(),
             first: true,
         },
-        sep: Sep {
-            join: frame.join,
-            ..Sep::default()
+        cx: Cx {
+            frame,
+            tools: frame.xml.map(|_| tools.clone()),
+            sep: Sep {
+                join: frame.join,
+                ..Sep::default()
+            },
         },
-        frame,
-        tools: frame.xml.map(|_| tools.clone()),
     })
 }
 
@@ -333,10 +335,7 @@ struct Sep {
 
 pub struct Harmony {
     st: State,
-    sep: Sep,
-    frame: &'static Frame,
-    /// The tools, for a body of XML parameters.
-    tools: Option<Tools>,
+    cx: Cx,
 }
 
 /// Where the text of a message that is not a call goes.
@@ -459,354 +458,423 @@ pub fn finish_outside(raw: &str, first: bool, rest: &str, out: &mut Emitter) {
     }
 }
 
-fn outside() -> State {
+/// Where the text before the next of `markers` in `rest` ends, and that marker (`None`: none yet,
+/// a marker's prefix may start there) (muse's too).
+pub fn next_marker(markers: &Markers, rest: &str) -> (usize, Option<usize>) {
+    match markers.find(rest) {
+        Found::Marker { at, which } => (at, Some(which)),
+        Found::Partial { safe } => (safe, None),
+    }
+}
+
+/// What follows the whitespace outside messages (read by [`outside`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opener {
+    /// Marker `which` (not read yet).
+    Marker(usize),
+    /// Other text.
+    Text,
+    /// A run of whitespace past [`WS_MAX`]: it reads as text.
+    Over,
+}
+
+/// Reads the whitespace outside messages (muse's too) from `input[*i..]` into `raw` and says what
+/// follows it, with the whitespace taken out of `raw`; `None` while nothing can be decided yet
+/// (whitespace or a marker's prefix up to the end: hold from `*i`). `maybe` is text that may
+/// still open a header there (`to=` at the very start of harmony's output; `""`: none).
+pub fn outside(
+    raw: &mut String,
+    input: &str,
+    i: &mut usize,
+    markers: &Markers,
+    maybe: &str,
+) -> Option<(Opener, String)> {
+    let rest = &input[*i..];
+    let ws = ws_len(rest);
+    raw.push_str(&rest[..ws]);
+    *i += ws;
+    let r = &rest[ws..];
+    // A run past the cap reads as text (`raw` is whitespace: bytes are chars).
+    let opener = if raw.len() > WS_MAX {
+        Opener::Over
+    } else if r.is_empty() {
+        return None;
+    } else {
+        match markers.starts(r) {
+            Some(which) => Opener::Marker(which),
+            None if markers.could_start(r) || (r.len() < maybe.len() && maybe.starts_with(r)) => {
+                return None;
+            }
+            None => Opener::Text,
+        }
+    };
+    Some((opener, std::mem::take(raw)))
+}
+
+/// Outside messages again (not at the start of the output).
+fn outside_again() -> State {
     State::Outside {
         raw: String::new(),
         first: false,
     }
 }
 
-/// The state a routed header leads to.
-fn route(
-    out: &mut Emitter,
-    sep: &mut Sep,
-    frame: &Frame,
-    tools: Option<&Tools>,
-    r: Route,
-) -> State {
-    match r {
-        Route::Tool(name) => match (frame.xml, tools) {
-            (Some(style), Some(tools)) => {
-                let mut x = Box::new(XmlParams::new(style, tools));
-                x.open(&name, out);
-                State::Xml(x)
-            }
-            _ => {
-                out.tool_start(None, name);
-                State::ArgsStart
-            }
-        },
-        Route::Body(sink) => {
-            sep.fresh = true;
-            State::Body { sink }
-        }
+/// What a transition did, and the state it leads to (`None`: the state stays).
+type Moved = (Next, Option<State>);
+
+/// A transition's `Next`, with the state it leads to (if any) put in place (muse's too).
+pub fn settle<S>(st: &mut S, (next, to): (Next, Option<S>)) -> Next {
+    if let Some(s) = to {
+        *st = s;
     }
+    next
 }
 
-impl Harmony {
-    /// A header that is not one: back to content, or, when quoted, to its body.
-    fn fail_header(&mut self, out: &mut Emitter) {
-        if let State::Header(h) = &self.st {
-            self.st = match h.quote {
-                Some(sink) => {
-                    body(out, &mut self.sep, sink, &h.raw);
-                    State::Body { sink }
+/// What the transitions read besides the state.
+struct Cx {
+    frame: &'static Frame,
+    /// The tools, for a body of XML parameters.
+    tools: Option<Tools>,
+    sep: Sep,
+}
+
+impl Cx {
+    /// The state a routed header leads to.
+    fn route(&mut self, out: &mut Emitter, r: Route) -> State {
+        match r {
+            Route::Tool(name) => match (self.frame.xml, &self.tools) {
+                (Some(style), Some(tools)) => {
+                    let mut x = Box::new(XmlParams::new(style, tools));
+                    x.open(&name, out);
+                    State::Xml(x)
                 }
-                None => {
-                    out.content(&h.raw);
-                    if h.tentative {
-                        State::Text
-                    } else {
+                _ => {
+                    out.tool_start(None, name);
+                    State::ArgsStart
+                }
+            },
+            Route::Body(sink) => {
+                self.sep.fresh = true;
+                State::Body { sink }
+            }
+        }
+    }
+
+    /// A header that is not one: back to content, or, when quoted, to its body.
+    fn fail_header(&mut self, h: &Header, out: &mut Emitter) -> State {
+        match h.quote {
+            Some(sink) => {
+                body(out, &mut self.sep, sink, &h.raw);
+                State::Body { sink }
+            }
+            None => {
+                out.content(&h.raw);
+                if h.tentative {
+                    State::Text
+                } else {
+                    out.malformed = true;
+                    State::Fallback
+                }
+            }
+        }
+    }
+
+    /// At the start of the output or after a tool call: whitespace, then a header opener.
+    fn on_outside(
+        &self,
+        raw: &mut String,
+        first: bool,
+        input: &str,
+        mut i: usize,
+        out: &mut Emitter,
+    ) -> Moved {
+        let markers = &self.frame.markers;
+        let maybe = if first { "to=" } else { "" };
+        let Some((opener, raw)) = outside(raw, input, &mut i, markers, maybe) else {
+            return (Next::Hold(i), None);
+        };
+        let st = match opener {
+            Opener::Marker(w @ (START | CHANNEL)) => {
+                i += markers.list[w].len();
+                State::Header(Header::open(markers, raw, 0, w, None))
+            }
+            Opener::Text if first && input[i..].starts_with("to=") => State::Header(Header {
+                text: raw.len(),
+                raw,
+                tentative: true,
+                ..Header::default()
+            }),
+            Opener::Text | Opener::Over if first => {
+                out.content(&raw);
+                State::Text
+            }
+            // A stray marker: it goes to content with everything after it. Text after a tool
+            // call: harmony allows only `<|start|>` there.
+            _ => {
+                out.malformed = true;
+                out.content(&raw);
+                State::Fallback
+            }
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// Plain text before the first message (or a `to=` that was not a header): content up to a
+    /// marker, which starts the markup outside messages (it is read again there).
+    fn on_text(&self, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let Some(which) = text_until(markers, input, &mut i, out) else {
+            return (Next::Hold(i), None);
+        };
+        i -= markers.list[which].len();
+        (Next::Go(i), Some(outside_again()))
+    }
+
+    /// A header, up to `<|message|>`, or up to where it shows to be none.
+    fn on_header(&mut self, h: &mut Header, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (at, which) = next_marker(markers, rest);
+        let ok = h.push(&rest[..at]);
+        i += at;
+        if !ok || h.chars > HEADER_MAX {
+            return (Next::Go(i), Some(self.fail_header(h, out)));
+        }
+        let st = match which {
+            None => return (Next::Hold(i), None),
+            // A marker that breaks a quoted header is looked at again.
+            Some(w @ (CHANNEL | CONSTRAIN)) => {
+                if h.push_marker(markers, w) {
+                    return (Next::Go(i + markers.list[w].len()), None);
+                }
+                self.fail_header(h, out)
+            }
+            Some(MESSAGE) => {
+                let m = markers.list[MESSAGE];
+                i += m.len();
+                match parse(&h.raw[h.text..], h.role, self.frame) {
+                    Some(r) => self.route(out, r),
+                    // Quoted: the header and its `<|message|>` are text.
+                    None if h.quote.is_some() => {
+                        h.raw.push_str(m);
+                        self.fail_header(h, out)
+                    }
+                    None => {
+                        h.raw.push_str(m);
                         out.malformed = true;
+                        out.content(&h.raw);
                         State::Fallback
                     }
                 }
-            };
+            }
+            // Another marker: the header is broken (a quote ends before it).
+            Some(_) => self.fail_header(h, out),
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// A message body: content, reasoning, or dropped.
+    fn on_body(&mut self, sink: Sink, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (at, which) = match markers.find(rest) {
+            Found::Marker { at, which } => (at, which),
+            Found::Partial { safe } => {
+                body(out, &mut self.sep, sink, &rest[..safe]);
+                return (Next::Hold(i + safe), None);
+            }
+        };
+        body(out, &mut self.sep, sink, &rest[..at]);
+        let m = markers.list[which];
+        i += at + m.len();
+        let st = match which {
+            END | CALL | RETURN => State::Ended {
+                sink,
+                raw: m.to_owned(),
+                end: m.len(),
+            },
+            // Maybe the next message begins (its end marker missing).
+            START | CHANNEL => {
+                State::Header(Header::open(markers, String::new(), 0, which, Some(sink)))
+            }
+            // `<|message|>`, `<|constrain|>`: body text.
+            _ => {
+                body(out, &mut self.sep, sink, m);
+                return (Next::Go(i), None);
+            }
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// An end marker inside a body, then whitespace: the end of the body if a header (or the end
+    /// of the text) follows, else body text.
+    fn on_ended(
+        &mut self,
+        sink: Sink,
+        raw: &mut String,
+        end: usize,
+        input: &str,
+        mut i: usize,
+        out: &mut Emitter,
+    ) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let ws = ws_len(rest);
+        raw.push_str(&rest[..ws]);
+        i += ws;
+        let r = &rest[ws..];
+        let which = markers.starts(r);
+        if raw.len() - end <= HEADER_MAX {
+            if r.is_empty() {
+                return (Next::Hold(input.len()), None);
+            }
+            if let Some(w @ (START | CHANNEL)) = which {
+                i += markers.list[w].len();
+                let h = Header::open(markers, std::mem::take(raw), end, w, Some(sink));
+                return (Next::Go(i), Some(State::Header(h)));
+            }
+            if which.is_none() && markers.could_start(r) {
+                return (Next::Hold(i), None);
+            }
+        }
+        // Not followed by a header: the end marker was body text.
+        body(out, &mut self.sep, sink, raw);
+        (Next::Go(i), Some(State::Body { sink }))
+    }
+
+    /// A tool call's body before its arguments object.
+    fn on_args_start(&self, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let st = match expect(rest, markers) {
+            Expect::Marker { which, end } => {
+                if matches!(which, END | CALL | RETURN) {
+                    // No arguments at all.
+                    out.args("{}");
+                    out.tool_end();
+                    i += end;
+                    outside_again()
+                } else {
+                    out.malformed = true;
+                    i += end - markers.list[which].len();
+                    State::Fallback
+                }
+            }
+            Expect::Wait { ws } => return (Next::Hold(i + ws), None),
+            Expect::Other { at } => {
+                i += at;
+                if rest[at..].starts_with('{') {
+                    State::Args(JsonScanner::new())
+                } else {
+                    out.malformed = true;
+                    State::Fallback
+                }
+            }
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// After the arguments: whitespace, then the end marker.
+    fn on_args_end(&self, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let st = match expect(&input[i..], markers) {
+            Expect::Marker { which, end } => {
+                let m = markers.list[which].len();
+                match which {
+                    END | CALL | RETURN => {
+                        out.tool_end();
+                        i += end;
+                        outside_again()
+                    }
+                    START | CHANNEL => {
+                        out.tool_end();
+                        i += end - m;
+                        outside_again()
+                    }
+                    _ => {
+                        out.malformed = true;
+                        i += end - m;
+                        State::Fallback
+                    }
+                }
+            }
+            Expect::Wait { ws } => return (Next::Hold(i + ws), None),
+            Expect::Other { at } => {
+                // Text after the arguments object.
+                out.malformed = true;
+                i += at;
+                State::Fallback
+            }
+        };
+        (Next::Go(i), Some(st))
+    }
+
+    /// A call's XML parameters (beam), up to the message's end (a marker inside a value ends it
+    /// too).
+    fn on_xml(&self, x: &mut XmlParams, input: &str, i: usize, out: &mut Emitter) -> Moved {
+        let markers = &self.frame.markers;
+        let rest = &input[i..];
+        let (at, which) = next_marker(markers, rest);
+        let k = x.feed(&rest[..at], out);
+        if out.malformed {
+            return (Next::Hold(i + k), Some(State::Fallback));
+        }
+        let Some(which) = which else {
+            return (Next::Hold(i + k), None);
+        };
+        if matches!(which, MESSAGE | CONSTRAIN) || !x.end_function(&rest[k..at], out) {
+            // The body ends inside a parameter, or a header marker in it: malformed.
+            out.malformed = true;
+            return (Next::Hold(i + k), Some(State::Fallback));
+        }
+        // An end marker ends the call; `<|start|>` or `<|channel|>` opens the next message.
+        let mut j = i + at;
+        if matches!(which, END | CALL | RETURN) {
+            j += markers.list[which].len();
+        }
+        (Next::Go(j), Some(outside_again()))
+    }
+}
+
+/// The arguments object, passed through as written: the JSON scanner alone decides where it
+/// ends (marker text inside a string is argument text).
+fn on_args(sc: &mut JsonScanner, input: &str, i: usize, out: &mut Emitter) -> Moved {
+    let rest = &input[i..];
+    match sc.feed(rest.as_bytes()) {
+        Step::Done(n) => {
+            out.args(cut(rest, n));
+            (Next::Go(i + n), Some(State::ArgsEnd))
+        }
+        Step::NeedMore => {
+            out.args(rest);
+            (Next::Hold(input.len()), None)
+        }
+        Step::Error(n) => {
+            let a = cut(rest, n);
+            out.args(a);
+            out.malformed = true;
+            (Next::Go(i + a.len()), Some(State::Fallback))
         }
     }
 }
 
 impl Machine for Harmony {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let frame: &'static Frame = self.frame;
-        let markers = &frame.markers;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Outside { raw, first } => {
-                    let ws = ws_len(rest);
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let r = &rest[ws..];
-                    // A run past the cap reads as text (`raw` is whitespace: bytes are chars).
-                    let over = raw.len() > WS_MAX;
-                    if r.is_empty() && !over {
-                        return input.len();
-                    }
-                    let first = *first;
-                    let which = if over { None } else { markers.starts(r) };
-                    if which.is_none()
-                        && !over
-                        && (markers.could_start(r)
-                            || (first && r.len() < 3 && "to=".starts_with(r)))
-                    {
-                        return i;
-                    }
-                    let raw = std::mem::take(raw);
-                    self.st = match which {
-                        Some(w @ (START | CHANNEL)) => {
-                            i += markers.list[w].len();
-                            State::Header(Header::open(markers, raw, 0, w, None))
-                        }
-                        Some(_) => {
-                            // A stray marker: it goes to content with everything after it.
-                            out.malformed = true;
-                            out.content(&raw);
-                            State::Fallback
-                        }
-                        None if first && !over && r.starts_with("to=") => State::Header(Header {
-                            text: raw.len(),
-                            raw,
-                            tentative: true,
-                            ..Header::default()
-                        }),
-                        None if first => {
-                            out.content(&raw);
-                            State::Text
-                        }
-                        // Text after a tool call: harmony allows only `<|start|>` there.
-                        None => {
-                            out.malformed = true;
-                            out.content(&raw);
-                            State::Fallback
-                        }
-                    };
-                }
-                State::Text => match text_until(markers, input, &mut i, out) {
-                    Some(which) => {
-                        // The marker starts the markup outside messages: read again there.
-                        i -= markers.list[which].len();
-                        self.st = outside();
-                    }
-                    None => return i,
-                },
-                State::Header(h) => match markers.find(rest) {
-                    Found::Marker { at, which } => {
-                        let ok = h.push(&rest[..at]);
-                        i += at;
-                        if !ok || h.chars > HEADER_MAX {
-                            self.fail_header(out);
-                            continue;
-                        }
-                        match which {
-                            // A marker that breaks a quoted header is looked at again.
-                            CHANNEL | CONSTRAIN => {
-                                if h.push_marker(markers, which) {
-                                    i += markers.list[which].len();
-                                } else {
-                                    self.fail_header(out);
-                                }
-                            }
-                            MESSAGE => {
-                                let m = markers.list[MESSAGE];
-                                i += m.len();
-                                self.st = match parse(&h.raw[h.text..], h.role, frame) {
-                                    Some(r) => {
-                                        route(out, &mut self.sep, frame, self.tools.as_ref(), r)
-                                    }
-                                    None => {
-                                        h.raw.push_str(m);
-                                        match h.quote {
-                                            // Quoted: the header and its `<|message|>` are text.
-                                            Some(sink) => {
-                                                body(out, &mut self.sep, sink, &h.raw);
-                                                State::Body { sink }
-                                            }
-                                            None => {
-                                                out.malformed = true;
-                                                out.content(&h.raw);
-                                                State::Fallback
-                                            }
-                                        }
-                                    }
-                                };
-                            }
-                            // Another marker: the header is broken (a quote ends before it).
-                            _ => self.fail_header(out),
-                        }
-                    }
-                    Found::Partial { safe } => {
-                        let ok = h.push(&rest[..safe]);
-                        i += safe;
-                        if !ok || h.chars > HEADER_MAX {
-                            self.fail_header(out);
-                            continue;
-                        }
-                        return i;
-                    }
-                },
-                State::Body { sink } => {
-                    let sink = *sink;
-                    match markers.find(rest) {
-                        Found::Marker { at, which } => {
-                            body(out, &mut self.sep, sink, &rest[..at]);
-                            i += at;
-                            let m = markers.list[which];
-                            match which {
-                                END | CALL | RETURN => {
-                                    i += m.len();
-                                    self.st = State::Ended {
-                                        sink,
-                                        raw: m.to_owned(),
-                                        end: m.len(),
-                                    };
-                                }
-                                // Maybe the next message begins (its end marker missing).
-                                START | CHANNEL => {
-                                    i += m.len();
-                                    let h =
-                                        Header::open(markers, String::new(), 0, which, Some(sink));
-                                    self.st = State::Header(h);
-                                }
-                                // `<|message|>`, `<|constrain|>`: body text.
-                                _ => {
-                                    body(out, &mut self.sep, sink, m);
-                                    i += m.len();
-                                }
-                            }
-                        }
-                        Found::Partial { safe } => {
-                            body(out, &mut self.sep, sink, &rest[..safe]);
-                            return i + safe;
-                        }
-                    }
-                }
-                State::Ended { sink, raw, end } => {
-                    let sink = *sink;
-                    let ws = ws_len(rest);
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let r = &rest[ws..];
-                    let which = markers.starts(r);
-                    if raw.len() - *end <= HEADER_MAX {
-                        if r.is_empty() {
-                            return input.len();
-                        }
-                        if let Some(w @ (START | CHANNEL)) = which {
-                            i += markers.list[w].len();
-                            let h = Header::open(markers, std::mem::take(raw), *end, w, Some(sink));
-                            self.st = State::Header(h);
-                            continue;
-                        }
-                        if which.is_none() && markers.could_start(r) {
-                            return i;
-                        }
-                    }
-                    // Not followed by a header: the end marker was body text.
-                    body(out, &mut self.sep, sink, raw);
-                    self.st = State::Body { sink };
-                }
-                State::ArgsStart => match expect(rest, markers) {
-                    Expect::Marker { which, end } => {
-                        if matches!(which, END | CALL | RETURN) {
-                            // No arguments at all.
-                            out.args("{}");
-                            out.tool_end();
-                            i += end;
-                            self.st = outside();
-                        } else {
-                            out.malformed = true;
-                            i += end - markers.list[which].len();
-                            self.st = State::Fallback;
-                        }
-                    }
-                    Expect::Wait { ws } => return i + ws,
-                    Expect::Other { at } => {
-                        i += at;
-                        self.st = if rest[at..].starts_with('{') {
-                            State::Args(JsonScanner::new())
-                        } else {
-                            out.malformed = true;
-                            State::Fallback
-                        };
-                    }
-                },
-                // The JSON scanner alone decides where the object ends: marker text inside a
-                // string is argument text.
-                State::Args(sc) => match sc.feed(rest.as_bytes()) {
-                    Step::Done(n) => {
-                        out.args(cut(rest, n));
-                        i += n;
-                        self.st = State::ArgsEnd;
-                    }
-                    Step::NeedMore => {
-                        out.args(rest);
-                        return input.len();
-                    }
-                    Step::Error(n) => {
-                        let a = cut(rest, n);
-                        out.args(a);
-                        out.malformed = true;
-                        i += a.len();
-                        self.st = State::Fallback;
-                    }
-                },
-                State::ArgsEnd => match expect(rest, markers) {
-                    Expect::Marker { which, end } => {
-                        let m = markers.list[which].len();
-                        self.st = match which {
-                            END | CALL | RETURN => {
-                                out.tool_end();
-                                i += end;
-                                outside()
-                            }
-                            START | CHANNEL => {
-                                out.tool_end();
-                                i += end - m;
-                                outside()
-                            }
-                            _ => {
-                                out.malformed = true;
-                                i += end - m;
-                                State::Fallback
-                            }
-                        };
-                    }
-                    Expect::Wait { ws } => return i + ws,
-                    Expect::Other { at } => {
-                        // Text after the arguments object.
-                        out.malformed = true;
-                        i += at;
-                        self.st = State::Fallback;
-                    }
-                },
-                // XML parameters up to the message's end (a marker inside a value ends it too).
-                State::Xml(x) => {
-                    let (at, which) = match markers.find(rest) {
-                        Found::Marker { at, which } => (at, Some(which)),
-                        Found::Partial { safe } => (safe, None),
-                    };
-                    let k = x.feed(&rest[..at], out);
-                    if out.malformed {
-                        self.st = State::Fallback;
-                        return i + k;
-                    }
-                    let Some(which) = which else {
-                        return i + k;
-                    };
-                    if matches!(which, MESSAGE | CONSTRAIN) || !x.end_function(&rest[k..at], out) {
-                        // The body ends inside a parameter, or a header marker in it: malformed.
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                        return i + k;
-                    }
-                    // An end marker ends the call; `<|start|>` or `<|channel|>` opens the next
-                    // message.
-                    i += at;
-                    if matches!(which, END | CALL | RETURN) {
-                        i += markers.list[which].len();
-                    }
-                    self.st = outside();
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
-        }
-        input.len()
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let cx = &mut self.cx;
+        let moved = match &mut self.st {
+            State::Outside { raw, first } => cx.on_outside(raw, *first, input, i, out),
+            State::Text => cx.on_text(input, i, out),
+            State::Header(h) => cx.on_header(h, input, i, out),
+            State::Body { sink } => cx.on_body(*sink, input, i, out),
+            State::Ended { sink, raw, end } => cx.on_ended(*sink, raw, *end, input, i, out),
+            State::ArgsStart => cx.on_args_start(input, i, out),
+            State::Args(sc) => on_args(sc, input, i, out),
+            State::ArgsEnd => cx.on_args_end(input, i, out),
+            State::Xml(x) => cx.on_xml(x, input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+        };
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
@@ -827,7 +895,7 @@ impl Machine for Harmony {
             // message.
             State::Header(h) => {
                 h.raw.push_str(rest);
-                let to = format!("to={}", self.frame.prefix);
+                let to = format!("to={}", self.cx.frame.prefix);
                 if h.tentative && h.raw[h.text..].contains(&to) {
                     // `to=` at the very start, maybe plain text: the stream sends it as content.
                     out.truncate(&h.raw[h.lead..]);
@@ -837,7 +905,7 @@ impl Machine for Harmony {
                     out.content(&h.raw[h.lead..]);
                 }
             }
-            State::Body { sink } => body(out, &mut self.sep, *sink, rest),
+            State::Body { sink } => body(out, &mut self.cx.sep, *sink, rest),
             // A call with no arguments yet: truncated.
             State::ArgsStart => out.truncate(rest),
             State::Args(_) => out.truncate(""),
@@ -846,10 +914,7 @@ impl Machine for Harmony {
             // Without its end marker a call of XML parameters is cut off (a further parameter may
             // follow), as both peers read it. A cut-off marker at the end is not value text.
             State::Xml(x) => {
-                let at = match self.frame.markers.find(rest) {
-                    Found::Marker { at, .. } => at,
-                    Found::Partial { safe } => safe,
-                };
+                let (at, _) = next_marker(&self.cx.frame.markers, rest);
                 x.finish(&rest[..at], out);
             }
         }

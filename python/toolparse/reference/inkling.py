@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from .between import text_until
+from .between import GO, HOLD, Machine, Next, text_until
 from .event import Emitter
 from .json import CallKeys, Calls
 from .reasoning import Trail
@@ -32,7 +32,7 @@ class Style:
         self.keys = keys
 
 
-class Inkling:
+class Inkling(Machine):
     def __init__(self, style: Style) -> None:
         self.style = style
         # Header | Content | Thinking | Call | Fallback
@@ -57,68 +57,74 @@ class Inkling:
         calls = Calls.object(self.style.keys, False)
         self.st, self.region = "Call", Region(calls, self.style.blocks.list[CALL], False)
 
-    def feed(self, s: str, out: Emitter) -> int:
-        i = 0
-        n = len(s)
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        st = self.st
+        if st == "Header":
+            return self.on_header(s, i, out)
+        elif st == "Content":
+            which, i = text_until(self.style.blocks, s, i, out)
+            if which == -1:
+                return i, HOLD
+            self._open(which)
+        elif st == "Thinking":
+            return self.on_thinking(s, i, out)
+        elif st == "Call":
+            r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
+            if r == "more":
+                return len(s), HOLD
+            self.st = "Content" if r == "done" else "Fallback"
+            i += k
+        else:  # Fallback: the driver makes the rest content
+            return i, HOLD
+        return i, GO
+
+    def on_header(self, s: str, i: int, out: Emitter) -> Next:
+        """After ``<|message_model|>``: metadata up to a content-kind marker (dropped), or
+        content."""
         blocks = self.style.blocks
-        while i < n:
-            st = self.st
-            if st == "Header":
-                kind, at, which = blocks.find(s, i)
-                text = s[i : i + at]
-                k = self.chars + len(text)
-                if k > NAME_MAX:
-                    # Too long for a header: a text block without its markers.
-                    out.content(self.held)
-                    out.content(text)
-                    self.held = ""
-                    i += at
-                    self.st = "Content"
-                    continue
-                if kind != "marker":
-                    self.held += text
-                    self.chars = k
-                    return i + at
-                i += at + len(blocks.list[which])
-                if which == MESSAGE:
-                    self.held += text
-                    self.chars = k
-                elif which in (END, END_SAMPLING):
-                    out.content(self.held)
-                    out.content(text)
-                    self.held = ""
-                    self.st = "Content"
-                else:
-                    self.held = ""
-                    self._open(which)
-            elif st == "Content":
-                which, i = text_until(blocks, s, i, out)
-                if which == -1:
-                    return i
-                self._open(which)
-            elif st == "Thinking":
-                trail = self.trail
-                assert trail is not None
-                kind, at, which = self.style.thinking.find(s, i)
-                trail.emit(s[i : i + at], out)
-                if kind != "marker":
-                    return i + at
-                i += at + len(self.style.thinking.list[which])
-                if which != T_THINKING:
-                    trail.close()
-                    if which == T_CALL:
-                        self._call()
-                    else:
-                        self.st = "Content"
-            elif st == "Call":
-                r, k = self.region.feed(s, out, i)  # type: ignore[union-attr]
-                if r == "more":
-                    return n
-                i += k
-                self.st = "Content" if r == "done" else "Fallback"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        kind, at, which = blocks.find(s, i)
+        text = s[i : i + at]
+        k = self.chars + len(text)
+        if k > NAME_MAX:
+            # Too long for a header: a text block without its markers.
+            out.content(self.held)
+            out.content(text)
+            self.held = ""
+            self.st = "Content"
+            return i + at, GO
+        if kind != "marker":
+            self.held += text
+            self.chars = k
+            return i + at, HOLD
+        if which == MESSAGE:
+            self.held += text
+            self.chars = k
+        elif which in (END, END_SAMPLING):
+            out.content(self.held)
+            out.content(text)
+            self.held = ""
+            self.st = "Content"
+        else:
+            self.held = ""
+            self._open(which)
+        return i + at + len(blocks.list[which]), GO
+
+    def on_thinking(self, s: str, i: int, out: Emitter) -> Next:
+        """A thinking block: reasoning up to its end (or a call)."""
+        thinking = self.style.thinking
+        kind, at, which = thinking.find(s, i)
+        trail = self.trail
+        assert trail is not None
+        trail.emit(s[i : i + at], out)
+        if kind != "marker":
+            return i + at, HOLD
+        if which != T_THINKING:
+            trail.close()
+            if which == T_CALL:
+                self._call()
+            else:
+                self.st = "Content"
+        return i + at + len(thinking.list[which]), GO
 
     def start_in_reasoning(self) -> None:
         """The prompt ended with ``<|content_thinking|>``: the output starts in a thinking

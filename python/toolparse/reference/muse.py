@@ -25,10 +25,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
+from .between import GO, HOLD, Machine, Next
 from .event import Emitter
-from .openai import HEADER_MAX, finish_outside
+from .openai import HEADER_MAX, WAIT, finish_outside, outside, transitions
 from .params import ToolTypes
-from .scan import NAME_MAX, WS, WS_MAX, Markers, ws_len
+from .scan import NAME_MAX, WS, WS_MAX, Markers
 from .xml_params import Style, XmlParams
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def _emit(out: Emitter, reasoning: bool, s: str) -> None:
         out.content(s)
 
 
-class Muse:
+class Muse(Machine):
     def __init__(self, frame: Frame, tools: ToolTypes) -> None:
         self.frame = frame
         self.tools = tools
@@ -173,110 +174,111 @@ class Muse:
                 _emit(out, self.reasoning, self.tail[:k])
                 self.tail = self.tail[k:]
 
-    def feed(self, s: str, out: Emitter) -> int:
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        # The transition that leaves the state (the arms of Rust's `match`).
+        return _STEPS[self.st](self, s, i, out)
+
+    def on_outside(self, s: str, i: int, out: Emitter) -> Next:
+        """At the start of the output or after a message end: whitespace, then a header (or
+        text)."""
         markers = self.frame.markers
-        i, n = 0, len(s)
-        while i < n:
-            st = self.st
-            if st == "Outside":
-                ws = ws_len(s, i)
-                self.raw += s[i : i + ws]
-                i += ws
-                # a run past the cap reads as text
-                over = len(self.raw) > WS_MAX
-                if i == n and not over:
-                    return n
-                which = -1 if over else markers.starts(s, i)
-                if which == -1 and not over and markers.could_start(s[i : i + 16]):
-                    return i
-                raw, self.raw = self.raw, ""
-                if which == START:
-                    i += len(markers.list[START])
-                    self._header(raw)
-                elif which == MESSAGE:
-                    i += len(markers.list[MESSAGE])
-                    self._route(None)
-                elif which != -1:
-                    # A stray end marker: it goes to content with everything after it.
-                    out.malformed = True
-                    out.content(raw)
-                    self.st = "Fallback"
-                else:
-                    # Text (perhaps the first header's "to="): a content body.
-                    self.st, self.reasoning, self.tail = "Body", False, ""
-                    self._body_text(out, raw)
-            elif st == "Header":
-                kind, at, which = markers.find(s, i)
-                self.head.append(s[i : i + at])
-                self.chars += at
-                i += at
-                if kind == "marker":
-                    text = "".join(self.head)
-                    self.head = []
-                    ok, r = (
-                        parse(text, self.frame.role)
-                        if which == MESSAGE and self.chars <= HEADER_MAX
-                        else (False, None)
-                    )
-                    if ok:
-                        i += len(markers.list[MESSAGE])
-                        self._route(r)
-                    else:
-                        # Not a header: its text and what follows are content.
-                        out.malformed = True
-                        out.content(self.raw + text)
-                        self.st = "Fallback"
-                    continue
-                if self.chars > HEADER_MAX:
-                    out.malformed = True
-                    out.content(self.raw + "".join(self.head))
-                    self.head = []
-                    self.st = "Fallback"
-                return i
-            elif st == "Body":
-                kind, at, which = markers.find(s, i)
-                self._body_text(out, s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                i += at + len(markers.list[which])
-                tail, self.tail = self.tail, ""
-                if which == MESSAGE:
-                    body_len, recipient = tail_header(tail)
-                    _emit(out, self.reasoning, tail[:body_len])
-                    self._route(recipient)
-                elif which == START:
-                    _emit(out, self.reasoning, tail)
-                    self._header()
-                else:
-                    _emit(out, self.reasoning, tail)
-                    self._outside()
-            elif st == "Tool":
-                x = self.x
-                assert x is not None
-                kind, at, which = markers.find(s, i)
-                seg = s[i : i + at]
-                k = x.feed(seg, out)
-                if out.malformed:
-                    # The ATEM machine fell back: the driver makes the rest content.
-                    self.st = "Fallback"
-                    return i + k
-                if kind != "marker":
-                    return i + k
-                if which == MESSAGE or not x.idle():
-                    # A tool's body ends inside a call, or <|message|> in it: malformed.
-                    out.malformed = True
-                    self.st = "Fallback"
-                    return i + k
-                x.finish(seg[k:], out)
-                i += at + len(markers.list[which])
-                self.x = None
-                if which == START:
-                    self._header()
-                else:
-                    self._outside()
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        what, j = outside(markers, s, i, len(self.raw), "")
+        self.raw += s[i:j]
+        if what == WAIT:
+            return j, HOLD
+        raw, self.raw = self.raw, ""
+        if what in (START, MESSAGE):
+            if what == START:
+                self._header(raw)
+            else:
+                self._route(None)
+            return j + len(markers.list[what]), GO
+        if what >= 0:
+            # A stray end marker: it goes to content with everything after it.
+            out.malformed = True
+            out.content(raw)
+            self.st = "Fallback"
+        else:
+            # Text (perhaps the first header's "to="): a content body.
+            self.st, self.reasoning, self.tail = "Body", False, ""
+            self._body_text(out, raw)
+        return j, GO
+
+    def on_header(self, s: str, i: int, out: Emitter) -> Next:
+        """A header after ``<|start|>``, up to ``<|message|>``."""
+        kind, at, which = self.frame.markers.find(s, i)
+        self.head.append(s[i : i + at])
+        self.chars += at
+        j = i + at
+        if kind != "marker" and self.chars <= HEADER_MAX:
+            return j, HOLD
+        text = "".join(self.head)
+        self.head = []
+        ok, r = (
+            parse(text, self.frame.role)
+            if which == MESSAGE and self.chars <= HEADER_MAX
+            else (False, None)
+        )
+        if ok:
+            self._route(r)
+            return j + len(self.frame.markers.list[MESSAGE]), GO
+        # Not a header (or too long for one): its text and what follows are content.
+        out.malformed = True
+        out.content(self.raw + text)
+        self.st = "Fallback"
+        return j, GO
+
+    def on_body(self, s: str, i: int, out: Emitter) -> Next:
+        """A reasoning or content body (or text outside messages: content), up to its end."""
+        reasoning = self.reasoning
+        markers = self.frame.markers
+        kind, at, which = markers.find(s, i)
+        self._body_text(out, s[i : i + at])
+        if kind != "marker":
+            return i + at, HOLD
+        tail, self.tail = self.tail, ""
+        if which == MESSAGE:
+            body_len, recipient = tail_header(tail)
+            _emit(out, reasoning, tail[:body_len])
+            self._route(recipient)
+        elif which == START:
+            _emit(out, reasoning, tail)
+            self._header()
+        else:
+            _emit(out, reasoning, tail)
+            self._outside()
+        return i + at + len(markers.list[which]), GO
+
+    def on_tool(self, s: str, i: int, out: Emitter) -> Next:
+        """A tool's body: ATEM calls, up to the message's end."""
+        x = self.x
+        assert x is not None
+        markers = self.frame.markers
+        kind, at, which = markers.find(s, i)
+        seg = s[i : i + at]
+        k = x.feed(seg, out)
+        if out.malformed:
+            # The ATEM machine fell back: the driver makes the rest content.
+            self.st = "Fallback"
+            return i + k, HOLD
+        if kind != "marker":
+            return i + k, HOLD
+        if which == MESSAGE or not x.idle():
+            # A tool's body ends inside a call, or <|message|> in it: malformed.
+            out.malformed = True
+            self.st = "Fallback"
+            return i + k, HOLD
+        x.finish(seg[k:], out)
+        self.x = None
+        if which == START:
+            self._header()
+        else:
+            self._outside()
+        return i + at + len(markers.list[which]), GO
+
+    def on_fallback(self, s: str, i: int, out: Emitter) -> Next:
+        """After malformed markup: the driver makes the rest content."""
+        return i, HOLD
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
@@ -299,3 +301,6 @@ class Muse:
             self.x.finish(rest, out)
         else:
             out.content(rest)
+
+
+_STEPS = transitions(Muse, "Outside Header Body Tool Fallback")

@@ -67,8 +67,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
 
+from .between import GO, HOLD, Machine, Next
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
 from .params import ToolTypes
@@ -94,6 +95,7 @@ ROLES = ("assistant",)
 _HWS = " \t\n\r\f"
 
 _CHANNEL_END = re.compile(r"[ \t\n\r\f<]")
+_CAMEL = re.compile(r"(?<=.)(?=[A-Z])")
 _WINDOW = 1 << 16
 
 
@@ -226,6 +228,40 @@ class Checks:
         return True
 
 
+# outside() results besides a marker's index: other text; a run of whitespace past WS_MAX (it
+# reads as text); nothing decided yet
+TEXT, OVER, WAIT = -1, -2, -3
+
+
+def outside(markers: Markers, s: str, i: int, held: int, maybe: str) -> Tuple[int, int]:
+    """What follows the whitespace outside messages (muse's too): ``(what, j)``, ``s[i:j]`` being
+    the whitespace (the caller holds it, after the ``held`` characters held before) and ``what``
+    the index of the marker at ``j`` (not read yet), ``TEXT`` (other text), ``OVER`` (the
+    whitespace ran past ``WS_MAX``: it reads as text) or ``WAIT`` (whitespace or a marker's prefix
+    up to the end: nothing can be decided yet, hold from ``j``). ``maybe`` is text that may still
+    open a header there (``to=`` at the very start of harmony's output; ``""``: none)."""
+    j = i + ws_len(s, i)
+    n = len(s)
+    if held + j - i > WS_MAX:
+        return OVER, j
+    if j == n:
+        return WAIT, j
+    which = markers.starts(s, j)
+    if which != -1:
+        return which, j
+    # (a rest as long as the longest marker is no marker's prefix: only that much is copied)
+    r = s[j : j + max(map(len, markers.list))]
+    if markers.could_start(r) or (n - j < len(maybe) and maybe.startswith(r)):
+        return WAIT, j
+    return TEXT, j
+
+
+def transitions(machine: type, states: str) -> Dict[str, Callable[..., Next]]:
+    """The transition that leaves each of ``states`` (muse's too): the machine's
+    ``on_<state>``, the state's name in snake case (Rust's ``step`` is one ``match`` of them)."""
+    return {st: getattr(machine, "on_" + _CAMEL.sub("_", st).lower()) for st in states.split()}
+
+
 def finish_outside(raw: str, first: bool, rest: str, out: Emitter) -> None:
     """The text ends outside a message (muse's too; ``raw``, the whitespace held, ``first``: no
     message came before): whitespace after the last message is markup; whitespace-only output is
@@ -285,7 +321,7 @@ def parse(h: str, role: bool, frame: Frame) -> Optional[tuple]:
     return ("reasoning",) if channel == "analysis" else ("content",)
 
 
-class Harmony:
+class Harmony(Machine):
     def __init__(self, frame: Frame, tools: ToolTypes) -> None:
         self.frame = frame
         self.tools = tools
@@ -395,219 +431,212 @@ class Harmony:
             out.malformed = True
             self.st = "Fallback"
 
-    def feed(self, s: str, out: Emitter) -> int:
-        # Positions are absolute in `s` (`frame.find(s, i)` is `markers.find(s[i:])` shifted by i)
-        frame, markers = self.frame, self.frame.markers
-        i, n = 0, len(s)
-        while i < n:
-            st = self.st
-            if st == "Outside":
-                j = i + ws_len(s, i)
-                self.raw.append(s[i:j])
-                self.held += j - i
-                i = j
-                # a run past the cap reads as text
-                over = self.held > WS_MAX
-                if j == n and not over:
-                    return n
-                which = -1 if over else markers.starts(s, j)
-                if (
-                    which == -1
-                    and not over
-                    and (
-                        frame.could_start(s, j)
-                        or (self.first and n - j < 3 and "to=".startswith(s[j:]))
-                    )
-                ):
-                    return i
-                raw, self.raw = "".join(self.raw), []
-                if which in (START, CHANNEL):
-                    i += len(markers.list[which])
-                    self._open(raw, 0, which, None)
-                elif which != -1:
-                    # A stray marker: it goes to content with everything after it.
-                    out.malformed = True
-                    out.content(raw)
-                    self.st = "Fallback"
-                elif self.first and not over and s.startswith("to=", j):
-                    self.st, self.raw, self.chars, self.tentative = "Header", [raw], 0, True
-                    self.text, self.role, self.quote, self.lead = 1, False, None, 0
-                elif self.first:
-                    out.content(raw)
-                    self.st = "Text"
-                else:
-                    # Text after a tool call: harmony allows only `<|start|>` there.
-                    out.malformed = True
-                    out.content(raw)
-                    self.st = "Fallback"
-            elif st == "Text":  # plain text before the first message: content
-                kind, at, _ = frame.find(s, i)
-                out.content(s[i:at])
-                i = at
-                if kind == "marker":
-                    self._outside()
-                else:
-                    return i
-            elif st == "Header":
-                kind, at, which = frame.find(s, i)
-                ok = self._push(s[i:at])
-                i = at
-                if not ok or self.chars > HEADER_MAX:
-                    self._fail_header(out)
-                    continue
-                if kind != "marker":
-                    return i
-                if which in (CHANNEL, CONSTRAIN):
-                    # A marker that breaks a quoted header is looked at again.
-                    if self._push_marker(which):
-                        i += len(markers.list[which])
-                    else:
-                        self._fail_header(out)
-                elif which == MESSAGE:
-                    m = markers.list[MESSAGE]
-                    i += len(m)
-                    route = parse("".join(self.raw[self.text :]), self.role, self.frame)
-                    if route is not None:
-                        self.raw = []
-                        self._route(out, route)
-                    elif self.quote is not None:
-                        # Quoted: the header and its `<|message|>` are text.
-                        self.raw.append(m)
-                        self._fail_header(out)
-                    else:
-                        self.raw.append(m)
-                        out.malformed = True
-                        out.content("".join(self.raw))
-                        self.raw = []
-                        self.st = "Fallback"
-                else:
-                    # Another marker: the header is broken (a quote ends before it).
-                    self._fail_header(out)
-            elif st == "Body":
-                kind, at, which = frame.find(s, i)
-                sink = self.sink
-                self._body(out, sink, s[i:at])
-                i = at
-                if kind != "marker":
-                    return i
-                m = markers.list[which]
-                if which in _ENDS:
-                    i += len(m)
-                    self.st, self.raw, self.lead, self.chars = "Ended", [m], len(m), 0
-                elif which in (START, CHANNEL):
-                    # Maybe the next message begins (its end marker missing).
-                    i += len(m)
-                    self._open("", 0, which, sink)
-                else:
-                    # `<|message|>`, `<|constrain|>`: body text.
-                    self._body(out, sink, m)
-                    i += len(m)
-            elif st == "Ended":
-                sink = self.sink
-                j = i + ws_len(s, i)
-                self.raw.append(s[i:j])
-                self.chars += j - i
-                i = j
-                if self.chars <= HEADER_MAX:
-                    if j == n:
-                        return n
-                    which = markers.starts(s, j)
-                    if which in (START, CHANNEL):
-                        i += len(markers.list[which])
-                        self._open("".join(self.raw), self.lead, which, sink)
-                        continue
-                    if which == -1 and frame.could_start(s, j):
-                        return i
-                # Not followed by a header: the end marker was body text.
-                raw, self.raw = "".join(self.raw), []
-                self._body(out, sink, raw)
-                self.st = "Body"
-            elif st == "ArgsStart":
-                kind, a, b = frame.expect(s, i)
-                if kind == "marker":
-                    if a in _ENDS:
-                        # No arguments at all.
-                        out.args("{}")
-                        out.tool_end()
-                        i = b
-                        self._outside()
-                    else:
-                        out.malformed = True
-                        i = b - len(markers.list[a])
-                        self.st = "Fallback"
-                elif kind == "wait":
-                    return a
-                else:
-                    i = a
-                    if s.startswith("{", a):
-                        self.st, self.sc = "Args", JsonScanner()
-                    else:
-                        out.malformed = True
-                        self.st = "Fallback"
-            elif st == "Args":
-                # The JSON scanner alone decides where the object ends: marker text inside a
-                # string is argument text.
-                # (Fed in windows: copying the whole rest of a long input per call is quadratic.)
-                piece = s[i : i + _WINDOW]
-                r, k = self.sc.feed(piece)  # type: ignore[union-attr]
-                if r == DONE:
-                    out.args(piece[:k])
-                    i += k
-                    self.st = "ArgsEnd"
-                elif r == MORE:
-                    out.args(piece)
-                    i += len(piece)
-                else:
-                    out.args(s[i : i + k])
-                    out.malformed = True
-                    i += k
-                    self.st = "Fallback"
-            elif st == "ArgsEnd":
-                kind, a, b = frame.expect(s, i)
-                if kind == "marker":
-                    mlen = len(markers.list[a])
-                    if a in _ENDS:
-                        out.tool_end()
-                        i = b
-                        self._outside()
-                    elif a in (START, CHANNEL):
-                        out.tool_end()
-                        i = b - mlen
-                        self._outside()
-                    else:
-                        out.malformed = True
-                        i = b - mlen
-                        self.st = "Fallback"
-                elif kind == "wait":
-                    return a
-                else:
-                    # Text after the arguments object.
-                    out.malformed = True
-                    i = a
-                    self.st = "Fallback"
-            elif st == "Xml":
-                # XML parameters up to the message's end (a marker inside a value ends it too).
-                x = self.x
-                assert x is not None
-                kind, at, which = frame.find(s, i)
-                k = x.feed(s[i:at], out)
-                if out.malformed:
-                    self.st = "Fallback"
-                    return i + k
-                if kind != "marker":
-                    return i + k
-                if which in (MESSAGE, CONSTRAIN) or not x.end_function(s[i + k : at], out):
-                    # The body ends inside a parameter, or a header marker in it: malformed.
-                    out.malformed = True
-                    self.st = "Fallback"
-                    return i + k
-                self.x = None
-                # An end marker ends the call; `<|start|>` or `<|channel|>` opens the next message.
-                i = at + len(markers.list[which]) if which in _ENDS else at
-                self._outside()
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        # The transition that leaves the state (the arms of Rust's `match`). Positions are
+        # absolute in `s` (`frame.find(s, i)` is `markers.find(s[i:])` shifted by i).
+        return _STEPS[self.st](self, s, i, out)
+
+    def on_outside(self, s: str, i: int, out: Emitter) -> Next:
+        """At the start of the output or after a tool call: whitespace, then a header opener."""
+        markers, first = self.frame.markers, self.first
+        what, j = outside(markers, s, i, self.held, "to=" if first else "")
+        self.raw.append(s[i:j])
+        self.held += j - i
+        if what == WAIT:
+            return j, HOLD
+        raw, self.raw = "".join(self.raw), []
+        if what in (START, CHANNEL):
+            self._open(raw, 0, what, None)
+            return j + len(markers.list[what]), GO
+        if what == TEXT and first and s.startswith("to=", j):
+            self.st, self.raw, self.chars, self.tentative = "Header", [raw], 0, True
+            self.text, self.role, self.quote, self.lead = 1, False, None, 0
+        elif what in (TEXT, OVER) and first:
+            out.content(raw)
+            self.st = "Text"
+        else:
+            # A stray marker: it goes to content with everything after it. Text after a tool
+            # call: harmony allows only `<|start|>` there.
+            out.malformed = True
+            out.content(raw)
+            self.st = "Fallback"
+        return j, GO
+
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text before the first message (or a ``to=`` that was not a header): content up
+        to a marker, which starts the markup outside messages (it is read again there)."""
+        kind, at, _ = self.frame.find(s, i)
+        out.content(s[i:at])
+        if kind != "marker":
+            return at, HOLD
+        self._outside()
+        return at, GO
+
+    def on_header(self, s: str, i: int, out: Emitter) -> Next:
+        """A header, up to ``<|message|>``, or up to where it shows to be none."""
+        markers = self.frame.markers
+        kind, at, which = self.frame.find(s, i)
+        ok = self._push(s[i:at])
+        if not ok or self.chars > HEADER_MAX:
+            self._fail_header(out)
+            return at, GO
+        if kind != "marker":
+            return at, HOLD
+        if which in (CHANNEL, CONSTRAIN):
+            # A marker that breaks a quoted header is looked at again.
+            if self._push_marker(which):
+                return at + len(markers.list[which]), GO
+            self._fail_header(out)
+            return at, GO
+        if which != MESSAGE:
+            # Another marker: the header is broken (a quote ends before it).
+            self._fail_header(out)
+            return at, GO
+        m = markers.list[MESSAGE]
+        route = parse("".join(self.raw[self.text :]), self.role, self.frame)
+        if route is not None:
+            self.raw = []
+            self._route(out, route)
+        elif self.quote is not None:
+            # Quoted: the header and its `<|message|>` are text.
+            self.raw.append(m)
+            self._fail_header(out)
+        else:
+            self.raw.append(m)
+            out.malformed = True
+            out.content("".join(self.raw))
+            self.raw = []
+            self.st = "Fallback"
+        return at + len(m), GO
+
+    def on_body(self, s: str, i: int, out: Emitter) -> Next:
+        """A message body: content, reasoning, or dropped."""
+        kind, at, which = self.frame.find(s, i)
+        sink = self.sink
+        self._body(out, sink, s[i:at])
+        if kind != "marker":
+            return at, HOLD
+        m = self.frame.markers.list[which]
+        if which in _ENDS:
+            self.st, self.raw, self.lead, self.chars = "Ended", [m], len(m), 0
+        elif which in (START, CHANNEL):
+            # Maybe the next message begins (its end marker missing).
+            self._open("", 0, which, sink)
+        else:
+            # `<|message|>`, `<|constrain|>`: body text.
+            self._body(out, sink, m)
+        return at + len(m), GO
+
+    def on_ended(self, s: str, i: int, out: Emitter) -> Next:
+        """An end marker inside a body, then whitespace: the end of the body if a header (or the
+        end of the text) follows, else body text."""
+        markers, sink = self.frame.markers, self.sink
+        j = i + ws_len(s, i)
+        self.raw.append(s[i:j])
+        self.chars += j - i
+        if self.chars <= HEADER_MAX:
+            if j == len(s):
+                return j, HOLD
+            which = markers.starts(s, j)
+            if which in (START, CHANNEL):
+                self._open("".join(self.raw), self.lead, which, sink)
+                return j + len(markers.list[which]), GO
+            if which == -1 and self.frame.could_start(s, j):
+                return j, HOLD
+        # Not followed by a header: the end marker was body text.
+        raw, self.raw = "".join(self.raw), []
+        self._body(out, sink, raw)
+        self.st = "Body"
+        return j, GO
+
+    def on_args_start(self, s: str, i: int, out: Emitter) -> Next:
+        """A tool call's body before its arguments object."""
+        kind, a, b = self.frame.expect(s, i)
+        if kind == "wait":
+            return a, HOLD
+        if kind == "other":
+            if s.startswith("{", a):
+                self.st, self.sc = "Args", JsonScanner()
+            else:
+                out.malformed = True
+                self.st = "Fallback"
+            return a, GO
+        if a in _ENDS:
+            # No arguments at all.
+            out.args("{}")
+            out.tool_end()
+            self._outside()
+            return b, GO
+        out.malformed = True
+        self.st = "Fallback"
+        return b - len(self.frame.markers.list[a]), GO
+
+    def on_args(self, s: str, i: int, out: Emitter) -> Next:
+        """The arguments object, passed through as written: the JSON scanner alone decides where
+        it ends (marker text inside a string is argument text)."""
+        # (Fed in windows: copying the whole rest of a long input per call is quadratic.)
+        piece = s[i : i + _WINDOW]
+        r, k = self.sc.feed(piece)  # type: ignore[union-attr]
+        if r == DONE:
+            out.args(piece[:k])
+            self.st = "ArgsEnd"
+            return i + k, GO
+        if r == MORE:
+            out.args(piece)
+            return i + len(piece), GO
+        out.args(s[i : i + k])
+        out.malformed = True
+        self.st = "Fallback"
+        return i + k, GO
+
+    def on_args_end(self, s: str, i: int, out: Emitter) -> Next:
+        """After the arguments: whitespace, then the end marker."""
+        kind, a, b = self.frame.expect(s, i)
+        if kind == "wait":
+            return a, HOLD
+        if kind == "other":
+            # Text after the arguments object.
+            out.malformed = True
+            self.st = "Fallback"
+            return a, GO
+        if a in _ENDS:
+            out.tool_end()
+            self._outside()
+            return b, GO
+        mlen = len(self.frame.markers.list[a])
+        if a in (START, CHANNEL):
+            out.tool_end()
+            self._outside()
+        else:
+            out.malformed = True
+            self.st = "Fallback"
+        return b - mlen, GO
+
+    def on_xml(self, s: str, i: int, out: Emitter) -> Next:
+        """A call's XML parameters (beam), up to the message's end (a marker inside a value ends
+        it too)."""
+        x = self.x
+        assert x is not None
+        kind, at, which = self.frame.find(s, i)
+        k = x.feed(s[i:at], out)
+        if out.malformed:
+            self.st = "Fallback"
+            return i + k, HOLD
+        if kind != "marker":
+            return i + k, HOLD
+        if which in (MESSAGE, CONSTRAIN) or not x.end_function(s[i + k : at], out):
+            # The body ends inside a parameter, or a header marker in it: malformed.
+            out.malformed = True
+            self.st = "Fallback"
+            return i + k, HOLD
+        self.x = None
+        # An end marker ends the call; `<|start|>` or `<|channel|>` opens the next message.
+        self._outside()
+        return (at + len(self.frame.markers.list[which]) if which in _ENDS else at), GO
+
+    def on_fallback(self, s: str, i: int, out: Emitter) -> Next:
+        """After malformed markup: the driver makes the rest content."""
+        return i, HOLD
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
@@ -649,3 +678,6 @@ class Harmony:
             self.x.finish(rest[:at], out)
         else:  # ArgsEnd: the end marker is missing (a stop token the server stripped)
             out.tool_end()
+
+
+_STEPS = transitions(Harmony, "Outside Text Header Body Ended ArgsStart Args ArgsEnd Xml Fallback")
