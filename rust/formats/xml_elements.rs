@@ -63,7 +63,7 @@
 
 use std::collections::HashMap;
 
-use super::between::{after_call, finish_after_call, text_until, After};
+use super::between::{after_call, finish_after_call, text_until, After, Next};
 use super::{Machine, SchemaNode, Tools};
 use crate::event::Emitter;
 use crate::json::is_blank;
@@ -147,13 +147,8 @@ enum State {
     Text,
     /// After the block start (`raw`: the markup so far), expecting an invoke.
     Block { raw: String },
-    /// Reading a function name (`raw`: the markup before it; `quote`: None until seen).
-    Name {
-        raw: String,
-        quote: Option<Quote>,
-        name: String,
-        chars: usize,
-    },
+    /// Reading a function name.
+    Name(FuncName),
     /// Inside a call, between its parameters.
     Body,
     /// After `NS<`: an element's name or a closing tag, up to `>`.
@@ -164,6 +159,37 @@ enum State {
     After { ws: String },
     /// Malformed markup: the driver makes the rest content.
     Fallback,
+}
+
+/// A function name being read (state `Name`).
+#[derive(Debug)]
+struct FuncName {
+    /// The markup before it: content if it is not a call.
+    raw: String,
+    /// What ends it: None until seen.
+    quote: Option<Quote>,
+    name: String,
+    /// Its characters so far (capped by [`NAME_MAX`]).
+    chars: usize,
+}
+
+impl FuncName {
+    /// A function name begins, after the markup `raw`.
+    fn begin(raw: String) -> State {
+        State::Name(FuncName {
+            raw,
+            quote: None,
+            name: String::new(),
+            chars: 0,
+        })
+    }
+
+    /// Not a call: the markup read was content.
+    fn not_a_call(mut self, out: &mut Emitter) -> State {
+        self.raw.push_str(&self.name);
+        out.content(&self.raw);
+        State::Text
+    }
 }
 
 pub struct XmlElements {
@@ -200,235 +226,52 @@ fn blank(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
+/// Malformed markup at `i`: the rest is content.
+fn malformed(out: &mut Emitter, i: usize) -> (Next, State) {
+    out.malformed = true;
+    (Next::Hold(i), State::Fallback)
+}
+
+/// A tag's start (`NS<`) was read up to `j`.
+fn tag_at(j: usize) -> (Next, State) {
+    let tag = String::new();
+    (Next::Go(j), State::Tag { tag, chars: 0 })
+}
+
 impl Machine for XmlElements {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, s: &str, out: &mut Emitter) -> usize {
+    fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
         let style = self.style;
-        let n = s.len();
-        let mut i = 0;
-        while i < n {
-            let st = std::mem::replace(&mut self.st, State::Fallback);
-            self.st = match st {
-                State::Text => match text_until(&style.text, s, &mut i, out) {
-                    Some(which) => State::Block {
-                        raw: style.text.list[which].to_owned(),
-                    },
-                    None => {
-                        self.st = State::Text;
-                        return i;
-                    }
-                },
-                State::Block { mut raw } => {
-                    match expect_capped(&s[i..], &style.invoke, trailing_ws(&raw)) {
-                        Expect::Marker { end, .. } => {
-                            raw.push_str(&s[i..i + end]);
-                            i += end;
-                            State::Name {
-                                raw,
-                                quote: None,
-                                name: String::new(),
-                                chars: 0,
-                            }
-                        }
-                        Expect::Wait { ws } => {
-                            raw.push_str(&s[i..i + ws]);
-                            self.st = State::Block { raw };
-                            return i + ws;
-                        }
-                        Expect::Other { at } => {
-                            // Not a call (other text, or whitespace past the cap): the block
-                            // start was content.
-                            raw.push_str(&s[i..i + at]);
-                            out.content(&raw);
-                            i += at;
-                            State::Text
-                        }
-                    }
+        let (next, st) = match std::mem::replace(&mut self.st, State::Fallback) {
+            State::Text => match text_until(&style.text, input, &mut i, out) {
+                Some(which) => {
+                    let raw = style.text.list[which].to_owned();
+                    (Next::Go(i), State::Block { raw })
                 }
-                State::Name {
-                    mut raw,
-                    quote,
-                    mut name,
-                    mut chars,
-                } => {
-                    let Some(quote) = quote else {
-                        let q = match s.as_bytes()[i] {
-                            b'"' => Quote::Double,
-                            b'\'' => Quote::Single,
-                            _ => Quote::Bare,
-                        };
-                        if q != Quote::Bare {
-                            raw.push_str(&s[i..=i]);
-                            i += 1;
-                        }
-                        self.st = State::Name {
-                            raw,
-                            quote: Some(q),
-                            name,
-                            chars,
-                        };
-                        continue;
-                    };
-                    let bytes = s.as_bytes();
-                    let stop = bytes[i..].iter().position(|&b| quote.stops(b));
-                    let t = stop.map_or(n, |p| i + p);
-                    name.push_str(&s[i..t]);
-                    chars += s[i..t].chars().count();
-                    if chars > NAME_MAX {
-                        // A name past the cap: not a call.
-                        raw.push_str(&name);
-                        out.content(&raw);
-                        i = t;
-                        self.st = State::Text;
-                        continue;
-                    }
-                    if stop.is_none() {
-                        self.st = State::Name {
-                            raw,
-                            quote: Some(quote),
-                            name,
-                            chars,
-                        };
-                        return n;
-                    }
-                    let end = match quote.byte() {
-                        Some(q) if bytes[t] == q => {
-                            if t + 1 == n {
-                                // The quote at the end of the input: `>` may follow.
-                                self.st = State::Name {
-                                    raw,
-                                    quote: Some(quote),
-                                    name,
-                                    chars,
-                                };
-                                return t;
-                            }
-                            if bytes[t + 1] == b'>' {
-                                2
-                            } else {
-                                0
-                            }
-                        }
-                        Some(_) => 0,
-                        None => usize::from(bytes[t] == b'>'),
-                    };
-                    if end == 0 || is_blank(&name) {
-                        // Not a call: the markup was content; text goes on at the stop character.
-                        raw.push_str(&name);
-                        out.content(&raw);
-                        i = t;
-                        State::Text
-                    } else {
-                        i = t + end;
-                        self.elems.clear();
-                        self.stack.clear();
-                        self.flat = if self.tools.schemas.contains_key(&name) {
-                            Vec::new()
-                        } else {
-                            flat_nodes(&self.tools, &name)
-                        };
-                        self.params = 0;
-                        out.tool_start(None, name.clone());
-                        out.args("{");
-                        self.func = name;
-                        State::Body
-                    }
+                None => (Next::Hold(i), State::Text),
+            },
+            State::Block { raw } => on_block(style, raw, input, i, out),
+            State::Name(f) => self.on_name(f, input, i, out),
+            State::Body => match expect(&input[i..], &style.tag) {
+                Expect::Marker { end, .. } => tag_at(i + end),
+                Expect::Wait { ws } => (Next::Hold(i + ws), State::Body),
+                // Text between the parameters: malformed.
+                Expect::Other { at } => malformed(out, i + at),
+            },
+            State::Tag { tag, chars } => self.on_tag(tag, chars, input, i, out),
+            State::Inner => self.on_inner(input, i, out),
+            State::After { mut ws } => {
+                match after_call(&mut ws, input, &mut i, &style.after, out) {
+                    // The next call: the whitespace before it is content if it is not one.
+                    After::Marker(0) => (Next::Go(i), FuncName::begin(ws)),
+                    After::Wait => (Next::Hold(i), State::After { ws }),
+                    // The block's end; or none: the whitespace started the text.
+                    After::Marker(_) | After::Text => (Next::Go(i), State::Text),
                 }
-                State::Body => match expect(&s[i..], &style.tag) {
-                    Expect::Marker { end, .. } => {
-                        i += end;
-                        State::Tag {
-                            tag: String::new(),
-                            chars: 0,
-                        }
-                    }
-                    Expect::Wait { ws } => {
-                        self.st = State::Body;
-                        return i + ws;
-                    }
-                    Expect::Other { at } => {
-                        // Text between the parameters: malformed.
-                        out.malformed = true;
-                        return i + at;
-                    }
-                },
-                State::Tag { mut tag, mut chars } => {
-                    let p = memchr::memchr(b'>', &s.as_bytes()[i..]);
-                    let t = p.map_or(n, |p| i + p);
-                    tag.push_str(&s[i..t]);
-                    chars += s[i..t].chars().count();
-                    if chars > NAME_MAX + 1 {
-                        out.malformed = true;
-                        return t;
-                    }
-                    if p.is_none() {
-                        self.st = State::Tag { tag, chars };
-                        return n;
-                    }
-                    i = t + 1;
-                    match self.tag(&tag, out) {
-                        Some(st) => st,
-                        None => {
-                            out.malformed = true;
-                            return i;
-                        }
-                    }
-                }
-                State::Inner => {
-                    let found = style.inner.find(&s[i..]);
-                    let at = match found {
-                        Found::Marker { at, .. } => at,
-                        Found::Partial { safe } => safe,
-                    };
-                    if self.streaming {
-                        out.args_with(|o| params::push_json_str_body(o, &s[i..i + at]));
-                    } else if let Some(e) = self.stack.last().and_then(|&e| self.elems.get_mut(e)) {
-                        e.text.push_str(&s[i..i + at]);
-                    }
-                    match found {
-                        Found::Partial { .. } => {
-                            self.st = State::Inner;
-                            return i + at;
-                        }
-                        Found::Marker { which, .. } => {
-                            i += at + style.inner.list[which].len();
-                            if which != 0 {
-                                // The namespace not followed by a tag.
-                                out.malformed = true;
-                                return i;
-                            }
-                            State::Tag {
-                                tag: String::new(),
-                                chars: 0,
-                            }
-                        }
-                    }
-                }
-                State::After { mut ws } => {
-                    match after_call(&mut ws, s, &mut i, &style.after, out) {
-                        After::Marker(0) => {
-                            // The next call: the whitespace before it is content if it is not one.
-                            State::Name {
-                                raw: ws,
-                                quote: None,
-                                name: String::new(),
-                                chars: 0,
-                            }
-                        }
-                        After::Wait => {
-                            self.st = State::After { ws };
-                            return i;
-                        }
-                        // The block's end; or none: the whitespace started the text.
-                        After::Marker(_) | After::Text => State::Text,
-                    }
-                }
-                State::Fallback => return i,
-            };
-        }
-        n
+            }
+            State::Fallback => (Next::Hold(i), State::Fallback),
+        };
+        self.st = st;
+        next
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
@@ -439,7 +282,7 @@ impl Machine for XmlElements {
                 raw.push_str(rest);
                 out.truncate(&raw);
             }
-            State::Name { mut raw, name, .. } => {
+            State::Name(FuncName { mut raw, name, .. }) => {
                 raw.push_str(&name);
                 raw.push_str(rest);
                 out.truncate(&raw);
@@ -454,7 +297,158 @@ impl Machine for XmlElements {
     }
 }
 
+/// State `Block`: after the block start, whitespace and an invoke's start begin a call; anything
+/// else makes the block start content.
+fn on_block(
+    style: &Style,
+    mut raw: String,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> (Next, State) {
+    match expect_capped(&input[i..], &style.invoke, trailing_ws(&raw)) {
+        Expect::Marker { end, .. } => {
+            raw.push_str(&input[i..i + end]);
+            (Next::Go(i + end), FuncName::begin(raw))
+        }
+        Expect::Wait { ws } => {
+            raw.push_str(&input[i..i + ws]);
+            (Next::Hold(i + ws), State::Block { raw })
+        }
+        Expect::Other { at } => {
+            // Not a call (other text, or whitespace past the cap): the block start was content.
+            raw.push_str(&input[i..i + at]);
+            out.content(&raw);
+            (Next::Go(i + at), State::Text)
+        }
+    }
+}
+
 impl XmlElements {
+    /// State `Name`: its quote, then the function name up to its end; a complete one starts the
+    /// call.
+    fn on_name(
+        &mut self,
+        mut f: FuncName,
+        input: &str,
+        mut i: usize,
+        out: &mut Emitter,
+    ) -> (Next, State) {
+        let bytes = input.as_bytes();
+        let Some(quote) = f.quote else {
+            let q = match bytes[i] {
+                b'"' => Quote::Double,
+                b'\'' => Quote::Single,
+                _ => Quote::Bare,
+            };
+            if q != Quote::Bare {
+                f.raw.push_str(&input[i..=i]);
+                i += 1;
+            }
+            f.quote = Some(q);
+            return (Next::Go(i), State::Name(f));
+        };
+        let n = input.len();
+        let stop = bytes[i..].iter().position(|&b| quote.stops(b));
+        let t = stop.map_or(n, |p| i + p);
+        f.name.push_str(&input[i..t]);
+        f.chars += input[i..t].chars().count();
+        if f.chars > NAME_MAX {
+            // A name past the cap: not a call.
+            return (Next::Go(t), f.not_a_call(out));
+        }
+        if stop.is_none() {
+            return (Next::Hold(n), State::Name(f));
+        }
+        let end = match quote.byte() {
+            Some(q) if bytes[t] == q => {
+                if t + 1 == n {
+                    // The quote at the end of the input: `>` may follow.
+                    return (Next::Hold(t), State::Name(f));
+                }
+                if bytes[t + 1] == b'>' {
+                    2
+                } else {
+                    0
+                }
+            }
+            Some(_) => 0,
+            None => usize::from(bytes[t] == b'>'),
+        };
+        if end == 0 || is_blank(&f.name) {
+            // Not a call: the markup was content; text goes on at the stop character.
+            return (Next::Go(t), f.not_a_call(out));
+        }
+        self.call_start(f.name, out);
+        (Next::Go(t + end), State::Body)
+    }
+
+    /// The call to `name` starts.
+    fn call_start(&mut self, name: String, out: &mut Emitter) {
+        self.elems.clear();
+        self.stack.clear();
+        self.flat = if self.tools.schemas.contains_key(&name) {
+            Vec::new()
+        } else {
+            flat_nodes(&self.tools, &name)
+        };
+        self.params = 0;
+        out.tool_start(None, name.clone());
+        out.args("{");
+        self.func = name;
+    }
+
+    /// State `Tag`: the tag up to `>`; a complete one opens or closes an element.
+    fn on_tag(
+        &mut self,
+        mut tag: String,
+        mut chars: usize,
+        input: &str,
+        i: usize,
+        out: &mut Emitter,
+    ) -> (Next, State) {
+        let n = input.len();
+        let p = memchr::memchr(b'>', &input.as_bytes()[i..]);
+        let t = p.map_or(n, |p| i + p);
+        tag.push_str(&input[i..t]);
+        chars += input[i..t].chars().count();
+        if chars > NAME_MAX + 1 {
+            return malformed(out, t);
+        }
+        if p.is_none() {
+            return (Next::Hold(n), State::Tag { tag, chars });
+        }
+        match self.tag(&tag, out) {
+            Some(st) => (Next::Go(t + 1), st),
+            None => malformed(out, t + 1),
+        }
+    }
+
+    /// State `Inner`: an element's text up to the next `NS` (a streaming string's goes out as it
+    /// comes, another's is kept).
+    fn on_inner(&mut self, input: &str, i: usize, out: &mut Emitter) -> (Next, State) {
+        let inner = &self.style.inner;
+        let found = inner.find(&input[i..]);
+        let at = match found {
+            Found::Marker { at, .. } => at,
+            Found::Partial { safe } => safe,
+        };
+        let text = &input[i..i + at];
+        if self.streaming {
+            out.args_with(|o| params::push_json_str_body(o, text));
+        } else if let Some(e) = self.stack.last().and_then(|&e| self.elems.get_mut(e)) {
+            e.text.push_str(text);
+        }
+        match found {
+            Found::Partial { .. } => (Next::Hold(i + at), State::Inner),
+            // The namespace not followed by a tag.
+            Found::Marker { which, .. } if which != 0 => {
+                malformed(out, i + at + inner.list[which].len())
+            }
+            Found::Marker { which, .. } => tag_at(i + at + inner.list[which].len()),
+        }
+    }
+
     /// A complete tag (its text between `NS<` and `>`): the next state, or None if malformed.
     fn tag(&mut self, tag: &str, out: &mut Emitter) -> Option<State> {
         if let Some(closed) = tag.strip_prefix('/') {

@@ -1,6 +1,8 @@
 //! The reader of a `{"name": ..., "arguments": ...}` tool-call object (and of a list of them),
 //! built on the resumable scanner and string decoder of the parent module.
 
+use std::ops::ControlFlow;
+
 use super::{JsonScanner, StrDecoder};
 use crate::event::Emitter;
 use crate::scan::{char_end, ws_len, NAME_MAX, WS_MAX};
@@ -91,28 +93,36 @@ pub const CALL_KEYS: CallKeys = CallKeys {
     id: &[],
 };
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum CState {
     /// Before the opening `{`.
     Open,
     KeyOrClose,
     Key,
-    KeyStr(StrDecoder, String),
+    /// A key (a JSON string, decoded into `buf`).
+    KeyStr,
     Colon(Member),
     Value(Member),
-    Name(StrDecoder, String),
+    /// The function's name, read like a key.
+    Name,
     /// The call's id (a JSON string), read like a name.
-    Id(StrDecoder, String),
-    /// The arguments object, passed through as written.
-    ArgsRaw(JsonScanner),
-    /// Arguments given as a JSON string holding JSON: decoded, then validated.
-    ArgsStr(StrDecoder, JsonScanner, bool),
+    Id,
+    /// The arguments object, passed through as written (scanned by `sc`).
+    ArgsRaw,
+    /// Arguments given as a JSON string holding JSON: decoded (by `dec`), then validated (by
+    /// `sc`).
+    ArgsStr,
     /// String arguments that stopped being JSON: read to the end of the string, then fail.
-    BadStr(StrDecoder),
-    Skip(JsonScanner),
+    BadStr,
+    /// Another member's value, skipped (scanned by `sc`).
+    Skip,
     CommaOrClose,
     Done,
 }
+
+/// What one transition did: `Continue(j)`, the object goes on at `j`; `Break(step)`, the feed
+/// ends with `step`.
+type Flow = ControlFlow<Step, usize>;
 
 /// Reads one `{"name": N, "arguments": {...}}` object (keys in any order, other keys skipped) and
 /// emits the call: its start as soon as the name is read (see `name_starts`; otherwise once the
@@ -141,6 +151,14 @@ pub struct CallObject {
     ws: usize,
     /// The characters of the key or name being read, as written (capped by `NAME_MAX`).
     read: usize,
+    /// The decoder of the JSON string being read (a key, the name, the id, string arguments).
+    dec: StrDecoder,
+    /// The key, name or id decoded so far.
+    buf: String,
+    /// The scanner of the JSON value being read (the arguments, or a value skipped).
+    sc: JsonScanner,
+    /// Whether the object in string arguments has begun.
+    opened: bool,
 }
 
 /// Feeds a key or a name (a JSON string body) to `dec`; `read` counts its characters as written.
@@ -175,6 +193,10 @@ impl CallObject {
             is_call: false,
             ws: 0,
             read: 0,
+            dec: StrDecoder::new(),
+            buf: String::new(),
+            sc: JsonScanner::new(),
+            opened: false,
         }
     }
 
@@ -210,225 +232,222 @@ impl CallObject {
         }
     }
 
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
+    /// Reads `s`: one transition per state, until one ends the feed.
     pub fn feed(&mut self, s: &str, out: &mut Emitter) -> Step {
-        let bytes = s.as_bytes();
-        let n = bytes.len();
         let mut i = 0;
-        while i < n {
-            let rest = &s[i..];
-            match &mut self.st {
-                CState::Open | CState::KeyOrClose | CState::Key | CState::CommaOrClose => {
-                    let b = bytes[i];
-                    if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                        self.ws += 1;
-                        if self.ws > WS_MAX {
-                            return Step::Error(i);
-                        }
-                        i += 1;
-                        continue;
-                    }
-                    self.ws = 0;
-                    let next = match (&self.st, b) {
-                        (CState::Open, b'{') => CState::KeyOrClose,
-                        (CState::KeyOrClose | CState::Key, b'"') => {
-                            self.read = 0;
-                            CState::KeyStr(StrDecoder::new(), String::new())
-                        }
-                        (CState::CommaOrClose, b',') => CState::Key,
-                        (CState::KeyOrClose | CState::CommaOrClose, b'}') => {
-                            i += 1;
-                            return self.close(i, out);
-                        }
-                        _ => return Step::Error(i),
-                    };
-                    self.st = next;
-                    i += 1;
-                }
-                CState::KeyStr(dec, key) => match feed_name(dec, &mut self.read, rest, key) {
-                    Step::Done(k) if self.keys.by_name => {
-                        // `{NAME: {...}}`: the key names the function, once; a blank one is
-                        // malformed (at the end of the key, wherever the text was split).
-                        if self.name.is_some() || is_blank(key) {
-                            return Step::Error(i + k);
-                        }
-                        self.name = Some(std::mem::take(key));
-                        self.st = CState::Colon(Member::Args);
-                        i += k;
-                    }
-                    Step::Done(k) => {
-                        let m = self.keys.member(key);
-                        let dup = match m {
-                            Member::Name => self.name.is_some(),
-                            Member::Args => self.seen_args,
-                            Member::Id | Member::Other => false,
-                        };
-                        if dup {
-                            // at the end of the key, wherever the text was split
-                            return Step::Error(i + k);
-                        }
-                        self.st = CState::Colon(m);
-                        i += k;
-                    }
-                    Step::Error(k) => return Step::Error(i + k),
-                    Step::NeedMore => return Step::NeedMore,
-                },
-                CState::Colon(m) => {
-                    let m = *m;
-                    match bytes[i] {
-                        b' ' | b'\t' | b'\n' | b'\r' => {
-                            self.ws += 1;
-                            if self.ws > WS_MAX {
-                                return Step::Error(i);
-                            }
-                        }
-                        b':' => {
-                            self.ws = 0;
-                            self.st = CState::Value(m);
-                        }
-                        _ => return Step::Error(i),
-                    }
-                    i += 1;
-                }
-                CState::Value(m) => {
-                    let m = *m;
-                    let b = bytes[i];
-                    if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                        self.ws += 1;
-                        if self.ws > WS_MAX {
-                            return Step::Error(i);
-                        }
-                        i += 1;
-                        continue;
-                    }
-                    self.ws = 0;
-                    match (m, b) {
-                        (Member::Name, b'"') => {
-                            self.read = 0;
-                            self.st = CState::Name(StrDecoder::new(), String::new());
-                            i += 1;
-                        }
-                        (Member::Args, b'{') => {
-                            self.seen_args = true;
-                            self.start(out);
-                            self.st = CState::ArgsRaw(JsonScanner::new());
-                        }
-                        (Member::Args, b'"') if self.keys.strings => {
-                            self.seen_args = true;
-                            self.start(out);
-                            self.st = CState::ArgsStr(StrDecoder::new(), JsonScanner::new(), false);
-                            i += 1;
-                        }
-                        (Member::Id, b'"') => {
-                            self.read = 0;
-                            self.st = CState::Id(StrDecoder::new(), String::new());
-                            i += 1;
-                        }
-                        (Member::Id | Member::Other, _) => {
-                            self.st = CState::Skip(JsonScanner::new());
-                        }
-                        _ => return Step::Error(i),
+        while i < s.len() {
+            let flow = match self.st {
+                CState::Open
+                | CState::KeyOrClose
+                | CState::Key
+                | CState::Colon(_)
+                | CState::Value(_)
+                | CState::CommaOrClose => self.on_token(s.as_bytes()[i], i, out),
+                CState::KeyStr | CState::Name | CState::Id => {
+                    let rest = &s[i..];
+                    match feed_name(&mut self.dec, &mut self.read, rest, &mut self.buf) {
+                        Step::Done(k) => self.on_string(i + k, out),
+                        Step::Error(k) => Flow::Break(Step::Error(i + k)),
+                        Step::NeedMore => Flow::Break(Step::NeedMore),
                     }
                 }
-                CState::Id(dec, id) => match feed_name(dec, &mut self.read, rest, id) {
-                    Step::Done(k) => {
-                        // Before the call started it is the call's id (the first one given; a
-                        // blank one is none); after, it is too late to say.
-                        if !self.started && self.id.is_none() && !is_blank(id) {
-                            self.id = Some(std::mem::take(id));
-                        }
-                        self.st = CState::CommaOrClose;
-                        i += k;
-                    }
-                    Step::Error(k) => return Step::Error(i + k),
-                    Step::NeedMore => return Step::NeedMore,
-                },
-                CState::Name(dec, name) => match feed_name(dec, &mut self.read, rest, name) {
-                    Step::Done(k) => {
-                        if is_blank(name) {
-                            return Step::Error(i + k);
-                        }
-                        self.name = Some(std::mem::take(name));
-                        self.st = CState::CommaOrClose;
-                        if self.seen_args || self.name_starts() {
-                            self.start(out);
-                        }
-                        i += k;
-                    }
-                    Step::Error(k) => return Step::Error(i + k),
-                    Step::NeedMore => return Step::NeedMore,
-                },
-                CState::ArgsRaw(sc) => match sc.feed(rest.as_bytes()) {
-                    Step::Done(k) => {
-                        self.st = CState::CommaOrClose;
-                        self.args_out(&rest[..k], out);
-                        i += k;
-                    }
-                    Step::NeedMore => {
-                        self.args_out(rest, out);
-                        return Step::NeedMore;
-                    }
-                    Step::Error(k) => {
-                        self.args_out(&rest[..k], out);
-                        return Step::Error(i + k);
-                    }
-                },
-                CState::ArgsStr(dec, sc, opened) => {
-                    let mut text = String::new();
-                    let r = dec.feed(rest, &mut text);
-                    let bad = first_bad(&text, opened, sc);
-                    let (opened, done) = (*opened, sc.is_done());
-                    // What was valid is emitted before any error, and the error takes the rest of
-                    // the string with it, so the result does not depend on where text was split.
-                    if let Some(b) = bad {
-                        let dec = std::mem::take(dec);
-                        self.args_out(&text[..b], out);
-                        return match r {
-                            Step::NeedMore => {
-                                self.st = CState::BadStr(dec);
-                                Step::NeedMore
-                            }
-                            Step::Done(k) | Step::Error(k) => Step::Error(i + k),
-                        };
-                    }
-                    self.args_out(&text, out);
-                    match r {
-                        Step::Done(k) => {
-                            if opened && !done {
-                                return Step::Error(i + k - 1);
-                            }
-                            if !opened {
-                                self.args_out("{}", out);
-                            }
-                            self.st = CState::CommaOrClose;
-                            i += k;
-                        }
-                        Step::NeedMore => return Step::NeedMore,
-                        Step::Error(k) => return Step::Error(i + k),
-                    }
-                }
-                CState::BadStr(dec) => {
+                CState::ArgsRaw => self.on_args_raw(s, i, out),
+                CState::ArgsStr => self.on_args_str(s, i, out),
+                CState::BadStr => {
                     let mut sink = String::new();
-                    return match dec.feed(rest, &mut sink) {
+                    Flow::Break(match self.dec.feed(&s[i..], &mut sink) {
                         Step::NeedMore => Step::NeedMore,
                         Step::Done(k) | Step::Error(k) => Step::Error(i + k),
-                    };
+                    })
                 }
-                CState::Skip(sc) => match sc.feed(rest.as_bytes()) {
-                    Step::Done(k) => {
-                        self.st = CState::CommaOrClose;
-                        i += k;
-                    }
-                    Step::NeedMore => return Step::NeedMore,
-                    Step::Error(k) => return Step::Error(i + k),
+                CState::Skip => match self.sc.feed(&s.as_bytes()[i..]) {
+                    Step::Done(k) => self.go(CState::CommaOrClose, i + k),
+                    Step::NeedMore => Flow::Break(Step::NeedMore),
+                    Step::Error(k) => Flow::Break(Step::Error(i + k)),
                 },
-                CState::Done => return Step::Done(i),
+                CState::Done => Flow::Break(Step::Done(i)),
+            };
+            match flow {
+                Flow::Continue(j) => i = j,
+                Flow::Break(step) => return step,
             }
         }
         // A number being skipped may end only with the next byte; everything else waits too.
         Step::NeedMore
+    }
+
+    /// Moves to `st`, going on at `j`.
+    fn go(&mut self, st: CState, j: usize) -> Flow {
+        self.st = st;
+        Flow::Continue(j)
+    }
+
+    /// Begins reading a JSON string (in state `st`: a key, the name or the id).
+    fn string(&mut self, st: CState, j: usize) -> Flow {
+        self.read = 0;
+        self.dec = StrDecoder::new();
+        self.buf.clear();
+        self.go(st, j)
+    }
+
+    /// States `Open`, `KeyOrClose`, `Key`, `Colon`, `Value` and `CommaOrClose`: whitespace (one
+    /// run, capped by `WS_MAX`), then the token the state expects at `i` (`b`).
+    fn on_token(&mut self, b: u8, i: usize, out: &mut Emitter) -> Flow {
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            self.ws += 1;
+            if self.ws > WS_MAX {
+                return Flow::Break(Step::Error(i));
+            }
+            return Flow::Continue(i + 1);
+        }
+        self.ws = 0;
+        match (self.st, b) {
+            (CState::Open, b'{') => self.go(CState::KeyOrClose, i + 1),
+            (CState::KeyOrClose | CState::Key, b'"') => self.string(CState::KeyStr, i + 1),
+            (CState::CommaOrClose, b',') => self.go(CState::Key, i + 1),
+            (CState::KeyOrClose | CState::CommaOrClose, b'}') => {
+                Flow::Break(self.close(i + 1, out))
+            }
+            (CState::Colon(m), b':') => self.go(CState::Value(m), i + 1),
+            (CState::Value(m), _) => self.on_value(m, b, i, out),
+            _ => Flow::Break(Step::Error(i)),
+        }
+    }
+
+    /// State `Value`: the value of member `m` begins at `i` (with `b`).
+    fn on_value(&mut self, m: Member, b: u8, i: usize, out: &mut Emitter) -> Flow {
+        match (m, b) {
+            (Member::Name, b'"') => self.string(CState::Name, i + 1),
+            (Member::Args, b'{') => {
+                self.seen_args = true;
+                self.start(out);
+                self.sc = JsonScanner::new();
+                self.go(CState::ArgsRaw, i)
+            }
+            (Member::Args, b'"') if self.keys.strings => {
+                self.seen_args = true;
+                self.start(out);
+                self.dec = StrDecoder::new();
+                self.sc = JsonScanner::new();
+                self.opened = false;
+                self.go(CState::ArgsStr, i + 1)
+            }
+            (Member::Id, b'"') => self.string(CState::Id, i + 1),
+            (Member::Id | Member::Other, _) => {
+                self.sc = JsonScanner::new();
+                self.go(CState::Skip, i)
+            }
+            _ => Flow::Break(Step::Error(i)),
+        }
+    }
+
+    /// States `KeyStr`, `Name` and `Id`: the string (in `buf`) ended at `j`.
+    fn on_string(&mut self, j: usize, out: &mut Emitter) -> Flow {
+        match self.st {
+            CState::KeyStr => self.on_key_str(j),
+            CState::Name => self.on_name(j, out),
+            _ => self.on_id(j),
+        }
+    }
+
+    /// State `KeyStr`: the key names a member (or, `{NAME: {...}}`, the function).
+    fn on_key_str(&mut self, j: usize) -> Flow {
+        let key = &self.buf;
+        if self.keys.by_name {
+            // `{NAME: {...}}`: the key names the function, once; a blank one is malformed (at the
+            // end of the key, wherever the text was split).
+            if self.name.is_some() || is_blank(key) {
+                return Flow::Break(Step::Error(j));
+            }
+            self.name = Some(std::mem::take(&mut self.buf));
+            return self.go(CState::Colon(Member::Args), j);
+        }
+        let m = self.keys.member(key);
+        let dup = match m {
+            Member::Name => self.name.is_some(),
+            Member::Args => self.seen_args,
+            Member::Id | Member::Other => false,
+        };
+        if dup {
+            // at the end of the key, wherever the text was split
+            return Flow::Break(Step::Error(j));
+        }
+        self.go(CState::Colon(m), j)
+    }
+
+    /// State `Name`: the function's name; a blank one is malformed.
+    fn on_name(&mut self, j: usize, out: &mut Emitter) -> Flow {
+        if is_blank(&self.buf) {
+            return Flow::Break(Step::Error(j));
+        }
+        self.name = Some(std::mem::take(&mut self.buf));
+        self.st = CState::CommaOrClose;
+        if self.seen_args || self.name_starts() {
+            self.start(out);
+        }
+        Flow::Continue(j)
+    }
+
+    /// State `Id`: before the call started it is the call's id (the first one given; a blank one
+    /// is none); after, it is too late to say.
+    fn on_id(&mut self, j: usize) -> Flow {
+        if !self.started && self.id.is_none() && !is_blank(&self.buf) {
+            self.id = Some(std::mem::take(&mut self.buf));
+        }
+        self.go(CState::CommaOrClose, j)
+    }
+
+    /// State `ArgsRaw`: the arguments object, sent (or held) as it comes.
+    fn on_args_raw(&mut self, s: &str, i: usize, out: &mut Emitter) -> Flow {
+        let rest = &s[i..];
+        match self.sc.feed(rest.as_bytes()) {
+            Step::Done(k) => {
+                self.args_out(&rest[..k], out);
+                self.go(CState::CommaOrClose, i + k)
+            }
+            Step::NeedMore => {
+                self.args_out(rest, out);
+                Flow::Break(Step::NeedMore)
+            }
+            Step::Error(k) => {
+                self.args_out(&rest[..k], out);
+                Flow::Break(Step::Error(i + k))
+            }
+        }
+    }
+
+    /// State `ArgsStr`: string arguments, decoded and checked as one JSON object. What was valid
+    /// is emitted before any error, and the error takes the rest of the string with it, so the
+    /// result does not depend on where text was split.
+    fn on_args_str(&mut self, s: &str, i: usize, out: &mut Emitter) -> Flow {
+        let mut text = String::new();
+        let r = self.dec.feed(&s[i..], &mut text);
+        let bad = first_bad(&text, &mut self.opened, &mut self.sc);
+        let (opened, done) = (self.opened, self.sc.is_done());
+        if let Some(b) = bad {
+            self.args_out(&text[..b], out);
+            return Flow::Break(match r {
+                Step::NeedMore => {
+                    self.st = CState::BadStr;
+                    Step::NeedMore
+                }
+                Step::Done(k) | Step::Error(k) => Step::Error(i + k),
+            });
+        }
+        self.args_out(&text, out);
+        match r {
+            Step::Done(k) => {
+                if opened && !done {
+                    return Flow::Break(Step::Error(i + k - 1));
+                }
+                if !opened {
+                    self.args_out("{}", out);
+                }
+                self.go(CState::CommaOrClose, i + k)
+            }
+            Step::NeedMore => Flow::Break(Step::NeedMore),
+            Step::Error(k) => Flow::Break(Step::Error(i + k)),
+        }
     }
 
     fn close(&mut self, i: usize, out: &mut Emitter) -> Step {

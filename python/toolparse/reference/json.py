@@ -315,6 +315,12 @@ class CallKeys:
 
 # the states that read whitespace between tokens (the run counted in ``ws``)
 _BETWEEN_TOKENS = frozenset(("Open", "KeyOrClose", "Key", "CommaOrClose", "Colon", "Value"))
+# the states that read a JSON string into ``buf``: a key, the name, the id
+_STRINGS = frozenset(("KeyStr", "Name", "Id"))
+# What one transition did (Rust's ``Flow``): ``(GO, j)``, the object goes on at ``j``; else the
+# feed ends with that step (its offset absolute: ``feed`` makes it relative).
+GO = "go"
+Flow = Step
 
 
 def is_blank(name: str) -> bool:
@@ -390,168 +396,167 @@ class CallObject:
             self.held_args.append(s)
 
     def feed(self, s: str, out: Emitter, start: int = 0) -> Step:
-        """Reads ``s[start:]``; offsets in the result are relative to ``start``."""
+        """Reads ``s[start:]``: one transition per state, until one ends the feed; offsets in the
+        result are relative to ``start``."""
         n = len(s)
         i = start
         while i < n:
             st = self.st
             if st in _BETWEEN_TOKENS:
-                # whitespace between tokens: one run, capped by WS_MAX
-                c = s[i]
-                if c in WS:
-                    self.ws += 1
-                    if self.ws > WS_MAX:
-                        return (ERROR, i - start)
-                    i += 1
-                    continue
-                self.ws = 0
-            if st in ("Open", "KeyOrClose", "Key", "CommaOrClose"):
-                if st == "Open" and c == "{":
-                    self.st = "KeyOrClose"
-                elif st in ("KeyOrClose", "Key") and c == '"':
-                    self.st, self.dec, self.buf, self.read = "KeyStr", StrDecoder(), [], 0
-                elif st == "CommaOrClose" and c == ",":
-                    self.st = "Key"
-                elif st in ("KeyOrClose", "CommaOrClose") and c == "}":
-                    return self._close(i + 1 - start, out)
-                else:
-                    return (ERROR, i - start)
-                i += 1
-            elif st == "KeyStr":
+                r, i = self.on_token(s[i], i, out)
+            elif st in _STRINGS:
                 r, k = _feed_name(self, s, i)
-                if r == DONE and self.keys.by_name:
-                    # ``{NAME: {...}}``: the key names the function, once; a blank one is
-                    # malformed (at the end of the key, wherever the text was split).
-                    key = "".join(self.buf)
-                    if self.name is not None or is_blank(key):
-                        return (ERROR, i + k - start)
-                    self.name = key
-                    self.st, self.member = "Colon", "Args"
-                    i += k
-                elif r == DONE:
-                    m = self.keys.member("".join(self.buf))
-                    if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
-                        # at the end of the key, wherever the text was split
-                        return (ERROR, i + k - start)
-                    self.st, self.member = "Colon", m
-                    i += k
-                elif r == ERROR:
-                    return (ERROR, i + k - start)
-                else:
-                    return (MORE, 0)
-            elif st == "Colon":
-                if c != ":":
-                    return (ERROR, i - start)
-                self.st = "Value"
-                i += 1
-            elif st == "Value":
-                m = self.member
-                if m == "Name" and c == '"':
-                    self.st, self.dec, self.buf, self.read = "Name", StrDecoder(), [], 0
-                    i += 1
-                elif m == "Args" and c == "{":
-                    self.seen_args = True
-                    self._start(out)
-                    self.st, self.sc = "ArgsRaw", JsonScanner()
-                elif m == "Args" and c == '"' and self.keys.strings:
-                    self.seen_args = True
-                    self._start(out)
-                    self.st, self.dec, self.sc, self.opened = (
-                        "ArgsStr",
-                        StrDecoder(),
-                        JsonScanner(),
-                        False,
-                    )
-                    i += 1
-                elif m == "Id" and c == '"':
-                    self.st, self.dec, self.buf, self.read = "Id", StrDecoder(), [], 0
-                    i += 1
-                elif m in ("Id", "Other"):
-                    self.st, self.sc = "Skip", JsonScanner()
-                else:
-                    return (ERROR, i - start)
-            elif st == "Id":
-                r, k = _feed_name(self, s, i)
-                if r == DONE:
-                    # Before the call started it is the call's id (the first one given; a blank
-                    # one is none); after, it is too late to say.
-                    call_id = "".join(self.buf)
-                    if not self._started and self.id is None and not is_blank(call_id):
-                        self.id = call_id
-                    self.st = "CommaOrClose"
-                    i += k
-                elif r == ERROR:
-                    return (ERROR, i + k - start)
-                else:
-                    return (MORE, 0)
-            elif st == "Name":
-                r, k = _feed_name(self, s, i)
-                if r == DONE:
-                    name = "".join(self.buf)
-                    if is_blank(name):
-                        return (ERROR, i + k - start)
-                    self.name = name
-                    self.st = "CommaOrClose"
-                    if self.seen_args or self._name_starts():
-                        self._start(out)
-                    i += k
-                elif r == ERROR:
-                    return (ERROR, i + k - start)
-                else:
-                    return (MORE, 0)
+                r, i = self.on_string(i + k, out) if r == DONE else (r, i + k)
             elif st == "ArgsRaw":
-                r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
-                if r == DONE:
-                    self.st = "CommaOrClose"
-                    self._args_out(s[i : i + k], out)
-                    i += k
-                elif r == MORE:
-                    self._args_out(s[i:], out)
-                    return (MORE, 0)
-                else:
-                    self._args_out(s[i : i + k], out)
-                    return (ERROR, i + k - start)
+                r, i = self.on_args_raw(s, i, out)
             elif st == "ArgsStr":
-                buf: List[str] = []
-                r, k = self.dec.feed(s, buf, i)  # type: ignore[union-attr]
-                text = "".join(buf)
-                bad = self._first_bad(text)
-                opened, done = self.opened, self.sc.is_done()  # type: ignore[union-attr]
-                # What was valid is emitted before any error, and the error takes the rest of the
-                # string with it, so the result does not depend on where the text was split.
-                if bad is not None:
-                    self._args_out(text[:bad], out)
-                    if r == MORE:
-                        self.st = "BadStr"
-                        return (MORE, 0)
-                    return (ERROR, i + k - start)
-                self._args_out(text, out)
-                if r == DONE:
-                    if opened and not done:
-                        return (ERROR, i + k - 1 - start)
-                    if not opened:
-                        self._args_out("{}", out)
-                    self.st = "CommaOrClose"
-                    i += k
-                elif r == MORE:
-                    return (MORE, 0)
-                else:
-                    return (ERROR, i + k - start)
+                r, i = self.on_args_str(s, i, out)
             elif st == "BadStr":
                 r, k = self.dec.feed(s, [], i)  # type: ignore[union-attr]
-                return (MORE, 0) if r == MORE else (ERROR, i + k - start)
+                r, i = (r if r == MORE else ERROR), i + k
             elif st == "Skip":
                 r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
-                if r == DONE:
-                    self.st = "CommaOrClose"
-                    i += k
-                elif r == MORE:
-                    return (MORE, 0)
-                else:
-                    return (ERROR, i + k - start)
+                r, i = self._go("CommaOrClose", i + k) if r == DONE else (r, i + k)
             else:  # Done
-                return (DONE, i - start)
+                r = DONE
+            if r != GO:
+                return (MORE, 0) if r == MORE else (r, i - start)
         return (MORE, 0)
+
+    def _go(self, st: str, j: int) -> Flow:
+        """Moves to ``st``, going on at ``j``."""
+        self.st = st
+        return GO, j
+
+    def _string(self, st: str, j: int) -> Flow:
+        """Begins reading a JSON string (in state ``st``: a key, the name or the id)."""
+        self.dec, self.buf, self.read = StrDecoder(), [], 0
+        return self._go(st, j)
+
+    def on_token(self, c: str, i: int, out: Emitter) -> Flow:
+        """States Open, KeyOrClose, Key, Colon, Value and CommaOrClose: whitespace (one run,
+        capped by WS_MAX), then the token the state expects at ``i`` (``c``)."""
+        if c in WS:
+            self.ws += 1
+            if self.ws > WS_MAX:
+                return ERROR, i
+            return GO, i + 1
+        self.ws = 0
+        st = self.st
+        if st == "Open" and c == "{":
+            return self._go("KeyOrClose", i + 1)
+        if st in ("KeyOrClose", "Key") and c == '"':
+            return self._string("KeyStr", i + 1)
+        if st == "CommaOrClose" and c == ",":
+            return self._go("Key", i + 1)
+        if st in ("KeyOrClose", "CommaOrClose") and c == "}":
+            return self._close(i + 1, out)
+        if st == "Colon" and c == ":":
+            return self._go("Value", i + 1)
+        if st == "Value":
+            return self.on_value(c, i, out)
+        return ERROR, i
+
+    def on_value(self, c: str, i: int, out: Emitter) -> Flow:
+        """State Value: the value of member ``self.member`` begins at ``i`` (with ``c``)."""
+        m = self.member
+        if m == "Name" and c == '"':
+            return self._string("Name", i + 1)
+        if m == "Args" and c == "{":
+            self.seen_args = True
+            self._start(out)
+            self.sc = JsonScanner()
+            return self._go("ArgsRaw", i)
+        if m == "Args" and c == '"' and self.keys.strings:
+            self.seen_args = True
+            self._start(out)
+            self.dec, self.sc, self.opened = StrDecoder(), JsonScanner(), False
+            return self._go("ArgsStr", i + 1)
+        if m == "Id" and c == '"':
+            return self._string("Id", i + 1)
+        if m in ("Id", "Other"):
+            self.sc = JsonScanner()
+            return self._go("Skip", i)
+        return ERROR, i
+
+    def on_string(self, j: int, out: Emitter) -> Flow:
+        """States KeyStr, Name and Id: the string (in ``buf``) ended at ``j``."""
+        if self.st == "KeyStr":
+            return self.on_key_str(j)
+        if self.st == "Name":
+            return self.on_name(j, out)
+        return self.on_id(j)
+
+    def on_key_str(self, j: int) -> Flow:
+        """State KeyStr: the key names a member (or, ``{NAME: {...}}``, the function)."""
+        key = "".join(self.buf)
+        if self.keys.by_name:
+            # ``{NAME: {...}}``: the key names the function, once; a blank one is malformed (at
+            # the end of the key, wherever the text was split).
+            if self.name is not None or is_blank(key):
+                return ERROR, j
+            self.name, self.member = key, "Args"
+            return self._go("Colon", j)
+        m = self.keys.member(key)
+        if (m == "Name" and self.name is not None) or (m == "Args" and self.seen_args):
+            # at the end of the key, wherever the text was split
+            return ERROR, j
+        self.member = m
+        return self._go("Colon", j)
+
+    def on_name(self, j: int, out: Emitter) -> Flow:
+        """State Name: the function's name; a blank one is malformed."""
+        name = "".join(self.buf)
+        if is_blank(name):
+            return ERROR, j
+        self.name = name
+        self.st = "CommaOrClose"
+        if self.seen_args or self._name_starts():
+            self._start(out)
+        return GO, j
+
+    def on_id(self, j: int) -> Flow:
+        """State Id: before the call started it is the call's id (the first one given; a blank
+        one is none); after, it is too late to say."""
+        call_id = "".join(self.buf)
+        if not self._started and self.id is None and not is_blank(call_id):
+            self.id = call_id
+        return self._go("CommaOrClose", j)
+
+    def on_args_raw(self, s: str, i: int, out: Emitter) -> Flow:
+        """State ArgsRaw: the arguments object, sent (or held) as it comes."""
+        r, k = self.sc.feed(s, i)  # type: ignore[union-attr]
+        if r == MORE:
+            self._args_out(s[i:], out)
+            return MORE, 0
+        self._args_out(s[i : i + k], out)
+        if r == DONE:
+            return self._go("CommaOrClose", i + k)
+        return ERROR, i + k
+
+    def on_args_str(self, s: str, i: int, out: Emitter) -> Flow:
+        """State ArgsStr: string arguments, decoded and checked as one JSON object. What was
+        valid is emitted before any error, and the error takes the rest of the string with it,
+        so the result does not depend on where the text was split."""
+        buf: List[str] = []
+        r, k = self.dec.feed(s, buf, i)  # type: ignore[union-attr]
+        text = "".join(buf)
+        bad = self._first_bad(text)
+        opened, done = self.opened, self.sc.is_done()  # type: ignore[union-attr]
+        if bad is not None:
+            self._args_out(text[:bad], out)
+            if r == MORE:
+                self.st = "BadStr"
+                return MORE, 0
+            return ERROR, i + k
+        self._args_out(text, out)
+        if r != DONE:
+            return r, i + k
+        if opened and not done:
+            return ERROR, i + k - 1
+        if not opened:
+            self._args_out("{}", out)
+        return self._go("CommaOrClose", i + k)
 
     def _first_bad(self, text: str) -> Optional[int]:
         """Checks decoded string-argument text as (part of) one JSON object with optional

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from . import params
-from .between import Held, after_call, finish_after_call, text_until
+from .between import GO, HOLD, Held, Machine, Next, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import is_blank
 from .params import ToolTypes
@@ -114,7 +114,7 @@ def _blank(s: str) -> bool:
     return not s.strip(WS)
 
 
-class XmlElements:
+class XmlElements(Machine):
     def __init__(self, style: Style, tools: ToolTypes) -> None:
         self.style = style
         self.tools = tools
@@ -134,167 +134,184 @@ class XmlElements:
         self.streaming = False  # the open parameter is a string sent as it arrives
         self.ws = Held()  # After: the whitespace read
 
-    def _malformed(self, out: Emitter) -> None:
+    def _malformed(self, out: Emitter, i: int) -> Next:
         out.malformed = True
         self.st = "Fallback"
+        return i, HOLD
 
     def _not_a_call(self, out: Emitter, text: str) -> None:
         out.content("".join(self.raw) + text)
         self.raw, self.name = [], []
         self.st = "Text"
 
-    def feed(self, s: str, out: Emitter) -> int:
-        style = self.style
-        i = 0
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        style, st = self.style, self.st
+        if st == "Text":
+            which, i = text_until(style.text, s, i, out)
+            if which == -1:
+                return i, HOLD
+            self.raw, self.st = [style.text.list[which]], "Block"
+        elif st == "Block":
+            return self.on_block(s, i, out)
+        elif st == "Name":
+            return self.on_name(s, i, out)
+        elif st == "Body":
+            kind, a, b = expect(s, style.tag, i)
+            if kind == "wait":
+                return i + a, HOLD
+            if kind != "marker":
+                # Text between the parameters: malformed.
+                return self._malformed(out, i + a)
+            i += b
+            self.st, self.name = "Tag", []
+        elif st == "Tag":
+            return self.on_tag(s, i, out)
+        elif st == "Inner":
+            return self.on_inner(s, i, out)
+        elif st == "After":
+            kind, which, i = after_call(self.ws, s, i, style.after, out)
+            if kind == "wait":
+                return i, HOLD
+            if kind == "marker" and which == 0:
+                # The next call: the whitespace before it is content if it is not one.
+                self.raw, self.ws = self.ws, Held()
+                self.st, self.quote, self.name = "Name", None, []
+            else:
+                # The block's end; or none: the whitespace started the text.
+                self.st, self.ws = "Text", Held()
+        else:  # Fallback: the driver makes the rest content
+            return i, HOLD
+        return i, GO
+
+    def on_block(self, s: str, i: int, out: Emitter) -> Next:
+        """State Block: after the block start, whitespace and an invoke's start begin a call;
+        anything else makes the block start content."""
+        kind, a, b = expect_capped(s, self.style.invoke, i, trailing_ws("".join(self.raw)))
+        if kind == "marker":
+            self.raw.append(s[i : i + b])
+            self.st, self.quote, self.name = "Name", None, []
+            return i + b, GO
+        self.raw.append(s[i : i + a])
+        if kind == "wait":
+            return i + a, HOLD
+        # Not a call (other text, or whitespace past the cap): the block start was content.
+        self._not_a_call(out, "")
+        return i + a, GO
+
+    def on_name(self, s: str, i: int, out: Emitter) -> Next:
+        """State Name: its quote, then the function name up to its end; a complete one starts
+        the call."""
+        if self.quote is None:
+            c = s[i]
+            if c in "\"'":
+                self.raw.append(c)
+                self.quote = c
+                return i + 1, GO
+            self.quote = ""
+            return i, GO
         n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(style.text, s, i, out)
-                if which == -1:
-                    return i
-                self.raw = [style.text.list[which]]
-                self.st = "Block"
-            elif st == "Block":
-                kind, a, b = expect_capped(s, style.invoke, i, trailing_ws("".join(self.raw)))
-                if kind == "marker":
-                    self.raw.append(s[i : i + b])
-                    i += b
-                    self.st, self.quote, self.name = "Name", None, []
-                elif kind == "wait":
-                    self.raw.append(s[i : i + a])
-                    return i + a
-                else:
-                    # Not a call (other text, or whitespace past the cap): the block start was
-                    # content.
-                    self.raw.append(s[i : i + a])
-                    i += a
-                    self._not_a_call(out, "")
-            elif st == "Name":
-                if self.quote is None:
-                    c = s[i]
-                    if c in "\"'":
-                        self.quote = c
-                        self.raw.append(c)
-                        i += 1
-                    else:
-                        self.quote = ""
-                    continue
-                stop = _NAME_STOP[self.quote].search(s, i)
-                t = n if stop is None else stop.start()
-                self.name.append(s[i:t])
-                if sum(map(len, self.name)) > NAME_MAX:
-                    # A name past the cap: not a call.
-                    i = t
-                    self._not_a_call(out, "".join(self.name))
-                    continue
-                if stop is None:
-                    return n
-                name = "".join(self.name)
-                end = 1
-                if self.quote:
-                    if s[t] == self.quote:
-                        if t + 1 == n:
-                            return t  # the quote at the end of the input: ">" may follow
-                        end = 2 if s[t + 1] == ">" else 0
-                    else:
-                        end = 0
-                elif s[t] != ">":
-                    end = 0
-                if end == 0 or is_blank(name):
-                    # Not a call: the markup was content; text goes on at the stop character.
-                    i = t
-                    self._not_a_call(out, name)
-                    continue
-                i = t + end
-                self.func = name
-                self.raw, self.name = [], []
-                self.elems, self.stack = [], []
-                self.nodes, self.params = self._nodes(), 0
-                out.tool_start(None, name)
-                out.args("{")
-                self.st = "Body"
-            elif st == "Body":
-                kind, a, b = expect(s, style.tag, i)
-                if kind == "marker":
-                    i += b
-                    self.st, self.name = "Tag", []
-                elif kind == "wait":
-                    return i + a
-                else:
-                    # Text between the parameters: malformed.
-                    i += a
-                    self._malformed(out)
-            elif st == "Tag":
-                p = s.find(">", i)
-                t = n if p == -1 else p
-                self.name.append(s[i:t])
-                if sum(map(len, self.name)) > NAME_MAX + 1:
-                    i = t
-                    self._malformed(out)
-                    continue
-                if p == -1:
-                    return n
-                i = t + 1
-                tag = "".join(self.name)
-                self.name = []
-                if tag.startswith("/"):
-                    if not self.stack:
-                        if style.open + tag + ">" != style.invoke_end:
-                            self._malformed(out)
-                            continue
-                        out.args("}")
-                        out.tool_end()
-                        self.st, self.ws = "After", Held()
-                    elif self.elems[self.stack[-1]][0] == tag[1:]:
-                        e = self.stack.pop()
-                        if not self.stack:
-                            self._param_end(e, out)
-                        self.st = "Inner" if self.stack else "Body"
-                    else:
-                        # A closing tag of another element.
-                        self._malformed(out)
-                    continue
-                if is_blank(tag) or len(self.stack) >= DEPTH_MAX or self.streaming:
-                    # (an element inside a string parameter that streams, too)
-                    self._malformed(out)
-                    continue
-                e = len(self.elems)
-                self.elems.append([tag, [], []])
-                if self.stack:
-                    self.elems[self.stack[-1]][2].append(e)
-                else:
-                    self._param_start(tag, out)
-                self.stack.append(e)
-                self.st = "Inner"
-            elif st == "Inner":
-                kind, at, which = style.inner.find(s, i)
-                if at and self.streaming:
-                    out.args(params.json_str_body(s[i : i + at]))
-                elif at:
-                    self.elems[self.stack[-1]][1].append(s[i : i + at])
-                if kind != "marker":
-                    return i + at
-                i += at + len(style.inner.list[which])
-                if which == 0:
-                    self.st, self.name = "Tag", []
-                else:
-                    # The namespace not followed by a tag.
-                    self._malformed(out)
-            elif st == "After":
-                kind, which, i = after_call(self.ws, s, i, style.after, out)
-                if kind == "marker" and which == 0:
-                    # The next call: the whitespace before it is content if it is not one.
-                    self.raw, self.ws = self.ws, Held()
-                    self.st, self.quote, self.name = "Name", None, []
-                elif kind == "wait":
-                    return i
-                else:
-                    # The block's end; or none: the whitespace started the text.
-                    self.st, self.ws = "Text", Held()
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        stop = _NAME_STOP[self.quote].search(s, i)
+        t = n if stop is None else stop.start()
+        self.name.append(s[i:t])
+        if sum(map(len, self.name)) > NAME_MAX:
+            # A name past the cap: not a call.
+            self._not_a_call(out, "".join(self.name))
+            return t, GO
+        if stop is None:
+            return n, HOLD
+        name = "".join(self.name)
+        end = 1
+        if self.quote:
+            if s[t] == self.quote:
+                if t + 1 == n:
+                    return t, HOLD  # the quote at the end of the input: ">" may follow
+                end = 2 if s[t + 1] == ">" else 0
+            else:
+                end = 0
+        elif s[t] != ">":
+            end = 0
+        if end == 0 or is_blank(name):
+            # Not a call: the markup was content; text goes on at the stop character.
+            self._not_a_call(out, name)
+            return t, GO
+        self._call_start(name, out)
+        return t + end, GO
+
+    def _call_start(self, name: str, out: Emitter) -> None:
+        """The call to ``name`` starts."""
+        self.func = name
+        self.raw, self.name = [], []
+        self.elems, self.stack = [], []
+        self.nodes, self.params = self._nodes(), 0
+        out.tool_start(None, name)
+        out.args("{")
+        self.st = "Body"
+
+    def on_tag(self, s: str, i: int, out: Emitter) -> Next:
+        """State Tag: the tag up to ``>``; a complete one opens or closes an element."""
+        p = s.find(">", i)
+        t = len(s) if p == -1 else p
+        self.name.append(s[i:t])
+        if sum(map(len, self.name)) > NAME_MAX + 1:
+            return self._malformed(out, t)
+        if p == -1:
+            return t, HOLD
+        tag = "".join(self.name)
+        self.name = []
+        if self._tag(tag, out):
+            return t + 1, GO
+        return self._malformed(out, t + 1)
+
+    def _tag(self, tag: str, out: Emitter) -> bool:
+        """A complete tag (its text between ``NS<`` and ``>``) moves to the next state; False if
+        it is malformed."""
+        if tag.startswith("/"):
+            if not self.stack:
+                # At the top: only the call's end.
+                if self.style.open + tag + ">" != self.style.invoke_end:
+                    return False
+                out.args("}")
+                out.tool_end()
+                self.st, self.ws = "After", Held()
+            elif self.elems[self.stack[-1]][0] == tag[1:]:
+                e = self.stack.pop()
+                if not self.stack:
+                    self._param_end(e, out)
+                self.st = "Inner" if self.stack else "Body"
+            else:
+                # A closing tag of another element.
+                return False
+            return True
+        if is_blank(tag) or len(self.stack) >= DEPTH_MAX or self.streaming:
+            # (an element inside a string parameter that streams, too)
+            return False
+        e = len(self.elems)
+        self.elems.append([tag, [], []])
+        if self.stack:
+            self.elems[self.stack[-1]][2].append(e)
+        else:
+            self._param_start(tag, out)
+        self.stack.append(e)
+        self.st = "Inner"
+        return True
+
+    def on_inner(self, s: str, i: int, out: Emitter) -> Next:
+        """State Inner: an element's text up to the next ``NS`` (a streaming string's goes out as
+        it comes, another's is kept)."""
+        inner = self.style.inner
+        kind, at, which = inner.find(s, i)
+        if at and self.streaming:
+            out.args(params.json_str_body(s[i : i + at]))
+        elif at:
+            self.elems[self.stack[-1]][1].append(s[i : i + at])
+        if kind != "marker":
+            return i + at, HOLD
+        i += at + len(inner.list[which])
+        if which != 0:
+            # The namespace not followed by a tag.
+            return self._malformed(out, i)
+        self.st, self.name = "Tag", []
+        return i, GO
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
