@@ -288,7 +288,6 @@ LONG_FUNCTIONS = {
     "rust/convert.rs::step": 301,
     "rust/formats/functiongemma.rs::feed": 245,
     "rust/formats/mod.rs::machines_use_the_spec_markers": 171,
-    "rust/formats/named_json.rs::feed": 207,
     "rust/formats/openai.rs::feed": 292,
     "rust/formats/pythonic.rs::feed": 280,
     "rust/formats/tagged_json.rs::feed": 189,
