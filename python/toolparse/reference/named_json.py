@@ -126,14 +126,6 @@ class NamedJson(Machine):
 
     def step(self, s: str, i: int, out: Emitter) -> Next:
         st = self.st
-        if st == "Text":
-            return self.on_text(s, i, out)
-        if st == "Section":
-            return self.on_section(s, i, out)
-        if st == "Header":
-            return self.on_header(s, i, out)
-        if st == "Open":
-            return self.on_open(s, i, out)
         if st == "Args":
             how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
             if how == "open":
@@ -143,9 +135,17 @@ class NamedJson(Machine):
             else:
                 self.st = "Fallback"
             return i + k, GO
-        if st == "Close":
-            return self.on_close(s, i, out)
-        return i, HOLD  # Fallback: the driver makes the rest content
+        if st == "Text":
+            return self.on_text(s, i, out)
+        if st == "Section":
+            return self.on_section(s, i, out)
+        if st == "Fallback":
+            return i, HOLD  # the driver makes the rest content
+        if st == "Header":
+            return self.on_header(s, i, out)
+        if st == "Open":
+            return self.on_open(s, i, out)
+        return self.on_close(s, i, out)  # Close
 
     def on_text(self, s: str, i: int, out: Emitter) -> Next:
         """Plain text up to a section's start."""
