@@ -290,7 +290,6 @@ LONG_FUNCTIONS = {
     "rust/formats/mod.rs::machines_use_the_spec_markers": 171,
     "rust/formats/openai.rs::feed": 292,
     "rust/formats/pythonic.rs::feed": 280,
-    "rust/formats/tagged_json.rs::feed": 189,
     "rust/formats/xml_elements.rs::feed": 226,
     "rust/formats/xml_params.rs::feed": 438,
     "rust/json/call.rs::feed": 217,

@@ -323,17 +323,16 @@ fn on_open(
     mut i: usize,
     out: &mut Emitter,
 ) -> Moved {
-    let rest = &input[i..];
-    let ws = ws_len(rest);
+    let ws = ws_len(&input[i..]);
     // (the header ends with its separator: the whitespace after it is the run)
     let over = trailing_ws(raw) + ws > WS_MAX;
-    raw.push_str(&rest[..ws]);
+    raw.push_str(&input[i..i + ws]);
     i += ws;
     if over {
         // Whitespace past the cap: malformed markup, as a header too long is.
         return (Next::Go(i), Some(fail(raw, out)));
     }
-    let after = &rest[ws..];
+    let after = &input[i..];
     if after.is_empty() {
         return (Next::Hold(i), None);
     }
@@ -412,7 +411,6 @@ impl Machine for NamedJson {
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             State::Section { raw, open } => {
                 // A section left open after complete calls keeps them; the text ending inside
                 // its start or the next call's start marker is truncation.
@@ -422,6 +420,7 @@ impl Machine for NamedJson {
                     out.truncate(raw);
                 }
             }
+            State::Text | State::Fallback => out.content(rest),
             State::Header(Header { raw, .. }) | State::Open { raw, .. } => {
                 raw.push_str(rest);
                 out.truncate(raw);
