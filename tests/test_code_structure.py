@@ -279,8 +279,6 @@ LONG_FUNCTIONS = {
     "python/toolparse/reference/convert.py::_step": 160,
     "python/toolparse/reference/xml_params.py::feed": 318,
     "rust/convert.rs::step": 301,
-    "rust/formats/named_json.rs::feed": 207,
-    "rust/formats/tagged_json.rs::feed": 189,
     "rust/formats/xml_params.rs::feed": 438,
 }
 

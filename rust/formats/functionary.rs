@@ -29,7 +29,7 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{markup_after_call, stream_args, text_until, After, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -104,6 +104,9 @@ pub struct Functionary {
     st: State,
 }
 
+/// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
+type Moved = (Next, Option<State>);
+
 impl Functionary {
     pub fn new(style: &'static Style, _: &Tools) -> Self {
         let st = if style.starts_with_header {
@@ -116,85 +119,28 @@ impl Functionary {
         };
         Functionary { style, st }
     }
+}
 
-    /// A header that is not one: text, or malformed markup.
-    fn not_a_header(&self, raw: &str, out: &mut Emitter) -> State {
-        if self.style.loose_headers {
-            out.content(raw);
-            State::Text
-        } else {
-            fail(raw, out)
-        }
+/// A header that is not one: text, or malformed markup.
+fn not_a_header(style: &Style, raw: &str, out: &mut Emitter) -> State {
+    if style.loose_headers {
+        out.content(raw);
+        State::Text
+    } else {
+        fail(raw, out)
     }
+}
 
-    /// Starts the raw-code call, its code beginning with `code`.
-    fn start_raw(&self, code: &str, out: &mut Emitter) -> State {
-        out.tool_start(None, self.style.raw_name.to_owned());
-        out.args_with(|s| {
-            s.push_str("{\"");
-            push_json_str_body(s, self.style.raw_key);
-            s.push_str("\": \"");
-            push_json_str_body(s, code);
-        });
-        State::Raw
-    }
-
-    /// Reads a header from `rest`; returns the bytes consumed and whether to wait for more.
-    fn header(&mut self, rest: &str, out: &mut Emitter) -> (usize, bool) {
-        let style = self.style;
-        let State::Header { raw, first } = &mut self.st else {
-            return (0, false);
-        };
-        // (the output's start may repeat the call start the prompt wrote)
-        if *first && raw.is_empty() {
-            if rest.starts_with(style.call_start) {
-                raw.push_str(style.call_start);
-                *first = false;
-                return (style.call_start.len(), false);
-            }
-            if style.call_start.starts_with(rest) {
-                return (0, true);
-            }
-        }
-        // the name so far: after the call start, if any
-        let start = if *first { 0 } else { style.call_start.len() };
-        let mut chars = raw.len() - start;
-        for (k, c) in rest.char_indices() {
-            if name_char(c) && chars < NAME_MAX {
-                chars += 1;
-                continue;
-            }
-            raw.push_str(&rest[..k]);
-            let after = &rest[k..];
-            if !after.starts_with(style.name_end) {
-                if chars < NAME_MAX && style.name_end.starts_with(after) {
-                    return (k, true); // the name's end may still come
-                }
-                let raw = std::mem::take(raw);
-                self.st = self.not_a_header(&raw, out);
-                return (k, false);
-            }
-            let name = raw[start..].to_owned();
-            raw.push_str(style.name_end);
-            let end = k + style.name_end.len();
-            if name.is_empty() {
-                let raw = std::mem::take(raw);
-                self.st = self.not_a_header(&raw, out);
-            } else if style.content_recipient == Some(name.as_str()) {
-                self.st = State::Text; // the header is markup
-            } else {
-                let raw = std::mem::take(raw);
-                self.st = State::Open {
-                    head: raw.len(),
-                    raw,
-                    name,
-                };
-            }
-            return (end, false);
-        }
-        raw.push_str(rest);
-        (rest.len(), true)
-    }
+/// Starts the raw-code call, its code beginning with `code`.
+fn start_raw(style: &Style, code: &str, out: &mut Emitter) -> State {
+    out.tool_start(None, style.raw_name.to_owned());
+    out.args_with(|s| {
+        s.push_str("{\"");
+        push_json_str_body(s, style.raw_key);
+        s.push_str("\": \"");
+        push_json_str_body(s, code);
+    });
+    State::Raw
 }
 
 fn fail(raw: &str, out: &mut Emitter) -> State {
@@ -203,101 +149,164 @@ fn fail(raw: &str, out: &mut Emitter) -> State {
     State::Fallback
 }
 
-impl Machine for Functionary {
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let style = self.style;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => {
-                    let Some(which) = text_until(&style.text, input, &mut i, out) else {
-                        return i;
-                    };
-                    let raw = style.text.list[which].to_owned();
-                    self.st = if which == RAW {
-                        State::RawOpen { raw }
-                    } else {
-                        State::Header { raw, first: false }
-                    };
-                }
-                State::Header { .. } => {
-                    let (n, wait) = self.header(rest, out);
-                    i += n;
-                    if wait {
-                        return i;
-                    }
-                }
-                State::Open { raw, name, head } => {
-                    let ws = ws_len(rest);
-                    let over = raw.len() - *head + ws > WS_MAX;
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let after = &rest[ws..];
-                    if after.is_empty() && !over {
-                        return input.len();
-                    }
-                    if after.starts_with('{') && !over {
-                        out.tool_start(None, std::mem::take(name));
-                        self.st = State::Args(JsonScanner::new());
-                    } else if style.raw_by_header && name == style.raw_name {
-                        let code = raw[*head..].to_owned();
-                        self.st = self.start_raw(&code, out);
-                    } else {
-                        let raw = std::mem::take(raw);
-                        self.st = self.not_a_header(&raw, out);
-                    }
-                }
-                State::RawOpen { raw } => {
-                    let ws = ws_len(rest);
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    let code = &raw[style.text.list[RAW].len()..];
-                    if i == input.len() && code.len() <= WS_MAX {
-                        return i;
-                    }
-                    let code = code.to_owned();
-                    self.st = self.start_raw(&code, out);
-                }
-                State::Raw => {
-                    out.args_with(|s| push_json_str_body(s, rest));
-                    return input.len();
-                }
-                State::Args(sc) => match stream_args(sc, rest, out) {
-                    Args::Ended(n) => {
-                        i += n;
-                        self.st = match style.call_end {
-                            Some(_) => State::Close { ws: String::new() },
-                            None => State::Text,
-                        };
-                    }
-                    Args::Open => return input.len(),
-                    Args::Broken(n) => {
-                        i += n;
-                        self.st = State::Fallback;
-                    }
-                },
-                State::Close { ws } => {
-                    let Some(end) = &style.call_end else {
-                        self.st = State::Text;
-                        continue;
-                    };
-                    match markup_after_call(ws, input, &mut i, end, out) {
-                        After::Marker(_) => self.st = State::Text,
-                        After::Wait => return i,
-                        After::Text => self.st = State::Fallback,
-                    }
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
+/// Plain text up to a call start or the raw marker.
+fn on_text(style: &Style, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+    let Some(which) = text_until(&style.text, input, &mut i, out) else {
+        return (Next::Hold(i), None);
+    };
+    let raw = style.text.list[which].to_owned();
+    let st = if which == RAW {
+        State::RawOpen { raw }
+    } else {
+        State::Header { raw, first: false }
+    };
+    (Next::Go(i), Some(st))
+}
+
+/// A header: the call start (or the output's start), the name, the name's end.
+fn on_header(
+    style: &Style,
+    raw: &mut String,
+    first: &mut bool,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    // (the output's start may repeat the call start the prompt wrote)
+    if *first && raw.is_empty() {
+        if rest.starts_with(style.call_start) {
+            raw.push_str(style.call_start);
+            *first = false;
+            return (Next::Go(i + style.call_start.len()), None);
         }
-        input.len()
+        if style.call_start.starts_with(rest) {
+            return (Next::Hold(i), None);
+        }
+    }
+    // the name so far: after the call start, if any
+    let start = if *first { 0 } else { style.call_start.len() };
+    let mut chars = raw.len() - start;
+    for (k, c) in rest.char_indices() {
+        if name_char(c) && chars < NAME_MAX {
+            chars += 1;
+            continue;
+        }
+        raw.push_str(&rest[..k]);
+        let after = &rest[k..];
+        if !after.starts_with(style.name_end) {
+            if chars < NAME_MAX && style.name_end.starts_with(after) {
+                return (Next::Hold(i + k), None); // the name's end may still come
+            }
+            return (Next::Go(i + k), Some(not_a_header(style, raw, out)));
+        }
+        let name = raw[start..].to_owned();
+        raw.push_str(style.name_end);
+        let st = if name.is_empty() {
+            not_a_header(style, raw, out)
+        } else if style.content_recipient == Some(name.as_str()) {
+            State::Text // the header is markup
+        } else {
+            let raw = std::mem::take(raw);
+            State::Open {
+                head: raw.len(),
+                raw,
+                name,
+            }
+        };
+        return (Next::Go(i + k + style.name_end.len()), Some(st));
+    }
+    raw.push_str(rest);
+    (Next::Hold(input.len()), None)
+}
+
+/// After the header: whitespace, then the arguments object (or, for the raw-code function, its
+/// code).
+fn on_open(
+    style: &Style,
+    raw: &mut String,
+    name: &mut String,
+    head: usize,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    let ws = ws_len(rest);
+    let over = raw.len() - head + ws > WS_MAX;
+    raw.push_str(&rest[..ws]);
+    let after = &rest[ws..];
+    if after.is_empty() && !over {
+        return (Next::Hold(input.len()), None);
+    }
+    let st = if after.starts_with('{') && !over {
+        out.tool_start(None, std::mem::take(name));
+        State::Args(JsonScanner::new())
+    } else if style.raw_by_header && name == style.raw_name {
+        start_raw(style, &raw[head..], out)
+    } else {
+        not_a_header(style, raw, out)
+    };
+    (Next::Go(i + ws), Some(st))
+}
+
+/// After the arguments: whitespace, then `call_end`.
+fn on_close(style: &Style, ws: &mut String, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+    // (only a format with `call_end` closes its calls)
+    let Some(end) = &style.call_end else {
+        return (Next::Go(i), Some(State::Text));
+    };
+    match markup_after_call(ws, input, &mut i, end, out) {
+        After::Marker(_) => (Next::Go(i), Some(State::Text)),
+        After::Wait => (Next::Hold(i), None),
+        After::Text => (Next::Go(i), Some(State::Fallback)),
+    }
+}
+
+impl Machine for Functionary {
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let style = self.style;
+        let (next, to) = match &mut self.st {
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+            State::Text => on_text(style, input, i, out),
+            State::Header { raw, first } => on_header(style, raw, first, input, i, out),
+            State::Open { raw, name, head } => on_open(style, raw, name, *head, input, i, out),
+            State::RawOpen { raw } => {
+                let ws = ws_len(&input[i..]);
+                raw.push_str(&input[i..i + ws]);
+                let code = &raw[style.text.list[RAW].len()..];
+                if i + ws == input.len() && code.len() <= WS_MAX {
+                    (Next::Hold(i + ws), None)
+                } else {
+                    (Next::Go(i + ws), Some(start_raw(style, code, out)))
+                }
+            }
+            State::Raw => {
+                out.args_with(|s| push_json_str_body(s, &input[i..]));
+                (Next::Hold(input.len()), None)
+            }
+            State::Args(sc) => match stream_args(sc, &input[i..], out) {
+                Args::Ended(n) => {
+                    let st = match style.call_end {
+                        Some(_) => State::Close { ws: String::new() },
+                        None => State::Text,
+                    };
+                    (Next::Go(i + n), Some(st))
+                }
+                Args::Open => (Next::Hold(input.len()), None),
+                Args::Broken(n) => (Next::Go(i + n), Some(State::Fallback)),
+            },
+            State::Close { ws } => on_close(style, ws, input, i, out),
+        };
+        if let Some(st) = to {
+            self.st = st;
+        }
+        next
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             // The output's first line, no header after all: text.
             State::Header { raw, first: true } => {
                 raw.push_str(rest);
@@ -307,6 +316,7 @@ impl Machine for Functionary {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
+            State::Text | State::Fallback => out.content(rest),
             State::Raw => {
                 out.args("\"}");
                 out.tool_end();
@@ -348,27 +358,24 @@ mod tests {
 
     #[test]
     fn the_two_formats() {
-        let x = extract("functionary_v31", V31);
-        assert!(!x.malformed && !x.truncated);
-        assert_eq!(x.content.as_deref(), Some("Let me check. Then"));
-        assert_eq!(
-            calls(&x),
-            [
-                ("get_weather", "{\"city\": \"東京\"}"),
-                ("get_time", "{}"),
-                ("python", "{\"code\": \"print(\\\"hi\\\")\\n\"}"),
-            ]
-        );
-        let x = extract("functionary_v32", V32);
-        assert!(!x.malformed && !x.truncated);
-        assert_eq!(x.content.as_deref(), Some("Hello, world!\nWhat's up?"));
-        assert_eq!(
-            calls(&x),
-            [
-                ("get_weather", "{\"city\": \"東京\"}"),
-                ("python", "{\"code\": \"import os  # >>>all\\n\"}"),
-            ]
-        );
+        let v31: &[(&str, &str)] = &[
+            ("get_weather", "{\"city\": \"東京\"}"),
+            ("get_time", "{}"),
+            ("python", "{\"code\": \"print(\\\"hi\\\")\\n\"}"),
+        ];
+        let v32: &[(&str, &str)] = &[
+            ("get_weather", "{\"city\": \"東京\"}"),
+            ("python", "{\"code\": \"import os  # >>>all\\n\"}"),
+        ];
+        for (fmt, text, content, want) in [
+            ("functionary_v31", V31, "Let me check. Then", v31),
+            ("functionary_v32", V32, "Hello, world!\nWhat's up?", v32),
+        ] {
+            let x = extract(fmt, text);
+            assert!(!x.malformed && !x.truncated, "{fmt}");
+            assert_eq!(x.content.as_deref(), Some(content), "{fmt}");
+            assert_eq!(calls(&x), want, "{fmt}");
+        }
         // v3.2: the start may repeat the prompt's >>>; a first line that is no header is text
         let x = extract("functionary_v32", ">>>f\n{}>>>all\nok");
         assert_eq!(
@@ -392,9 +399,8 @@ mod tests {
             ("functionary_v32", "f\n{\"a\": tru}"),
         ] {
             let x = extract(fmt, bad);
-            assert!(x.malformed, "{bad:?}");
             let s = stream(fmt, bad, &boundaries(bad));
-            assert!(s.malformed, "{bad:?}");
+            assert!(x.malformed && s.malformed, "{bad:?}");
         }
         let long = format!("<function={}>{{}}", "a".repeat(NAME_MAX + 1));
         assert!(extract("functionary_v31", &long).malformed);

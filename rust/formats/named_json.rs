@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{markup_after_call, stream_args, text_until, After, Args};
+use super::between::{markup_after_call, stream_args, text_until, After, Args, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -81,13 +81,8 @@ enum State {
         raw: String,
         open: bool,
     },
-    /// In a call's header: field `field`, its text so far, the header's length in characters.
-    Header {
-        raw: String,
-        field: usize,
-        text: String,
-        chars: usize,
-    },
+    /// In a call's header.
+    Header(Header),
     /// After the header: whitespace, then the arguments.
     Open {
         raw: String,
@@ -105,12 +100,29 @@ enum State {
     Fallback,
 }
 
+/// A call's header being read: field `field`, its text so far, the header's length in
+/// characters, the markup read (`raw`).
+#[derive(Debug)]
+struct Header {
+    raw: String,
+    field: usize,
+    text: String,
+    chars: usize,
+}
+
+/// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
+type Moved = (Next, Option<State>);
+
 pub struct NamedJson {
     style: &'static Style,
     st: State,
-    /// The ids the model gave earlier calls.
+    names: Names,
+}
+
+/// What names a call besides its header: the ids the model gave earlier calls, and the
+/// request's only tool (names a `kimi_k2` call whose id is a bare counter).
+struct Names {
     ids: HashSet<String>,
-    /// The request's only tool (names a `kimi_k2` call whose id is a bare counter).
     only_tool: Option<String>,
 }
 
@@ -124,15 +136,19 @@ impl NamedJson {
         NamedJson {
             style,
             st: State::Text,
-            ids: HashSet::new(),
-            only_tool,
+            names: Names {
+                ids: HashSet::new(),
+                only_tool,
+            },
         }
     }
+}
 
+impl Names {
     /// The call's id and name from the header's last field; `None` when it is not one.
-    fn header(&mut self, field: &str) -> Option<(Option<String>, String)> {
+    fn header(&mut self, style: &Style, field: &str) -> Option<(Option<String>, String)> {
         let h = field.trim_matches(is_ws);
-        if !self.style.id {
+        if !style.id {
             return valid_name(h).then(|| (None, h.to_owned()));
         }
         let name = match h.split_once(':') {
@@ -165,221 +181,236 @@ fn fail(raw: &str, out: &mut Emitter) -> State {
     State::Fallback
 }
 
-impl Machine for NamedJson {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let style = self.style;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => match text_until(&style.section, input, &mut i, out) {
-                    None => return i,
-                    Some(which) => {
-                        let raw = style.section.list[which].to_owned();
-                        self.st = State::Section { raw, open: true };
-                    }
-                },
-                State::Section { raw, open } if style.drop_between => {
-                    match style.between.find(rest) {
-                        Found::Marker { at, which } => {
-                            let m = style.between.list[which];
-                            i += at + m.len();
-                            self.st = if which == 0 {
-                                // (the markup a malformed first call falls back to starts at
-                                // the section's)
-                                let mut raw = if *open {
-                                    std::mem::take(raw)
-                                } else {
-                                    String::new()
-                                };
-                                raw.push_str(m);
-                                State::Header {
-                                    raw,
-                                    field: 0,
-                                    text: String::new(),
-                                    chars: 0,
-                                }
-                            } else {
-                                State::Text
-                            };
-                        }
-                        // Text outside a call is dropped; a possible marker's start is held back.
-                        Found::Partial { safe } => return i + safe,
-                    }
-                }
-                State::Section { raw, open } => {
-                    match expect_capped(rest, &style.between, trailing_ws(raw)) {
-                        Expect::Marker { which: 0, end } => {
-                            raw.push_str(&rest[..end]);
-                            i += end;
-                            self.st = State::Header {
-                                raw: std::mem::take(raw),
-                                field: 0,
-                                text: String::new(),
-                                chars: 0,
-                            };
-                        }
-                        Expect::Marker { end, .. } => {
-                            // The section's end. A section with no call in it is content.
-                            if *open {
-                                raw.push_str(&rest[..end]);
-                                out.content(raw);
-                            }
-                            i += end;
-                            self.st = State::Text;
-                        }
-                        Expect::Wait { ws } => {
-                            raw.push_str(&rest[..ws]);
-                            return i + ws;
-                        }
-                        Expect::Other { at } => {
-                            // Other text, or whitespace past the cap: malformed markup.
-                            raw.push_str(&rest[..at]);
-                            i += at;
-                            self.st = fail(raw, out);
-                        }
-                    }
-                }
-                State::Header {
-                    raw,
-                    field,
-                    text,
-                    chars,
-                } => {
-                    let stops = &style.fields[*field];
-                    let (take, found) = match stops.find(rest) {
-                        Found::Marker { at, which } => (at, Some(which)),
-                        Found::Partial { safe } => (safe, None),
-                    };
-                    text.push_str(&rest[..take]);
-                    raw.push_str(&rest[..take]);
-                    *chars += rest[..take].chars().count();
-                    i += take;
-                    if *chars > HEADER_MAX {
-                        self.st = fail(raw, out);
-                        continue;
-                    }
-                    match found {
-                        None => return i,
-                        Some(0) => {
-                            let m = stops.list[0];
-                            raw.push_str(m);
-                            i += m.len();
-                            if *field + 1 < style.fields.len() {
-                                *field += 1;
-                                text.clear();
-                                continue;
-                            }
-                            let (raw, text) = (std::mem::take(raw), std::mem::take(text));
-                            self.st = match self.header(&text) {
-                                Some((id, name)) => State::Open { raw, id, name },
-                                None => fail(&raw, out),
-                            };
-                        }
-                        // Another call marker inside the header.
-                        Some(_) => self.st = fail(raw, out),
-                    }
-                }
-                State::Open { raw, id, name } => {
-                    let ws = ws_len(rest);
-                    // (the header ends with its separator: the whitespace after it is the run)
-                    let over = trailing_ws(raw) + ws > WS_MAX;
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    if over {
-                        // Whitespace past the cap: malformed markup, as a header too long is.
-                        self.st = fail(raw, out);
-                        continue;
-                    }
-                    let after = &rest[ws..];
-                    if after.is_empty() {
-                        return input.len();
-                    }
-                    if after.starts_with('{') {
-                        out.tool_start(id.take(), std::mem::take(name));
-                        self.st = State::Args(JsonScanner::new());
-                        continue;
-                    }
-                    match expect(after, &style.close) {
-                        Expect::Marker {
-                            which: CALL_END,
-                            end,
-                        } => {
-                            // No arguments at all: an empty object.
-                            out.tool_start(id.take(), std::mem::take(name));
-                            out.args("{}");
-                            out.tool_end();
-                            i += end;
-                            self.st = State::Section {
-                                raw: String::new(),
-                                open: false,
-                            };
-                        }
-                        Expect::Wait { .. } => return i,
-                        _ => self.st = fail(raw, out),
-                    }
-                }
-                State::Args(sc) => match stream_args(sc, rest, out) {
-                    Args::Ended(n) => {
-                        i += n;
-                        self.st = State::Close {
-                            fence: false,
-                            ws: String::new(),
-                        };
-                    }
-                    Args::Open => return input.len(),
-                    Args::Broken(n) => {
-                        i += n;
-                        self.st = State::Fallback;
-                    }
-                },
-                State::Close { fence, ws } => {
-                    match markup_after_call(ws, input, &mut i, &style.close, out) {
-                        After::Marker(which) => {
-                            match which {
-                                CALL_END => {
-                                    self.st = State::Section {
-                                        raw: String::new(),
-                                        open: false,
-                                    }
-                                }
-                                CALL_START => {
-                                    self.st = State::Header {
-                                        raw: std::mem::take(ws),
-                                        field: 0,
-                                        text: String::new(),
-                                        chars: 0,
-                                    }
-                                }
-                                // (The fence stays in the held text.)
-                                FENCE if style.fence => {
-                                    if *fence {
-                                        self.st = fail(ws, out); // a second fence
-                                    } else {
-                                        *fence = true;
-                                    }
-                                }
-                                // The section's end.
-                                _ => self.st = State::Text,
-                            }
-                        }
-                        After::Wait => return i,
-                        After::Text => self.st = State::Fallback,
-                    }
-                }
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
+/// In a section, before a call, `raw` starting the markup a malformed call falls back to.
+fn to_section(raw: String, open: bool) -> State {
+    State::Section { raw, open }
+}
+
+/// In a call's header, `raw` its markup so far (the call's start marker last).
+fn to_header(raw: String) -> State {
+    State::Header(Header {
+        raw,
+        field: 0,
+        text: String::new(),
+        chars: 0,
+    })
+}
+
+/// Plain text up to a section's start.
+fn on_text(style: &Style, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+    let Some(which) = text_until(&style.section, input, &mut i, out) else {
+        return (Next::Hold(i), None);
+    };
+    let raw = style.section.list[which].to_owned();
+    (Next::Go(i), Some(to_section(raw, true)))
+}
+
+/// In a section, between calls: whitespace, then the next call's start or the section's end.
+/// A section that holds only calls (`drop_between`) is read by [`drop_between`].
+fn on_section(
+    style: &Style,
+    raw: &mut String,
+    open: bool,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    if style.drop_between {
+        return drop_between(style, raw, open, input, i);
+    }
+    let rest = &input[i..];
+    match expect_capped(rest, &style.between, trailing_ws(raw)) {
+        Expect::Marker { which: 0, end } => {
+            raw.push_str(&rest[..end]);
+            (Next::Go(i + end), Some(to_header(std::mem::take(raw))))
         }
-        input.len()
+        Expect::Marker { end, .. } => {
+            // The section's end. A section with no call in it is content.
+            if open {
+                raw.push_str(&rest[..end]);
+                out.content(raw);
+            }
+            (Next::Go(i + end), Some(State::Text))
+        }
+        Expect::Wait { ws } => {
+            raw.push_str(&rest[..ws]);
+            (Next::Hold(i + ws), None)
+        }
+        Expect::Other { at } => {
+            // Other text, or whitespace past the cap: malformed markup.
+            raw.push_str(&rest[..at]);
+            (Next::Go(i + at), Some(fail(raw, out)))
+        }
+    }
+}
+
+/// In a section that holds only calls: text outside a call is dropped, up to the next call's
+/// start or the section's end.
+fn drop_between(style: &Style, raw: &mut String, open: bool, input: &str, i: usize) -> Moved {
+    match style.between.find(&input[i..]) {
+        Found::Marker { at, which } => {
+            let m = style.between.list[which];
+            let next = Next::Go(i + at + m.len());
+            if which != 0 {
+                return (next, Some(State::Text));
+            }
+            // (the markup a malformed first call falls back to starts at the section's)
+            let mut raw = if open {
+                std::mem::take(raw)
+            } else {
+                String::new()
+            };
+            raw.push_str(m);
+            (next, Some(to_header(raw)))
+        }
+        // A possible marker's start is held back.
+        Found::Partial { safe } => (Next::Hold(i + safe), None),
+    }
+}
+
+/// A call's header: its fields up to their separators, the last one naming the call.
+fn on_header(
+    h: &mut Header,
+    style: &Style,
+    names: &mut Names,
+    input: &str,
+    mut i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    let stops = &style.fields[h.field];
+    let (take, found) = match stops.find(rest) {
+        Found::Marker { at, which } => (at, Some(which)),
+        Found::Partial { safe } => (safe, None),
+    };
+    h.text.push_str(&rest[..take]);
+    h.raw.push_str(&rest[..take]);
+    h.chars += rest[..take].chars().count();
+    i += take;
+    if h.chars > HEADER_MAX {
+        return (Next::Go(i), Some(fail(&h.raw, out)));
+    }
+    match found {
+        None => (Next::Hold(i), None),
+        Some(0) => {
+            let m = stops.list[0];
+            h.raw.push_str(m);
+            i += m.len();
+            if h.field + 1 < style.fields.len() {
+                h.field += 1;
+                h.text.clear();
+                return (Next::Go(i), None);
+            }
+            let raw = std::mem::take(&mut h.raw);
+            let st = match names.header(style, &h.text) {
+                Some((id, name)) => State::Open { raw, id, name },
+                None => fail(&raw, out),
+            };
+            (Next::Go(i), Some(st))
+        }
+        // Another call marker inside the header.
+        Some(_) => (Next::Go(i), Some(fail(&h.raw, out))),
+    }
+}
+
+/// After the header: whitespace, then the arguments object, or the call's end (no arguments).
+fn on_open(
+    style: &Style,
+    raw: &mut String,
+    id: &mut Option<String>,
+    name: &mut String,
+    input: &str,
+    mut i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let ws = ws_len(&input[i..]);
+    // (the header ends with its separator: the whitespace after it is the run)
+    let over = trailing_ws(raw) + ws > WS_MAX;
+    raw.push_str(&input[i..i + ws]);
+    i += ws;
+    if over {
+        // Whitespace past the cap: malformed markup, as a header too long is.
+        return (Next::Go(i), Some(fail(raw, out)));
+    }
+    let after = &input[i..];
+    if after.is_empty() {
+        return (Next::Hold(i), None);
+    }
+    if after.starts_with('{') {
+        out.tool_start(id.take(), std::mem::take(name));
+        return (Next::Go(i), Some(State::Args(JsonScanner::new())));
+    }
+    match expect(after, &style.close) {
+        Expect::Marker {
+            which: CALL_END,
+            end,
+        } => {
+            // No arguments at all: an empty object.
+            out.tool_start(id.take(), std::mem::take(name));
+            out.args("{}");
+            out.tool_end();
+            (Next::Go(i + end), Some(to_section(String::new(), false)))
+        }
+        Expect::Wait { .. } => (Next::Hold(i), None),
+        _ => (Next::Go(i), Some(fail(raw, out))),
+    }
+}
+
+/// After the arguments: whitespace, the fence, then the call's end (or the next call's start,
+/// or the section's end).
+fn on_close(
+    style: &Style,
+    fence: &mut bool,
+    ws: &mut String,
+    input: &str,
+    mut i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let st = match markup_after_call(ws, input, &mut i, &style.close, out) {
+        After::Marker(CALL_END) => to_section(String::new(), false),
+        After::Marker(CALL_START) => to_header(std::mem::take(ws)),
+        // (The fence stays in the held text.)
+        After::Marker(FENCE) if style.fence && *fence => fail(ws, out), // a second fence
+        After::Marker(FENCE) if style.fence => {
+            *fence = true;
+            return (Next::Go(i), None);
+        }
+        // The section's end.
+        After::Marker(_) => State::Text,
+        After::Wait => return (Next::Hold(i), None),
+        After::Text => State::Fallback,
+    };
+    (Next::Go(i), Some(st))
+}
+
+impl Machine for NamedJson {
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let style = self.style;
+        let (next, to) = match &mut self.st {
+            State::Text => on_text(style, input, i, out),
+            State::Section { raw, open } => on_section(style, raw, *open, input, i, out),
+            State::Header(h) => on_header(h, style, &mut self.names, input, i, out),
+            State::Open { raw, id, name } => on_open(style, raw, id, name, input, i, out),
+            State::Args(sc) => match stream_args(sc, &input[i..], out) {
+                Args::Ended(n) => {
+                    let ws = String::new();
+                    (Next::Go(i + n), Some(State::Close { fence: false, ws }))
+                }
+                Args::Open => (Next::Hold(input.len()), None),
+                Args::Broken(n) => (Next::Go(i + n), Some(State::Fallback)),
+            },
+            State::Close { fence, ws } => on_close(style, fence, ws, input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+        };
+        if let Some(st) = to {
+            self.st = st;
+        }
+        next
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             State::Section { raw, open } => {
                 // A section left open after complete calls keeps them; the text ending inside
                 // its start or the next call's start marker is truncation.
@@ -389,7 +420,8 @@ impl Machine for NamedJson {
                     out.truncate(raw);
                 }
             }
-            State::Header { raw, .. } | State::Open { raw, .. } => {
+            State::Text | State::Fallback => out.content(rest),
+            State::Header(Header { raw, .. }) | State::Open { raw, .. } => {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
@@ -439,8 +471,8 @@ mod tests {
     #[test]
     fn the_three_formats() {
         let x = extract("deepseek_v3", V3);
-        assert!(!x.malformed && !x.truncated);
-        assert_eq!(x.content.as_deref(), Some("Sure. After."));
+        let flags = (x.malformed, x.truncated, x.content.as_deref());
+        assert_eq!(flags, (false, false, Some("Sure. After.")));
         assert_eq!(
             calls(&x),
             [

@@ -48,7 +48,7 @@
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
 
-use super::between::{after_call, stream_args, text_until, After, Args};
+use super::between::{after_call, stream_args, text_until, After, Args, Next};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
@@ -90,18 +90,15 @@ const CALL_ID: usize = 1;
 enum State {
     /// Plain text, looking for a start marker.
     Text,
-    /// `forms`: after the start marker, which form follows? (`raw` is the markup read so far.)
-    Form { raw: String },
+    /// `forms`: after the start marker, which form follows? (`raw` is the markup read so far,
+    /// `ws` the whitespace, capped by `WS_MAX`.)
+    Form { raw: String, ws: usize },
     /// Inside the start marker's JSON.
     Body(Region),
     /// The name form: the function name.
     Name { raw: String, name: String },
     /// The name form: after the name and the call-id marker, the id the model gave the call.
-    Id {
-        raw: String,
-        name: String,
-        id: String,
-    },
+    Id(CallId),
     /// The name form: the arguments object, streamed as written.
     Args(JsonScanner),
     /// After a complete body: whitespace (kept: it is content if text follows without an end
@@ -111,11 +108,22 @@ enum State {
     Fallback,
 }
 
+/// The name form's call after its call-id marker: the markup read so far, the name, the id so
+/// far, and the whitespace read before it (capped by `WS_MAX`).
+#[derive(Debug)]
+struct CallId {
+    raw: String,
+    name: String,
+    id: String,
+    ws: usize,
+}
+
+/// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
+type Moved = (Next, Option<State>);
+
 pub struct TaggedJson {
     tags: &'static Tags,
     st: State,
-    /// Form, Id: the whitespace read so far (capped by `WS_MAX`).
-    ws: usize,
 }
 
 fn is_name_char(c: char) -> bool {
@@ -153,24 +161,40 @@ fn args_open(after: &str, args: &Markers) -> Option<(usize, bool)> {
     }
 }
 
+/// The name form's arguments after a name or an id, `skipped` the text read before them: with
+/// `call` (the id and the name) the call starts and its arguments follow; without it (no `{`,
+/// an empty name or id) the markup read is malformed.
+fn start_call(
+    raw: &mut String,
+    skipped: &str,
+    call: Option<(Option<String>, String)>,
+    out: &mut Emitter,
+) -> State {
+    let Some((id, name)) = call else {
+        raw.push_str(skipped);
+        return fail(raw, out);
+    };
+    out.tool_start(id, name);
+    State::Args(JsonScanner::new())
+}
+
 impl TaggedJson {
     pub fn new(tags: &'static Tags) -> Self {
         TaggedJson {
             tags,
             st: State::Text,
-            ws: 0,
         }
     }
 
-    /// After start marker `m`: how many of its bytes are consumed, and what follows (its body,
-    /// or with `forms` the choice of the call's form).
-    fn opened(&mut self, m: &str) -> (usize, State) {
+    /// After start marker `m` (`i` is past it): what follows (its body, or with `forms` the
+    /// choice of the call's form), from where.
+    fn opened(&self, m: &str, i: usize) -> Moved {
         if self.tags.forms {
-            self.ws = 0;
-            return (m.len(), State::Form { raw: m.to_owned() });
+            let raw = m.to_owned();
+            return (Next::Go(i), Some(State::Form { raw, ws: 0 }));
         }
         let k = self.skip(m);
-        (k, self.body(&m[..k]))
+        (Next::Go(i - m.len() + k), Some(self.body(&m[..k])))
     }
 
     /// How many bytes of start marker `m` the body does not read itself (its own `[` it does).
@@ -190,208 +214,200 @@ impl TaggedJson {
         };
         State::Body(Region::new(calls, opener, self.tags.tentative))
     }
+
+    /// Plain text up to a start marker; the content's wrappers in it are markup, dropped.
+    fn on_text(&self, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+        let Some(which) = text_until(&self.tags.text, input, &mut i, out) else {
+            return (Next::Hold(i), None);
+        };
+        // (a wrapper of the content is markup, dropped)
+        if which >= self.tags.markers.list.len() - self.tags.ends {
+            return (Next::Go(i), None);
+        }
+        self.opened(self.tags.text.list[which], i)
+    }
+}
+
+/// `forms`: after the start marker and whitespace, the first character decides the call's
+/// form.
+fn on_form(
+    tags: &Tags,
+    raw: &mut String,
+    ws: &mut usize,
+    input: &str,
+    i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    // (At most one character past the cap is read: then it is malformed.)
+    let n = ws_len(rest).min(WS_MAX + 1 - *ws);
+    raw.push_str(&rest[..n]);
+    *ws += n;
+    let c = match rest[n..].chars().next() {
+        _ if *ws > WS_MAX => ' ',
+        Some(c) => c,
+        None => return (Next::Hold(input.len()), None),
+    };
+    let raw = std::mem::take(raw);
+    let st = match c {
+        '[' => State::Body(Region::new(Calls::array(tags.keys), &raw, false)),
+        '{' => State::Body(Region::new(Calls::object(tags.keys, false), &raw, false)),
+        c if is_name_char(c) => State::Name {
+            raw,
+            name: String::new(),
+        },
+        _ => fail(&raw, out),
+    };
+    (Next::Go(i + n), Some(st))
+}
+
+/// The name form: the function's name, then the arguments (or the call-id marker).
+fn on_name(
+    tags: &Tags,
+    raw: &mut String,
+    name: &mut String,
+    input: &str,
+    mut i: usize,
+    out: &mut Emitter,
+) -> Moved {
+    let rest = &input[i..];
+    // (At most one character past the cap is read: then it is malformed.)
+    let n = rest.len() - rest.trim_start_matches(is_name_char).len();
+    let n = n.min(NAME_MAX + 1 - name.len());
+    name.push_str(&rest[..n]);
+    raw.push_str(&rest[..n]);
+    i += n;
+    let after = &rest[n..];
+    if name.len() > NAME_MAX {
+        return (Next::Go(i), Some(fail(raw, out)));
+    }
+    if after.is_empty() {
+        return (Next::Hold(input.len()), None);
+    }
+    // Between the name and the arguments: whitespace and the optional separator, or the
+    // call-id marker and the id (whitespace past the cap: see `args_open`).
+    match expect(after, &tags.after_name) {
+        _ if ws_len(after) > WS_MAX => {}
+        Expect::Marker {
+            which: CALL_ID,
+            end,
+        } if !name.is_empty() => {
+            raw.push_str(&after[..end]);
+            let st = State::Id(CallId {
+                raw: std::mem::take(raw),
+                name: std::mem::take(name),
+                id: String::new(),
+                ws: 0,
+            });
+            return (Next::Go(i + end), Some(st));
+        }
+        Expect::Wait { .. } => return (Next::Hold(i), None),
+        _ => {}
+    }
+    let Some((skip, open)) = args_open(after, &tags.args) else {
+        return (Next::Hold(i), None);
+    };
+    let call = (open && !name.is_empty()).then(|| (None, std::mem::take(name)));
+    let st = start_call(raw, &after[..skip], call, out);
+    (Next::Go(i + skip), Some(st))
+}
+
+/// The name form: the call's id after its marker, then the arguments.
+fn on_id(tags: &Tags, cid: &mut CallId, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
+    let mut rest = &input[i..];
+    if cid.id.is_empty() {
+        let w = ws_len(rest).min(WS_MAX + 1 - cid.ws);
+        cid.raw.push_str(&rest[..w]);
+        i += w;
+        cid.ws += w;
+        rest = &rest[w..];
+        if cid.ws > WS_MAX {
+            return (Next::Go(i), Some(fail(&cid.raw, out)));
+        }
+    }
+    // (At most one character past the cap is read: then it is malformed.)
+    let n = rest.len()
+        - rest
+            .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
+            .len();
+    let n = n.min(ID_MAX + 1 - cid.id.len());
+    cid.id.push_str(&rest[..n]);
+    cid.raw.push_str(&rest[..n]);
+    i += n;
+    let after = &rest[n..];
+    if cid.id.len() <= ID_MAX && after.is_empty() {
+        return (Next::Hold(input.len()), None);
+    }
+    // Between the id and the arguments: whitespace and the optional separator.
+    let (skip, open) = if cid.id.len() > ID_MAX {
+        (0, false)
+    } else {
+        match args_open(after, &tags.args) {
+            Some(o) => o,
+            None => return (Next::Hold(i), None),
+        }
+    };
+    let call = (open && !cid.id.is_empty()).then(|| {
+        (
+            Some(std::mem::take(&mut cid.id)),
+            std::mem::take(&mut cid.name),
+        )
+    });
+    let st = start_call(&mut cid.raw, &after[..skip], call, out);
+    (Next::Go(i + skip), Some(st))
 }
 
 impl Machine for TaggedJson {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => {
-                    let Some(which) = text_until(&self.tags.text, input, &mut i, out) else {
-                        return i;
-                    };
-                    // (a wrapper of the content is markup, dropped)
-                    if which < self.tags.markers.list.len() - self.tags.ends {
-                        let m = self.tags.text.list[which];
-                        let (k, st) = self.opened(m);
-                        i = i - m.len() + k;
-                        self.st = st;
-                    }
+    fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
+        let tags = self.tags;
+        let (next, to) = match &mut self.st {
+            State::Body(region) => match region.feed(&input[i..], out) {
+                RegionStep::More => (Next::Hold(input.len()), None),
+                // After calls, their end marker may follow; after the forms' calls (no end
+                // marker) what follows is text.
+                RegionStep::Done(n) if region.is_call() && !tags.forms => {
+                    let ws = String::new();
+                    (Next::Go(i + n), Some(State::After { ws }))
                 }
-                State::Form { raw } => {
-                    // (At most one character past the cap is read: then it is malformed.)
-                    let ws = ws_len(rest).min(WS_MAX + 1 - self.ws);
-                    raw.push_str(&rest[..ws]);
-                    i += ws;
-                    self.ws += ws;
-                    let c = match rest[ws..].chars().next() {
-                        _ if self.ws > WS_MAX => ' ',
-                        Some(c) => c,
-                        None => return input.len(),
-                    };
-                    let raw = std::mem::take(raw);
-                    let keys = self.tags.keys;
-                    self.st = match c {
-                        '[' => State::Body(Region::new(Calls::array(keys), &raw, false)),
-                        '{' => State::Body(Region::new(Calls::object(keys, false), &raw, false)),
-                        c if is_name_char(c) => State::Name {
-                            raw,
-                            name: String::new(),
-                        },
-                        _ => fail(&raw, out),
-                    };
+                RegionStep::Failed(n) if out.malformed => (Next::Go(i + n), Some(State::Fallback)),
+                // A tentative body that held no call went back to content; one that failed
+                // before a call started is text: scanning goes on from the offending character.
+                RegionStep::Done(n) | RegionStep::Failed(n) => (Next::Go(i + n), Some(State::Text)),
+            },
+            State::Text => self.on_text(input, i, out),
+            // The driver makes the rest content.
+            State::Fallback => (Next::Hold(i), None),
+            State::After { ws } => match after_call(ws, input, &mut i, &tags.markers, out) {
+                // Another call with the previous one's end marker missing.
+                After::Marker(which) if which >= tags.ends => {
+                    self.opened(tags.markers.list[which], i)
                 }
-                State::Body(region) => match region.feed(rest, out) {
-                    RegionStep::More => return input.len(),
-                    RegionStep::Done(n) => {
-                        i += n;
-                        // A tentative body that held no call went back to content; after the
-                        // forms' calls (no end marker) what follows is text.
-                        self.st = if region.is_call() && !self.tags.forms {
-                            State::After { ws: String::new() }
-                        } else {
-                            State::Text
-                        };
-                    }
-                    RegionStep::Failed(n) => {
-                        i += n;
-                        // A tentative body that failed before a call started is text: scanning
-                        // goes on from the offending character.
-                        self.st = if out.malformed {
-                            State::Fallback
-                        } else {
-                            State::Text
-                        };
-                    }
-                },
-                State::After { ws } => match after_call(ws, input, &mut i, &self.tags.markers, out)
-                {
-                    After::Marker(which) if which >= self.tags.ends => {
-                        // Another call with the previous one's end marker missing.
-                        let m = self.tags.markers.list[which];
-                        let (k, st) = self.opened(m);
-                        i = i - m.len() + k;
-                        self.st = st;
-                    }
-                    After::Wait => return i,
-                    // The end marker; or none (or whitespace past the cap): the whitespace
-                    // starts the text, and so does what follows.
-                    After::Marker(_) | After::Text => self.st = State::Text,
-                },
-                State::Name { raw, name } => {
-                    // (At most one character past the cap is read: then it is malformed.)
-                    let n = rest.len() - rest.trim_start_matches(is_name_char).len();
-                    let n = n.min(NAME_MAX + 1 - name.len());
-                    name.push_str(&rest[..n]);
-                    raw.push_str(&rest[..n]);
-                    i += n;
-                    let after = &rest[n..];
-                    if name.len() > NAME_MAX {
-                        self.st = fail(raw, out);
-                        continue;
-                    }
-                    if after.is_empty() {
-                        return input.len();
-                    }
-                    // Between the name and the arguments: whitespace and the optional separator,
-                    // or the call-id marker and the id (whitespace past the cap: see `args_open`).
-                    match expect(after, &self.tags.after_name) {
-                        _ if ws_len(after) > WS_MAX => {}
-                        Expect::Marker {
-                            which: CALL_ID,
-                            end,
-                        } if !name.is_empty() => {
-                            raw.push_str(&after[..end]);
-                            i += end;
-                            self.ws = 0;
-                            self.st = State::Id {
-                                raw: std::mem::take(raw),
-                                name: std::mem::take(name),
-                                id: String::new(),
-                            };
-                            continue;
-                        }
-                        Expect::Wait { .. } => return i,
-                        _ => {}
-                    }
-                    let Some((skip, open)) = args_open(after, &self.tags.args) else {
-                        return i;
-                    };
-                    if !open || name.is_empty() {
-                        raw.push_str(&after[..skip]);
-                        i += skip;
-                        self.st = fail(raw, out);
-                        continue;
-                    }
-                    out.tool_start(None, std::mem::take(name));
-                    i += skip;
-                    self.st = State::Args(JsonScanner::new());
-                }
-                State::Id { raw, name, id } => {
-                    let mut rest = rest;
-                    if id.is_empty() {
-                        let w = ws_len(rest).min(WS_MAX + 1 - self.ws);
-                        raw.push_str(&rest[..w]);
-                        i += w;
-                        self.ws += w;
-                        rest = &rest[w..];
-                        if self.ws > WS_MAX {
-                            self.st = fail(raw, out);
-                            continue;
-                        }
-                    }
-                    // (At most one character past the cap is read: then it is malformed.)
-                    let n = rest.len()
-                        - rest
-                            .trim_start_matches(|c: char| c.is_ascii_alphanumeric())
-                            .len();
-                    let n = n.min(ID_MAX + 1 - id.len());
-                    id.push_str(&rest[..n]);
-                    raw.push_str(&rest[..n]);
-                    i += n;
-                    let after = &rest[n..];
-                    if id.len() <= ID_MAX && after.is_empty() {
-                        return input.len();
-                    }
-                    // Between the id and the arguments: whitespace and the optional separator.
-                    let (skip, open) = if id.len() > ID_MAX {
-                        (0, false)
-                    } else {
-                        match args_open(after, &self.tags.args) {
-                            Some(o) => o,
-                            None => return i,
-                        }
-                    };
-                    if !open || id.is_empty() {
-                        raw.push_str(&after[..skip]);
-                        i += skip;
-                        self.st = fail(raw, out);
-                        continue;
-                    }
-                    let id = std::mem::take(id);
-                    out.tool_start(Some(id), std::mem::take(name));
-                    i += skip;
-                    self.st = State::Args(JsonScanner::new());
-                }
-                State::Args(sc) => match stream_args(sc, rest, out) {
-                    Args::Ended(n) => {
-                        i += n;
-                        self.st = State::Text;
-                    }
-                    Args::Open => return input.len(),
-                    Args::Broken(n) => {
-                        i += n;
-                        self.st = State::Fallback;
-                    }
-                },
-                // The driver makes the rest content.
-                State::Fallback => return i,
-            }
+                After::Wait => (Next::Hold(i), None),
+                // The end marker; or none (or whitespace past the cap): the whitespace
+                // starts the text, and so does what follows.
+                After::Marker(_) | After::Text => (Next::Go(i), Some(State::Text)),
+            },
+            State::Form { raw, ws } => on_form(tags, raw, ws, input, i, out),
+            State::Name { raw, name } => on_name(tags, raw, name, input, i, out),
+            State::Id(cid) => on_id(tags, cid, input, i, out),
+            State::Args(sc) => match stream_args(sc, &input[i..], out) {
+                Args::Ended(n) => (Next::Go(i + n), Some(State::Text)),
+                Args::Open => (Next::Hold(input.len()), None),
+                Args::Broken(n) => (Next::Go(i + n), Some(State::Fallback)),
+            },
+        };
+        if let Some(st) = to {
+            self.st = st;
         }
-        input.len()
+        next
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         match &mut self.st {
-            State::Text | State::Fallback => out.content(rest),
             State::Body(region) => region.finish(rest, out),
+            State::Text | State::Fallback => out.content(rest),
             // Cut off before the arguments (in the name or the id): the call's markup so far.
-            State::Form { raw } | State::Name { raw, .. } | State::Id { raw, .. } => {
+            State::Form { raw, .. } | State::Name { raw, .. } | State::Id(CallId { raw, .. }) => {
                 raw.push_str(rest);
                 out.truncate(raw);
             }
@@ -441,6 +457,12 @@ mod tests {
         (name.to_owned(), args.to_owned())
     }
 
+    /// `text` is content whole, no call read from it (`malformed`: as malformed markup).
+    fn all_content(name: &str, text: &str, malformed: bool) {
+        let want = (Some(text.to_owned()), vec![], malformed, false);
+        assert_eq!(check(name, text), want, "{name}: {text:?}");
+    }
+
     #[test]
     fn generated_tags() {
         assert_eq!(GRANITE_TAGS.markers.list, ["<|tool_call|>", "<tool_call>"]);
@@ -478,10 +500,7 @@ mod tests {
             r#"[{"a": 1}] x"#,
             "[TOOL_CALLS]",
         ] {
-            assert_eq!(
-                check("xlam", text),
-                (Some(text.to_owned()), vec![], false, false)
-            );
+            all_content("xlam", text, false);
         }
         let r = check("xlam", r#"Hi [{"name": "f", "arguments": {"a": tru}}]"#);
         assert!(r.2 && r.1.is_empty());
@@ -489,10 +508,10 @@ mod tests {
 
     #[test]
     fn phi4_functools_is_a_word_until_calls_follow() {
-        let text = "import functools; functools[] then functools[{";
-        assert_eq!(
-            check("phi4_mini_json", text),
-            (Some(text.to_owned()), vec![], false, false)
+        all_content(
+            "phi4_mini_json",
+            "import functools; functools[] then functools[{",
+            false,
         );
         let r = check(
             "phi4_mini_json",
@@ -506,11 +525,7 @@ mod tests {
 
     #[test]
     fn empty_list_after_a_marker_is_malformed() {
-        let text = "<tool_calls>[]</tool_calls>";
-        assert_eq!(
-            check("jamba", text),
-            (Some(text.to_owned()), vec![], true, false)
-        );
+        all_content("jamba", "<tool_calls>[]</tool_calls>", true);
     }
 
     #[test]

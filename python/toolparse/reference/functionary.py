@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping, Optional
 
-from .between import Held, markup_after_call, stream_args, text_until
+from .between import GO, HOLD, Held, Machine, Next, markup_after_call, stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes, json_str_body
@@ -90,7 +90,7 @@ def name_char(c: str) -> bool:
     return c.isascii() and (c.isalnum() or c in "_-")
 
 
-class Functionary:
+class Functionary(Machine):
     def __init__(self, style: Style, _tools: ToolTypes) -> None:
         self.style = style
         # Text | Header | Open | RawOpen | Raw | Args | Close | Fallback
@@ -121,16 +121,28 @@ class Functionary:
         out.args('{"' + json_str_body(self.style.raw_key) + '": "' + json_str_body(code))
         self.st = "Raw"
 
-    def _header(self, s: str, i: int, out: Emitter) -> tuple:
-        """Reads a header from ``s[i:]``; returns the characters consumed and whether to wait."""
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text up to a call start or the raw marker."""
+        which, i = text_until(self.style.text, s, i, out)
+        if which == -1:
+            return i, HOLD
+        self.raw = self.style.text.list[which]
+        if which == RAW:
+            self.st = "RawOpen"
+        else:
+            self.st, self.first = "Header", False
+        return i, GO
+
+    def on_header(self, s: str, i: int, out: Emitter) -> Next:
+        """A header: the call start (or the output's start), the name, the name's end."""
         style = self.style
         if self.first and not self.raw:
             # (the output's start may repeat the call start the prompt wrote)
             if s.startswith(style.call_start, i):
                 self.raw, self.first = style.call_start, False
-                return len(style.call_start), False
+                return i + len(style.call_start), GO
             if style.call_start.startswith(s[i:]):
-                return 0, True
+                return i, HOLD
         start = 0 if self.first else len(style.call_start)
         chars = len(self.raw) - start
         k = i
@@ -140,17 +152,16 @@ class Functionary:
             k += 1
         if k == n:
             self.raw += s[i:]
-            return n - i, True
+            return n, HOLD
         self.raw += s[i:k]
         if not s.startswith(style.name_end, k):
             if chars < NAME_MAX and style.name_end.startswith(s[k:]):
-                return k - i, True  # the name's end may still come
+                return k, HOLD  # the name's end may still come
             raw, self.raw = self.raw, ""
             self._not_a_header(raw, out)
-            return k - i, False
+            return k, GO
         name = self.raw[start:]
         self.raw += style.name_end
-        end = k - i + len(style.name_end)
         if not name:
             raw, self.raw = self.raw, ""
             self._not_a_header(raw, out)
@@ -158,87 +169,86 @@ class Functionary:
             self.raw, self.st = "", "Text"  # the header is markup
         else:
             self.st, self.name, self.head = "Open", name, len(self.raw)
-        return end, False
+        return k + len(style.name_end), GO
 
-    def feed(self, s: str, out: Emitter) -> int:
+    def on_open(self, s: str, i: int, out: Emitter) -> Next:
+        """After the header: whitespace, then the arguments object (or, for the raw-code
+        function, its code)."""
         style = self.style
-        i = 0
-        n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(style.text, s, i, out)
-                if which == -1:
-                    return i
-                self.raw = style.text.list[which]
-                if which == RAW:
-                    self.st = "RawOpen"
-                else:
-                    self.st, self.first = "Header", False
-            elif st == "Header":
-                k, wait = self._header(s, i, out)
-                i += k
-                if wait:
-                    return i
-            elif st == "Open":
-                w = ws_len(s, i)
-                over = len(self.raw) - self.head + w > WS_MAX
-                self.raw += s[i : i + w]
-                i += w
-                if i == n and not over:
-                    return n
-                if i < n and s[i] == "{" and not over:
-                    out.tool_start(None, self.name)
-                    self.st, self.sc, self.raw = "Args", JsonScanner(), ""
-                elif style.raw_by_header and self.name == style.raw_name:
-                    code, self.raw = self.raw[self.head :], ""
-                    self._start_raw(code, out)
-                else:
-                    raw, self.raw = self.raw, ""
-                    self._not_a_header(raw, out)
-            elif st == "RawOpen":
-                w = ws_len(s, i)
-                self.raw += s[i : i + w]
-                i += w
-                code = self.raw[len(style.text.list[RAW]) :]
-                if i == n and len(code) <= WS_MAX:
-                    return i
-                self.raw = ""
-                self._start_raw(code, out)
-            elif st == "Raw":
-                out.args(json_str_body(s[i:]))
-                return n
-            elif st == "Args":
-                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
-                if how == "open":
-                    return n
-                i += k
-                if how == "ended":
-                    if style.call_end is not None:
-                        self.st, self.ws = "Close", Held()
-                    else:
-                        self.st = "Text"
-                else:
-                    self.st = "Fallback"
-            elif st == "Close":
-                assert style.call_end is not None
-                kind, _, i = markup_after_call(self.ws, s, i, style.call_end, out)
-                if kind == "wait":
-                    return i
-                self.st = "Text" if kind == "marker" else "Fallback"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        w = ws_len(s, i)
+        over = len(self.raw) - self.head + w > WS_MAX
+        self.raw += s[i : i + w]
+        i += w
+        if i == len(s) and not over:
+            return i, HOLD
+        if i < len(s) and s[i] == "{" and not over:
+            out.tool_start(None, self.name)
+            self.st, self.sc, self.raw = "Args", JsonScanner(), ""
+        elif style.raw_by_header and self.name == style.raw_name:
+            code, self.raw = self.raw[self.head :], ""
+            self._start_raw(code, out)
+        else:
+            raw, self.raw = self.raw, ""
+            self._not_a_header(raw, out)
+        return i, GO
+
+    def on_close(self, s: str, i: int, out: Emitter) -> Next:
+        """After the arguments: whitespace, then ``call_end``."""
+        end = self.style.call_end
+        if end is None:  # (only a format with call_end closes its calls)
+            self.st = "Text"
+            return i, GO
+        kind, _, i = markup_after_call(self.ws, s, i, end, out)
+        if kind == "wait":
+            return i, HOLD
+        self.st = "Text" if kind == "marker" else "Fallback"
+        return i, GO
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        st = self.st
+        if st == "Raw":
+            out.args(json_str_body(s[i:]))
+            return len(s), HOLD
+        if st == "Text":
+            return self.on_text(s, i, out)
+        if st == "Header":
+            return self.on_header(s, i, out)
+        if st == "RawOpen":
+            w = ws_len(s, i)
+            self.raw += s[i : i + w]
+            i += w
+            code = self.raw[len(self.style.text.list[RAW]) :]
+            if i == len(s) and len(code) <= WS_MAX:
+                return i, HOLD
+            self.raw = ""
+            self._start_raw(code, out)
+            return i, GO
+        if st == "Open":
+            return self.on_open(s, i, out)
+        if st == "Args":
+            how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+            if how == "open":
+                return len(s), HOLD
+            if how == "broken":
+                self.st = "Fallback"
+            elif self.style.call_end is not None:
+                self.st, self.ws = "Close", Held()
+            else:
+                self.st = "Text"
+            return i + k, GO
+        if st == "Close":
+            return self.on_close(s, i, out)
+        return i, HOLD  # Fallback: the driver makes the rest content
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st
-        if st in ("Text", "Fallback"):
-            out.content(rest)
-        elif st == "Header" and self.first:
+        if st == "Header" and self.first:
             # The output's first line, no header after all: text.
             out.content(self.raw + rest)
         elif st in ("Header", "Open", "RawOpen"):
             out.truncate(self.raw + rest)
+        elif st in ("Text", "Fallback"):
+            out.content(rest)
         elif st == "Raw":
             out.args('"}')
             out.tool_end()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence, Set, Tuple
 
-from .between import Held, markup_after_call, stream_args, text_until
+from .between import GO, HOLD, Held, Machine, Next, markup_after_call, stream_args, text_until
 from .event import Emitter
 from .json import JsonScanner
 from .params import ToolTypes
@@ -72,7 +72,7 @@ def is_index(s: str) -> bool:
     return bool(s) and all("0" <= c <= "9" for c in s)
 
 
-class NamedJson:
+class NamedJson(Machine):
     def __init__(self, style: Style, tools: ToolTypes) -> None:
         self.style = style
         # Text | Section | Header | Open | Args | Close | Fallback
@@ -115,144 +115,171 @@ class NamedJson:
         out.content(raw)
         self.st = "Fallback"
 
-    def _section(self, raw: str, open: bool) -> None:
+    def _to_section(self, raw: str, open: bool) -> None:
+        """In a section, before a call, ``raw`` starting the markup a malformed call falls back
+        to."""
         self.st, self.raw, self.open = "Section", raw, open
 
-    def _header(self, raw: str) -> None:
+    def _to_header(self, raw: str) -> None:
+        """In a call's header, ``raw`` its markup so far (the call's start marker last)."""
         self.st, self.raw, self.field, self.text, self.chars = "Header", raw, 0, "", 0
 
-    def feed(self, s: str, out: Emitter) -> int:
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        st = self.st
+        if st == "Args":
+            how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+            if how == "open":
+                return len(s), HOLD
+            if how == "ended":
+                self.st, self.fence, self.ws = "Close", False, Held()
+            else:
+                self.st = "Fallback"
+            return i + k, GO
+        if st == "Text":
+            return self.on_text(s, i, out)
+        if st == "Section":
+            return self.on_section(s, i, out)
+        if st == "Fallback":
+            return i, HOLD  # the driver makes the rest content
+        if st == "Header":
+            return self.on_header(s, i, out)
+        if st == "Open":
+            return self.on_open(s, i, out)
+        return self.on_close(s, i, out)  # Close
+
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text up to a section's start."""
+        which, i = text_until(self.style.section, s, i, out)
+        if which == -1:
+            return i, HOLD
+        self._to_section(self.style.section.list[which], True)
+        return i, GO
+
+    def on_section(self, s: str, i: int, out: Emitter) -> Next:
+        """In a section, between calls: whitespace, then the next call's start or the section's
+        end. A section that holds only calls (``style.drop_between``) is read by
+        ``drop_between``."""
         style = self.style
-        i = 0
-        n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(style.section, s, i, out)
-                if which == -1:
-                    return i
-                self._section(style.section.list[which], True)
-            elif st == "Section" and style.drop_between:
-                kind, at, which = style.between.find(s, i)
-                if kind != "marker":
-                    # text outside a call is dropped; a possible marker's start is held back
-                    return i + at
-                m = style.between.list[which]
-                i += at + len(m)
-                if which == 0:
-                    # (the markup a malformed first call falls back to starts at the section's)
-                    self._header((self.raw if self.open else "") + m)
-                else:
-                    self.st = "Text"
-            elif st == "Section":
-                kind, a, b = expect_capped(s, style.between, i, trailing_ws(self.raw))
-                if kind == "marker" and a == 0:
-                    self._header(self.raw + s[i : i + b])
-                    i += b
-                elif kind == "marker":
-                    # The section's end. A section with no call in it is content.
-                    if self.open:
-                        out.content(self.raw + s[i : i + b])
-                    i += b
-                    self.st = "Text"
-                elif kind == "wait":
-                    self.raw += s[i : i + a]
-                    return i + a
-                else:
-                    # Other text, or whitespace past the cap: malformed markup.
-                    self.raw += s[i : i + a]
-                    i += a
-                    self._fail(self.raw, out)
-            elif st == "Header":
-                stops = style.fields[self.field]
-                kind, at, which = stops.find(s, i)
-                piece = s[i : i + at]
-                self.text += piece
-                self.raw += piece
-                self.chars += len(piece)
-                i += at
-                if self.chars > HEADER_MAX:
-                    self._fail(self.raw, out)
-                    continue
-                if kind != "marker":
-                    return i
-                if which == 0:
-                    m = stops.list[0]
-                    self.raw += m
-                    i += len(m)
-                    if self.field + 1 < len(style.fields):
-                        self.field += 1
-                        self.text = ""
-                        continue
-                    raw, text = self.raw, self.text
-                    self.text = ""
-                    h = self.header(text)
-                    if h is None:
-                        self._fail(raw, out)
-                    else:
-                        self.st, self.raw, (self.id, self.name) = "Open", raw, h
-                else:
-                    # Another call marker inside the header.
-                    self._fail(self.raw, out)
-            elif st == "Open":
-                w = ws_len(s, i)
-                # (the header ends with its separator: the whitespace after it is the run)
-                over = trailing_ws(self.raw) + w > WS_MAX
-                self.raw += s[i : i + w]
-                i += w
-                if over:
-                    # Whitespace past the cap: malformed markup, as a header too long is.
-                    self._fail(self.raw, out)
-                    continue
-                if i == n:
-                    return n
-                if s[i] == "{":
-                    out.tool_start(self.id, self.name)
-                    self.st, self.sc = "Args", JsonScanner()
-                    continue
-                kind, a, b = expect(s, style.close, i)
-                if kind == "marker" and a == CALL_END:
-                    # No arguments at all: an empty object.
-                    out.tool_start(self.id, self.name)
-                    out.args("{}")
-                    out.tool_end()
-                    i += b
-                    self._section("", False)
-                elif kind == "wait":
-                    return i
-                else:
-                    self._fail(self.raw, out)
-            elif st == "Args":
-                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
-                if how == "open":
-                    return n
-                i += k
-                if how == "ended":
-                    self.st, self.fence, self.ws = "Close", False, Held()
-                else:
-                    self.st = "Fallback"
-            elif st == "Close":
-                kind, which, i = markup_after_call(self.ws, s, i, style.close, out)
-                if kind == "marker":
-                    if which == CALL_END:
-                        self._section("", False)
-                    elif which == CALL_START:
-                        self._header("".join(self.ws))
-                    elif which == FENCE and style.fence:
-                        # (the fence stays in the held text)
-                        if self.fence:
-                            self._fail("".join(self.ws), out)  # a second fence
-                        else:
-                            self.fence = True
-                    else:  # the section's end
-                        self.st = "Text"
-                elif kind == "wait":
-                    return i
-                else:
-                    self.st = "Fallback"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        if style.drop_between:
+            return self.drop_between(s, i)
+        kind, a, b = expect_capped(s, style.between, i, trailing_ws(self.raw))
+        if kind == "marker" and a == 0:
+            self._to_header(self.raw + s[i : i + b])
+            return i + b, GO
+        if kind == "marker":
+            # The section's end. A section with no call in it is content.
+            if self.open:
+                out.content(self.raw + s[i : i + b])
+            self.st = "Text"
+            return i + b, GO
+        self.raw += s[i : i + a]
+        if kind == "wait":
+            return i + a, HOLD
+        # Other text, or whitespace past the cap: malformed markup.
+        self._fail(self.raw, out)
+        return i + a, GO
+
+    def drop_between(self, s: str, i: int) -> Next:
+        """In a section that holds only calls: text outside a call is dropped, up to the next
+        call's start or the section's end."""
+        kind, at, which = self.style.between.find(s, i)
+        if kind != "marker":
+            return i + at, HOLD  # a possible marker's start is held back
+        m = self.style.between.list[which]
+        if which != 0:
+            self.st = "Text"
+        else:
+            # (the markup a malformed first call falls back to starts at the section's)
+            self._to_header((self.raw if self.open else "") + m)
+        return i + at + len(m), GO
+
+    def on_header(self, s: str, i: int, out: Emitter) -> Next:
+        """A call's header: its fields up to their separators, the last one naming the call."""
+        style = self.style
+        stops = style.fields[self.field]
+        kind, at, which = stops.find(s, i)
+        piece = s[i : i + at]
+        self.text += piece
+        self.raw += piece
+        self.chars += len(piece)
+        i += at
+        if self.chars > HEADER_MAX:
+            self._fail(self.raw, out)
+            return i, GO
+        if kind != "marker":
+            return i, HOLD
+        if which != 0:
+            # Another call marker inside the header.
+            self._fail(self.raw, out)
+            return i, GO
+        m = stops.list[0]
+        self.raw += m
+        i += len(m)
+        if self.field + 1 < len(style.fields):
+            self.field += 1
+            self.text = ""
+            return i, GO
+        raw, text = self.raw, self.text
+        self.text = ""
+        h = self.header(text)
+        if h is None:
+            self._fail(raw, out)
+        else:
+            self.st, self.raw, (self.id, self.name) = "Open", raw, h
+        return i, GO
+
+    def on_open(self, s: str, i: int, out: Emitter) -> Next:
+        """After the header: whitespace, then the arguments object, or the call's end (no
+        arguments)."""
+        w = ws_len(s, i)
+        # (the header ends with its separator: the whitespace after it is the run)
+        over = trailing_ws(self.raw) + w > WS_MAX
+        self.raw += s[i : i + w]
+        i += w
+        if over:
+            # Whitespace past the cap: malformed markup, as a header too long is.
+            self._fail(self.raw, out)
+            return i, GO
+        if i == len(s):
+            return i, HOLD
+        if s[i] == "{":
+            out.tool_start(self.id, self.name)
+            self.st, self.sc = "Args", JsonScanner()
+            return i, GO
+        kind, a, b = expect(s, self.style.close, i)
+        if kind == "marker" and a == CALL_END:
+            # No arguments at all: an empty object.
+            out.tool_start(self.id, self.name)
+            out.args("{}")
+            out.tool_end()
+            self._to_section("", False)
+            return i + b, GO
+        if kind == "wait":
+            return i, HOLD
+        self._fail(self.raw, out)
+        return i, GO
+
+    def on_close(self, s: str, i: int, out: Emitter) -> Next:
+        """After the arguments: whitespace, the fence, then the call's end (or the next call's
+        start, or the section's end)."""
+        kind, which, i = markup_after_call(self.ws, s, i, self.style.close, out)
+        if kind == "wait":
+            return i, HOLD
+        if kind != "marker":
+            self.st = "Fallback"
+        elif which == CALL_END:
+            self._to_section("", False)
+        elif which == CALL_START:
+            self._to_header("".join(self.ws))
+        elif which == FENCE and self.style.fence:
+            # (the fence stays in the held text)
+            if self.fence:
+                self._fail("".join(self.ws), out)  # a second fence
+            else:
+                self.fence = True
+        else:  # the section's end
+            self.st = "Text"
+        return i, GO
 
     def finish(self, rest: str, out: Emitter) -> None:
         st = self.st

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Tuple
 
-from .between import Held, after_call, stream_args, text_until
+from .between import GO, HOLD, Held, Machine, Next, after_call, stream_args, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, JsonScanner
 from .region import Region
@@ -83,7 +83,7 @@ class Tags:
         self.after_name = Markers([*args, *call_id])
 
 
-class TaggedJson:
+class TaggedJson(Machine):
     def __init__(self, tags: Tags) -> None:
         self.tags = tags
         self.st = "Text"  # Text | Form | Body | Name | Id | Args | After | Fallback
@@ -104,163 +104,176 @@ class TaggedJson:
         calls = Calls.array_of(keys) if self.tags.array else Calls.object(keys, False)
         self.st, self.region = "Body", Region(calls, opener, self.tags.tentative)
 
-    def _opened(self, m: str) -> int:
-        """After start marker ``m``: its body, or the forms' dispatch; how much of ``m`` is
-        consumed."""
+    def _opened(self, m: str, i: int) -> Next:
+        """After start marker ``m`` (``i`` is past it): what follows (its body, or with
+        ``forms`` the choice of the call's form), from where."""
         if self.tags.forms:
             self.st, self.raw, self.n_ws = "Form", m, 0
-            return len(m)
+            return i, GO
         k = self._skip(m)
         self._body(m[:k])
-        return k
+        return i - len(m) + k, GO
 
     def _fail(self, raw: str, out: Emitter) -> None:
         out.malformed = True
         out.content(raw)
         self.st = "Fallback"
 
-    def feed(self, s: str, out: Emitter) -> int:
-        i = 0
-        n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(self.tags.text, s, i, out)
-                if which == -1:
-                    return i
-                # (a wrapper of the content is markup, dropped)
-                if which < len(self.tags.markers.list) - self.tags.ends:
-                    m = self.tags.text.list[which]
-                    i += self._opened(m) - len(m)
-            elif st == "Form":
-                # (At most one character past the cap is read: then it is malformed.)
-                ws = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
-                self.raw += s[i : i + ws]
-                i += ws
-                self.n_ws += ws
-                if self.n_ws > WS_MAX:
-                    c = " "
-                elif i == n:
-                    return n
-                else:
-                    c = s[i]
-                raw, self.raw = self.raw, ""
-                keys = self.tags.keys
-                if c == "[":
-                    self.st, self.region = "Body", Region(Calls.array_of(keys), raw, False)
-                elif c == "{":
-                    self.st, self.region = "Body", Region(Calls.object(keys, False), raw, False)
-                elif is_name_char(c):
-                    self.st, self.raw, self.name = "Name", raw, ""
-                else:
-                    self._fail(raw, out)
-            elif st == "Body":
-                region = self.region
-                r, k = region.feed(s, out, i)  # type: ignore[union-attr]
-                if r == "more":
-                    return n
-                i += k
-                if r == "done":
-                    # A tentative body that held no call went back to content; after the forms'
-                    # calls (no end marker) what follows is text.
-                    call = region.is_call()  # type: ignore[union-attr]
-                    self.st = "After" if call and not self.tags.forms else "Text"
-                    self.ws = Held()
-                else:
-                    # A tentative body that failed before a call started is text: scanning goes
-                    # on from the offending character.
-                    self.st = "Fallback" if out.malformed else "Text"
-            elif st == "After":
-                kind, which, i = after_call(self.ws, s, i, self.tags.markers, out)
-                if kind == "marker" and which >= self.tags.ends:
-                    # Another call with the previous one's end marker missing.
-                    m = self.tags.markers.list[which]
-                    i -= len(m)
-                    i += self._opened(m)
-                elif kind == "wait":
-                    return i
-                else:
-                    # The end marker; or none (or whitespace past the cap): the whitespace
-                    # starts the text, and so does what follows.
-                    self.st = "Text"
-            elif st == "Name":
-                # (At most one character past the cap is read: then it is malformed.)
-                k = _NAME.match(s, i).end() - i  # type: ignore[union-attr]
-                k = min(k, NAME_MAX + 1 - len(self.name))
-                self.name += s[i : i + k]
-                self.raw += s[i : i + k]
-                i += k
-                if len(self.name) > NAME_MAX:
-                    self._fail(self.raw, out)
-                    continue
-                if i == n:
-                    return n
-                # Between the name and the arguments: whitespace and the optional separator, or
-                # the call-id marker and the id (whitespace past the cap: see `args_open`).
-                if ws_len(s, i) <= WS_MAX:
-                    kind, a, b = expect(s, self.tags.after_name, i)
-                    if kind == "marker" and a == CALL_ID and self.name:
-                        self.raw += s[i : i + b]
-                        i += b
-                        self.st, self.id, self.n_ws = "Id", "", 0
-                        continue
-                    if kind == "wait":
-                        return i
-                o = args_open(s, i, self.tags.args)
-                if o is None:
-                    return i
-                skip, opened = o
-                if not opened or not self.name:
-                    self.raw += s[i : i + skip]
-                    i += skip
-                    self._fail(self.raw, out)
-                    continue
-                name, self.name = self.name, ""
-                out.tool_start(None, name)
-                i += skip
-                self.st, self.sc = "Args", JsonScanner()
-            elif st == "Id":
-                if not self.id:
-                    w = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
-                    self.raw += s[i : i + w]
-                    i += w
-                    self.n_ws += w
-                    if self.n_ws > WS_MAX:
-                        self._fail(self.raw, out)
-                        continue
-                # (At most one character past the cap is read: then it is malformed.)
-                k = min(_ID.match(s, i).end() - i, ID_MAX + 1 - len(self.id))  # type: ignore[union-attr]
-                self.id += s[i : i + k]
-                self.raw += s[i : i + k]
-                i += k
-                if len(self.id) <= ID_MAX and i == n:
-                    return n
-                # Between the id and the arguments: whitespace and the optional separator.
-                if len(self.id) > ID_MAX:
-                    skip, opened = 0, False
-                else:
-                    o = args_open(s, i, self.tags.args)
-                    if o is None:
-                        return i
-                    skip, opened = o
-                if not opened or not self.id:
-                    self.raw += s[i : i + skip]
-                    i += skip
-                    self._fail(self.raw, out)
-                    continue
-                name, self.name, call_id, self.id = self.name, "", self.id, ""
-                out.tool_start(call_id, name)
-                i += skip
-                self.st, self.sc = "Args", JsonScanner()
-            elif st == "Args":
-                how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
-                if how == "open":
-                    return n
-                i += k
-                self.st = "Text" if how == "ended" else "Fallback"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+    def _start_call(
+        self, skipped: str, call: Optional[Tuple[Optional[str], str]], out: Emitter
+    ) -> None:
+        """The name form's arguments after a name or an id, ``skipped`` the text read before
+        them: with ``call`` (the id and the name) the call starts and its arguments follow;
+        without it (no ``{``, an empty name or id) the markup read is malformed."""
+        if call is None:
+            self.raw += skipped
+            self._fail(self.raw, out)
+            return
+        self.name = self.id = ""
+        out.tool_start(*call)
+        self.st, self.sc = "Args", JsonScanner()
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        st = self.st
+        if st == "Body":
+            region = self.region
+            r, k = region.feed(s, out, i)  # type: ignore[union-attr]
+            if r == "more":
+                return len(s), HOLD
+            if r == "done":
+                # A tentative body that held no call went back to content; after the forms'
+                # calls (no end marker) what follows is text.
+                call = region.is_call()  # type: ignore[union-attr]
+                self.st = "After" if call and not self.tags.forms else "Text"
+                self.ws = Held()
+            else:
+                # A tentative body that failed before a call started is text: scanning goes on
+                # from the offending character.
+                self.st = "Fallback" if out.malformed else "Text"
+            return i + k, GO
+        if st == "Text":
+            return self.on_text(s, i, out)
+        if st == "Fallback":
+            return i, HOLD  # the driver makes the rest content
+        if st == "After":
+            kind, which, i = after_call(self.ws, s, i, self.tags.markers, out)
+            if kind == "marker" and which >= self.tags.ends:
+                # Another call with the previous one's end marker missing.
+                return self._opened(self.tags.markers.list[which], i)
+            if kind == "wait":
+                return i, HOLD
+            # The end marker; or none (or whitespace past the cap): the whitespace starts the
+            # text, and so does what follows.
+            self.st = "Text"
+            return i, GO
+        if st == "Form":
+            return self.on_form(s, i, out)
+        if st == "Name":
+            return self.on_name(s, i, out)
+        if st == "Id":
+            return self.on_id(s, i, out)
+        # Args
+        how, k = stream_args(self.sc, s, i, out)  # type: ignore[arg-type]
+        if how != "open":
+            self.st = "Text" if how == "ended" else "Fallback"
+            return i + k, GO
+        return len(s), HOLD
+
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text up to a start marker; the content's wrappers in it are markup, dropped."""
+        which, i = text_until(self.tags.text, s, i, out)
+        if which == -1:
+            return i, HOLD
+        # (a wrapper of the content is markup, dropped)
+        if which >= len(self.tags.markers.list) - self.tags.ends:
+            return i, GO
+        return self._opened(self.tags.text.list[which], i)
+
+    def on_form(self, s: str, i: int, out: Emitter) -> Next:
+        """``forms``: after the start marker and whitespace, the first character decides the
+        call's form."""
+        # (At most one character past the cap is read: then it is malformed.)
+        ws = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
+        self.raw += s[i : i + ws]
+        i += ws
+        self.n_ws += ws
+        if self.n_ws > WS_MAX:
+            c = " "
+        elif i == len(s):
+            return i, HOLD
+        else:
+            c = s[i]
+        raw, self.raw = self.raw, ""
+        keys = self.tags.keys
+        if c == "[":
+            self.st, self.region = "Body", Region(Calls.array_of(keys), raw, False)
+        elif c == "{":
+            self.st, self.region = "Body", Region(Calls.object(keys, False), raw, False)
+        elif is_name_char(c):
+            self.st, self.raw, self.name = "Name", raw, ""
+        else:
+            self._fail(raw, out)
+        return i, GO
+
+    def on_name(self, s: str, i: int, out: Emitter) -> Next:
+        """The name form: the function's name, then the arguments (or the call-id marker)."""
+        # (At most one character past the cap is read: then it is malformed.)
+        k = _NAME.match(s, i).end() - i  # type: ignore[union-attr]
+        k = min(k, NAME_MAX + 1 - len(self.name))
+        self.name += s[i : i + k]
+        self.raw += s[i : i + k]
+        i += k
+        if len(self.name) > NAME_MAX:
+            self._fail(self.raw, out)
+            return i, GO
+        if i == len(s):
+            return i, HOLD
+        # Between the name and the arguments: whitespace and the optional separator, or the
+        # call-id marker and the id (whitespace past the cap: see `args_open`).
+        if ws_len(s, i) <= WS_MAX:
+            kind, a, b = expect(s, self.tags.after_name, i)
+            if kind == "marker" and a == CALL_ID and self.name:
+                self.raw += s[i : i + b]
+                self.st, self.id, self.n_ws = "Id", "", 0
+                return i + b, GO
+            if kind == "wait":
+                return i, HOLD
+        o = args_open(s, i, self.tags.args)
+        if o is None:
+            return i, HOLD
+        skip, opened = o
+        call = (None, self.name) if opened and self.name else None
+        self._start_call(s[i : i + skip], call, out)
+        return i + skip, GO
+
+    def on_id(self, s: str, i: int, out: Emitter) -> Next:
+        """The name form: the call's id after its marker, then the arguments."""
+        if not self.id:
+            w = min(ws_len(s, i), WS_MAX + 1 - self.n_ws)
+            self.raw += s[i : i + w]
+            i += w
+            self.n_ws += w
+            if self.n_ws > WS_MAX:
+                self._fail(self.raw, out)
+                return i, GO
+        # (At most one character past the cap is read: then it is malformed.)
+        k = min(_ID.match(s, i).end() - i, ID_MAX + 1 - len(self.id))  # type: ignore[union-attr]
+        self.id += s[i : i + k]
+        self.raw += s[i : i + k]
+        i += k
+        if len(self.id) <= ID_MAX and i == len(s):
+            return i, HOLD
+        # Between the id and the arguments: whitespace and the optional separator.
+        if len(self.id) > ID_MAX:
+            skip, opened = 0, False
+        else:
+            o = args_open(s, i, self.tags.args)
+            if o is None:
+                return i, HOLD
+            skip, opened = o
+        call = (self.id, self.name) if opened and self.id else None
+        self._start_call(s[i : i + skip], call, out)
+        return i + skip, GO
 
     def finish(self, rest: str, out: Emitter) -> None:
         if self.st in ("Text", "Fallback"):
