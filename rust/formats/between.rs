@@ -22,6 +22,17 @@ pub enum Next {
     Hold(usize),
 }
 
+/// What a transition did, and the state it leads to (`None`: the state stays).
+pub type Moved<S> = (Next, Option<S>);
+
+/// A transition's `Next`, with the state it leads to (if any) put in place.
+pub fn settle<S>(st: &mut S, (next, to): Moved<S>) -> Next {
+    if let Some(s) = to {
+        *st = s;
+    }
+    next
+}
+
 /// The loop every machine's `feed` runs: `step(i)` is one transition from position `i`, called
 /// until the input is used up or a transition holds; the result is how much of `input` was
 /// consumed.

@@ -29,7 +29,7 @@
 //!   truncation (the output's first line with `starts_with_header`, no call start read yet, is
 //!   content: it is not markup until its name ends).
 
-use super::between::{markup_after_call, stream_args, text_until, After, Args, Next};
+use super::between::{self, markup_after_call, settle, stream_args, text_until, After, Args, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -105,7 +105,7 @@ pub struct Functionary {
 }
 
 /// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
-type Moved = (Next, Option<State>);
+type Moved = between::Moved<State>;
 
 impl Functionary {
     pub fn new(style: &'static Style, _: &Tools) -> Self {
@@ -266,7 +266,7 @@ fn on_close(style: &Style, ws: &mut String, input: &str, mut i: usize, out: &mut
 impl Machine for Functionary {
     fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
         let style = self.style;
-        let (next, to) = match &mut self.st {
+        let moved = match &mut self.st {
             // The driver makes the rest content.
             State::Fallback => (Next::Hold(i), None),
             State::Text => on_text(style, input, i, out),
@@ -299,10 +299,7 @@ impl Machine for Functionary {
             },
             State::Close { ws } => on_close(style, ws, input, i, out),
         };
-        if let Some(st) = to {
-            self.st = st;
-        }
-        next
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

@@ -45,7 +45,7 @@
 //!   unknown `<` in place of a value, an unbalanced bracket) makes the rest content. The text
 //!   ending inside a call is truncation: the call is unfinished.
 
-use super::between::{after_call, text_until, After, Next};
+use super::between::{self, after_call, settle, text_until, After, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::params::{normalize_json, push_json_str, push_json_str_body, Kind};
@@ -130,7 +130,7 @@ pub struct FunctionGemma {
 
 /// What a transition did: where the loop goes on, and the state it moved to (`None`: the state
 /// stays).
-type Turn = (Next, Option<State>);
+type Turn = between::Moved<State>;
 
 /// The transition moved to `st`; the loop goes on from `at`.
 fn go(at: usize, st: State) -> Turn {
@@ -519,7 +519,7 @@ fn scalar_end(raw: &str, streaming: bool, out: &mut Emitter) {
 impl Machine for FunctionGemma {
     fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
         let r = &mut self.reader;
-        let (next, to) = match &mut self.st {
+        let moved = match &mut self.st {
             State::Text => r.on_text(input, i, out),
             // The driver makes the rest content.
             State::Fallback => (Next::Hold(i), None),
@@ -539,10 +539,7 @@ impl Machine for FunctionGemma {
                 After::Marker(_) | After::Text => go(i, State::Text),
             },
         };
-        if let Some(st) = to {
-            self.st = st;
-        }
-        next
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

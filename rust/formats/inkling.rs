@@ -28,7 +28,7 @@
 //!   content. A body that is not one call object is malformed markup: everything from there on is
 //!   content (non-streaming: the original text); the output ending inside it is truncated.
 
-use super::between::{text_until, Next};
+use super::between::{self, settle, text_until, Next};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
@@ -93,7 +93,7 @@ impl Inkling {
 }
 
 /// What a transition did, and the state it leads to (`None`: the state stays).
-type Moved = (Next, Option<State>);
+type Moved = between::Moved<State>;
 
 /// The state marker `which` of `blocks` opens (from content, or ending a header).
 fn open(style: &Style, which: usize) -> State {
@@ -190,7 +190,7 @@ fn on_thinking(
 impl Machine for Inkling {
     fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
         let style = self.style;
-        let (next, to) = match &mut self.st {
+        let moved = match &mut self.st {
             State::Header { held, chars } => on_header(style, held, chars, input, i, out),
             State::Content => match text_until(&style.blocks, input, &mut i, out) {
                 Some(which) => (Next::Go(i), Some(open(style, which))),
@@ -205,10 +205,7 @@ impl Machine for Inkling {
             // The driver makes the rest content.
             State::Fallback => (Next::Hold(i), None),
         };
-        if let Some(st) = to {
-            self.st = st;
-        }
-        next
+        settle(&mut self.st, moved)
     }
 
     /// The prompt ended with `<|content_thinking|>`: the output starts in a thinking block.

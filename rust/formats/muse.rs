@@ -39,8 +39,8 @@
 //! messages, a tool body that ends inside a call, `<|message|>` in a tool body) sets `malformed`
 //! and everything after is content; the end of the text inside a call is truncation.
 
-use super::between::Next;
-use super::openai::{finish_outside, next_marker, outside, settle, Opener, HEADER_MAX};
+use super::between::{self, settle, Next};
+use super::openai::{finish_outside, next_marker, outside, Opener, HEADER_MAX};
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -203,7 +203,7 @@ fn header(mut raw: String, markers: &Markers) -> State {
 }
 
 /// What a transition did, and the state it leads to (`None`: the state stays).
-type Moved = (Next, Option<State>);
+type Moved = between::Moved<State>;
 
 /// What the transitions read besides the state.
 struct Cx {

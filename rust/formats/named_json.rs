@@ -33,7 +33,7 @@
 
 use std::collections::HashSet;
 
-use super::between::{markup_after_call, stream_args, text_until, After, Args, Next};
+use super::between::{self, markup_after_call, settle, stream_args, text_until, After, Args, Next};
 use super::{Machine, Tools};
 use crate::event::Emitter;
 use crate::json::JsonScanner;
@@ -111,7 +111,7 @@ struct Header {
 }
 
 /// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
-type Moved = (Next, Option<State>);
+type Moved = between::Moved<State>;
 
 pub struct NamedJson {
     style: &'static Style,
@@ -386,7 +386,7 @@ fn on_close(
 impl Machine for NamedJson {
     fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
         let style = self.style;
-        let (next, to) = match &mut self.st {
+        let moved = match &mut self.st {
             State::Text => on_text(style, input, i, out),
             State::Section { raw, open } => on_section(style, raw, *open, input, i, out),
             State::Header(h) => on_header(h, style, &mut self.names, input, i, out),
@@ -403,10 +403,7 @@ impl Machine for NamedJson {
             // The driver makes the rest content.
             State::Fallback => (Next::Hold(i), None),
         };
-        if let Some(st) = to {
-            self.st = st;
-        }
-        next
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

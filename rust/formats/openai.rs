@@ -59,7 +59,7 @@
 //! inside the function) up to the message's end marker, without which the call is cut off; its
 //! reasoning messages are joined with nothing between them.
 
-use super::between::{text_until, Next};
+use super::between::{self, settle, text_until, Next};
 use super::xml_params::{Style, XmlParams};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -520,15 +520,7 @@ fn outside_again() -> State {
 }
 
 /// What a transition did, and the state it leads to (`None`: the state stays).
-type Moved = (Next, Option<State>);
-
-/// A transition's `Next`, with the state it leads to (if any) put in place (muse's too).
-pub fn settle<S>(st: &mut S, (next, to): (Next, Option<S>)) -> Next {
-    if let Some(s) = to {
-        *st = s;
-    }
-    next
-}
+type Moved = between::Moved<State>;
 
 /// What the transitions read besides the state.
 struct Cx {

@@ -48,7 +48,7 @@
 //! characters, or a run of more than [`WS_MAX`] whitespace characters after the start marker,
 //! around a name or an id, or after the separator, is malformed markup.
 
-use super::between::{after_call, stream_args, text_until, After, Args, Next};
+use super::between::{self, after_call, settle, stream_args, text_until, After, Args, Next};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
@@ -119,7 +119,7 @@ struct CallId {
 }
 
 /// What a transition did: where the loop goes on, and the state it moves to (`None`: it stays).
-type Moved = (Next, Option<State>);
+type Moved = between::Moved<State>;
 
 pub struct TaggedJson {
     tags: &'static Tags,
@@ -360,7 +360,7 @@ fn on_id(tags: &Tags, cid: &mut CallId, input: &str, mut i: usize, out: &mut Emi
 impl Machine for TaggedJson {
     fn step(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Next {
         let tags = self.tags;
-        let (next, to) = match &mut self.st {
+        let moved = match &mut self.st {
             State::Body(region) => match region.feed(&input[i..], out) {
                 RegionStep::More => (Next::Hold(input.len()), None),
                 // After calls, their end marker may follow; after the forms' calls (no end
@@ -396,10 +396,7 @@ impl Machine for TaggedJson {
                 Args::Broken(n) => (Next::Go(i + n), Some(State::Fallback)),
             },
         };
-        if let Some(st) = to {
-            self.st = st;
-        }
-        next
+        settle(&mut self.st, moved)
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
