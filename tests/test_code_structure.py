@@ -293,7 +293,6 @@ LONG_FUNCTIONS = {
     "rust/formats/pythonic.rs::feed": 280,
     "rust/formats/tagged_json.rs::feed": 189,
     "rust/formats/xml_elements.rs::feed": 226,
-    "rust/formats/xml_params.rs::feed": 438,
     "rust/json/call.rs::feed": 217,
 }
 
