@@ -258,28 +258,30 @@ enum State {
     Fallback,
 }
 
-/// What a transition did: the step's [`Next`] and, when the state changes, the new state.
+/// What a transition did: the step's [`Next`] and, when the state changes, the new state. A
+/// transition reads `rest`, the input from where the step starts; its positions are offsets in
+/// `rest`.
 type Outcome = (Next, Option<State>);
 
-/// Read up to `i`, in the same state.
-fn stay(i: usize) -> Outcome {
-    (Next::Go(i), None)
+/// Read up to `n`, in the same state.
+fn stay(n: usize) -> Outcome {
+    (Next::Go(n), None)
 }
 
-/// Read up to `i`, then in state `st`.
-fn go(i: usize, st: State) -> Outcome {
-    (Next::Go(i), Some(st))
+/// Read up to `n`, then in state `st`.
+fn go(n: usize, st: State) -> Outcome {
+    (Next::Go(n), Some(st))
 }
 
-/// Nothing more to decide now: `input[i..]` is held back.
-fn hold(i: usize) -> Outcome {
-    (Next::Hold(i), None)
+/// Nothing more to decide now: `rest[n..]` is held back.
+fn hold(n: usize) -> Outcome {
+    (Next::Hold(n), None)
 }
 
-/// Malformed markup at `i`: the rest is content.
-fn fallback(i: usize, out: &mut Emitter) -> Outcome {
+/// Malformed markup at `n`: the rest is content.
+fn fallback(n: usize, out: &mut Emitter) -> Outcome {
     out.malformed = true;
-    go(i, State::Fallback)
+    go(n, State::Fallback)
 }
 
 /// The text before the next of `markers` in `rest`: its length and, if a marker follows, the
@@ -445,40 +447,34 @@ fn cut(tail: &str, tag: &str) -> bool {
 /// The transitions through the call's markup (the value's are in `value.rs`).
 impl Call {
     /// Plain text, up to a section start or a function start (a content wrapper is dropped).
-    fn on_text(&mut self, input: &str, mut i: usize, out: &mut Emitter) -> Outcome {
+    fn on_text(&mut self, rest: &str, out: &mut Emitter) -> Outcome {
         let text = &self.style.text;
-        let Some(which) = text_until(text, input, &mut i, out) else {
-            return hold(i);
+        let mut n = 0;
+        let Some(which) = text_until(text, rest, &mut n, out) else {
+            return hold(n);
         };
         if which >= text.list.len() - self.style.wrappers {
-            return stay(i); // a wrapper of the content: markup, dropped
+            return stay(n); // a wrapper of the content: markup, dropped
         }
         let m = text.list[which].to_owned();
         if which < self.style.sections {
-            go(i, State::Wrapper { raw: m })
+            go(n, State::Wrapper { raw: m })
         } else {
-            go(i, name_or_lead(self.style, m))
+            go(n, name_or_lead(self.style, m))
         }
     }
 
     /// After the section start: whitespace, then a function start (or dots' JSON call object).
-    fn on_wrapper(
-        &mut self,
-        raw: &mut String,
-        input: &str,
-        i: usize,
-        out: &mut Emitter,
-    ) -> Outcome {
+    fn on_wrapper(&mut self, raw: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
         let style = self.style;
-        let rest = &input[i..];
         match expect_capped(rest, &style.function, trailing_ws(raw)) {
             Expect::Marker { end, .. } => {
                 raw.push_str(&rest[..end]);
-                go(i + end, name_or_lead(style, std::mem::take(raw)))
+                go(end, name_or_lead(style, std::mem::take(raw)))
             }
             Expect::Wait { ws } => {
                 raw.push_str(&rest[..ws]);
-                hold(i + ws)
+                hold(ws)
             }
             Expect::Other { at } => {
                 raw.push_str(&rest[..at]);
@@ -486,12 +482,12 @@ impl Call {
                     if rest[at..].starts_with('{') && trailing_ws(raw) <= WS_MAX {
                         // A JSON call object.
                         let calls = Calls::object(keys, false);
-                        return go(i + at, State::Json(Region::new(calls, raw, false)));
+                        return go(at, State::Json(Region::new(calls, raw, false)));
                     }
                 }
                 // Not a call (other text, or whitespace past the cap): the wrapper was content.
                 out.content(raw);
-                go(i + at, State::Text)
+                go(at, State::Text)
             }
         }
     }
@@ -501,15 +497,13 @@ impl Call {
         &mut self,
         raw: &mut String,
         n: &mut usize,
-        input: &str,
-        i: usize,
+        rest: &str,
         out: &mut Emitter,
     ) -> Outcome {
-        let rest = &input[i..];
         let Some(tag) = &self.style.lead_tag else {
             // (a style with a lead has its tag: build.rs checks)
             out.content(raw);
-            return go(i, State::Text);
+            return go(0, State::Text);
         };
         let (take, end) = until(tag, rest);
         let piece = &rest[..take];
@@ -517,58 +511,50 @@ impl Call {
         if piece.contains('<') || *n > NAME_MAX {
             // Not a call: the markup was content, the text after it is read again.
             out.content(raw);
-            return go(i, State::Text);
+            return go(0, State::Text);
         }
         let Some(end) = end else {
             raw.push_str(piece);
-            return hold(i + take);
+            return hold(take);
         };
         raw.push_str(&rest[..end]);
         let raw = std::mem::take(raw);
         let at = raw.len();
-        go(i + end, State::Name { raw, at })
+        go(end, State::Name { raw, at })
     }
 
     /// The function name, up to its end (the call starts) or a character that makes it not a
     /// call (its markup is content).
-    fn on_name(
-        &mut self,
-        raw: &mut String,
-        at: usize,
-        input: &str,
-        i: usize,
-        out: &mut Emitter,
-    ) -> Outcome {
+    fn on_name(&mut self, raw: &mut String, at: usize, rest: &str, out: &mut Emitter) -> Outcome {
         let style = self.style;
-        let rest = &input[i..];
         let Some(p) = rest.find(NAME_STOPS) else {
             raw.push_str(rest);
             if raw[at..].chars().count() > NAME_MAX {
                 // A name past the cap: not a call, the markup was content.
                 out.content(raw);
-                return (Next::Hold(input.len()), Some(State::Text));
+                return (Next::Hold(rest.len()), Some(State::Text));
             }
-            return hold(input.len());
+            return hold(rest.len());
         };
         raw.push_str(&rest[..p]);
         let (name, tail) = (&raw[at..], &rest[p..]);
         if name.chars().count() > NAME_MAX {
             out.content(raw);
-            return go(i + p, State::Text);
+            return go(p, State::Text);
         }
         if let Some(tag) = style.self_close {
             if cut(tail, tag) {
-                return hold(i + p);
+                return hold(p);
             }
             if tail.starts_with(tag) && !is_blank(name) {
                 // `<invoke name="N"/>`: a call without arguments.
                 self.start(name, out);
                 Self::close(out);
-                return go(i + p + tag.len(), self.after());
+                return go(p + tag.len(), self.after());
             }
         }
         let end = match style.name_end {
-            NameEnd::Tag(tag) if cut(tail, tag) => return hold(i + p),
+            NameEnd::Tag(tag) if cut(tail, tag) => return hold(p),
             NameEnd::Tag(tag) => tail.starts_with(tag).then_some(tag.len()),
             NameEnd::Line => match tail.bytes().next() {
                 Some(b'\n') => Some(1),
@@ -585,7 +571,7 @@ impl Call {
                 }
                 let attrs = style.attrs_end.is_some();
                 go(
-                    i + p + n,
+                    p + n,
                     if attrs {
                         State::Attrs { n: 0 }
                     } else {
@@ -596,34 +582,33 @@ impl Call {
             _ => {
                 // Not a call: the markup was content; text goes on at the stop character.
                 out.content(raw);
-                go(i + p, State::Text)
+                go(p, State::Text)
             }
         }
     }
 
     /// After the function name: its other attributes, up to the style's `attrs_end`.
-    fn on_attrs(&mut self, n: &mut usize, input: &str, i: usize, out: &mut Emitter) -> Outcome {
-        let rest = &input[i..];
+    fn on_attrs(&mut self, n: &mut usize, rest: &str, out: &mut Emitter) -> Outcome {
         let Some(ends) = &self.style.attrs_end else {
-            return hold(i);
+            return hold(0);
         };
         let (at, end) = until(ends, rest);
         *n += rest[..at].chars().count();
         if *n > NAME_MAX || rest[..at].contains('<') {
             // Attributes past the cap, or other markup: malformed.
-            return fallback(i + rest[..at].find('<').unwrap_or(at), out);
+            return fallback(rest[..at].find('<').unwrap_or(at), out);
         }
         match end {
-            Some(end) => go(i + end, State::Body),
-            None => hold(i + at),
+            Some(end) => go(end, State::Body),
+            None => hold(at),
         }
     }
 
     /// Between parameters: the next parameter, or the function end.
-    fn on_body(&mut self, input: &str, i: usize, out: &mut Emitter) -> Outcome {
-        match expect(&input[i..], &self.style.body) {
+    fn on_body(&mut self, rest: &str, out: &mut Emitter) -> Outcome {
+        match expect(rest, &self.style.body) {
             Expect::Marker { which: 0, end } => go(
-                i + end,
+                end,
                 State::Param {
                     name: String::new(),
                 },
@@ -632,7 +617,7 @@ impl Call {
                 // The function end, or the section end with the function end missing.
                 Self::close(out);
                 go(
-                    i + end,
+                    end,
                     if which == 1 {
                         self.after()
                     } else {
@@ -640,15 +625,14 @@ impl Call {
                     },
                 )
             }
-            Expect::Wait { ws } => hold(i + ws),
-            Expect::Other { at } => fallback(i + at, out),
+            Expect::Wait { ws } => hold(ws),
+            Expect::Other { at } => fallback(at, out),
         }
     }
 
     /// A parameter name, up to its head's end (which may say the value's kind).
-    fn on_param(&mut self, name: &mut String, input: &str, i: usize, out: &mut Emitter) -> Outcome {
+    fn on_param(&mut self, name: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
         let style = self.style;
-        let rest = &input[i..];
         let stops: &[char] = if style.quoted {
             &['>', '<', '\n', '"']
         } else {
@@ -656,17 +640,17 @@ impl Call {
         };
         let Some(p) = rest.find(stops) else {
             name.push_str(rest);
-            return hold(input.len());
+            return hold(rest.len());
         };
         name.push_str(&rest[..p]);
         let tail = &rest[p..];
         let Some(head) = style.heads.starts(tail) else {
             if style.heads.could_start(tail) {
-                return hold(i + p);
+                return hold(p);
             }
-            return fallback(i + p, out);
+            return fallback(p, out);
         };
-        let i = i + p + style.heads.list[head].len();
+        let end = p + style.heads.list[head].len();
         let mut name = std::mem::take(name);
         if style.unescape {
             name = unescape(&name);
@@ -679,36 +663,29 @@ impl Call {
             Kind::Json
         };
         if style.value_start.is_some() {
-            go(i, State::Open { name, kind })
+            go(end, State::Open { name, kind })
         } else {
-            go(i, self.open_value(&name, kind, out))
+            go(end, self.open_value(&name, kind, out))
         }
     }
 
     /// After a parameter's head: whitespace, then the value start or a value type's start.
-    fn on_open(
-        &mut self,
-        name: &mut String,
-        kind: Kind,
-        input: &str,
-        i: usize,
-        out: &mut Emitter,
-    ) -> Outcome {
+    fn on_open(&mut self, name: &mut String, kind: Kind, rest: &str, out: &mut Emitter) -> Outcome {
         let Some(open) = &self.style.value_start else {
-            return hold(i);
+            return hold(0);
         };
-        match expect(&input[i..], open) {
-            Expect::Marker { which: 0, end } => go(i + end, self.open_value(name, kind, out)),
+        match expect(rest, open) {
+            Expect::Marker { which: 0, end } => go(end, self.open_value(name, kind, out)),
             // The value type's start.
             Expect::Marker { end, .. } => go(
-                i + end,
+                end,
                 State::Type {
                     name: std::mem::take(name),
                     ty: String::new(),
                 },
             ),
-            Expect::Wait { ws } => hold(i + ws),
-            Expect::Other { at } => fallback(i + at, out),
+            Expect::Wait { ws } => hold(ws),
+            Expect::Other { at } => fallback(at, out),
         }
     }
 
@@ -717,83 +694,86 @@ impl Call {
         &mut self,
         name: &mut String,
         ty: &mut String,
-        input: &str,
-        i: usize,
+        rest: &str,
         out: &mut Emitter,
     ) -> Outcome {
-        let rest = &input[i..];
         let Some(close) = &self.style.value_type_end else {
-            return hold(i);
+            return hold(0);
         };
         let (at, end) = until(close, rest);
         ty.push_str(&rest[..at]);
         if ty.chars().count() > NAME_MAX {
             // A type past the cap: malformed.
-            return fallback(i + at, out);
+            return fallback(at, out);
         }
         let Some(end) = end else {
-            return hold(i + at);
+            return hold(at);
         };
         let (name, ty) = (std::mem::take(name), std::mem::take(ty));
         let kind = self.typed_kind(&name, &ty);
-        go(i + end, State::Open { name, kind })
+        go(end, State::Open { name, kind })
     }
 
     /// After the function end: whitespace, then the section end, the next function, step3's
     /// item end, or text.
-    fn on_after(&mut self, ws: &mut String, input: &str, i: usize, out: &mut Emitter) -> Outcome {
+    fn on_after(&mut self, ws: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
         let style = self.style;
-        let mut i = i;
-        match after_call(ws, input, &mut i, &style.end, out) {
+        let mut n = 0;
+        match after_call(ws, rest, &mut n, &style.end, out) {
             After::Marker(which) => {
                 let m = style.end.list[which];
                 if style.item_end == Some(m) || style.call_sep == Some(m) {
                     // step3's item end, or the markup between calls: the section end or the
                     // next call may follow.
                     ws.clear();
-                    stay(i)
+                    stay(n)
                 } else if style.function.list.contains(&m) {
                     // The next call: the whitespace before it is content if it is not.
-                    go(i, name_or_lead(style, std::mem::take(ws)))
+                    go(n, name_or_lead(style, std::mem::take(ws)))
                 } else {
-                    go(i, State::Text)
+                    go(n, State::Text)
                 }
             }
-            After::Wait => hold(i),
+            After::Wait => hold(n),
             // No section end (a bare call): the whitespace started the text.
-            After::Text => go(i, State::Text),
+            After::Text => go(n, State::Text),
         }
     }
 }
 
 impl Machine for XmlParams {
     fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let rest = &input[i..];
         let c = &mut self.call;
         let (next, st) = match &mut self.st {
-            State::Text => c.on_text(input, i, out),
-            State::Wrapper { raw } => c.on_wrapper(raw, input, i, out),
-            State::Json(region) => match region.feed(&input[i..], out) {
-                RegionStep::More => hold(input.len()),
-                RegionStep::Done(n) => go(i + n, c.after()),
+            State::Text => c.on_text(rest, out),
+            State::Wrapper { raw } => c.on_wrapper(raw, rest, out),
+            State::Json(region) => match region.feed(rest, out) {
+                RegionStep::More => hold(rest.len()),
+                RegionStep::Done(n) => go(n, c.after()),
                 // Not a call object: malformed markup (the region made it content).
-                RegionStep::Failed(n) => go(i + n, State::Fallback),
+                RegionStep::Failed(n) => go(n, State::Fallback),
             },
-            State::Lead { raw, n } => c.on_lead(raw, n, input, i, out),
-            State::Name { raw, at } => c.on_name(raw, *at, input, i, out),
-            State::Attrs { n } => c.on_attrs(n, input, i, out),
-            State::Body => c.on_body(input, i, out),
-            State::Param { name } => c.on_param(name, input, i, out),
-            State::Open { name, kind } => c.on_open(name, *kind, input, i, out),
-            State::Type { name, ty } => c.on_type(name, ty, input, i, out),
-            State::Value(v) => c.on_value(v, input, i, out),
-            State::After { ws } => c.on_after(ws, input, i, out),
+            State::Lead { raw, n } => c.on_lead(raw, n, rest, out),
+            State::Name { raw, at } => c.on_name(raw, *at, rest, out),
+            State::Attrs { n } => c.on_attrs(n, rest, out),
+            State::Body => c.on_body(rest, out),
+            State::Param { name } => c.on_param(name, rest, out),
+            State::Open { name, kind } => c.on_open(name, *kind, rest, out),
+            State::Type { name, ty } => c.on_type(name, ty, rest, out),
+            State::Value(v) => c.on_value(v, rest, out),
+            State::After { ws } => c.on_after(ws, rest, out),
             // The driver makes the rest content.
-            State::Fallback => hold(i),
+            State::Fallback => hold(0),
         };
         if let Some(st) = st {
             self.st = st;
         }
-        next
+        // (the transition's positions are offsets from `i`)
+        match next {
+            Next::Go(n) => Next::Go(i + n),
+            Next::Hold(n) => Next::Hold(i + n),
+        }
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {

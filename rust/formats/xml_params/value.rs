@@ -128,22 +128,15 @@ impl Call {
     }
 
     /// Inside a value: a CDATA section, the leading newline, then the text up to an end marker.
-    pub(super) fn on_value(
-        &mut self,
-        v: &mut Value,
-        input: &str,
-        i: usize,
-        out: &mut Emitter,
-    ) -> Outcome {
+    pub(super) fn on_value(&mut self, v: &mut Value, rest: &str, out: &mut Emitter) -> Outcome {
         let ends = &self.style.value;
-        let rest = &input[i..];
         if v.cdata == Cdata::Maybe && v.lead != Lead::Start {
             if rest.starts_with(CDATA_START) {
                 v.cdata = Cdata::In;
-                return stay(i + CDATA_START.len());
+                return stay(CDATA_START.len());
             }
             if CDATA_START.starts_with(rest) {
-                return hold(i); // a possible start: wait for more
+                return hold(0); // a possible start: wait for more
             }
             v.cdata = Cdata::No;
         }
@@ -154,11 +147,11 @@ impl Call {
                     v.text(&rest[..at], out);
                     v.cdata = Cdata::No;
                     v.lead = Lead::Body;
-                    stay(i + at + 3)
+                    stay(at + 3)
                 }
                 Found::Partial { safe } => {
                     v.text(&rest[..safe], out);
-                    hold(i + safe)
+                    hold(safe)
                 }
             };
         }
@@ -166,13 +159,13 @@ impl Call {
             // One leading newline is stripped, unless it begins an end marker.
             if ends.starts(rest).is_some() {
                 v.lead = Lead::Kept;
-                return stay(i);
+                return stay(0);
             }
             if ends.could_start(rest) {
-                return hold(i);
+                return hold(0);
             }
             v.lead = Lead::Body;
-            return stay(i + usize::from(rest.starts_with('\n')));
+            return stay(usize::from(rest.starts_with('\n')));
         }
         // The text before the end marker (or before a possible one) is sent: a string's escaped
         // in the same pass that looks for the marker.
@@ -185,8 +178,8 @@ impl Call {
             found
         };
         match found {
-            Found::Marker { at, which } => self.value_end(v, rest, at, which, i, out),
-            Found::Partial { safe } => hold(i + safe),
+            Found::Marker { at, which } => self.value_end(v, rest, at, which, out),
+            Found::Partial { safe } => hold(safe),
         }
     }
 
@@ -198,7 +191,6 @@ impl Call {
         rest: &str,
         at: usize,
         which: usize,
-        i: usize,
         out: &mut Emitter,
     ) -> Outcome {
         let style = self.style;
@@ -213,7 +205,7 @@ impl Call {
             _ => Close::Yes,
         };
         match close {
-            Close::Wait => return hold(i + at),
+            Close::Wait => return hold(at),
             Close::No => {
                 // The tag is value text (less the leading newline, if it is one).
                 let text = match v.lead {
@@ -222,22 +214,22 @@ impl Call {
                 };
                 v.text(text, out);
                 v.lead = Lead::Body;
-                return stay(i + at + m.len());
+                return stay(at + m.len());
             }
             Close::Yes => v.end(style.typing, out),
         }
-        let i = i + at + m.len();
+        let end = at + m.len();
         match which {
-            0 | 1 => go(i, State::Body),
+            0 | 1 => go(end, State::Body),
             2 => go(
-                i,
+                end,
                 State::Param {
                     name: String::new(),
                 },
             ),
             _ => {
                 Self::close(out);
-                go(i, self.after())
+                go(end, self.after())
             }
         }
     }
