@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Mapping, Optional
 
 from . import params
 from .between import GO, HOLD, Held, Machine, Next, after_call, finish_after_call, text_until
@@ -401,6 +401,11 @@ class XmlParams(Machine):
         self.st = "Fallback"
         return i, GO
 
+    def _no_marker(self, kind: str, j: int, out: Emitter) -> Next:
+        """No marker after the whitespace (``expect``): only whitespace so far (wait at ``j``),
+        or other text at ``j``: malformed."""
+        return (j, HOLD) if kind == "wait" else self._fallback(j, out)
+
     def _not_a_call(self, i: int, out: Emitter) -> Next:
         """The markup read (``raw`` and the name so far) was not a call: it is content, and the
         text goes on at ``i``."""
@@ -410,40 +415,23 @@ class XmlParams(Machine):
         return i, GO
 
     def step(self, s: str, i: int, out: Emitter) -> Next:
-        st = self.st
-        if st == "Text":
-            return self.on_text(s, i, out)
-        if st == "Wrapper":
-            return self.on_wrapper(s, i, out)
-        if st == "Json":
-            assert self.region is not None
-            r, k = self.region.feed(s, out, i)
-            if r == "more":
-                return len(s), HOLD
-            # Done: the call's end; else not a call object: malformed markup (the region made
-            # it content).
-            self.st = self._after() if r == "done" else "Fallback"
-            self.region = None
-            return i + k, GO
-        if st == "Lead":
-            return self.on_lead(s, i, out)
-        if st == "Name":
-            return self.on_name(s, i, out)
-        if st == "Attrs":
-            return self.on_attrs(s, i, out)
-        if st == "Body":
-            return self.on_body(s, i, out)
-        if st == "Param":
-            return self.on_param(s, i, out)
-        if st == "Open":
-            return self.on_open(s, i, out)
-        if st == "Type":
-            return self.on_type(s, i, out)
-        if st == "Value":
-            return self.on_value(s, i, out)
-        if st == "After":
-            return self.on_after(s, i, out)
-        # Fallback: the driver makes the rest content
+        # One transition per state (Rust's one match over them), in the table ON.
+        return XmlParams.ON[self.st](self, s, i, out)
+
+    def on_json(self, s: str, i: int, out: Emitter) -> Next:
+        """After the section start: dots' JSON call object, its call streamed as it comes."""
+        assert self.region is not None
+        r, k = self.region.feed(s, out, i)
+        if r == "more":
+            return len(s), HOLD
+        # Done: the call's end; else not a call object: malformed markup (the region made it
+        # content).
+        self.st = self._after() if r == "done" else "Fallback"
+        self.region = None
+        return i + k, GO
+
+    def on_fallback(self, s: str, i: int, out: Emitter) -> Next:
+        """After malformed markup: the driver makes the rest content."""
         return i, HOLD
 
     def on_text(self, s: str, i: int, out: Emitter) -> Next:
@@ -573,16 +561,14 @@ class XmlParams(Machine):
     def on_body(self, s: str, i: int, out: Emitter) -> Next:
         """Between parameters: the next parameter, or the function end."""
         kind, a, b = expect(s, self.style.body, i)
-        if kind == "marker" and a == 0:
+        if kind != "marker":
+            return self._no_marker(kind, i + a, out)
+        if a == 0:
             self.st, self.name = "Param", []
-        elif kind == "marker":
+        else:
             # The function end, or the section end with the function end missing.
             self._close(out)
             self.st = self._after() if a == 1 else "Text"
-        elif kind == "wait":
-            return i + a, HOLD
-        else:
-            return self._fallback(i + a, out)
         return i + b, GO
 
     def on_param(self, s: str, i: int, out: Emitter) -> Next:
@@ -618,15 +604,13 @@ class XmlParams(Machine):
         start."""
         assert self.style.value_start is not None
         kind, a, b = expect(s, self.style.value_start, i)
-        if kind == "marker" and a == 0:
+        if kind != "marker":
+            return self._no_marker(kind, i + a, out)
+        if a == 0:
             self._open_value(self.param, out)
-        elif kind == "marker":
+        else:
             # The value type's start.
             self.st, self.ty = "Type", []
-        elif kind == "wait":
-            return i + a, HOLD
-        else:
-            return self._fallback(i + a, out)
         return i + b, GO
 
     def on_type(self, s: str, i: int, out: Emitter) -> Next:
@@ -748,6 +732,23 @@ class XmlParams(Machine):
         else:
             self.st, self.ws = "Text", Held()
         return i, GO
+
+    # The transition of each state.
+    ON: ClassVar[Dict[str, Callable[[XmlParams, str, int, Emitter], Next]]] = {
+        "Text": on_text,
+        "Wrapper": on_wrapper,
+        "Json": on_json,
+        "Lead": on_lead,
+        "Name": on_name,
+        "Attrs": on_attrs,
+        "Body": on_body,
+        "Param": on_param,
+        "Open": on_open,
+        "Type": on_type,
+        "Value": on_value,
+        "After": on_after,
+        "Fallback": on_fallback,
+    }
 
     def finish(self, rest: str, out: Emitter) -> None:
         # The end of the output decides a closing tag held inside a value: feed it once more.
