@@ -35,14 +35,17 @@ impl Rng {
         s.insert_str(at, pieces[self.below(pieces.len())]);
     }
 
-    /// One random edit of `s` at a random char boundary (the place drawn first): one time in
-    /// four the char there is removed (if there is one), else one of `pieces` is inserted.
-    pub(crate) fn edit(&mut self, s: &mut String, pieces: &[&str]) {
-        let at = self.boundary(s);
-        let remove = self.below(4) == 0;
-        match s[at..].chars().next() {
-            Some(c) if remove => s.replace_range(at..at + c.len_utf8(), ""),
-            _ => s.insert_str(at, pieces[self.below(pieces.len())]),
+    /// Random edits of `s`, fewer than `most` (how many drawn first), each at a random char
+    /// boundary (the place drawn first): one time in four the char there is removed (if there is
+    /// one), else one of `pieces` is inserted.
+    pub(crate) fn edits(&mut self, s: &mut String, pieces: &[&str], most: usize) {
+        for _ in 0..self.below(most) {
+            let at = self.boundary(s);
+            let remove = self.below(4) == 0;
+            match s[at..].chars().next() {
+                Some(c) if remove => s.replace_range(at..at + c.len_utf8(), ""),
+                _ => s.insert_str(at, pieces[self.below(pieces.len())]),
+            }
         }
     }
 }

@@ -318,14 +318,8 @@ fn random_texts_are_split_invariant() {
                  </function>\n</tool_call>\n<function=g>\n</function> bye";
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for round in 0..3000 {
-        let mut s = if round % 2 == 0 {
-            valid.to_owned()
-        } else {
-            String::new()
-        };
-        for _ in 0..rng.below(14) {
-            rng.edit(&mut s, PIECES);
-        }
+        let mut s = String::from(if round % 2 == 0 { valid } else { "" });
+        rng.edits(&mut s, PIECES, 14);
         let whole = stream_cuts(&s, &[]);
         let every = char_bounds(&s);
         assert_eq!(stream_cuts(&s, &every), whole, "{s:?}");
