@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import corpus
@@ -130,11 +131,13 @@ def check_malformed(parser: Any, text: str, chunkings: Optional[List[List[str]]]
         assert stream(parser, chunks)[1].malformed, chunks
 
 
-def twin_feeds(fmt: str, text: str, cuts: Sequence[int]) -> Tuple[List[Any], List[Any]]:
-    """The per-feed results of the Rust parser and its Python twin fed ``text`` cut at ``cuts``,
-    then finished, then (malformed, truncated)."""
+def twin_feeds(
+    fmt: str, text: str, cuts: Sequence[int], types: Any = None
+) -> Tuple[List[Any], List[Any]]:
+    """The per-feed results of the Rust parser and its Python twin (given the tools' ``types``)
+    fed ``text`` cut at ``cuts``, then finished, then (malformed, truncated)."""
     out = []
-    for p in (_core.Parser(fmt), reference.Parser(fmt)):
+    for p in (_core.Parser(fmt, types), reference.Parser(fmt, types)):
         prev, feeds = 0, []
         for c in [*cuts, len(text)]:
             feeds.append(p.feed(text[prev:c]))
@@ -152,6 +155,30 @@ def check_twins_per_feed(fmt: str, text: str, step: int = 1) -> None:
     for cuts in [[k] for k in range(0, len(text) + 1, step)] + [list(range(1, len(text)))]:
         rust, python = twin_feeds(fmt, text, cuts)
         assert rust == python, cuts
+
+
+def random_edits(rnd: random.Random, text: str, pieces: Sequence[str]) -> str:
+    """``text`` after up to nine random edits, each at a random place: one time in four the
+    character there is removed, else one of ``pieces`` is inserted."""
+    for _ in range(rnd.randrange(10)):
+        at = rnd.randrange(len(text) + 1)
+        if rnd.randrange(4) == 0:
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + rnd.choice(pieces) + text[at:]
+    return text
+
+
+def check_twins_on_random_cuts(
+    fmt: str, text: str, types: Any, rnd: random.Random, times: int
+) -> None:
+    """The twins agree on ``text`` (given the tools' ``types``): ``extract``, and feed by feed
+    cut at four random offsets, ``times`` times."""
+    assert _core.extract(fmt, text, types) == reference.extract(fmt, text, types), text
+    for _ in range(times):
+        cuts = sorted(rnd.sample(range(len(text) + 1), min(len(text) + 1, 4)))
+        rust, python = twin_feeds(fmt, text, cuts, types)
+        assert rust == python, (text, cuts)
 
 
 def core_outcome(p: Any, chunks: Sequence[str]) -> Tuple[str, str, List[Tuple[str, str, str]]]:

@@ -504,19 +504,8 @@ def test_twins_agree_on_random_texts() -> None:
     rnd = random.Random(11)
     for r in range(300):
         text = call("typed", EVERY_TYPE[:4]) if r % 2 else ""
-        for _ in range(rnd.randrange(10)):
-            at = rnd.randrange(len(text) + 1)
-            if rnd.randrange(4) == 0:
-                text = text[:at] + text[at + 1 :]
-            else:
-                text = text[:at] + rnd.choice(pieces) + text[at:]
-        rust_x = _core.extract(FMT, text, TYPES)
-        assert rust_x == reference.extract(FMT, text, TYPES), text
-        for _ in range(5):
-            cuts = sorted(rnd.sample(range(len(text) + 1), min(len(text) + 1, 4)))
-            chunks = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
-            got = _feeds(lambda: _core.Parser(FMT, TYPES), chunks)
-            assert got == _feeds(lambda: reference.Parser(FMT, TYPES), chunks), (text, cuts)
+        text = helpers.random_edits(rnd, text, pieces)
+        helpers.check_twins_on_random_cuts(FMT, text, TYPES, rnd, 5)
 
 
 # ----- large and deep values -----

@@ -31,7 +31,6 @@ import helpers
 import pytest
 import toolparse
 from helpers import dumps
-from toolparse import _core, reference
 
 BACKENDS = ("rust", "python")
 
@@ -429,13 +428,6 @@ def test_truncated_at_every_offset(fmt: str, backend: str) -> None:
             assert n == wn and wa.startswith(a), (text, got)
 
 
-def _feeds(make, chunks: List[str]) -> Tuple[list, bool]:
-    p = make()
-    out = [p.feed(c) for c in chunks]
-    out.append(p.finish())
-    return out, p.malformed
-
-
 @pytest.mark.parametrize("fmt", corpus.XML_FORMATS)
 def test_twins_agree_on_random_texts(fmt: str) -> None:
     r = corpus.renderer(fmt)
@@ -444,19 +436,8 @@ def test_twins_agree_on_random_texts(fmt: str) -> None:
     rnd = random.Random(7)
     valid = r.function("typed", {"s": "a\nb", "i": 7, "u": None})
     for n in range(120):
-        text = valid if n % 2 else ""
-        for _ in range(rnd.randrange(10)):
-            at = rnd.randrange(len(text) + 1)
-            if rnd.randrange(4) == 0:
-                text = text[:at] + text[at + 1 :]
-            else:
-                text = text[:at] + rnd.choice(pieces) + text[at:]
-        assert _core.extract(fmt, text, TYPES) == reference.extract(fmt, text, TYPES), text
-        for _ in range(3):
-            cuts = sorted(rnd.sample(range(len(text) + 1), min(len(text) + 1, 4)))
-            chunks = [text[a:b] for a, b in zip([0] + cuts, cuts + [len(text)])]
-            got = _feeds(lambda: _core.Parser(fmt, TYPES), chunks)
-            assert got == _feeds(lambda: reference.Parser(fmt, TYPES), chunks), (text, cuts)
+        text = helpers.random_edits(rnd, valid if n % 2 else "", pieces)
+        helpers.check_twins_on_random_cuts(fmt, text, TYPES, rnd, 3)
 
 
 # ----- parameter types behind $ref / $defs -----

@@ -1,5 +1,8 @@
-//! What the randomised tests share: a small xorshift generator (no external crates) and the
-//! random edits their texts are built with.
+//! What the randomised tests share: a small xorshift generator (no external crates), the
+//! random edits their texts are built with, and a parser fed a text in given deltas.
+
+use crate::event::Event;
+use crate::formats::Parser;
 
 /// A xorshift64 generator; the same seed gives the same texts on every run.
 pub(crate) struct Rng(pub(crate) u64);
@@ -31,4 +34,38 @@ impl Rng {
         let at = self.boundary(s);
         s.insert_str(at, pieces[self.below(pieces.len())]);
     }
+
+    /// Random edits of `s`, fewer than `most` (how many drawn first), each at a random char
+    /// boundary (the place drawn first): one time in four the char there is removed (if there is
+    /// one), else one of `pieces` is inserted.
+    pub(crate) fn edits(&mut self, s: &mut String, pieces: &[&str], most: usize) {
+        for _ in 0..self.below(most) {
+            let at = self.boundary(s);
+            let remove = self.below(4) == 0;
+            match s[at..].chars().next() {
+                Some(c) if remove => s.replace_range(at..at + c.len_utf8(), ""),
+                _ => s.insert_str(at, pieces[self.below(pieces.len())]),
+            }
+        }
+    }
+}
+
+/// The events of `p` fed `text` in deltas that end at `cuts` (ascending char boundaries) and at
+/// its end, then finished.
+pub(crate) fn feed_cut(p: &mut Parser, text: &str, cuts: &[usize]) -> Vec<Event> {
+    let starts = std::iter::once(0).chain(cuts.iter().copied());
+    let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
+    let mut events: Vec<Event> = starts
+        .zip(ends)
+        .flat_map(|(a, b)| p.feed(&text[a..b]))
+        .collect();
+    events.extend(p.finish());
+    events
+}
+
+/// Every char boundary strictly inside `text`: the cuts of one char per delta.
+pub(crate) fn char_bounds(text: &str) -> Vec<usize> {
+    (1..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect()
 }

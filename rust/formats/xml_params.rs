@@ -108,7 +108,7 @@
 //! - formats whose section holds several calls (`minimax_m2`, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
-use super::between::{after_call, finish_after_call, text_until, After};
+use super::between::{after_call, finish_after_call, text_until, After, Next};
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -206,20 +206,6 @@ pub struct Style {
     pub cdata: bool,
 }
 
-/// Where a value stands with a CDATA section (styles with [`Style::cdata`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cdata {
-    /// At the value's start: `<![CDATA[` may come.
-    Maybe,
-    /// Inside the section: everything up to `]]>` is the value.
-    In,
-    /// No section (or it ended): the value goes on as usual.
-    No,
-}
-
-const CDATA_START: &str = "<![CDATA[";
-static CDATA_END: Markers = Markers::new(&["]]>"]);
-
 /// How a value is typed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Typing {
@@ -233,45 +219,6 @@ pub enum Typing {
 
 pub fn new(style: &'static Style, tools: &Tools) -> Box<dyn Machine> {
     Box::new(XmlParams::new(style, tools))
-}
-
-/// Where a value stands with respect to its optional leading newline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lead {
-    /// Not dealt with yet.
-    Start,
-    /// The value starts with a candidate end marker, kept whole: if that marker turns out to be
-    /// value text, a newline it starts with is the leading newline and is stripped.
-    Kept,
-    /// Past the start of the value (or the style keeps values verbatim).
-    Body,
-}
-
-/// Whether a candidate closing tag closes the value, from the text after it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Close {
-    Yes,
-    /// Its text is part of the value.
-    No,
-    /// Not known yet: hold the tag and what follows it.
-    Wait,
-}
-
-/// Whether a closing tag followed by `after` closes the value: `after` must be whitespace (at
-/// most [`WS_CAP`] bytes) and then one of `follow`, or (at the end of the output) whitespace and
-/// perhaps the cut-off start of one of `follow`.
-fn closes(after: &str, follow: &Markers, eof: bool) -> Close {
-    match expect(after, follow) {
-        Expect::Marker { which, end } if end - follow.list[which].len() <= WS_CAP => Close::Yes,
-        Expect::Wait { ws } if ws <= WS_CAP => {
-            if eof {
-                Close::Yes
-            } else {
-                Close::Wait
-            }
-        }
-        _ => Close::No,
-    }
 }
 
 #[derive(Debug)]
@@ -302,17 +249,8 @@ enum State {
     Open { name: String, kind: Kind },
     /// Reading a value type (`<ifm|arg_type>T</ifm|arg_type>`) of parameter `name`.
     Type { name: String, ty: String },
-    /// Inside a value. `lead`: where it stands with its optional leading newline. `buf`: the raw
-    /// text of a typed value (string values are sent as they come).
-    /// `sniff`: the value's kind is JSON-or-string and its first non-whitespace character has not
-    /// come yet (one that cannot start JSON text makes it a string, streamed from then on).
-    Value {
-        kind: Kind,
-        lead: Lead,
-        buf: String,
-        sniff: bool,
-        cdata: Cdata,
-    },
+    /// Inside a value.
+    Value(Value),
     /// After the function end: whitespace, then the optional section end (or the next function,
     /// or step3's item end). `ws`: the whitespace read, content if other text follows.
     After { ws: String },
@@ -320,10 +258,50 @@ enum State {
     Fallback,
 }
 
+/// What a transition did: the step's [`Next`] and, when the state changes, the new state. A
+/// transition reads `rest`, the input from where the step starts; its positions are offsets in
+/// `rest`.
+type Outcome = (Next, Option<State>);
+
+/// Read up to `n`, in the same state.
+fn stay(n: usize) -> Outcome {
+    (Next::Go(n), None)
+}
+
+/// Read up to `n`, then in state `st`.
+fn go(n: usize, st: State) -> Outcome {
+    (Next::Go(n), Some(st))
+}
+
+/// Nothing more to decide now: `rest[n..]` is held back.
+fn hold(n: usize) -> Outcome {
+    (Next::Hold(n), None)
+}
+
+/// Malformed markup at `n`: the rest is content.
+fn fallback(n: usize, out: &mut Emitter) -> Outcome {
+    out.malformed = true;
+    go(n, State::Fallback)
+}
+
+/// The text before the next of `markers` in `rest`: its length and, if a marker follows, the
+/// offset past it.
+fn until(markers: &Markers, rest: &str) -> (usize, Option<usize>) {
+    match markers.find(rest) {
+        Found::Marker { at, which } => (at, Some(at + markers.list[which].len())),
+        Found::Partial { safe } => (safe, None),
+    }
+}
+
 pub struct XmlParams {
+    st: State,
+    call: Call,
+}
+
+/// What the transitions read besides the state: the style, the tools and the current call.
+struct Call {
     style: &'static Style,
     tools: Tools,
-    st: State,
     /// The current call's function name.
     func: String,
     /// Parameters written in the current call.
@@ -335,49 +313,63 @@ pub struct XmlParams {
 impl XmlParams {
     pub fn new(style: &'static Style, tools: &Tools) -> XmlParams {
         XmlParams {
-            style,
-            tools: tools.clone(),
             st: State::Text,
-            func: String::new(),
-            params: 0,
-            eof: false,
+            call: Call {
+                style,
+                tools: tools.clone(),
+                func: String::new(),
+                params: 0,
+                eof: false,
+            },
         }
+    }
+
+    /// Starts a call of `name` whose parameters follow at once (beam: the function name is the
+    /// recipient of the enclosing message, whose body holds only the parameters).
+    pub fn open(&mut self, name: &str, out: &mut Emitter) {
+        self.call.start(name, out);
+        self.st = State::Body;
+    }
+
+    /// The enclosing message ends after `rest` (the text this machine held back): closes the
+    /// call when it stands between parameters (a held closing tag is decided by the end);
+    /// false when the call is cut off inside a parameter (its state then says how).
+    pub fn end_function(&mut self, rest: &str, out: &mut Emitter) -> bool {
+        self.call.eof = true;
+        if !rest.is_empty() {
+            let n = self.feed(rest, out);
+            if !matches!(self.st, State::Body) || n < rest.len() {
+                return false;
+            }
+        }
+        if !matches!(self.st, State::Body) {
+            return false;
+        }
+        Call::close(out);
+        self.st = State::Text;
+        true
+    }
+
+    /// Whether no call is open or being read (between calls, or in plain text): the text can
+    /// end here.
+    pub fn idle(&self) -> bool {
+        matches!(self.st, State::Text | State::After { .. })
+    }
+}
+
+impl Call {
+    /// Starts the call of function `name` (as written): `{` goes with its start.
+    fn start(&mut self, name: &str, out: &mut Emitter) {
+        self.func = tool_name(self.style, &self.tools, name);
+        self.params = 0;
+        out.tool_start(None, self.func.clone());
+        out.args("{");
     }
 
     /// Closes the current call's arguments and the call.
     fn close(out: &mut Emitter) {
         out.args("}");
         out.tool_end();
-    }
-
-    /// Writes parameter `name`'s key (and the opening quote of a string) and starts its value.
-    fn open_value(&mut self, name: &str, kind: Kind, out: &mut Emitter) -> State {
-        let mut s = String::with_capacity(name.len() + 8);
-        if self.params > 0 {
-            s.push_str(", ");
-        }
-        params::push_json_str(&mut s, name);
-        s.push_str(": ");
-        if kind == Kind::Str {
-            s.push('"');
-        }
-        out.args(&s);
-        self.params += 1;
-        State::Value {
-            kind,
-            lead: if self.style.strip {
-                Lead::Start
-            } else {
-                Lead::Body
-            },
-            buf: String::new(),
-            sniff: kind == Kind::Json && self.style.typing != Typing::Schema,
-            cdata: if self.style.cdata {
-                Cdata::Maybe
-            } else {
-                Cdata::No
-            },
-        }
     }
 
     /// The kind of parameter `name` written with the value type `ty` (`k2_horizon`, as vLLM):
@@ -403,41 +395,6 @@ impl XmlParams {
             None if base == "any" => Kind::Str,
             None => params::kind_of_types(&[base]),
         }
-    }
-
-    /// Starts a call of `name` whose parameters follow at once (beam: the function name is the
-    /// recipient of the enclosing message, whose body holds only the parameters).
-    pub fn open(&mut self, name: &str, out: &mut Emitter) {
-        self.func = tool_name(self.style, &self.tools, name);
-        self.params = 0;
-        out.tool_start(None, self.func.clone());
-        out.args("{");
-        self.st = State::Body;
-    }
-
-    /// The enclosing message ends after `rest` (the text this machine held back): closes the
-    /// call when it stands between parameters (a held closing tag is decided by the end);
-    /// false when the call is cut off inside a parameter (its state then says how).
-    pub fn end_function(&mut self, rest: &str, out: &mut Emitter) -> bool {
-        self.eof = true;
-        if !rest.is_empty() {
-            let n = self.feed(rest, out);
-            if !matches!(self.st, State::Body) || n < rest.len() {
-                return false;
-            }
-        }
-        if !matches!(self.st, State::Body) {
-            return false;
-        }
-        Self::close(out);
-        self.st = State::Text;
-        true
-    }
-
-    /// Whether no call is open or being read (between calls, or in plain text): the text can
-    /// end here.
-    pub fn idle(&self) -> bool {
-        matches!(self.st, State::Text | State::After { .. })
     }
 
     /// The kind of parameter `name` of the current call, by the style's typing.
@@ -481,457 +438,353 @@ fn name_or_lead(style: &Style, raw: String) -> State {
 /// call).
 const NAME_STOPS: [char; 10] = ['>', '<', '{', '}', '"', '\'', ' ', '\t', '\n', '\r'];
 
-impl Machine for XmlParams {
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
-    fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {
+/// Whether `tail` is a proper prefix of `tag` (the start of the tag at the end of the input: the
+/// rest may follow).
+fn cut(tail: &str, tag: &str) -> bool {
+    tail.len() < tag.len() && tag.starts_with(tail)
+}
+
+/// The transitions through the call's markup (the value's are in `value.rs`).
+impl Call {
+    /// Plain text, up to a section start or a function start (a content wrapper is dropped).
+    fn on_text(&mut self, rest: &str, out: &mut Emitter) -> Outcome {
+        let text = &self.style.text;
+        let mut n = 0;
+        let Some(which) = text_until(text, rest, &mut n, out) else {
+            return hold(n);
+        };
+        if which >= text.list.len() - self.style.wrappers {
+            return stay(n); // a wrapper of the content: markup, dropped
+        }
+        let m = text.list[which].to_owned();
+        if which < self.style.sections {
+            go(n, State::Wrapper { raw: m })
+        } else {
+            go(n, name_or_lead(self.style, m))
+        }
+    }
+
+    /// After the section start: whitespace, then a function start (or dots' JSON call object).
+    fn on_wrapper(&mut self, raw: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
         let style = self.style;
-        let mut i = 0;
-        while i < input.len() {
-            let rest = &input[i..];
-            match &mut self.st {
-                State::Text => {
-                    let Some(which) = text_until(&style.text, input, &mut i, out) else {
-                        return i;
-                    };
-                    if which >= style.text.list.len() - style.wrappers {
-                        continue; // a wrapper of the content: markup, dropped
-                    }
-                    let m = style.text.list[which].to_owned();
-                    self.st = if which < style.sections {
-                        State::Wrapper { raw: m }
-                    } else {
-                        name_or_lead(style, m)
-                    };
-                }
-                State::Wrapper { raw } => {
-                    match expect_capped(rest, &style.function, trailing_ws(raw)) {
-                        Expect::Marker { end, .. } => {
-                            raw.push_str(&rest[..end]);
-                            i += end;
-                            self.st = name_or_lead(style, std::mem::take(raw));
-                        }
-                        Expect::Wait { ws } => {
-                            raw.push_str(&rest[..ws]);
-                            return i + ws;
-                        }
-                        Expect::Other { at } => {
-                            raw.push_str(&rest[..at]);
-                            i += at;
-                            if let Some(keys) = style.json {
-                                if rest[at..].starts_with('{') && trailing_ws(raw) <= WS_MAX {
-                                    // A JSON call object.
-                                    let calls = Calls::object(keys, false);
-                                    self.st = State::Json(Region::new(calls, raw, false));
-                                    continue;
-                                }
-                            }
-                            // Not a call (other text, or whitespace past the cap): the wrapper was
-                            // content.
-                            out.content(raw);
-                            self.st = State::Text;
-                        }
+        match expect_capped(rest, &style.function, trailing_ws(raw)) {
+            Expect::Marker { end, .. } => {
+                raw.push_str(&rest[..end]);
+                go(end, name_or_lead(style, std::mem::take(raw)))
+            }
+            Expect::Wait { ws } => {
+                raw.push_str(&rest[..ws]);
+                hold(ws)
+            }
+            Expect::Other { at } => {
+                raw.push_str(&rest[..at]);
+                if let Some(keys) = style.json {
+                    if rest[at..].starts_with('{') && trailing_ws(raw) <= WS_MAX {
+                        // A JSON call object.
+                        let calls = Calls::object(keys, false);
+                        return go(at, State::Json(Region::new(calls, raw, false)));
                     }
                 }
-                State::Json(region) => match region.feed(rest, out) {
-                    RegionStep::More => return input.len(),
-                    RegionStep::Done(n) => {
-                        i += n;
-                        self.st = self.after();
-                    }
-                    // Not a call object: malformed markup (the region made it content).
-                    RegionStep::Failed(n) => {
-                        i += n;
-                        self.st = State::Fallback;
-                    }
-                },
-                State::Lead { raw, n } => {
-                    let Some(tag) = &style.lead_tag else {
-                        // (a style with a lead has its tag: build.rs checks)
-                        out.content(raw);
-                        self.st = State::Text;
-                        continue;
-                    };
-                    let (take, found) = match tag.find(rest) {
-                        Found::Marker { at, .. } => (at, true),
-                        Found::Partial { safe } => (safe, false),
-                    };
-                    let piece = &rest[..take];
-                    *n += piece.chars().count();
-                    if piece.contains('<') || *n > NAME_MAX {
-                        // Not a call: the markup was content, the text after it is read again.
-                        out.content(raw);
-                        self.st = State::Text;
-                        continue;
-                    }
-                    raw.push_str(piece);
-                    i += take;
-                    if !found {
-                        return i;
-                    }
-                    raw.push_str(tag.list[0]);
-                    i += tag.list[0].len();
-                    let raw = std::mem::take(raw);
-                    let at = raw.len();
-                    self.st = State::Name { raw, at };
-                }
-                State::Name { raw, at } => {
-                    let Some(p) = rest.find(NAME_STOPS) else {
-                        raw.push_str(rest);
-                        if raw[*at..].chars().count() > NAME_MAX {
-                            // A name past the cap: not a call, the markup was content.
-                            out.content(raw);
-                            self.st = State::Text;
-                        }
-                        return input.len();
-                    };
-                    raw.push_str(&rest[..p]);
-                    if raw[*at..].chars().count() > NAME_MAX {
-                        out.content(raw);
-                        i += p;
-                        self.st = State::Text;
-                        continue;
-                    }
-                    let tail = &rest[p..];
-                    if let Some(tag) = style.self_close {
-                        if tail.len() < tag.len() && tag.starts_with(tail) {
-                            return i + p;
-                        }
-                        if tail.starts_with(tag) && !is_blank(&raw[*at..]) {
-                            // `<invoke name="N"/>`: a call without arguments.
-                            self.func = tool_name(style, &self.tools, &raw[*at..]);
-                            i += p + tag.len();
-                            out.tool_start(None, self.func.clone());
-                            out.args("{");
-                            Self::close(out);
-                            self.st = self.after();
-                            continue;
-                        }
-                    }
-                    let end = match style.name_end {
-                        NameEnd::Tag(tag) => {
-                            if tail.len() < tag.len() && tag.starts_with(tail) {
-                                // The start of the tag at the end of the input: the rest may
-                                // follow.
-                                return i + p;
-                            }
-                            tail.starts_with(tag).then_some(tag.len())
-                        }
-                        NameEnd::Line => match tail.as_bytes()[0] {
-                            b'\n' => Some(1),
-                            b'<' => Some(0),
-                            _ => None,
-                        },
-                    };
-                    match end {
-                        Some(n) if !is_blank(&raw[*at..]) => {
-                            let name = if style.unescape {
-                                unescape(&raw[*at..])
-                            } else {
-                                raw[*at..].to_owned()
-                            };
-                            self.func = tool_name(style, &self.tools, &name);
-                            self.params = 0;
-                            i += p + n;
-                            out.tool_start(None, self.func.clone());
-                            out.args("{");
-                            self.st = if style.attrs_end.is_some() {
-                                State::Attrs { n: 0 }
-                            } else {
-                                State::Body
-                            };
-                        }
-                        _ => {
-                            // Not a call: the markup was content; text goes on at the stop
-                            // character.
-                            out.content(raw);
-                            i += p;
-                            self.st = State::Text;
-                        }
-                    }
-                }
-                State::Attrs { n } => {
-                    let Some(ends) = &style.attrs_end else {
-                        return i;
-                    };
-                    let (at, done) = match ends.find(rest) {
-                        Found::Marker { at, which } => (at, Some(at + ends.list[which].len())),
-                        Found::Partial { safe } => (safe, None),
-                    };
-                    *n += rest[..at].chars().count();
-                    if *n > NAME_MAX || rest[..at].contains('<') {
-                        // Attributes past the cap, or other markup: malformed.
-                        i += rest[..at].find('<').unwrap_or(at);
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                        continue;
-                    }
-                    let Some(end) = done else {
-                        return i + at;
-                    };
-                    i += end;
-                    self.st = State::Body;
-                }
-                State::Body => match expect(rest, &style.body) {
-                    Expect::Marker { which: 0, end } => {
-                        i += end;
-                        self.st = State::Param {
-                            name: String::new(),
-                        };
-                    }
-                    Expect::Marker { which, end } => {
-                        // The function end, or the section end with the function end missing.
-                        i += end;
-                        Self::close(out);
-                        self.st = if which == 1 {
-                            self.after()
-                        } else {
-                            State::Text
-                        };
-                    }
-                    Expect::Wait { ws } => return i + ws,
-                    Expect::Other { at } => {
-                        i += at;
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                    }
-                },
-                State::Param { name } => {
-                    let stops: &[char] = if style.quoted {
-                        &['>', '<', '\n', '"']
-                    } else {
-                        &['>', '<', '\n']
-                    };
-                    let Some(p) = rest.find(stops) else {
-                        name.push_str(rest);
-                        return input.len();
-                    };
-                    name.push_str(&rest[..p]);
-                    let tail = &rest[p..];
-                    let Some(head) = style.heads.starts(tail) else {
-                        if style.heads.could_start(tail) {
-                            return i + p;
-                        }
-                        i += p;
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                        continue;
-                    };
-                    i += p + style.heads.list[head].len();
-                    let mut name = std::mem::take(name);
-                    if style.unescape {
-                        name = unescape(&name);
-                    }
-                    let kind = if style.string_attr {
-                        if head < style.strings {
-                            Kind::Str
-                        } else {
-                            Kind::Json
-                        }
-                    } else {
-                        self.kind(&name)
-                    };
-                    self.st = if style.value_start.is_some() {
-                        State::Open { name, kind }
-                    } else {
-                        self.open_value(&name, kind, out)
-                    };
-                }
-                State::Open { name, kind } => {
-                    let Some(open) = &style.value_start else {
-                        return i;
-                    };
-                    match expect(rest, open) {
-                        Expect::Marker { which: 0, end } => {
-                            i += end;
-                            let (name, kind) = (std::mem::take(name), *kind);
-                            self.st = self.open_value(&name, kind, out);
-                        }
-                        Expect::Marker { end, .. } => {
-                            // The value type's start.
-                            i += end;
-                            self.st = State::Type {
-                                name: std::mem::take(name),
-                                ty: String::new(),
-                            };
-                        }
-                        Expect::Wait { ws } => return i + ws,
-                        Expect::Other { at } => {
-                            i += at;
-                            out.malformed = true;
-                            self.st = State::Fallback;
-                        }
-                    }
-                }
-                State::Type { name, ty } => {
-                    let Some(close) = &style.value_type_end else {
-                        return i;
-                    };
-                    let (at, done) = match close.find(rest) {
-                        Found::Marker { at, which } => (at, Some(at + close.list[which].len())),
-                        Found::Partial { safe } => (safe, None),
-                    };
-                    ty.push_str(&rest[..at]);
-                    if ty.chars().count() > NAME_MAX {
-                        // A type past the cap: malformed.
-                        i += at;
-                        out.malformed = true;
-                        self.st = State::Fallback;
-                        continue;
-                    }
-                    let Some(n) = done else {
-                        return i + at;
-                    };
-                    i += n;
-                    let (name, ty) = (std::mem::take(name), std::mem::take(ty));
-                    let kind = self.typed_kind(&name, &ty);
-                    self.st = State::Open { name, kind };
-                }
-                State::Value {
-                    kind,
-                    lead,
-                    buf,
-                    sniff,
-                    cdata,
-                } => {
-                    if *cdata == Cdata::Maybe && *lead != Lead::Start {
-                        if rest.starts_with(CDATA_START) {
-                            i += CDATA_START.len();
-                            *cdata = Cdata::In;
-                            continue;
-                        }
-                        if CDATA_START.starts_with(rest) {
-                            return i; // a possible start: wait for more
-                        }
-                        *cdata = Cdata::No;
-                    }
-                    if *cdata == Cdata::In {
-                        // Everything up to `]]>` is the value, as written.
-                        match CDATA_END.find(rest) {
-                            Found::Marker { at, .. } => {
-                                value_text(kind, sniff, buf, &rest[..at], out);
-                                i += at + 3;
-                                *cdata = Cdata::No;
-                                *lead = Lead::Body;
-                            }
-                            Found::Partial { safe } => {
-                                value_text(kind, sniff, buf, &rest[..safe], out);
-                                return i + safe;
-                            }
-                        }
-                        continue;
-                    }
-                    if *lead == Lead::Start {
-                        // One leading newline is stripped, unless it begins an end marker.
-                        if style.value.starts(rest).is_some() {
-                            *lead = Lead::Kept;
-                            continue;
-                        }
-                        if style.value.could_start(rest) {
-                            return i;
-                        }
-                        if rest.starts_with('\n') {
-                            i += 1;
-                        }
-                        *lead = Lead::Body;
-                        continue;
-                    }
-                    // The text before the end marker (or before a possible one) is sent: a
-                    // string's escaped in the same pass that looks for the marker.
-                    let found = if *kind == Kind::Str {
-                        out.args_with(|f| params::escape_to_marker(rest, &style.value, f))
-                    } else {
-                        let found = style.value.find(rest);
-                        let (Found::Marker { at: end, .. } | Found::Partial { safe: end }) = found;
-                        value_text(kind, sniff, buf, &rest[..end], out);
-                        found
-                    };
-                    match found {
-                        Found::Marker { at, which } => {
-                            if at > 0 {
-                                *lead = Lead::Body;
-                            }
-                            let m = style.value.list[which];
-                            let close = match which {
-                                0 | 1 => closes(&rest[at + m.len()..], &style.body, self.eof),
-                                3 => closes(&rest[at + m.len()..], &style.after_function, self.eof),
-                                _ => Close::Yes,
-                            };
-                            if close == Close::Wait {
-                                return i + at;
-                            }
-                            if close == Close::No {
-                                // The tag is value text (less the leading newline, if it is one).
-                                let text = match *lead {
-                                    Lead::Kept => m.strip_prefix('\n').unwrap_or(m),
-                                    _ => m,
-                                };
-                                value_text(kind, sniff, buf, text, out);
-                                *lead = Lead::Body;
-                                i += at + m.len();
-                                continue;
-                            }
-                            if *kind == Kind::Str {
-                                out.args("\"");
-                            } else if style.typing != Typing::Schema && loose_null(buf) {
-                                // `json.loads` reads only `null` as null: `None`, `NULL` are text.
-                                let mut s = String::new();
-                                params::push_json_str(&mut s, buf);
-                                out.args(&s);
-                            } else {
-                                let mut s = String::new();
-                                params::convert(*kind, buf, &mut s);
-                                out.args(&s);
-                            }
-                            i += at + m.len();
-                            self.st = match which {
-                                0 | 1 => State::Body,
-                                2 => State::Param {
-                                    name: String::new(),
-                                },
-                                _ => {
-                                    Self::close(out);
-                                    self.after()
-                                }
-                            };
-                        }
-                        Found::Partial { safe } => return i + safe,
-                    }
-                }
-                State::After { ws } => match after_call(ws, input, &mut i, &style.end, out) {
-                    After::Marker(which) => {
-                        let m = style.end.list[which];
-                        if style.item_end == Some(m) || style.call_sep == Some(m) {
-                            // step3's item end, or the markup between calls: the section end or
-                            // the next call may follow.
-                            ws.clear();
-                        } else if style.function.list.contains(&m) {
-                            // The next call: the whitespace before it is content if it is not.
-                            self.st = name_or_lead(style, std::mem::take(ws));
-                        } else {
-                            self.st = State::Text;
-                        }
-                    }
-                    After::Wait => return i,
-                    // No section end (a bare call): the whitespace started the text.
-                    After::Text => self.st = State::Text,
-                },
-                // The driver makes the rest content.
-                State::Fallback => return i,
+                // Not a call (other text, or whitespace past the cap): the wrapper was content.
+                out.content(raw);
+                go(at, State::Text)
             }
         }
-        input.len()
+    }
+
+    /// After the style's `lead`: the repeated name, then the rest of the function start.
+    fn on_lead(
+        &mut self,
+        raw: &mut String,
+        n: &mut usize,
+        rest: &str,
+        out: &mut Emitter,
+    ) -> Outcome {
+        let Some(tag) = &self.style.lead_tag else {
+            // (a style with a lead has its tag: build.rs checks)
+            out.content(raw);
+            return go(0, State::Text);
+        };
+        let (take, end) = until(tag, rest);
+        let piece = &rest[..take];
+        *n += piece.chars().count();
+        if piece.contains('<') || *n > NAME_MAX {
+            // Not a call: the markup was content, the text after it is read again.
+            out.content(raw);
+            return go(0, State::Text);
+        }
+        let Some(end) = end else {
+            raw.push_str(piece);
+            return hold(take);
+        };
+        raw.push_str(&rest[..end]);
+        let raw = std::mem::take(raw);
+        let at = raw.len();
+        go(end, State::Name { raw, at })
+    }
+
+    /// The function name, up to its end (the call starts) or a character that makes it not a
+    /// call (its markup is content).
+    fn on_name(&mut self, raw: &mut String, at: usize, rest: &str, out: &mut Emitter) -> Outcome {
+        let style = self.style;
+        let Some(p) = rest.find(NAME_STOPS) else {
+            raw.push_str(rest);
+            if raw[at..].chars().count() > NAME_MAX {
+                // A name past the cap: not a call, the markup was content.
+                out.content(raw);
+                return (Next::Hold(rest.len()), Some(State::Text));
+            }
+            return hold(rest.len());
+        };
+        raw.push_str(&rest[..p]);
+        let (name, tail) = (&raw[at..], &rest[p..]);
+        if name.chars().count() > NAME_MAX {
+            out.content(raw);
+            return go(p, State::Text);
+        }
+        if let Some(tag) = style.self_close {
+            if cut(tail, tag) {
+                return hold(p);
+            }
+            if tail.starts_with(tag) && !is_blank(name) {
+                // `<invoke name="N"/>`: a call without arguments.
+                self.start(name, out);
+                Self::close(out);
+                return go(p + tag.len(), self.after());
+            }
+        }
+        let end = match style.name_end {
+            NameEnd::Tag(tag) if cut(tail, tag) => return hold(p),
+            NameEnd::Tag(tag) => tail.starts_with(tag).then_some(tag.len()),
+            NameEnd::Line => match tail.bytes().next() {
+                Some(b'\n') => Some(1),
+                Some(b'<') => Some(0),
+                _ => None,
+            },
+        };
+        match end {
+            Some(n) if !is_blank(name) => {
+                if style.unescape {
+                    self.start(&unescape(name), out);
+                } else {
+                    self.start(name, out);
+                }
+                let attrs = style.attrs_end.is_some();
+                go(
+                    p + n,
+                    if attrs {
+                        State::Attrs { n: 0 }
+                    } else {
+                        State::Body
+                    },
+                )
+            }
+            _ => {
+                // Not a call: the markup was content; text goes on at the stop character.
+                out.content(raw);
+                go(p, State::Text)
+            }
+        }
+    }
+
+    /// After the function name: its other attributes, up to the style's `attrs_end`.
+    fn on_attrs(&mut self, n: &mut usize, rest: &str, out: &mut Emitter) -> Outcome {
+        let Some(ends) = &self.style.attrs_end else {
+            return hold(0);
+        };
+        let (at, end) = until(ends, rest);
+        *n += rest[..at].chars().count();
+        if *n > NAME_MAX || rest[..at].contains('<') {
+            // Attributes past the cap, or other markup: malformed.
+            return fallback(rest[..at].find('<').unwrap_or(at), out);
+        }
+        match end {
+            Some(end) => go(end, State::Body),
+            None => hold(at),
+        }
+    }
+
+    /// Between parameters: the next parameter, or the function end.
+    fn on_body(&mut self, rest: &str, out: &mut Emitter) -> Outcome {
+        match expect(rest, &self.style.body) {
+            Expect::Marker { which: 0, end } => go(
+                end,
+                State::Param {
+                    name: String::new(),
+                },
+            ),
+            Expect::Marker { which, end } => {
+                // The function end, or the section end with the function end missing.
+                Self::close(out);
+                go(
+                    end,
+                    if which == 1 {
+                        self.after()
+                    } else {
+                        State::Text
+                    },
+                )
+            }
+            Expect::Wait { ws } => hold(ws),
+            Expect::Other { at } => fallback(at, out),
+        }
+    }
+
+    /// A parameter name, up to its head's end (which may say the value's kind).
+    fn on_param(&mut self, name: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
+        let style = self.style;
+        let stops: &[char] = if style.quoted {
+            &['>', '<', '\n', '"']
+        } else {
+            &['>', '<', '\n']
+        };
+        let Some(p) = rest.find(stops) else {
+            name.push_str(rest);
+            return hold(rest.len());
+        };
+        name.push_str(&rest[..p]);
+        let tail = &rest[p..];
+        let Some(head) = style.heads.starts(tail) else {
+            if style.heads.could_start(tail) {
+                return hold(p);
+            }
+            return fallback(p, out);
+        };
+        let end = p + style.heads.list[head].len();
+        let mut name = std::mem::take(name);
+        if style.unescape {
+            name = unescape(&name);
+        }
+        let kind = if !style.string_attr {
+            self.kind(&name)
+        } else if head < style.strings {
+            Kind::Str
+        } else {
+            Kind::Json
+        };
+        if style.value_start.is_some() {
+            go(end, State::Open { name, kind })
+        } else {
+            go(end, self.open_value(&name, kind, out))
+        }
+    }
+
+    /// After a parameter's head: whitespace, then the value start or a value type's start.
+    fn on_open(&mut self, name: &mut String, kind: Kind, rest: &str, out: &mut Emitter) -> Outcome {
+        let Some(open) = &self.style.value_start else {
+            return hold(0);
+        };
+        match expect(rest, open) {
+            Expect::Marker { which: 0, end } => go(end, self.open_value(name, kind, out)),
+            // The value type's start.
+            Expect::Marker { end, .. } => go(
+                end,
+                State::Type {
+                    name: std::mem::take(name),
+                    ty: String::new(),
+                },
+            ),
+            Expect::Wait { ws } => hold(ws),
+            Expect::Other { at } => fallback(at, out),
+        }
+    }
+
+    /// A value type, up to its end (it gives the value its kind).
+    fn on_type(
+        &mut self,
+        name: &mut String,
+        ty: &mut String,
+        rest: &str,
+        out: &mut Emitter,
+    ) -> Outcome {
+        let Some(close) = &self.style.value_type_end else {
+            return hold(0);
+        };
+        let (at, end) = until(close, rest);
+        ty.push_str(&rest[..at]);
+        if ty.chars().count() > NAME_MAX {
+            // A type past the cap: malformed.
+            return fallback(at, out);
+        }
+        let Some(end) = end else {
+            return hold(at);
+        };
+        let (name, ty) = (std::mem::take(name), std::mem::take(ty));
+        let kind = self.typed_kind(&name, &ty);
+        go(end, State::Open { name, kind })
+    }
+
+    /// After the function end: whitespace, then the section end, the next function, step3's
+    /// item end, or text.
+    fn on_after(&mut self, ws: &mut String, rest: &str, out: &mut Emitter) -> Outcome {
+        let style = self.style;
+        let mut n = 0;
+        match after_call(ws, rest, &mut n, &style.end, out) {
+            After::Marker(which) => {
+                let m = style.end.list[which];
+                if style.item_end == Some(m) || style.call_sep == Some(m) {
+                    // step3's item end, or the markup between calls: the section end or the
+                    // next call may follow.
+                    ws.clear();
+                    stay(n)
+                } else if style.function.list.contains(&m) {
+                    // The next call: the whitespace before it is content if it is not.
+                    go(n, name_or_lead(style, std::mem::take(ws)))
+                } else {
+                    go(n, State::Text)
+                }
+            }
+            After::Wait => hold(n),
+            // No section end (a bare call): the whitespace started the text.
+            After::Text => go(n, State::Text),
+        }
+    }
+}
+
+impl Machine for XmlParams {
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
+        let rest = &input[i..];
+        let c = &mut self.call;
+        let (next, st) = match &mut self.st {
+            State::Text => c.on_text(rest, out),
+            State::Wrapper { raw } => c.on_wrapper(raw, rest, out),
+            State::Json(region) => match region.feed(rest, out) {
+                RegionStep::More => hold(rest.len()),
+                RegionStep::Done(n) => go(n, c.after()),
+                // Not a call object: malformed markup (the region made it content).
+                RegionStep::Failed(n) => go(n, State::Fallback),
+            },
+            State::Lead { raw, n } => c.on_lead(raw, n, rest, out),
+            State::Name { raw, at } => c.on_name(raw, *at, rest, out),
+            State::Attrs { n } => c.on_attrs(n, rest, out),
+            State::Body => c.on_body(rest, out),
+            State::Param { name } => c.on_param(name, rest, out),
+            State::Open { name, kind } => c.on_open(name, *kind, rest, out),
+            State::Type { name, ty } => c.on_type(name, ty, rest, out),
+            State::Value(v) => c.on_value(v, rest, out),
+            State::After { ws } => c.on_after(ws, rest, out),
+            // The driver makes the rest content.
+            State::Fallback => hold(0),
+        };
+        if let Some(st) = st {
+            self.st = st;
+        }
+        // (the transition's positions are offsets from `i`)
+        match next {
+            Next::Go(n) => Next::Go(i + n),
+            Next::Hold(n) => Next::Hold(i + n),
+        }
     }
 
     fn finish(&mut self, rest: &str, out: &mut Emitter) {
         // The end of the output decides a closing tag held inside a value: feed it once more.
-        self.eof = true;
+        self.call.eof = true;
         let mut rest = rest;
-        if matches!(self.st, State::Value { .. }) && !rest.is_empty() {
+        if matches!(self.st, State::Value(_)) && !rest.is_empty() {
             let n = self.feed(rest, out);
             rest = &rest[n..];
         }
+        let style = self.call.style;
         match &mut self.st {
             State::Text | State::Fallback => out.content(rest),
             // Cut off before the call started: its markup so far.
@@ -946,18 +799,18 @@ impl Machine for XmlParams {
             | State::Param { .. }
             | State::Open { .. }
             | State::Type { .. }
-            | State::Value { .. } => out.truncate(""),
+            | State::Value(_) => out.truncate(""),
             // Whitespace after the last call, or a truncated section end: markup. The cut-off
             // start of the next function (and of nothing else) is a truncated call.
-            State::After { .. } => {
-                finish_after_call(rest, &self.style.end, self.style.function.list, out);
-            }
+            State::After { .. } => finish_after_call(rest, &style.end, style.function.list, out),
         }
     }
 }
 
 mod text;
-use text::{loose_null, tool_name, unescape, value_text};
+use text::{tool_name, unescape};
+mod value;
+use value::Value;
 
 #[cfg(test)]
 mod tests;

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Mapping, Optional
 
 from . import params
-from .between import Held, after_call, finish_after_call, text_until
+from .between import GO, HOLD, Held, Machine, Next, after_call, finish_after_call, text_until
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
@@ -244,7 +244,7 @@ def closes(s: str, at: int, follow: Markers, eof: bool) -> str:
     return NO
 
 
-class XmlParams:
+class XmlParams(Machine):
     def __init__(self, style: Style, tools: ToolTypes) -> None:
         self.style = style
         self.value_longest = max(len(m) for m in style.value.list)
@@ -339,9 +339,7 @@ class XmlParams:
     def open(self, name: str, out: Emitter) -> None:
         """Starts a call of ``name`` whose parameters follow at once (beam: the function name is
         the recipient of the enclosing message, whose body holds only the parameters)."""
-        self.func, self.params = self._tool_name(name), 0
-        out.tool_start(None, self.func)
-        out.args("{")
+        self._start(name, out)
         self.st = "Body"
 
     def end_function(self, rest: str, out: Emitter) -> bool:
@@ -391,324 +389,366 @@ class XmlParams:
                 return head
         return name
 
-    def feed(self, s: str, out: Emitter) -> int:
+    def _start(self, name: str, out: Emitter) -> None:
+        """Starts the call of function ``name`` (as written): ``{`` goes with its start."""
+        self.func, self.params = self._tool_name(name), 0
+        out.tool_start(None, self.func)
+        out.args("{")
+
+    def _fallback(self, i: int, out: Emitter) -> Next:
+        """Malformed markup at ``i``: the rest is content."""
+        out.malformed = True
+        self.st = "Fallback"
+        return i, GO
+
+    def _no_marker(self, kind: str, j: int, out: Emitter) -> Next:
+        """No marker after the whitespace (``expect``): only whitespace so far (wait at ``j``),
+        or other text at ``j``: malformed."""
+        return (j, HOLD) if kind == "wait" else self._fallback(j, out)
+
+    def _not_a_call(self, i: int, out: Emitter) -> Next:
+        """The markup read (``raw`` and the name so far) was not a call: it is content, and the
+        text goes on at ``i``."""
+        out.content("".join(self.raw) + "".join(self.name_parts))
+        self.raw, self.name_parts = [], []
+        self.st = "Text"
+        return i, GO
+
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        # One transition per state (Rust's one match over them), in the table ON.
+        return XmlParams.ON[self.st](self, s, i, out)
+
+    def on_json(self, s: str, i: int, out: Emitter) -> Next:
+        """After the section start: dots' JSON call object, its call streamed as it comes."""
+        assert self.region is not None
+        r, k = self.region.feed(s, out, i)
+        if r == "more":
+            return len(s), HOLD
+        # Done: the call's end; else not a call object: malformed markup (the region made it
+        # content).
+        self.st = self._after() if r == "done" else "Fallback"
+        self.region = None
+        return i + k, GO
+
+    def on_fallback(self, s: str, i: int, out: Emitter) -> Next:
+        """After malformed markup: the driver makes the rest content."""
+        return i, HOLD
+
+    def on_text(self, s: str, i: int, out: Emitter) -> Next:
+        """Plain text, up to a section start or a function start (a content wrapper is
+        dropped)."""
+        text = self.style.text
+        which, i = text_until(text, s, i, out)
+        if which == -1:
+            return i, HOLD
+        if which >= len(text.list) - self.style.wrappers:
+            return i, GO  # a wrapper of the content: markup, dropped
+        m = text.list[which]
+        self.raw = [m]
+        if which < self.style.sections:
+            self.st = "Wrapper"
+        else:
+            self._name_or_lead(m)
+        return i, GO
+
+    def on_wrapper(self, s: str, i: int, out: Emitter) -> Next:
+        """After the section start: whitespace, then a function start (or dots' JSON call
+        object)."""
         style = self.style
-        i = 0
+        kind, a, b = expect_capped(s, style.function, i, trailing_ws("".join(self.raw)))
+        if kind == "marker":
+            self.raw.append(s[i : i + b])
+            self._name_or_lead(style.function.list[a])
+            return i + b, GO
+        self.raw.append(s[i : i + a])
+        if kind == "wait":
+            return i + a, HOLD
+        i += a
+        raw = "".join(self.raw)
+        self.raw = []
+        if style.json is not None and s.startswith("{", i) and trailing_ws(raw) <= WS_MAX:
+            # A JSON call object.
+            self.st = "Json"
+            self.region = Region(Calls.object(style.json, False), raw, False)
+            return i, GO
+        # Not a call (other text, or whitespace past the cap): the wrapper was content.
+        out.content(raw)
+        self.st = "Text"
+        return i, GO
+
+    def on_lead(self, s: str, i: int, out: Emitter) -> Next:
+        """After the style's ``lead``: the repeated name, then the rest of the function
+        start."""
+        lead_tag = self.style.lead_tag
+        if lead_tag is None:
+            # (a style with a lead has its tag: style_of checks)
+            return self._not_a_call(i, out)
+        kind, at, _ = lead_tag.find(s, i)
+        piece = s[i : i + at]
+        self.lead_n += len(piece)
+        if "<" in piece or self.lead_n > NAME_MAX:
+            # Not a call: the markup was content, the text after it is read again.
+            return self._not_a_call(i, out)
+        self.raw.append(piece)
+        if kind != "marker":
+            return i + at, HOLD
+        self.raw.append(lead_tag.list[0])
+        self.st, self.name_parts = "Name", []
+        return i + at + len(lead_tag.list[0]), GO
+
+    def on_name(self, s: str, i: int, out: Emitter) -> Next:
+        """The function name, up to its end (the call starts) or a character that makes it not a
+        call (its markup is content)."""
+        style = self.style
         n = len(s)
-        while i < n:
-            st = self.st
-            if st == "Text":
-                which, i = text_until(style.text, s, i, out)
-                if which == -1:
-                    return i
-                if which >= len(style.text.list) - style.wrappers:
-                    continue  # a wrapper of the content: markup, dropped
-                m = style.text.list[which]
-                self.raw = [m]
-                if which < style.sections:
-                    self.st = "Wrapper"
-                else:
-                    self._name_or_lead(m)
-            elif st == "Wrapper":
-                kind, a, b = expect_capped(s, style.function, i, trailing_ws("".join(self.raw)))
-                if kind == "marker":
-                    self.raw.append(s[i : i + b])
-                    i += b
-                    self._name_or_lead(style.function.list[a])
-                elif kind == "wait":
-                    self.raw.append(s[i : i + a])
-                    return i + a
-                else:
-                    self.raw.append(s[i : i + a])
-                    i += a
-                    raw = "".join(self.raw)
-                    self.raw = []
-                    json_call = s.startswith("{", i) and trailing_ws(raw) <= WS_MAX
-                    if style.json is not None and json_call:
-                        # A JSON call object.
-                        self.st = "Json"
-                        self.region = Region(Calls.object(style.json, False), raw, False)
-                        continue
-                    # Not a call (other text, or whitespace past the cap): the wrapper was
-                    # content.
-                    out.content(raw)
-                    self.st = "Text"
-            elif st == "Json":
-                assert self.region is not None
-                r, k = self.region.feed(s, out, i)
-                if r == "more":
-                    return n
-                i += k
-                if r == "done":
-                    self.region = None
-                    self.st = self._after()
-                else:
-                    # Not a call object: malformed markup (the region made it content).
-                    self.st = "Fallback"
-            elif st == "Lead":
-                lead_tag = style.lead_tag
-                if lead_tag is None:
-                    # (a style with a lead has its tag: style_of checks)
-                    out.content("".join(self.raw))
-                    self.raw, self.st = [], "Text"
-                    continue
-                kind, at, _ = lead_tag.find(s, i)
-                piece = s[i : i + at]
-                self.lead_n += len(piece)
-                if "<" in piece or self.lead_n > NAME_MAX:
-                    # Not a call: the markup was content, the text after it is read again.
-                    out.content("".join(self.raw))
-                    self.raw, self.st = [], "Text"
-                    continue
-                self.raw.append(piece)
-                i += at
-                if kind != "marker":
-                    return i
-                self.raw.append(lead_tag.list[0])
-                i += len(lead_tag.list[0])
-                self.st, self.name_parts = "Name", []
-            elif st == "Name":
-                p = _find_any(s, _NAME_STOP, i)
-                if p == -1:
-                    self.name_parts.append(s[i:])
-                    if sum(map(len, self.name_parts)) > NAME_MAX:
-                        # A name past the cap: not a call, the markup was content.
-                        out.content("".join(self.raw) + "".join(self.name_parts))
-                        self.raw, self.name_parts = [], []
-                        self.st = "Text"
-                    return n
-                self.name_parts.append(s[i : i + p])
-                t = i + p
-                if sum(map(len, self.name_parts)) > NAME_MAX:
-                    out.content("".join(self.raw) + "".join(self.name_parts))
-                    self.raw, self.name_parts = [], []
-                    i = t
-                    self.st = "Text"
-                    continue
-                close = style.self_close
-                if close is not None:
-                    if n - t < len(close) and close.startswith(s[t:]):
-                        return t
-                    name = "".join(self.name_parts)
-                    if s.startswith(close, t) and not is_blank(name):
-                        # <invoke name="N"/>: a call without arguments.
-                        self.func = self._tool_name(name)
-                        self.raw, self.name_parts = [], []
-                        i = t + len(close)
-                        out.tool_start(None, self.func)
-                        out.args("{")
-                        self._close(out)
-                        self.st = self._after()
-                        continue
-                end = -1
-                tag = style.name_end
-                if tag != LINE:
-                    if n - t < len(tag) and tag.startswith(s[t:]):
-                        # The start of the tag at the end of the input: the rest may follow.
-                        return t
-                    end = len(tag) if s.startswith(tag, t) else -1
-                else:
-                    end = {"\n": 1, "<": 0}.get(s[t], -1)
-                name = "".join(self.name_parts)
-                if end != -1 and not is_blank(name):
-                    self.func = self._tool_name(unescape(name) if style.unescape else name)
-                    self.raw, self.name_parts = [], []
-                    self.params = 0
-                    i = t + end
-                    out.tool_start(None, self.func)
-                    out.args("{")
-                    if style.attrs_end is not None:
-                        self.st, self.attrs = "Attrs", 0
-                    else:
-                        self.st = "Body"
-                else:
-                    # Not a call: the markup was content; text goes on at the stop character.
-                    out.content("".join(self.raw) + name)
-                    self.raw, self.name_parts = [], []
-                    i = t
-                    self.st = "Text"
-            elif st == "Attrs":
-                assert style.attrs_end is not None
-                kind, at, which = style.attrs_end.find(s, i)
-                self.attrs += at
-                lt = s.find("<", i, i + at)
-                if self.attrs > NAME_MAX or lt != -1:
-                    # Attributes past the cap, or other markup: malformed.
-                    i = lt if lt != -1 else i + at
-                    out.malformed = True
-                    self.st = "Fallback"
-                    continue
-                if kind != "marker":
-                    return i + at
-                i += at + len(style.attrs_end.list[which])
-                self.st = "Body"
-            elif st == "Body":
-                kind, a, b = expect(s, style.body, i)
-                if kind == "marker" and a == 0:
-                    i += b
-                    self.st, self.name = "Param", []
-                elif kind == "marker":
-                    # The function end, or the section end with the function end missing.
-                    i += b
-                    self._close(out)
-                    self.st = self._after() if a == 1 else "Text"
-                elif kind == "wait":
-                    return i + a
-                else:
-                    i += a
-                    out.malformed = True
-                    self.st = "Fallback"
-            elif st == "Param":
-                p = _find_any(s, _PARAM_STOP_QUOTED if style.quoted else _PARAM_STOP, i)
-                if p == -1:
-                    self.name.append(s[i:])
-                    return n
-                self.name.append(s[i : i + p])
-                t = i + p
-                head = style.heads.starts(s, t)
-                if head == -1:
-                    if style.heads.could_start(s[t : t + self.head_longest]):
-                        return t
-                    i = t
-                    out.malformed = True
-                    self.st = "Fallback"
-                    continue
-                i = t + len(style.heads.list[head])
-                name = "".join(self.name)
-                if style.unescape:
-                    name = unescape(name)
-                self.name = []
-                if style.string_attr:
-                    self.kind = params.STR if head < style.strings else params.JSON
-                else:
-                    self.kind = self._kind(name)
-                if style.value_start is not None:
-                    self.st, self.param = "Open", name
-                else:
-                    self._open_value(name, out)
-            elif st == "Open":
-                assert style.value_start is not None
-                kind, a, b = expect(s, style.value_start, i)
-                if kind == "marker" and a == 0:
-                    i += b
-                    self._open_value(self.param, out)
-                elif kind == "marker":
-                    # The value type's start.
-                    i += b
-                    self.st, self.ty = "Type", []
-                elif kind == "wait":
-                    return i + a
-                else:
-                    i += a
-                    out.malformed = True
-                    self.st = "Fallback"
-            elif st == "Type":
-                assert style.value_type_end is not None
-                kind, at, which = style.value_type_end.find(s, i)
-                self.ty.append(s[i : i + at])
-                if sum(map(len, self.ty)) > NAME_MAX:
-                    # A type past the cap: malformed.
-                    i += at
-                    out.malformed = True
-                    self.st = "Fallback"
-                    continue
-                if kind != "marker":
-                    return i + at
-                i += at + len(style.value_type_end.list[which])
-                self.kind = self._typed_kind(self.param, "".join(self.ty))
-                self.st, self.ty = "Open", []
-            elif st == "Value":
-                if self.cdata == "Maybe" and self.lead != "Start":
-                    if s.startswith(_CDATA_START, i):
-                        i += len(_CDATA_START)
-                        self.cdata = "In"
-                        continue
-                    if _CDATA_START.startswith(s[i : i + len(_CDATA_START)]):
-                        return i  # a possible start: wait for more
-                    self.cdata = "No"
-                if self.cdata == "In":
-                    # Everything up to "]]>" is the value, as written.
-                    kind, at, _ = _CDATA_END.find(s, i)
-                    self._value_text(s[i : i + at], out)
-                    if kind != "marker":
-                        return i + at
-                    i += at + 3
-                    self.cdata, self.lead = "No", "Body"
-                    continue
-                if self.lead == "Start":
-                    # One leading newline is stripped, unless it begins an end marker.
-                    if style.value.starts(s, i) != -1:
-                        self.lead = "Kept"
-                        continue
-                    if style.value.could_start(s[i : i + self.value_longest]):
-                        return i
-                    if s[i] == "\n":
-                        i += 1
-                    self.lead = "Body"
-                    continue
-                kind, at, which = style.value.find(s, i)
-                self._value_text(s[i : i + at], out)
-                if kind != "marker":
-                    return i + at
-                if at > 0:
-                    self.lead = "Body"
-                m = style.value.list[which]
-                after = i + at + len(m)
-                if which in (0, 1):
-                    close = closes(s, after, style.body, self.eof)
-                elif which == 3:
-                    close = closes(s, after, style.after_function, self.eof)
-                else:
-                    close = YES
-                if close == WAIT:
-                    return i + at
-                if close == NO:
-                    # The tag is value text (less the leading newline, if it is one).
-                    if self.lead == "Kept" and m.startswith("\n"):
-                        m = m[1:]
-                    self._value_text(m, out)
-                    self.lead = "Body"
-                    i = after
-                    continue
-                raw = "".join(self.buf)
-                if self.kind == params.STR:
-                    out.args('"')
-                elif self.style.typing != SCHEMA and _loose_null(raw):
-                    # json.loads reads only "null" as null: "None", "NULL" are text.
-                    out.args(params.json_str(raw))
-                else:
-                    out.args(params.convert(self.kind, raw))
-                self.buf = []
-                i = after
-                if which in (0, 1):
-                    self.st = "Body"
-                elif which == 2:
-                    self.st, self.name = "Param", []
-                else:
-                    self._close(out)
-                    self.st = self._after()
-            elif st == "After":
-                kind, which, i = after_call(self.ws, s, i, style.end, out)
-                if kind == "marker":
-                    m = style.end.list[which]
-                    if m == style.item_end or m == style.call_sep:
-                        # step3's item end, or the markup between calls: the section end or the
-                        # next call may follow.
-                        self.ws = Held()
-                    elif m in style.function.list:
-                        # The next call: the whitespace before it is content if it is not.
-                        self.raw, self.ws = self.ws, Held()
-                        self._name_or_lead(m)
-                    else:
-                        self.st, self.ws = "Text", Held()
-                elif kind == "wait":
-                    return i
-                else:
-                    # No section end (a bare call): the whitespace started the text.
-                    self.st = "Text"
-            else:  # Fallback: the driver makes the rest content
-                return i
-        return n
+        p = _find_any(s, _NAME_STOP, i)
+        if p == -1:
+            self.name_parts.append(s[i:])
+            if sum(map(len, self.name_parts)) > NAME_MAX:
+                # A name past the cap: not a call, the markup was content.
+                self._not_a_call(n, out)
+            return n, HOLD
+        self.name_parts.append(s[i : i + p])
+        t = i + p
+        if sum(map(len, self.name_parts)) > NAME_MAX:
+            return self._not_a_call(t, out)
+        name = "".join(self.name_parts)
+        close = style.self_close
+        if close is not None:
+            if n - t < len(close) and close.startswith(s[t:]):
+                return t, HOLD
+            if s.startswith(close, t) and not is_blank(name):
+                # <invoke name="N"/>: a call without arguments.
+                self.raw, self.name_parts = [], []
+                self._start(name, out)
+                self._close(out)
+                self.st = self._after()
+                return t + len(close), GO
+        tag = style.name_end
+        if tag == LINE:
+            end = {"\n": 1, "<": 0}.get(s[t], -1)
+        elif n - t < len(tag) and tag.startswith(s[t:]):
+            # The start of the tag at the end of the input: the rest may follow.
+            return t, HOLD
+        else:
+            end = len(tag) if s.startswith(tag, t) else -1
+        if end == -1 or is_blank(name):
+            # Not a call: the markup was content; text goes on at the stop character.
+            return self._not_a_call(t, out)
+        self.raw, self.name_parts = [], []
+        self._start(unescape(name) if style.unescape else name, out)
+        if style.attrs_end is not None:
+            self.st, self.attrs = "Attrs", 0
+        else:
+            self.st = "Body"
+        return t + end, GO
+
+    def on_attrs(self, s: str, i: int, out: Emitter) -> Next:
+        """After the function name: its other attributes, up to the style's ``attrs_end``."""
+        ends = self.style.attrs_end
+        assert ends is not None
+        kind, at, which = ends.find(s, i)
+        self.attrs += at
+        lt = s.find("<", i, i + at)
+        if self.attrs > NAME_MAX or lt != -1:
+            # Attributes past the cap, or other markup: malformed.
+            return self._fallback(lt if lt != -1 else i + at, out)
+        if kind != "marker":
+            return i + at, HOLD
+        self.st = "Body"
+        return i + at + len(ends.list[which]), GO
+
+    def on_body(self, s: str, i: int, out: Emitter) -> Next:
+        """Between parameters: the next parameter, or the function end."""
+        kind, a, b = expect(s, self.style.body, i)
+        if kind != "marker":
+            return self._no_marker(kind, i + a, out)
+        if a == 0:
+            self.st, self.name = "Param", []
+        else:
+            # The function end, or the section end with the function end missing.
+            self._close(out)
+            self.st = self._after() if a == 1 else "Text"
+        return i + b, GO
+
+    def on_param(self, s: str, i: int, out: Emitter) -> Next:
+        """A parameter name, up to its head's end (which may say the value's kind)."""
+        style = self.style
+        p = _find_any(s, _PARAM_STOP_QUOTED if style.quoted else _PARAM_STOP, i)
+        if p == -1:
+            self.name.append(s[i:])
+            return len(s), HOLD
+        self.name.append(s[i : i + p])
+        t = i + p
+        head = style.heads.starts(s, t)
+        if head == -1:
+            if style.heads.could_start(s[t : t + self.head_longest]):
+                return t, HOLD
+            return self._fallback(t, out)
+        name = "".join(self.name)
+        if style.unescape:
+            name = unescape(name)
+        self.name = []
+        if not style.string_attr:
+            self.kind = self._kind(name)
+        else:
+            self.kind = params.STR if head < style.strings else params.JSON
+        if style.value_start is not None:
+            self.st, self.param = "Open", name
+        else:
+            self._open_value(name, out)
+        return t + len(style.heads.list[head]), GO
+
+    def on_open(self, s: str, i: int, out: Emitter) -> Next:
+        """After a parameter's head: whitespace, then the value start or a value type's
+        start."""
+        assert self.style.value_start is not None
+        kind, a, b = expect(s, self.style.value_start, i)
+        if kind != "marker":
+            return self._no_marker(kind, i + a, out)
+        if a == 0:
+            self._open_value(self.param, out)
+        else:
+            # The value type's start.
+            self.st, self.ty = "Type", []
+        return i + b, GO
+
+    def on_type(self, s: str, i: int, out: Emitter) -> Next:
+        """A value type, up to its end (it gives the value its kind)."""
+        close = self.style.value_type_end
+        assert close is not None
+        kind, at, which = close.find(s, i)
+        self.ty.append(s[i : i + at])
+        if sum(map(len, self.ty)) > NAME_MAX:
+            # A type past the cap: malformed.
+            return self._fallback(i + at, out)
+        if kind != "marker":
+            return i + at, HOLD
+        self.kind = self._typed_kind(self.param, "".join(self.ty))
+        self.st, self.ty = "Open", []
+        return i + at + len(close.list[which]), GO
+
+    def on_value(self, s: str, i: int, out: Emitter) -> Next:
+        """Inside a value: a CDATA section, the leading newline, then the text up to an end
+        marker."""
+        ends = self.style.value
+        if self.cdata == "Maybe" and self.lead != "Start":
+            if s.startswith(_CDATA_START, i):
+                self.cdata = "In"
+                return i + len(_CDATA_START), GO
+            if _CDATA_START.startswith(s[i : i + len(_CDATA_START)]):
+                return i, HOLD  # a possible start: wait for more
+            self.cdata = "No"
+        if self.cdata == "In":
+            # Everything up to "]]>" is the value, as written.
+            kind, at, _ = _CDATA_END.find(s, i)
+            self._value_text(s[i : i + at], out)
+            if kind != "marker":
+                return i + at, HOLD
+            self.cdata, self.lead = "No", "Body"
+            return i + at + 3, GO
+        if self.lead == "Start":
+            # One leading newline is stripped, unless it begins an end marker.
+            if ends.starts(s, i) != -1:
+                self.lead = "Kept"
+                return i, GO
+            if ends.could_start(s[i : i + self.value_longest]):
+                return i, HOLD
+            self.lead = "Body"
+            return i + (s[i] == "\n"), GO
+        kind, at, which = ends.find(s, i)
+        self._value_text(s[i : i + at], out)
+        if kind != "marker":
+            return i + at, HOLD
+        return self._value_end(s, i, at, which, out)
+
+    def _value_end(self, s: str, i: int, at: int, which: int, out: Emitter) -> Next:
+        """End marker ``which`` of the value stands at ``s[i + at:]``: it closes the value (and
+        what it ends: the parameter, or the function), or is value text, or must wait for what
+        follows."""
+        style = self.style
+        if at > 0:
+            self.lead = "Body"
+        m = style.value.list[which]
+        after = i + at + len(m)
+        if which in (0, 1):
+            close = closes(s, after, style.body, self.eof)
+        elif which == 3:
+            close = closes(s, after, style.after_function, self.eof)
+        else:
+            close = YES
+        if close == WAIT:
+            return i + at, HOLD
+        if close == NO:
+            # The tag is value text (less the leading newline, if it is one).
+            if self.lead == "Kept" and m.startswith("\n"):
+                m = m[1:]
+            self._value_text(m, out)
+            self.lead = "Body"
+            return after, GO
+        self._value_end_text(out)
+        if which in (0, 1):
+            self.st = "Body"
+        elif which == 2:
+            self.st, self.name = "Param", []
+        else:
+            self._close(out)
+            self.st = self._after()
+        return after, GO
+
+    def _value_end_text(self, out: Emitter) -> None:
+        """Sends the value's end: the closing quote of a string, or the typed value as JSON
+        text."""
+        raw = "".join(self.buf)
+        self.buf = []
+        if self.kind == params.STR:
+            out.args('"')
+        elif self.style.typing != SCHEMA and _loose_null(raw):
+            # json.loads reads only "null" as null: "None", "NULL" are text.
+            out.args(params.json_str(raw))
+        else:
+            out.args(params.convert(self.kind, raw))
+
+    def on_after(self, s: str, i: int, out: Emitter) -> Next:
+        """After the function end: whitespace, then the section end, the next function, step3's
+        item end, or text."""
+        style = self.style
+        kind, which, i = after_call(self.ws, s, i, style.end, out)
+        if kind == "wait":
+            return i, HOLD
+        if kind == "text":
+            # No section end (a bare call): the whitespace started the text.
+            self.st = "Text"
+            return i, GO
+        m = style.end.list[which]
+        if m == style.item_end or m == style.call_sep:
+            # step3's item end, or the markup between calls: the section end or the next call
+            # may follow.
+            self.ws = Held()
+        elif m in style.function.list:
+            # The next call: the whitespace before it is content if it is not.
+            self.raw, self.ws = self.ws, Held()
+            self._name_or_lead(m)
+        else:
+            self.st, self.ws = "Text", Held()
+        return i, GO
+
+    # The transition of each state.
+    ON: ClassVar[Dict[str, Callable[[XmlParams, str, int, Emitter], Next]]] = {
+        "Text": on_text,
+        "Wrapper": on_wrapper,
+        "Json": on_json,
+        "Lead": on_lead,
+        "Name": on_name,
+        "Attrs": on_attrs,
+        "Body": on_body,
+        "Param": on_param,
+        "Open": on_open,
+        "Type": on_type,
+        "Value": on_value,
+        "After": on_after,
+        "Fallback": on_fallback,
+    }
 
     def finish(self, rest: str, out: Emitter) -> None:
         # The end of the output decides a closing tag held inside a value: feed it once more.

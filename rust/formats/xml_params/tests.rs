@@ -1,6 +1,6 @@
 use super::*;
 use crate::event::Extracted;
-use crate::formats::test_support::Rng;
+use crate::formats::test_support::{char_bounds, feed_cut, Rng};
 use crate::formats::{Format, Parser};
 
 fn tools() -> Tools {
@@ -42,12 +42,7 @@ fn extract(text: &str) -> Extracted {
 fn stream_chars(text: &str) -> (String, Vec<(String, String)>, bool) {
     let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
     let mut p = Parser::new(f, &tools());
-    let mut events = Vec::new();
-    let mut buf = [0u8; 4];
-    for c in text.chars() {
-        events.extend(p.feed(c.encode_utf8(&mut buf)));
-    }
-    events.extend(p.finish());
+    let events = feed_cut(&mut p, text, &char_bounds(text));
     let x = Extracted::from_events(events, p.malformed(), p.truncated());
     (
         x.content.unwrap_or_default(),
@@ -127,17 +122,8 @@ fn other_styles() {
         if *name != "seed_oss" {
             assert_eq!(calls.next(), Some("{}"), "{name}");
         }
-        let every: Vec<usize> = (1..text.len())
-            .filter(|&i| text.is_char_boundary(i))
-            .collect();
         let mut p = Parser::new(f, &tools());
-        let mut events = Vec::new();
-        let mut prev = 0;
-        for &c in every.iter().chain(std::iter::once(&text.len())) {
-            events.extend(p.feed(&text[prev..c]));
-            prev = c;
-        }
-        events.extend(p.finish());
+        let events = feed_cut(&mut p, text, &char_bounds(text));
         let y = Extracted::from_events(events, p.malformed(), p.truncated());
         assert_eq!(y.calls.len(), x.calls.len(), "{name}");
         assert_eq!(y.calls[0].arguments, *want, "{name}");
@@ -263,13 +249,7 @@ fn closing_tag_inside_a_value() {
 fn stream_cuts(text: &str, cuts: &[usize]) -> (String, Vec<(String, String)>, bool) {
     let f = Format::from_name("qwen3_coder").unwrap_or_else(|| panic!("not registered"));
     let mut p = Parser::new(f, &tools());
-    let mut events = Vec::new();
-    let mut prev = 0;
-    for &c in cuts.iter().chain(std::iter::once(&text.len())) {
-        events.extend(p.feed(&text[prev..c]));
-        prev = c;
-    }
-    events.extend(p.finish());
+    let events = feed_cut(&mut p, text, cuts);
     let mut content = String::new();
     let mut calls: Vec<(String, String)> = Vec::new();
     for ev in events {
@@ -338,25 +318,10 @@ fn random_texts_are_split_invariant() {
                  </function>\n</tool_call>\n<function=g>\n</function> bye";
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for round in 0..3000 {
-        let mut s = if round % 2 == 0 {
-            valid.to_owned()
-        } else {
-            String::new()
-        };
-        for _ in 0..rng.below(14) {
-            let at = rng.boundary(&s);
-            if rng.below(4) == 0 && at < s.len() {
-                let mut end = at + 1;
-                while !s.is_char_boundary(end) {
-                    end += 1;
-                }
-                s.replace_range(at..end, "");
-            } else {
-                s.insert_str(at, PIECES[rng.below(PIECES.len())]);
-            }
-        }
+        let mut s = String::from(if round % 2 == 0 { valid } else { "" });
+        rng.edits(&mut s, PIECES, 14);
         let whole = stream_cuts(&s, &[]);
-        let every: Vec<usize> = (1..s.len()).filter(|&i| s.is_char_boundary(i)).collect();
+        let every = char_bounds(&s);
         assert_eq!(stream_cuts(&s, &every), whole, "{s:?}");
         if !every.is_empty() {
             let cuts: Vec<usize> = {
