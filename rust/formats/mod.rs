@@ -29,11 +29,7 @@ mod xml_params;
 /// and must be bounded (a possible marker prefix). `finish` receives that suffix at end of text.
 pub trait Machine: Send + Sync {
     /// One transition from `input[i..]`: the machine's one `match` over its states.
-    // TRANSITIONAL: the default goes once every machine has its `step` (machines without one
-    // still override `feed`, so it is never called).
-    fn step(&mut self, _input: &str, i: usize, _out: &mut Emitter) -> Next {
-        Next::Hold(i)
-    }
+    fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next;
 
     /// Every machine's `feed`: its transitions, run by [`drive`].
     fn feed(&mut self, input: &str, out: &mut Emitter) -> usize {

@@ -108,7 +108,7 @@
 //! - formats whose section holds several calls (`minimax_m2`, step3, DSML; glm's calls follow each
 //!   other) accept the next function start after a function end (whitespace between is markup).
 
-use super::between::{after_call, finish_after_call, text_until, After, Next};
+use super::between::{after_call, finish_after_call, settle, text_until, After, Moved, Next};
 use super::region::{Region, RegionStep};
 use super::{Machine, Tools};
 use crate::event::Emitter;
@@ -261,7 +261,7 @@ enum State {
 /// What a transition did: the step's [`Next`] and, when the state changes, the new state. A
 /// transition reads `rest`, the input from where the step starts; its positions are offsets in
 /// `rest`.
-type Outcome = (Next, Option<State>);
+type Outcome = Moved<State>;
 
 /// Read up to `n`, in the same state.
 fn stay(n: usize) -> Outcome {
@@ -745,7 +745,7 @@ impl Machine for XmlParams {
     fn step(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
         let rest = &input[i..];
         let c = &mut self.call;
-        let (next, st) = match &mut self.st {
+        let moved = match &mut self.st {
             State::Text => c.on_text(rest, out),
             State::Wrapper { raw } => c.on_wrapper(raw, rest, out),
             State::Json(region) => match region.feed(rest, out) {
@@ -766,11 +766,8 @@ impl Machine for XmlParams {
             // The driver makes the rest content.
             State::Fallback => hold(0),
         };
-        if let Some(st) = st {
-            self.st = st;
-        }
         // (the transition's positions are offsets from `i`)
-        match next {
+        match settle(&mut self.st, moved) {
             Next::Go(n) => Next::Go(i + n),
             Next::Hold(n) => Next::Hold(i + n),
         }

@@ -6,9 +6,10 @@ deltas per feed. They are the oracle for the differential tests and the baseline
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Protocol, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..spec import REASONING, SPECS, FormatSpec, ReasoningSpec
+from .between import HOLD, Machine, Next
 from .event import Delta, Emitter, Extracted, SpanRule, delta_from_events, extracted_from_events
 from .json import CallKeys
 from .params import SchemaTrees, ToolTypes
@@ -27,12 +28,6 @@ def _tools(tools: Optional[ToolTypes], schemas: Optional[SchemaTrees]) -> ToolTy
     t = _WithSchemas(tools or {})
     t.schemas = schemas
     return t
-
-
-class Machine(Protocol):
-    def feed(self, s: str, out: Emitter) -> int: ...
-
-    def finish(self, rest: str, out: Emitter) -> None: ...
 
 
 def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
@@ -164,12 +159,12 @@ def id_style(format: str) -> str:
     return REGISTRY[format][1]
 
 
-class Plain:
+class Plain(Machine):
     """The machine used when no tool format is given (reasoning and content only)."""
 
-    def feed(self, s: str, out: Emitter) -> int:
-        out.content(s)
-        return len(s)
+    def step(self, s: str, i: int, out: Emitter) -> Next:
+        out.content(s[i:])
+        return len(s), HOLD
 
     def finish(self, rest: str, out: Emitter) -> None:
         out.content(rest)
@@ -256,9 +251,7 @@ class Parser:
         self._machine: Machine = REGISTRY[format][0](_tools(tools, schemas)) if format else Plain()
         if rspec is not None and rspec.tool_format is not None and reasoning_started is True:
             # the prompt opened a reasoning block of the machine's own wire format
-            start = getattr(self._machine, "start_in_reasoning", None)
-            if start is not None:
-                start()
+            self._machine.start_in_reasoning()
         self._front = (
             _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
         )
