@@ -285,7 +285,6 @@ LONG_FUNCTIONS = {
     "python/toolparse/reference/pythonic.py::feed": 224,
     "python/toolparse/reference/xml_elements.py::feed": 152,
     "python/toolparse/reference/xml_params.py::feed": 318,
-    "rust/convert.rs::step": 301,
     "rust/formats/functiongemma.rs::feed": 245,
     "rust/formats/mod.rs::machines_use_the_spec_markers": 171,
     "rust/formats/named_json.rs::feed": 207,
