@@ -278,7 +278,6 @@ def functions(path: Path) -> Iterator[Tuple[str, int, int]]:
 LONG_FUNCTIONS = {
     "python/toolparse/integrations/vllm.py::_reasoning_base": 267,
     "python/toolparse/integrations/vllm.py::_tool_parser_base": 184,
-    "python/toolparse/reference/convert.py::_step": 160,
     "python/toolparse/reference/functiongemma.py::feed": 188,
     "python/toolparse/reference/json.py::feed": 176,
     "python/toolparse/reference/openai.py::feed": 213,
