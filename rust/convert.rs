@@ -42,7 +42,7 @@ use crate::Step;
 
 mod number;
 mod value;
-use number::{number_text, Num};
+use number::{Num, Number};
 use value::new_number;
 
 /// The string literal being read: its quote character, triple-quoted or not, raw or not.
@@ -63,15 +63,8 @@ enum State {
     /// (`r`, `u`, and the bytes prefixes `b`, `br`, `rb`); `concat` when it
     /// follows a complete string (then only a prefix of the next concatenated string is valid).
     Name { buf: String, concat: bool },
-    /// A number literal; `buf` is its text without `_` (for radix ints: the digits only);
-    /// `groups` parentheses opened after the sign must close after it.
-    Number {
-        part: Num,
-        buf: String,
-        radix: u32,
-        neg: bool,
-        groups: usize,
-    },
+    /// A number literal.
+    Number(Number),
     /// After a signed number written inside parentheses (`-((1))`): `left` `)` still to come.
     CloseGroups { left: usize },
     /// One or two opening quotes seen: two may be an empty string or the start of a triple quote.
@@ -278,13 +271,13 @@ impl PyLiteral {
                         }
                         _ => break,
                     };
-                    self.emit_plain(out, &input[i..j]);
-                    self.emit_plain(out, json);
+                    self.emit(out, &input[i..j]);
+                    self.emit(out, json);
                     j += skip;
                     i = j;
                 }
                 if j > i {
-                    self.emit_plain(out, &input[i..j]);
+                    self.emit(out, &input[i..j]);
                     i = j;
                     continue;
                 }
@@ -326,13 +319,7 @@ impl PyLiteral {
         let ok = !self.line_cont
             && match mem::replace(&mut self.state, State::Failed) {
                 State::Done | State::AfterValue => true,
-                State::Number {
-                    part,
-                    buf,
-                    radix,
-                    neg,
-                    groups,
-                } => groups == 0 && self.finish_number(part, &buf, radix, neg, out),
+                State::Number(number) => number.groups == 0 && self.finish_number(&number, out),
                 State::Name { buf, concat } => !concat && self.finish_name(&buf, out),
                 State::AfterString | State::StrOpen { quotes: 2, .. } => {
                     self.emit(out, "\"");
@@ -351,8 +338,9 @@ impl PyLiteral {
 
     // ----- output -----
 
-    /// Write JSON text (held back while a bracket is undecided; nothing once a value with no
-    /// JSON form was read, so what was written depends only on where that value stands).
+    /// Write JSON text, or string-body text that needs no JSON escaping (see `plain_run`): held
+    /// back while a bracket is undecided; nothing once a value with no JSON form was read, so
+    /// what was written depends only on where that value stands.
     fn emit(&mut self, out: &mut String, s: &str) {
         if self.no_json {
         } else if self.undecided > 0 {
@@ -373,16 +361,6 @@ impl PyLiteral {
             out
         };
         params::push_json_str_body(dst, s);
-    }
-
-    /// Text that needs no JSON escaping (see `plain_run`).
-    fn emit_plain(&mut self, out: &mut String, s: &str) {
-        if self.no_json {
-        } else if self.undecided > 0 {
-            self.hold.push_str(s);
-        } else {
-            out.push_str(s);
-        }
     }
 
     fn emit_char(&mut self, out: &mut String, c: char) {
@@ -489,42 +467,10 @@ impl PyLiteral {
         true
     }
 
-    fn finish_number(
-        &mut self,
-        part: Num,
-        buf: &str,
-        radix: u32,
-        neg: bool,
-        out: &mut String,
-    ) -> bool {
-        let text = match part {
-            Num::Int | Num::RadixDigits | Num::Dot | Num::Frac | Num::ExpDigits => {
-                match number_text(part, buf, radix, neg) {
-                    Some(text) => text,
-                    // a float that overflows to infinity: valid, with no JSON form
-                    None if part != Num::Int && part != Num::RadixDigits => {
-                        self.no_json = true;
-                        "null".to_string()
-                    }
-                    None => return false,
-                }
-            }
-            // `1j`, `...`: valid, with no JSON form
-            Num::Imag | Num::Ellipsis => {
-                self.no_json = true;
-                "null".to_string()
-            }
-            _ => return false,
-        };
-        self.emit_scalar(out, &text);
-        true
-    }
-
     // ----- the state machine -----
 
-    // One `match` over the states, each arm a transition: the project's size caps
-    // (tests/test_code_structure.py) keep it from growing.
-    #[allow(clippy::too_many_lines)]
+    /// One character in the current state: one `match` over the states, each arm a transition
+    /// (the longer ones in `on_<state>`, named after the state they leave).
     fn step(&mut self, c: char, out: &mut String) -> Flow {
         if self.line_cont {
             self.line_cont = false;
@@ -538,140 +484,9 @@ impl PyLiteral {
                 }
                 self.start_value(c, out)
             }
-            State::Signed { neg, groups } => {
-                if self.space(c) {
-                    self.state = State::Signed { neg, groups };
-                    return Flow::Next;
-                }
-                match c {
-                    '(' => {
-                        self.state = State::Signed {
-                            neg,
-                            groups: groups + 1,
-                        };
-                        Flow::Next
-                    }
-                    '0'..='9' | '.' => {
-                        self.state = new_number(c, neg, groups);
-                        Flow::Next
-                    }
-                    _ => Flow::Fail,
-                }
-            }
-            State::Name { mut buf, concat } => {
-                if is_ident(c) {
-                    if buf.len() >= 5 {
-                        return Flow::Fail; // longer than any name or prefix we accept
-                    }
-                    buf.push(c);
-                    self.state = State::Name { buf, concat };
-                    return Flow::Next;
-                }
-                if c == '\'' || c == '"' {
-                    let raw = match buf.as_str() {
-                        "r" | "R" => true,
-                        "u" | "U" => false,
-                        // bytes: valid, with no JSON form (mixed with a str when concatenated:
-                        // a SyntaxError)
-                        "b" | "B" if !concat => {
-                            self.no_json = true;
-                            false
-                        }
-                        "br" | "bR" | "Br" | "BR" | "rb" | "rB" | "Rb" | "RB" if !concat => {
-                            self.no_json = true;
-                            true
-                        }
-                        _ => return Flow::Fail, // f-strings, `True'x'`
-                    };
-                    if !concat {
-                        self.emit(out, "\"");
-                    }
-                    self.state = State::StrOpen {
-                        q: c,
-                        raw,
-                        quotes: 1,
-                    };
-                    return Flow::Next;
-                }
-                if concat || !self.finish_name(&buf, out) {
-                    return Flow::Fail;
-                }
-                self.state = State::AfterValue;
-                Flow::Again
-            }
-            State::Number {
-                part,
-                mut buf,
-                mut radix,
-                neg,
-                groups,
-            } => {
-                let next = match (part, c) {
-                    (Num::Int | Num::IntUnder, '0'..='9') => Some(Num::Int),
-                    (Num::Int, '_') => Some(Num::IntUnder),
-                    (Num::Int, '.') => Some(Num::Dot),
-                    (Num::Int | Num::Dot | Num::Frac, 'e' | 'E') => Some(Num::Exp),
-                    (Num::Int, 'x' | 'X' | 'o' | 'O' | 'b' | 'B') if buf == "0" => {
-                        radix = match c {
-                            'x' | 'X' => 16,
-                            'o' | 'O' => 8,
-                            _ => 2,
-                        };
-                        buf.clear();
-                        self.state = State::Number {
-                            part: Num::Radix,
-                            buf,
-                            radix,
-                            neg,
-                            groups,
-                        };
-                        return Flow::Next;
-                    }
-                    (Num::Radix | Num::RadixDigits | Num::RadixUnder, d) if d.is_digit(radix) => {
-                        Some(Num::RadixDigits)
-                    }
-                    (Num::Radix | Num::RadixDigits, '_') => Some(Num::RadixUnder),
-                    (Num::Dot | Num::LeadDot | Num::Frac | Num::FracUnder, '0'..='9') => {
-                        Some(Num::Frac)
-                    }
-                    (Num::Frac, '_') => Some(Num::FracUnder),
-                    (Num::Exp, '+' | '-') => Some(Num::ExpSign),
-                    (Num::Exp | Num::ExpSign | Num::ExpDigits | Num::ExpUnder, '0'..='9') => {
-                        Some(Num::ExpDigits)
-                    }
-                    (Num::ExpDigits, '_') => Some(Num::ExpUnder),
-                    (Num::Int | Num::Dot | Num::Frac | Num::ExpDigits, 'j' | 'J') => {
-                        Some(Num::Imag)
-                    }
-                    (Num::LeadDot, '.') if buf == "." => Some(Num::Dots),
-                    (Num::Dots, '.') => Some(Num::Ellipsis),
-                    _ => None,
-                };
-                if let Some(part) = next {
-                    if c != '_' {
-                        buf.push(if c == 'E' { 'e' } else { c });
-                    }
-                    self.state = State::Number {
-                        part,
-                        buf,
-                        radix,
-                        neg,
-                        groups,
-                    };
-                    return Flow::Next;
-                }
-                // `c` ends the number; a letter, digit, `_` or `.` glued to it is invalid
-                // (`1x`, `1jj`, `0b12`, `1._5`, `1..real`, `....`).
-                if is_ident(c) || c == '.' || !self.finish_number(part, &buf, radix, neg, out) {
-                    return Flow::Fail;
-                }
-                self.state = if groups > 0 {
-                    State::CloseGroups { left: groups }
-                } else {
-                    State::AfterValue
-                };
-                Flow::Again
-            }
+            State::Signed { neg, groups } => self.on_signed(neg, groups, c),
+            State::Name { buf, concat } => self.on_name(buf, concat, c, out),
+            State::Number(number) => self.on_number(number, c, out),
             State::CloseGroups { left } => {
                 if self.space(c) {
                     self.state = State::CloseGroups { left };
@@ -687,31 +502,7 @@ impl PyLiteral {
                 };
                 Flow::Next
             }
-            State::StrOpen { q, raw, quotes } => {
-                if c == q {
-                    self.state = if quotes == 1 {
-                        State::StrOpen { q, raw, quotes: 2 }
-                    } else {
-                        State::Str(Quote {
-                            q,
-                            triple: true,
-                            raw,
-                        })
-                    };
-                    Flow::Next
-                } else {
-                    self.state = if quotes == 1 {
-                        State::Str(Quote {
-                            q,
-                            triple: false,
-                            raw,
-                        })
-                    } else {
-                        State::AfterString // `''`: an empty string
-                    };
-                    Flow::Again
-                }
-            }
+            State::StrOpen { q, raw, quotes } => self.on_str_open(q, raw, quotes, c),
             State::Str(quote) => {
                 if c == quote.q {
                     self.state = if quote.triple {
@@ -730,88 +521,15 @@ impl PyLiteral {
                 }
                 Flow::Next
             }
-            State::StrClose { quote, quotes } => {
-                if c == quote.q {
-                    self.state = if quotes == 2 {
-                        State::AfterString
-                    } else {
-                        State::StrClose { quote, quotes: 2 }
-                    };
-                    return Flow::Next;
-                }
-                for _ in 0..quotes {
-                    self.emit_char(out, quote.q);
-                }
-                self.state = State::Str(quote);
-                Flow::Again
-            }
-            State::StrEscape(quote) => self.escape(quote, c, out),
+            State::StrClose { quote, quotes } => self.on_str_close(quote, quotes, c, out),
+            State::StrEscape(quote) => self.on_str_escape(quote, c, out),
             State::StrOctal {
                 quote,
                 value,
                 digits,
-            } => {
-                if let Some(d) = c.to_digit(8) {
-                    let value = value * 8 + d;
-                    if digits >= 2 {
-                        self.emit_code(out, value);
-                        self.state = State::Str(quote);
-                    } else {
-                        self.state = State::StrOctal {
-                            quote,
-                            value,
-                            digits: digits + 1,
-                        };
-                    }
-                    return Flow::Next;
-                }
-                self.emit_code(out, value);
-                self.state = State::Str(quote);
-                Flow::Again
-            }
-            State::StrHex { quote, value, left } => {
-                let Some(d) = c.to_digit(16) else {
-                    return Flow::Fail; // truncated \xXX / \uXXXX / \UXXXXXXXX
-                };
-                let value = value * 16 + d; // at most 8 digits: fits in u32
-                if left > 1 {
-                    self.state = State::StrHex {
-                        quote,
-                        value,
-                        left: left - 1,
-                    };
-                    return Flow::Next;
-                }
-                if value > u32::from(char::MAX) {
-                    return Flow::Fail; // illegal Unicode character
-                }
-                self.emit_code(out, value);
-                self.state = State::Str(quote);
-                Flow::Next
-            }
-            State::AfterString => {
-                if self.space(c) {
-                    self.state = State::AfterString;
-                    Flow::Next
-                } else if c == '\'' || c == '"' {
-                    self.state = State::StrOpen {
-                        q: c,
-                        raw: false,
-                        quotes: 1,
-                    };
-                    Flow::Next
-                } else if is_ident(c) {
-                    self.state = State::Name {
-                        buf: c.to_string(),
-                        concat: true,
-                    };
-                    Flow::Next
-                } else {
-                    self.emit(out, "\"");
-                    self.state = State::AfterValue;
-                    Flow::Again
-                }
-            }
+            } => self.on_str_octal(quote, value, digits, c, out),
+            State::StrHex { quote, value, left } => self.on_str_hex(quote, value, left, c, out),
+            State::AfterString => self.on_after_string(c, out),
             State::AfterValue => {
                 if self.space(c) {
                     self.state = State::AfterValue;
@@ -824,6 +542,200 @@ impl PyLiteral {
                 Flow::Done
             }
             State::Failed => Flow::Fail,
+        }
+    }
+
+    /// After a unary `+`/`-`: parentheses, then a number.
+    fn on_signed(&mut self, neg: bool, groups: usize, c: char) -> Flow {
+        if self.space(c) {
+            self.state = State::Signed { neg, groups };
+            return Flow::Next;
+        }
+        match c {
+            '(' => {
+                self.state = State::Signed {
+                    neg,
+                    groups: groups + 1,
+                };
+                Flow::Next
+            }
+            '0'..='9' | '.' => {
+                self.state = new_number(c, neg, groups);
+                Flow::Next
+            }
+            _ => Flow::Fail,
+        }
+    }
+
+    /// An identifier: a name (`True`, `None`, ...) or the prefix of a string literal.
+    fn on_name(&mut self, mut buf: String, concat: bool, c: char, out: &mut String) -> Flow {
+        if is_ident(c) {
+            if buf.len() >= 5 {
+                return Flow::Fail; // longer than any name or prefix we accept
+            }
+            buf.push(c);
+            self.state = State::Name { buf, concat };
+            return Flow::Next;
+        }
+        if c == '\'' || c == '"' {
+            let raw = match buf.as_str() {
+                "r" | "R" => true,
+                "u" | "U" => false,
+                // bytes: valid, with no JSON form (mixed with a str when concatenated:
+                // a SyntaxError)
+                "b" | "B" if !concat => {
+                    self.no_json = true;
+                    false
+                }
+                "br" | "bR" | "Br" | "BR" | "rb" | "rB" | "Rb" | "RB" if !concat => {
+                    self.no_json = true;
+                    true
+                }
+                _ => return Flow::Fail, // f-strings, `True'x'`
+            };
+            if !concat {
+                self.emit(out, "\"");
+            }
+            self.state = State::StrOpen {
+                q: c,
+                raw,
+                quotes: 1,
+            };
+            return Flow::Next;
+        }
+        if concat || !self.finish_name(&buf, out) {
+            return Flow::Fail;
+        }
+        self.state = State::AfterValue;
+        Flow::Again
+    }
+
+    /// One or two opening quotes: a third makes a triple quote, anything else starts the body
+    /// (or follows an empty string).
+    fn on_str_open(&mut self, q: char, raw: bool, quotes: u8, c: char) -> Flow {
+        if c == q {
+            self.state = if quotes == 1 {
+                State::StrOpen { q, raw, quotes: 2 }
+            } else {
+                State::Str(Quote {
+                    q,
+                    triple: true,
+                    raw,
+                })
+            };
+            Flow::Next
+        } else {
+            self.state = if quotes == 1 {
+                State::Str(Quote {
+                    q,
+                    triple: false,
+                    raw,
+                })
+            } else {
+                State::AfterString // `''`: an empty string
+            };
+            Flow::Again
+        }
+    }
+
+    /// Quote characters held in a triple-quoted body: a third closes it, anything else makes
+    /// them text.
+    fn on_str_close(&mut self, quote: Quote, quotes: u8, c: char, out: &mut String) -> Flow {
+        if c == quote.q {
+            self.state = if quotes == 2 {
+                State::AfterString
+            } else {
+                State::StrClose { quote, quotes: 2 }
+            };
+            return Flow::Next;
+        }
+        for _ in 0..quotes {
+            self.emit_char(out, quote.q);
+        }
+        self.state = State::Str(quote);
+        Flow::Again
+    }
+
+    /// An octal escape: up to three digits.
+    fn on_str_octal(
+        &mut self,
+        quote: Quote,
+        value: u32,
+        digits: u8,
+        c: char,
+        out: &mut String,
+    ) -> Flow {
+        if let Some(d) = c.to_digit(8) {
+            let value = value * 8 + d;
+            if digits >= 2 {
+                self.emit_code(out, value);
+                self.state = State::Str(quote);
+            } else {
+                self.state = State::StrOctal {
+                    quote,
+                    value,
+                    digits: digits + 1,
+                };
+            }
+            return Flow::Next;
+        }
+        self.emit_code(out, value);
+        self.state = State::Str(quote);
+        Flow::Again
+    }
+
+    /// A hex escape: exactly `left` more hex digits.
+    fn on_str_hex(
+        &mut self,
+        quote: Quote,
+        value: u32,
+        left: u8,
+        c: char,
+        out: &mut String,
+    ) -> Flow {
+        let Some(d) = c.to_digit(16) else {
+            return Flow::Fail; // truncated \xXX / \uXXXX / \UXXXXXXXX
+        };
+        let value = value * 16 + d; // at most 8 digits: fits in u32
+        if left > 1 {
+            self.state = State::StrHex {
+                quote,
+                value,
+                left: left - 1,
+            };
+            return Flow::Next;
+        }
+        if value > u32::from(char::MAX) {
+            return Flow::Fail; // illegal Unicode character
+        }
+        self.emit_code(out, value);
+        self.state = State::Str(quote);
+        Flow::Next
+    }
+
+    /// After a string literal: another string (or its prefix) continues it, anything else
+    /// closes its JSON string.
+    fn on_after_string(&mut self, c: char, out: &mut String) -> Flow {
+        if self.space(c) {
+            self.state = State::AfterString;
+            Flow::Next
+        } else if c == '\'' || c == '"' {
+            self.state = State::StrOpen {
+                q: c,
+                raw: false,
+                quotes: 1,
+            };
+            Flow::Next
+        } else if is_ident(c) {
+            self.state = State::Name {
+                buf: c.to_string(),
+                concat: true,
+            };
+            Flow::Next
+        } else {
+            self.emit(out, "\"");
+            self.state = State::AfterValue;
+            Flow::Again
         }
     }
 }

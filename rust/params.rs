@@ -347,6 +347,21 @@ fn digits(s: &str) -> usize {
     s.bytes().take_while(u8::is_ascii_digit).count()
 }
 
+/// Where an optional exponent `[eE][+-]?[0-9]+` at `t[i..]` ends (`i` when there is none), or
+/// `None` when it is cut short (`1e`, `1e+`).
+fn exponent_end(t: &str, mut i: usize) -> Option<usize> {
+    let b = t.as_bytes();
+    if !matches!(b.get(i), Some(b'e' | b'E')) {
+        return Some(i);
+    }
+    i += 1;
+    if matches!(b.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let e = digits(&t[i..]);
+    (e > 0).then_some(i + e)
+}
+
 /// `[+-]?[0-9]+` written as Python's `int()` then `json.dumps` would write it.
 fn integer_text(t: &str) -> Option<String> {
     let (neg, body) = match t.as_bytes().first() {
@@ -384,17 +399,7 @@ fn number_text(t: &str) -> Option<String> {
     if int + frac == 0 {
         return None;
     }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let e = digits(&t[i..]);
-        if e == 0 {
-            return None;
-        }
-        i += e;
-    }
+    i = exponent_end(t, i)?;
     if i != b.len() {
         return None;
     }
@@ -526,18 +531,9 @@ fn json_number(t: &str, i: usize) -> Option<(String, usize)> {
         j += 1 + f;
         float = true;
     }
-    if matches!(b.get(j), Some(b'e' | b'E')) {
-        j += 1;
-        if matches!(b.get(j), Some(b'+' | b'-')) {
-            j += 1;
-        }
-        let e = digits(&t[j..]);
-        if e == 0 {
-            return None;
-        }
-        j += e;
-        float = true;
-    }
+    let end = exponent_end(t, j)?;
+    float |= end != j;
+    j = end;
     let text = &t[i..j];
     let s = if float {
         let f: f64 = text.parse().ok()?;

@@ -1,7 +1,10 @@
-//! Python number literals as JSON text: the grammar states of a literal being read and the
-//! conversion of a complete one (decimal, hex/octal/binary, float), within Python's own limits.
+//! Python number literals as JSON text: the grammar states of a literal being read, the
+//! transition of `PyLiteral::step` that reads one, and the conversion of a complete one
+//! (decimal, hex/octal/binary, float), within Python's own limits.
 
 use std::fmt::Write as _;
+
+use super::{is_ident, Flow, PyLiteral, State};
 
 /// Python refuses to convert ints with more decimal digits than this (`sys.int_info`
 /// `default_max_str_digits`): a longer decimal literal is a SyntaxError and `json.dumps` of a
@@ -46,6 +49,101 @@ pub(super) enum Num {
     Dots,
     /// `...` (Ellipsis, no JSON form)
     Ellipsis,
+}
+
+/// A number literal being read (the data of `State::Number`).
+#[derive(Debug)]
+pub(super) struct Number {
+    /// where it is in the grammar
+    pub(super) part: Num,
+    /// its text without `_` (for radix ints: the digits only)
+    pub(super) buf: String,
+    pub(super) radix: u32,
+    pub(super) neg: bool,
+    /// parentheses opened after the sign: they must close after it
+    pub(super) groups: usize,
+}
+
+impl PyLiteral {
+    /// A character while reading a number.
+    pub(super) fn on_number(&mut self, mut n: Number, c: char, out: &mut String) -> Flow {
+        let next = match (n.part, c) {
+            (Num::Int | Num::IntUnder, '0'..='9') => Some(Num::Int),
+            (Num::Int, '_') => Some(Num::IntUnder),
+            (Num::Int, '.') => Some(Num::Dot),
+            (Num::Int | Num::Dot | Num::Frac, 'e' | 'E') => Some(Num::Exp),
+            (Num::Int, 'x' | 'X' | 'o' | 'O' | 'b' | 'B') if n.buf == "0" => {
+                n.radix = match c {
+                    'x' | 'X' => 16,
+                    'o' | 'O' => 8,
+                    _ => 2,
+                };
+                n.buf.clear();
+                n.part = Num::Radix;
+                self.state = State::Number(n);
+                return Flow::Next;
+            }
+            (Num::Radix | Num::RadixDigits | Num::RadixUnder, d) if d.is_digit(n.radix) => {
+                Some(Num::RadixDigits)
+            }
+            (Num::Radix | Num::RadixDigits, '_') => Some(Num::RadixUnder),
+            (Num::Dot | Num::LeadDot | Num::Frac | Num::FracUnder, '0'..='9') => Some(Num::Frac),
+            (Num::Frac, '_') => Some(Num::FracUnder),
+            (Num::Exp, '+' | '-') => Some(Num::ExpSign),
+            (Num::Exp | Num::ExpSign | Num::ExpDigits | Num::ExpUnder, '0'..='9') => {
+                Some(Num::ExpDigits)
+            }
+            (Num::ExpDigits, '_') => Some(Num::ExpUnder),
+            (Num::Int | Num::Dot | Num::Frac | Num::ExpDigits, 'j' | 'J') => Some(Num::Imag),
+            (Num::LeadDot, '.') if n.buf == "." => Some(Num::Dots),
+            (Num::Dots, '.') => Some(Num::Ellipsis),
+            _ => None,
+        };
+        if let Some(part) = next {
+            if c != '_' {
+                n.buf.push(if c == 'E' { 'e' } else { c });
+            }
+            n.part = part;
+            self.state = State::Number(n);
+            return Flow::Next;
+        }
+        // `c` ends the number; a letter, digit, `_` or `.` glued to it is invalid
+        // (`1x`, `1jj`, `0b12`, `1._5`, `1..real`, `....`).
+        if is_ident(c) || c == '.' || !self.finish_number(&n, out) {
+            return Flow::Fail;
+        }
+        self.state = if n.groups > 0 {
+            State::CloseGroups { left: n.groups }
+        } else {
+            State::AfterValue
+        };
+        Flow::Again
+    }
+
+    /// Write a complete number's JSON text; false when Python would refuse it.
+    pub(super) fn finish_number(&mut self, n: &Number, out: &mut String) -> bool {
+        let text = match n.part {
+            Num::Int | Num::RadixDigits | Num::Dot | Num::Frac | Num::ExpDigits => {
+                match number_text(n.part, &n.buf, n.radix, n.neg) {
+                    Some(text) => text,
+                    // a float that overflows to infinity: valid, with no JSON form
+                    None if n.part != Num::Int && n.part != Num::RadixDigits => {
+                        self.no_json = true;
+                        "null".to_string()
+                    }
+                    None => return false,
+                }
+            }
+            // `1j`, `...`: valid, with no JSON form
+            Num::Imag | Num::Ellipsis => {
+                self.no_json = true;
+                "null".to_string()
+            }
+            _ => return false,
+        };
+        self.emit_scalar(out, &text);
+        true
+    }
 }
 
 /// Decimal text of the hex/octal/binary `digits`, or None when it has more than

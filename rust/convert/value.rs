@@ -1,11 +1,11 @@
 //! Where a value starts and ends inside a Python literal, and what a backslash escape in a string
 //! writes: the transitions ``PyLiteral::step`` hands over to.
 
-use super::{Flow, Frame, Num, PyLiteral, Quote, State};
+use super::{Flow, Frame, Num, Number, PyLiteral, Quote, State};
 
 impl PyLiteral {
     /// A character after a backslash in a string body.
-    pub(super) fn escape(&mut self, quote: Quote, c: char, out: &mut String) -> Flow {
+    pub(super) fn on_str_escape(&mut self, quote: Quote, c: char, out: &mut String) -> Flow {
         if c == '\0' {
             return Flow::Fail;
         }
@@ -81,17 +81,27 @@ impl PyLiteral {
         }
     }
 
+    /// Does `c` close the innermost container: a list, tuple or set (written as a JSON list),
+    /// or a dict expecting a key (`key`: after a trailing comma) or not (after a value)? Then it
+    /// is closed.
+    fn close(&mut self, c: char, key: bool, out: &mut String) -> bool {
+        let json = match (c, self.stack.last()) {
+            (']', Some(Frame::List { .. }))
+            | (')', Some(Frame::Tuple { .. }))
+            | ('}', Some(Frame::Set { .. })) => "]",
+            ('}', Some(&Frame::Dict { key: k, .. })) if k == key => "}",
+            _ => return false,
+        };
+        self.stack.pop();
+        self.emit(out, json);
+        true
+    }
+
     /// First non-whitespace character in `Value`: a closing bracket or the start of a value.
     pub(super) fn start_value(&mut self, c: char, out: &mut String) -> Flow {
         if matches!(c, ']' | ')' | '}') {
             // closing right after the opening bracket or after a trailing comma
             match (c, self.stack.last()) {
-                (']', Some(Frame::List { .. }))
-                | (')', Some(Frame::Tuple { .. }))
-                | ('}', Some(Frame::Set { .. })) => {
-                    self.stack.pop();
-                    self.emit(out, "]");
-                }
                 (')', Some(&Frame::Paren { mark, seq })) => {
                     self.stack.pop();
                     self.resolve(&[(mark, seq, '[')], out); // `()` is an empty tuple
@@ -102,11 +112,11 @@ impl PyLiteral {
                     self.resolve(&[(mark, seq, '{')], out); // `{}` is an empty dict
                     self.emit(out, "}");
                 }
-                ('}', Some(Frame::Dict { key: true, .. })) => {
-                    self.stack.pop();
-                    self.emit(out, "}");
+                _ => {
+                    if !self.close(c, true, out) {
+                        return Flow::Fail;
+                    }
                 }
-                _ => return Flow::Fail,
             }
             self.state = State::AfterValue;
             return Flow::Next;
@@ -224,26 +234,22 @@ impl PyLiteral {
             (Frame::Group, ')') => {
                 self.stack.pop();
             }
-            (Frame::List { .. }, ']') | (Frame::Tuple { .. }, ')') | (Frame::Set { .. }, '}') => {
-                self.stack.pop();
-                self.emit(out, "]");
+            _ => {
+                if !self.close(c, false, out) {
+                    return Flow::Fail;
+                }
             }
-            (Frame::Dict { key: false, .. }, '}') => {
-                self.stack.pop();
-                self.emit(out, "}");
-            }
-            _ => return Flow::Fail,
         }
         Flow::Next
     }
 }
 
 pub(super) fn new_number(c: char, neg: bool, groups: usize) -> State {
-    State::Number {
+    State::Number(Number {
         part: if c == '.' { Num::LeadDot } else { Num::Int },
         buf: c.to_string(),
         radix: 10,
         neg,
         groups,
-    }
+    })
 }

@@ -41,6 +41,7 @@ token). A letter right after a string literal is read as the prefix of a concate
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 __all__ = ["PyLiteral"]
 
@@ -55,6 +56,10 @@ DONE = 2  # the literal ended before it
 FAIL = 3  # it is invalid
 
 _SPACE = " \t\x0c\n"
+# What ``_space`` takes (whitespace, and the backslash of a line continuation), and the states
+# that skip it before their next token.
+_BETWEEN = _SPACE + "\\"
+_SKIPS_SPACE = frozenset(("Value", "Signed", "CloseGroups", "AfterString", "AfterValue"))
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _DIGITS = "0123456789"
 _OCTAL = "01234567"
@@ -351,84 +356,23 @@ class PyLiteral:
     # ----- the state machine -----
 
     def _step(self, c: str, out: list[str]) -> int:
+        """One character in the current state. Whitespace between tokens is skipped here for
+        the states that skip it (the Rust twin's arms skip it each); the short transitions are
+        inline, the others are ``_TRANSITIONS``' (``_on_<state>``, named after the state they
+        leave, as in the Rust twin)."""
         if self.line_cont:
             self.line_cont = False
             return NEXT if c == "\n" else FAIL
         state = self.state
+        if c in _BETWEEN and state in _SKIPS_SPACE and self._space(c):
+            return NEXT  # whitespace between tokens: the state stays
         self.state = "Failed"  # each branch sets the next state
-        if state == "Value":
-            if self._space(c):
-                self.state = "Value"
-                return NEXT
-            return self._start_value(c, out)
-        if state == "Signed":
-            if self._space(c):
-                self.state = "Signed"
-                return NEXT
-            if c == "(":
-                self.groups += 1
-                self.state = "Signed"
-                return NEXT
-            if c in _DIGITS or c == ".":
-                self._new_number(c, self.neg, self.groups)
-                return NEXT
-            return FAIL
-        if state == "Name":
-            if c in _IDENT:
-                if len(self.buf) >= 5:
-                    return FAIL  # longer than any name or prefix we accept
-                self.buf.append(c)
-                self.state = "Name"
-                return NEXT
-            if c in "'\"":
-                prefix = "".join(self.buf)
-                if prefix in ("r", "R"):
-                    raw = True
-                elif prefix in ("u", "U"):
-                    raw = False
-                elif prefix in _BYTES_RAW and not self.concat:
-                    # bytes: valid, with no JSON form (mixed with a str: a SyntaxError)
-                    self.no_json = True
-                    raw = _BYTES_RAW[prefix]
-                else:
-                    return FAIL  # f-strings, ``True'x'``
-                if not self.concat:
-                    self._emit(out, '"')
-                self.state = "StrOpen"
-                self.q = c
-                self.raw = raw
-                self.quotes = 1
-                return NEXT
-            if self.concat or not self._finish_name(out):
-                return FAIL
-            self.state = "AfterValue"
-            return AGAIN
-        if state == "Number":
-            return self._number(c, out)
         if state == "CloseGroups":
-            if self._space(c):
-                self.state = "CloseGroups"
-                return NEXT
             if c != ")":
                 return FAIL
             self.left -= 1
             self.state = "CloseGroups" if self.left > 0 else "AfterValue"
             return NEXT
-        if state == "StrOpen":
-            if c == self.q:
-                if self.quotes == 1:
-                    self.quotes = 2
-                    self.state = "StrOpen"
-                else:
-                    self.triple = True
-                    self.state = "Str"
-                return NEXT
-            if self.quotes == 1:
-                self.triple = False
-                self.state = "Str"
-            else:
-                self.state = "AfterString"  # '': an empty string
-            return AGAIN
         if state == "Str":
             if c == self.q:
                 if self.triple:
@@ -444,75 +388,137 @@ class PyLiteral:
                 self._emit_text(out, c)
                 self.state = "Str"
             return NEXT
-        if state == "StrClose":
-            if c == self.q:
-                if self.quotes == 2:
-                    self.state = "AfterString"
-                else:
-                    self.quotes = 2
-                    self.state = "StrClose"
-                return NEXT
-            self._emit_text(out, self.q * self.quotes)
-            self.state = "Str"
-            return AGAIN
-        if state == "StrEscape":
-            return self._escape(c, out)
-        if state == "StrOctal":
-            if c in _OCTAL:
-                self.value = self.value * 8 + int(c)
-                if self.digits >= 2:
-                    self._emit_code(out, self.value)
-                    self.state = "Str"
-                else:
-                    self.digits += 1
-                    self.state = "StrOctal"
-                return NEXT
-            self._emit_code(out, self.value)
-            self.state = "Str"
-            return AGAIN
-        if state == "StrHex":
-            if c not in _HEX:
-                return FAIL  # truncated \xXX / \uXXXX / \UXXXXXXXX
-            self.value = self.value * 16 + int(c, 16)
-            if self.left > 1:
-                self.left -= 1
-                self.state = "StrHex"
-                return NEXT
-            if self.value > 0x10FFFF:
-                return FAIL  # illegal Unicode character
-            self._emit_code(out, self.value)
-            self.state = "Str"
-            return NEXT
-        if state == "AfterString":
-            if self._space(c):
-                self.state = "AfterString"
-                return NEXT
-            if c in "'\"":
-                self.state = "StrOpen"
-                self.q = c
-                self.raw = False
-                self.quotes = 1
-                return NEXT
-            if c in _IDENT:
-                self.state = "Name"
-                self.buf = [c]
-                self.concat = True
-                return NEXT
-            self._emit(out, '"')
-            self.state = "AfterValue"
-            return AGAIN
-        if state == "AfterValue":
-            if self._space(c):
-                self.state = "AfterValue"
-                return NEXT
-            return self._after_value(c, out)
         if state == "Done":
             self.state = "Done"
             return DONE
+        on = _TRANSITIONS.get(state)
+        return FAIL if on is None else on(self, c, out)
+
+    def _on_signed(self, c: str, out: list[str]) -> int:
+        """After a unary "+"/"-": parentheses, then a number."""
+        if c == "(":
+            self.groups += 1
+            self.state = "Signed"
+            return NEXT
+        if c in _DIGITS or c == ".":
+            self._new_number(c, self.neg, self.groups)
+            return NEXT
         return FAIL
 
-    def _number(self, c: str, out: list[str]) -> int:
-        """A character while reading a number (state Number)."""
+    def _on_name(self, c: str, out: list[str]) -> int:
+        """An identifier: a name (``True``, ``None``, ...) or the prefix of a string literal."""
+        if c in _IDENT:
+            if len(self.buf) >= 5:
+                return FAIL  # longer than any name or prefix we accept
+            self.buf.append(c)
+            self.state = "Name"
+            return NEXT
+        if c in "'\"":
+            prefix = "".join(self.buf)
+            if prefix in ("r", "R"):
+                raw = True
+            elif prefix in ("u", "U"):
+                raw = False
+            elif prefix in _BYTES_RAW and not self.concat:
+                # bytes: valid, with no JSON form (mixed with a str: a SyntaxError)
+                self.no_json = True
+                raw = _BYTES_RAW[prefix]
+            else:
+                return FAIL  # f-strings, ``True'x'``
+            if not self.concat:
+                self._emit(out, '"')
+            self.state = "StrOpen"
+            self.q = c
+            self.raw = raw
+            self.quotes = 1
+            return NEXT
+        if self.concat or not self._finish_name(out):
+            return FAIL
+        self.state = "AfterValue"
+        return AGAIN
+
+    def _on_str_open(self, c: str, out: list[str]) -> int:
+        """One or two opening quotes: a third makes a triple quote, anything else starts the body
+        (or follows an empty string)."""
+        if c == self.q:
+            if self.quotes == 1:
+                self.quotes = 2
+                self.state = "StrOpen"
+            else:
+                self.triple = True
+                self.state = "Str"
+            return NEXT
+        if self.quotes == 1:
+            self.triple = False
+            self.state = "Str"
+        else:
+            self.state = "AfterString"  # '': an empty string
+        return AGAIN
+
+    def _on_str_close(self, c: str, out: list[str]) -> int:
+        """Quote characters held in a triple-quoted body: a third closes it, anything else makes
+        them text."""
+        if c == self.q:
+            if self.quotes == 2:
+                self.state = "AfterString"
+            else:
+                self.quotes = 2
+                self.state = "StrClose"
+            return NEXT
+        self._emit_text(out, self.q * self.quotes)
+        self.state = "Str"
+        return AGAIN
+
+    def _on_str_octal(self, c: str, out: list[str]) -> int:
+        """An octal escape: up to three digits."""
+        if c in _OCTAL:
+            self.value = self.value * 8 + int(c)
+            if self.digits >= 2:
+                self._emit_code(out, self.value)
+                self.state = "Str"
+            else:
+                self.digits += 1
+                self.state = "StrOctal"
+            return NEXT
+        self._emit_code(out, self.value)
+        self.state = "Str"
+        return AGAIN
+
+    def _on_str_hex(self, c: str, out: list[str]) -> int:
+        """A hex escape: exactly ``left`` more hex digits."""
+        if c not in _HEX:
+            return FAIL  # truncated \xXX / \uXXXX / \UXXXXXXXX
+        self.value = self.value * 16 + int(c, 16)
+        if self.left > 1:
+            self.left -= 1
+            self.state = "StrHex"
+            return NEXT
+        if self.value > 0x10FFFF:
+            return FAIL  # illegal Unicode character
+        self._emit_code(out, self.value)
+        self.state = "Str"
+        return NEXT
+
+    def _on_after_string(self, c: str, out: list[str]) -> int:
+        """After a string literal: another string (or its prefix) continues it, anything else
+        closes its JSON string."""
+        if c in "'\"":
+            self.state = "StrOpen"
+            self.q = c
+            self.raw = False
+            self.quotes = 1
+            return NEXT
+        if c in _IDENT:
+            self.state = "Name"
+            self.buf = [c]
+            self.concat = True
+            return NEXT
+        self._emit(out, '"')
+        self.state = "AfterValue"
+        return AGAIN
+
+    def _on_number(self, c: str, out: list[str]) -> int:
+        """A character while reading a number."""
         part = self.part
         nxt = None
         if part in ("Int", "IntUnder") and c in _DIGITS:
@@ -566,8 +572,8 @@ class PyLiteral:
             self.state = "AfterValue"
         return AGAIN
 
-    def _escape(self, c: str, out: list[str]) -> int:
-        """A character after a backslash in a string body (state StrEscape)."""
+    def _on_str_escape(self, c: str, out: list[str]) -> int:
+        """A character after a backslash in a string body."""
         if c == "\x00":
             return FAIL
         self.state = "Str"
@@ -606,19 +612,34 @@ class PyLiteral:
             else:
                 top[-1] = True
 
+    def _close(self, c: str, key: bool, out: list[str]) -> bool:
+        """Does ``c`` close the innermost container: a list, tuple or set (written as a JSON
+        list), or a dict expecting a key (``key``: after a trailing comma) or not (after a
+        value)? Then it is closed."""
+        if not self.stack:
+            return False
+        top = self.stack[-1]
+        kind = top[0]
+        if (
+            (c == "]" and kind == "List")
+            or (c == ")" and kind == "Tuple")
+            or (c == "}" and kind == "Set")
+        ):
+            json = "]"
+        elif c == "}" and kind == "Dict" and top[1] == key:
+            json = "}"
+        else:
+            return False
+        self.stack.pop()
+        self._emit(out, json)
+        return True
+
     def _start_value(self, c: str, out: list[str]) -> int:
         """First non-whitespace character in Value: a closing bracket or the start of a value."""
         if c in "])}":
             # closing right after the opening bracket or after a trailing comma
             kind = self.stack[-1][0] if self.stack else None
-            if (
-                (c == "]" and kind == "List")
-                or (c == ")" and kind == "Tuple")
-                or (c == "}" and kind == "Set")
-            ):
-                self.stack.pop()
-                self._emit(out, "]")
-            elif c == ")" and kind == "Paren":
+            if c == ")" and kind == "Paren":
                 _, mark, seq = self.stack.pop()
                 self._resolve([(mark, seq, "[")], out)  # () is an empty tuple
                 self._emit(out, "]")
@@ -626,10 +647,7 @@ class PyLiteral:
                 f = self.stack.pop()
                 self._resolve([(f[1], f[2], "{")], out)  # {} is an empty dict
                 self._emit(out, "}")
-            elif c == "}" and kind == "Dict" and self.stack[-1][1]:
-                self.stack.pop()
-                self._emit(out, "}")
-            else:
+            elif not self._close(c, True, out):
                 return FAIL
             self.state = "AfterValue"
             return NEXT
@@ -716,16 +734,23 @@ class PyLiteral:
             self._resolve([(top[1], top[2], "[")], out)
         elif kind == "Group" and c == ")":
             self.stack.pop()
-        elif (
-            (kind == "List" and c == "]")
-            or (kind == "Tuple" and c == ")")
-            or (kind == "Set" and c == "}")
-        ):
-            self.stack.pop()
-            self._emit(out, "]")
-        elif kind == "Dict" and c == "}" and not top[1]:
-            self.stack.pop()
-            self._emit(out, "}")
-        else:
+        elif not self._close(c, False, out):
             return FAIL
         return NEXT
+
+
+# The transitions ``_step`` hands a character over to, by state (the other states' are inline
+# there); each takes the character and the output, whether it writes or not.
+_TRANSITIONS: dict[str, Callable[[PyLiteral, str, list[str]], int]] = {
+    "Value": PyLiteral._start_value,
+    "Signed": PyLiteral._on_signed,
+    "Name": PyLiteral._on_name,
+    "Number": PyLiteral._on_number,
+    "StrOpen": PyLiteral._on_str_open,
+    "StrClose": PyLiteral._on_str_close,
+    "StrEscape": PyLiteral._on_str_escape,
+    "StrOctal": PyLiteral._on_str_octal,
+    "StrHex": PyLiteral._on_str_hex,
+    "AfterString": PyLiteral._on_after_string,
+    "AfterValue": PyLiteral._after_value,
+}
