@@ -9,7 +9,8 @@ content too, as if other text stood where it passes the cap. Where only markup m
 
 from __future__ import annotations
 
-from typing import Callable, List, Sequence, Tuple
+import re
+from typing import Callable, Dict, List, Sequence, Tuple
 
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner
@@ -54,6 +55,16 @@ class Machine:
     def start_in_reasoning(self) -> None:
         """The prompt opened a reasoning block of the machine's own wire format: the output
         starts inside it. Machines without such a block ignore it."""
+
+
+def transitions(machine: type, states: str) -> Dict[str, Callable[..., Next]]:
+    """The transition that leaves each of ``states`` (names separated by spaces): the machine's
+    ``on_<state>``, the state's name in snake case. A machine whose ``step`` looks its state up
+    in this table reads as Rust's ``step``, one ``match`` of them."""
+    return {st: getattr(machine, "on_" + _CAMEL.sub("_", st).lower()) for st in states.split()}
+
+
+_CAMEL = re.compile(r"(?<=.)(?=[A-Z])")
 
 
 def text_until(markers: Markers, s: str, i: int, out: Emitter) -> Tuple[int, int]:

@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
-from .between import GO, HOLD, Machine, Next
+from .between import GO, HOLD, Machine, Next, transitions
 from .event import Emitter
-from .openai import HEADER_MAX, WAIT, finish_outside, outside, transitions
+from .openai import HEADER_MAX, WAIT, finish_outside, outside
 from .params import ToolTypes
 from .scan import NAME_MAX, WS, WS_MAX, Markers
 from .xml_params import Style, XmlParams

@@ -67,9 +67,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, List, Mapping, Optional, Tuple
 
-from .between import GO, HOLD, Machine, Next
+from .between import GO, HOLD, Machine, Next, transitions
 from .event import Emitter
 from .json import DONE, MORE, JsonScanner, is_blank
 from .params import ToolTypes
@@ -95,7 +95,6 @@ ROLES = ("assistant",)
 _HWS = " \t\n\r\f"
 
 _CHANNEL_END = re.compile(r"[ \t\n\r\f<]")
-_CAMEL = re.compile(r"(?<=.)(?=[A-Z])")
 _WINDOW = 1 << 16
 
 
@@ -254,12 +253,6 @@ def outside(markers: Markers, s: str, i: int, held: int, maybe: str) -> Tuple[in
     if markers.could_start(r) or (n - j < len(maybe) and maybe.startswith(r)):
         return WAIT, j
     return TEXT, j
-
-
-def transitions(machine: type, states: str) -> Dict[str, Callable[..., Next]]:
-    """The transition that leaves each of ``states`` (muse's too): the machine's
-    ``on_<state>``, the state's name in snake case (Rust's ``step`` is one ``match`` of them)."""
-    return {st: getattr(machine, "on_" + _CAMEL.sub("_", st).lower()) for st in states.split()}
 
 
 def finish_outside(raw: str, first: bool, rest: str, out: Emitter) -> None:

@@ -30,10 +30,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from . import params
-from .between import GO, HOLD, Held, Machine, Next, after_call, finish_after_call, text_until
+from .between import (
+    GO,
+    HOLD,
+    Held,
+    Machine,
+    Next,
+    after_call,
+    finish_after_call,
+    text_until,
+    transitions,
+)
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
@@ -415,8 +425,7 @@ class XmlParams(Machine):
         return i, GO
 
     def step(self, s: str, i: int, out: Emitter) -> Next:
-        # One transition per state (Rust's one match over them), in the table ON.
-        return XmlParams.ON[self.st](self, s, i, out)
+        return _STEPS[self.st](self, s, i, out)
 
     def on_json(self, s: str, i: int, out: Emitter) -> Next:
         """After the section start: dots' JSON call object, its call streamed as it comes."""
@@ -733,23 +742,6 @@ class XmlParams(Machine):
             self.st, self.ws = "Text", Held()
         return i, GO
 
-    # The transition of each state.
-    ON: ClassVar[Dict[str, Callable[[XmlParams, str, int, Emitter], Next]]] = {
-        "Text": on_text,
-        "Wrapper": on_wrapper,
-        "Json": on_json,
-        "Lead": on_lead,
-        "Name": on_name,
-        "Attrs": on_attrs,
-        "Body": on_body,
-        "Param": on_param,
-        "Open": on_open,
-        "Type": on_type,
-        "Value": on_value,
-        "After": on_after,
-        "Fallback": on_fallback,
-    }
-
     def finish(self, rest: str, out: Emitter) -> None:
         # The end of the output decides a closing tag held inside a value: feed it once more.
         self.eof = True
@@ -773,3 +765,8 @@ class XmlParams(Machine):
             # Whitespace after the last call, or a truncated section end: markup. The cut-off
             # start of the next function (and of nothing else) is a truncated call.
             finish_after_call(rest, self.style.end, self.style.function.list, out)
+
+
+_STEPS = transitions(
+    XmlParams, "Text Wrapper Json Lead Name Attrs Body Param Open Type Value After Fallback"
+)
