@@ -116,8 +116,6 @@ pub struct Pythonic {
     marked: bool,
     /// Keywords of the open call.
     keys: HashSet<String>,
-    /// The converter's output of one feed.
-    scratch: String,
     /// The length of the whitespace run being read between tokens (capped by `WS_MAX`).
     ws: usize,
 }
@@ -150,7 +148,6 @@ impl Pythonic {
             started: false,
             marked: false,
             keys: HashSet::new(),
-            scratch: String::new(),
             ws: 0,
         }
     }
@@ -342,9 +339,9 @@ impl Pythonic {
     /// it, `,` or `)`.
     fn on_value(&mut self, input: &str, i: usize, out: &mut Emitter) -> Next {
         let rest = &input[i..];
-        self.scratch.clear();
-        let r = self.lit.feed(rest, &mut self.scratch);
-        out.args(&self.scratch);
+        // (the converter writes straight into the call's arguments: no copy)
+        let lit = &mut self.lit;
+        let r = out.args_with(|args| lit.feed(rest, args));
         if self.lit.no_json() {
             // valid, with no JSON form: the call is dropped, the list goes on
             out.drop_call();
