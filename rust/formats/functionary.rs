@@ -92,9 +92,10 @@ enum State {
     Raw,
     /// The arguments object, streamed as written.
     Args(JsonScanner),
-    /// After the arguments: whitespace, then `call_end`.
+    /// After the arguments: whitespace, then `end` (the format's `call_end`).
     Close {
         ws: String,
+        end: &'static Markers,
     },
     Fallback,
 }
@@ -251,11 +252,7 @@ fn on_open(
 }
 
 /// After the arguments: whitespace, then `call_end`.
-fn on_close(style: &Style, ws: &mut String, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
-    // (only a format with `call_end` closes its calls)
-    let Some(end) = &style.call_end else {
-        return (Next::Go(i), Some(State::Text));
-    };
+fn on_close(end: &Markers, ws: &mut String, input: &str, mut i: usize, out: &mut Emitter) -> Moved {
     match markup_after_call(ws, input, &mut i, end, out) {
         After::Marker(_) => (Next::Go(i), Some(State::Text)),
         After::Wait => (Next::Hold(i), None),
@@ -288,8 +285,11 @@ impl Machine for Functionary {
             }
             State::Args(sc) => match stream_args(sc, &input[i..], out) {
                 Args::Ended(n) => {
-                    let st = match style.call_end {
-                        Some(_) => State::Close { ws: String::new() },
+                    let st = match &style.call_end {
+                        Some(end) => State::Close {
+                            ws: String::new(),
+                            end,
+                        },
                         None => State::Text,
                     };
                     (Next::Go(i + n), Some(st))
@@ -297,7 +297,7 @@ impl Machine for Functionary {
                 Args::Open => (Next::Hold(input.len()), None),
                 Args::Broken(n) => (Next::Go(i + n), Some(State::Fallback)),
             },
-            State::Close { ws } => on_close(style, ws, input, i, out),
+            State::Close { ws, end } => on_close(end, ws, input, i, out),
         };
         settle(&mut self.st, moved)
     }

@@ -101,6 +101,7 @@ class Functionary(Machine):
         self.head = 0  # Open: where the header ends in raw
         self.sc: Optional[JsonScanner] = None  # Args
         self.ws = Held()  # Close: the markup read
+        self.end: Optional[Markers] = None  # Close: the format's call_end
 
     def _not_a_header(self, raw: str, out: Emitter) -> None:
         """A header that is not one: text, or malformed markup."""
@@ -193,12 +194,8 @@ class Functionary(Machine):
         return i, GO
 
     def on_close(self, s: str, i: int, out: Emitter) -> Next:
-        """After the arguments: whitespace, then ``call_end``."""
-        end = self.style.call_end
-        if end is None:  # (only a format with call_end closes its calls)
-            self.st = "Text"
-            return i, GO
-        kind, _, i = markup_after_call(self.ws, s, i, end, out)
+        """After the arguments: whitespace, then ``end`` (the format's ``call_end``)."""
+        kind, _, i = markup_after_call(self.ws, s, i, self.end, out)  # type: ignore[arg-type]
         if kind == "wait":
             return i, HOLD
         self.st = "Text" if kind == "marker" else "Fallback"
@@ -232,7 +229,7 @@ class Functionary(Machine):
             if how == "broken":
                 self.st = "Fallback"
             elif self.style.call_end is not None:
-                self.st, self.ws = "Close", Held()
+                self.st, self.ws, self.end = "Close", Held(), self.style.call_end
             else:
                 self.st = "Text"
             return i + k, GO
