@@ -126,6 +126,7 @@ def _read_tools(path: Optional[str]) -> Optional[List[Any]]:
     message, ``--tools FILE: <what is wrong>``, whichever command reads it."""
     if path is None:
         return None
+    problem: Optional[str]
     try:
         tools = json.loads(_read_text(path))
     except _Unreadable as e:
