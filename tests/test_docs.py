@@ -321,6 +321,45 @@ def test_site_builds_strictly(tmp_path):
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert run.returncode == 0, run.stderr[-3000:]
+    api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
+    for name in PUBLIC_METHODS:
+        assert f'id="toolparse.{name}"' in api, f"the API page lacks {name}"
     built = (tmp_path / "site" / "formats" / "index.html").read_text(encoding="utf-8")
     ids = re.findall(r'<h3 id="([^"]+)"', built)
     assert ids == [n.replace(".", "") for n in toolparse.list_formats()], "the hook's page"
+
+
+# ------------------------------------------------------------------------------------------------
+# the API page
+# ------------------------------------------------------------------------------------------------
+
+# The parser's and the stream's public methods and properties (mkdocstrings lists a member only
+# when it has a docstring).
+PUBLIC_METHODS = [
+    f"{cls.__name__}.{name}"
+    for cls in (toolparse.ToolParser, toolparse.ToolCallStream)
+    for name in vars(cls)
+    if not name.startswith("_")
+    and (callable(vars(cls)[name]) or isinstance(vars(cls)[name], property))
+]
+# How the binding is built is no user's business: words the docstrings leave to the code.
+BINDING_WORDS = re.compile(r"_core|PyO3|feed_message|finish_message|\bnative\b|\bthe core\b")
+
+
+def test_the_api_page_documents_the_parser_and_the_stream():
+    page = (DOCS / "api.md").read_text(encoding="utf-8")
+    assert "::: toolparse.ToolParser\n" in page and "::: toolparse.ToolCallStream\n" in page
+    assert "ToolParser.stream" in PUBLIC_METHODS and "ToolCallStream.feed" in PUBLIC_METHODS
+
+
+@pytest.mark.parametrize("name", ["get_parser", "ToolParser", "ToolCallStream", *PUBLIC_METHODS])
+def test_public_docstrings_say_what_a_user_gets(name):
+    obj: object = toolparse
+    for part in name.split("."):
+        obj = getattr(obj, part) if not isinstance(obj, type) else vars(obj)[part]
+    if isinstance(obj, property):
+        obj = obj.fget
+    doc = getattr(obj, "__doc__", None) or ""
+    assert len(doc.split()) >= 8, f"{name} has no docstring worth the name"
+    found = BINDING_WORDS.search(doc)
+    assert found is None, f"{name}'s docstring talks about the binding: {found.group(0)!r}"
