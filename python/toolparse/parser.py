@@ -560,8 +560,8 @@ class ToolCallStream:
         return None if d is None else self._message(d)
 
     def finish(self) -> Optional[DeltaMessage]:
-        """Ends the response: the text still held back (a possible marker that never completed)
-        is sent as what it turned out to be. Afterwards ``truncated``, ``unfinished_call`` and
+        """Ends the response and flushes the text still held back (a possible marker that never
+        completed), sent as what it turned out to be. Afterwards ``truncated``, ``unfinished_call`` and
         ``dropped_calls`` are final.
 
         Returns:
