@@ -561,8 +561,8 @@ class ToolCallStream:
 
     def finish(self) -> Optional[DeltaMessage]:
         """Ends the response and flushes the text still held back (a possible marker that never
-        completed), sent as what it turned out to be. Afterwards ``truncated``, ``unfinished_call`` and
-        ``dropped_calls`` are final.
+        completed), sent as what it turned out to be. Afterwards ``truncated``,
+        ``unfinished_call`` and ``dropped_calls`` are final.
 
         Returns:
             The last delta, or None when nothing was held back.
