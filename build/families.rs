@@ -181,54 +181,18 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     // Another spelling of the function start (step3 without `function<｜tool_sep｜>`).
     let mut functions = vec![function];
     functions.extend(e.marker("function_start_alt"));
-    // The start of the function start after which the name may stand repeated (step3's
-    // `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...`), and the rest of the
-    // function start (its tag).
-    let lead = e.marker("function_lead");
-    let lead_tag = match lead {
-        Some(l) => match function.strip_prefix(l) {
-            Some(tag) if !tag.is_empty() && !l.is_empty() => Some(tag),
-            _ => {
-                return Err(format!(
-                    "{name}: function_lead is not a proper start of function_start"
-                ))
-            }
-        },
-        None => None,
-    };
+    // The function lead after which the name may stand repeated, and the rest of the function
+    // start (its tag).
+    let (lead, lead_tag) = function_lead(e, function)?;
     functions.extend(lead);
     // Markup that may stand between calls (step3's `<｜tool_sep｜>`).
     let call_sep = e.marker("call_sep");
     // A section may hold one JSON call object instead of functions (dots).
-    let json_call = match &call.name_keys {
-        Some(n) => format!(
-            "Some(crate::json::CallKeys {{ name: &{n:?}, args: &{:?}, strings: false, \
-             by_name: false, id: &[] }})",
-            keys(call.args_keys.as_ref(), "args_keys", name)?
-        ),
-        None => "None".to_owned(),
-    };
+    let json_call = section_json_call(call, name)?;
     let function_end = e.need("function_end")?;
     let param = e.need("parameter_start")?;
     let param_end = e.need("parameter_end")?;
-    let name_end = match e.need("function_name_end")? {
-        "\n" => "Line".to_owned(),
-        // A tag must start with a character that ends a name.
-        tag if tag.starts_with(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\r']) => {
-            format!("Tag({tag:?})")
-        }
-        other => return Err(format!("{name}: function_name_end {other:?}")),
-    };
-    let strip = match call.value_newlines.as_deref() {
-        Some("strip_one") => true,
-        Some("keep") => false,
-        other => return Err(format!("{name}: call.value_newlines {other:?}")),
-    };
-    let many = match call.calls_per_section.as_deref() {
-        Some("many") => true,
-        Some("one") => false,
-        other => return Err(format!("{name}: call.calls_per_section {other:?}")),
-    };
+    let (name_end, strip, many) = xml_switches(e)?;
     let mut text: Vec<&str> = sections.clone();
     // A bare function starts a call too, unless the section is required (kimi_k3).
     if call.section_required && sections.is_empty() {
@@ -247,20 +211,7 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     body.extend(section_end);
     let head = e.need("parameter_name_end")?;
     let string_attr = e.marker("parameter_string").is_some();
-    // The heads that make a string (`parameter_string`, `parameter_string_2`, ...), then those
-    // that make JSON (`parameter_json`, `parameter_json_2`, ...).
-    let mut heads = Vec::new();
-    if string_attr {
-        heads.extend(e.spellings("parameter_string"));
-    }
-    let strings = heads.len();
-    if string_attr {
-        e.need("parameter_json")?;
-        heads.extend(e.spellings("parameter_json"));
-    }
-    if !heads.contains(&head) {
-        heads.push(head);
-    }
+    let (heads, strings) = parameter_heads(e, head)?;
     let value: Vec<String> = if strip {
         vec![
             param_end.to_owned(),
@@ -284,21 +235,7 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     if many {
         end.extend(&functions);
     }
-    let value_start = match (e.marker("value_start"), e.marker("value_type_start")) {
-        (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
-        (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
-        (None, None) => "None".to_owned(),
-        (None, Some(_)) => return Err(format!("{name}: value_type_start without value_start")),
-    };
-    let value_type_end = match (e.marker("value_type_start"), e.marker("value_type_end")) {
-        (Some(_), Some(m)) => format!("Some(Markers::new(&[{m:?}]))"),
-        (None, None) => "None".to_owned(),
-        _ => {
-            return Err(format!(
-                "{name}: value_type_start and value_type_end go together"
-            ))
-        }
-    };
+    let (value_start, value_type_end) = value_markers(e)?;
     writeln!(
         statics,
         "pub(crate) static {upper}_STYLE: xml_params::Style = xml_params::Style {{ \
@@ -323,6 +260,104 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     )
     .map_err(|e| e.to_string())?;
     Ok(format!("{upper}_STYLE"))
+}
+
+/// The function lead of an `xml_params` entry, after which the name may stand repeated (step3's
+/// `<｜tool_call_begin｜>function<｜tool_sep｜>NAME\n<steptml:invoke ...`), and the rest of the
+/// function start (its tag); both `None` without one.
+fn function_lead<'a>(
+    e: &'a Entry,
+    function: &'a str,
+) -> Result<(Option<&'a str>, Option<&'a str>), String> {
+    let Some(lead) = e.marker("function_lead") else {
+        return Ok((None, None));
+    };
+    match function.strip_prefix(lead) {
+        Some(tag) if !tag.is_empty() && !lead.is_empty() => Ok((Some(lead), Some(tag))),
+        _ => Err(format!(
+            "{}: function_lead is not a proper start of function_start",
+            e.name
+        )),
+    }
+}
+
+/// The keys of the JSON call object a section may hold instead of functions (dots), as Rust.
+fn section_json_call(call: &Call, name: &str) -> Result<String, String> {
+    Ok(match &call.name_keys {
+        Some(n) => format!(
+            "Some(crate::json::CallKeys {{ name: &{n:?}, args: &{:?}, strings: false, \
+             by_name: false, id: &[] }})",
+            keys(call.args_keys.as_ref(), "args_keys", name)?
+        ),
+        None => "None".to_owned(),
+    })
+}
+
+/// An `xml_params` entry's switches: how a function name ends (`NameEnd`'s variant), whether one
+/// newline is stripped around values, whether a section holds many calls.
+fn xml_switches(e: &Entry) -> Result<(String, bool, bool), String> {
+    let (name, call) = (&e.name, &e.call);
+    let name_end = match e.need("function_name_end")? {
+        "\n" => "Line".to_owned(),
+        // A tag must start with a character that ends a name.
+        tag if tag.starts_with(['>', '<', '{', '}', '"', '\'', ' ', '\t', '\r']) => {
+            format!("Tag({tag:?})")
+        }
+        other => return Err(format!("{name}: function_name_end {other:?}")),
+    };
+    let strip = match call.value_newlines.as_deref() {
+        Some("strip_one") => true,
+        Some("keep") => false,
+        other => return Err(format!("{name}: call.value_newlines {other:?}")),
+    };
+    let many = match call.calls_per_section.as_deref() {
+        Some("many") => true,
+        Some("one") => false,
+        other => return Err(format!("{name}: call.calls_per_section {other:?}")),
+    };
+    Ok((name_end, strip, many))
+}
+
+/// The parameter heads: those that make a string (`parameter_string`, `parameter_string_2`,
+/// ...), then those that make JSON (`parameter_json`, ...), then `head` if not among them; and
+/// how many make a string.
+fn parameter_heads<'a>(e: &'a Entry, head: &'a str) -> Result<(Vec<&'a str>, usize), String> {
+    let string_attr = e.marker("parameter_string").is_some();
+    let mut heads = Vec::new();
+    if string_attr {
+        heads.extend(e.spellings("parameter_string"));
+    }
+    let strings = heads.len();
+    if string_attr {
+        e.need("parameter_json")?;
+        heads.extend(e.spellings("parameter_json"));
+    }
+    if !heads.contains(&head) {
+        heads.push(head);
+    }
+    Ok((heads, strings))
+}
+
+/// The markers before a typed value and after its type (`value_start`, `value_type_start`,
+/// `value_type_end`), as Rust `Option<Markers>` expressions.
+fn value_markers(e: &Entry) -> Result<(String, String), String> {
+    let name = &e.name;
+    let value_start = match (e.marker("value_start"), e.marker("value_type_start")) {
+        (Some(m), Some(t)) => format!("Some(Markers::new(&[{m:?}, {t:?}]))"),
+        (Some(m), None) => format!("Some(Markers::new(&[{m:?}]))"),
+        (None, None) => "None".to_owned(),
+        (None, Some(_)) => return Err(format!("{name}: value_type_start without value_start")),
+    };
+    let value_type_end = match (e.marker("value_type_start"), e.marker("value_type_end")) {
+        (Some(_), Some(m)) => format!("Some(Markers::new(&[{m:?}]))"),
+        (None, None) => "None".to_owned(),
+        _ => {
+            return Err(format!(
+                "{name}: value_type_start and value_type_end go together"
+            ))
+        }
+    };
+    Ok((value_start, value_type_end))
 }
 
 fn muse(statics: &mut String, e: &Entry, upper: &str, style: &str) -> Result<String, String> {

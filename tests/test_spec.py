@@ -547,6 +547,14 @@ BAD_GET_PARSER: List[tuple] = [
     ((None,), {}, ValueError, r"name \(the tool-call format\) and reasoning .* are both None"),
     ((b"hermes",), {}, TypeError, "format name must be a str"),
     (("nope",), {}, ValueError, "unknown tool-call format 'nope'; known formats: .*hermes"),
+    # the closest names first, then every known one
+    (
+        ("hermas",),
+        {},
+        ValueError,
+        r"format 'hermas'; did you mean 'hermes'\? known formats: .*xlam",
+    ),
+    ((None,), {"reasoning": "qwen"}, ValueError, r"'qwen'; did you mean 'qwen3'\? known reas"),
     (("hermes",), {"tools": "x"}, TypeError, "tools must be a list"),
     (("hermes",), {"tools": 5}, TypeError, "tools must be a list"),
     (("hermes",), {"tools": {"type": "function"}}, TypeError, "tools must be a list"),
