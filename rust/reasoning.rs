@@ -88,6 +88,15 @@ pub struct ReasoningSpec {
     /// Other markup the reasoning format never puts in content (`kimi_k3`'s
     /// `<|close|>response<|sep|>`): dropped from content in every state while it runs.
     pub dropped: &'static [&'static str],
+    /// An end marker outside a block is text, except where it leads the output (after
+    /// whitespace): there it is markup, dropped (`minimax_m3`'s stray closer).
+    pub stray_end_text: bool,
+    /// A start marker opens a block wherever it stands in the content, not only at the start of
+    /// the output (gemma4's channel): the driver's emitter reads those blocks (`BlockRule`).
+    pub blocks_anywhere: bool,
+    /// Spans whose tags are markup in content and reasoning (cohere's citations), when the tool
+    /// format names none.
+    pub span_markup: Option<crate::event::SpanRule>,
 }
 
 // REASONING, generated from the spec by build.rs.
@@ -223,6 +232,15 @@ impl Trail {
     }
 }
 
+/// The longest of `markers` that `text` begins with.
+fn longest(markers: &[&'static str], text: &str) -> Option<&'static str> {
+    markers
+        .iter()
+        .copied()
+        .filter(|m| text.starts_with(m))
+        .max_by_key(|m| m.len())
+}
+
 impl Front {
     /// Feeds one delta. Returns None while the front keeps the text (reasoning emitted, a bounded
     /// suffix held back); `Some(rest)` once the block is over (or never opened): `rest` and
@@ -273,23 +291,34 @@ impl Front {
         let starts = self.spec.starts;
         if starts
             .iter()
+            .chain(self.leading_ends())
             .any(|s| s.len() > rest.len() && s.starts_with(rest))
         {
-            // Whitespace, or whitespace and a proper prefix of a start marker: wait.
+            // Whitespace, or whitespace and a proper prefix of a start marker (or of an end
+            // marker that is markup only here): wait.
             self.held.push_str(buf);
             return None;
         }
-        // The longest start marker the text begins with.
-        let found = starts
-            .iter()
-            .filter(|s| rest.starts_with(**s))
-            .max_by_key(|s| s.len());
-        if let Some(s) = found {
+        if let Some(s) = longest(starts, rest) {
             self.state = State::Inside;
             self.fresh = true;
             return self.inside(&rest[s.len()..], out);
         }
+        if let Some(e) = longest(self.leading_ends(), rest) {
+            // `stray_end_text`: the end marker that leads the output is markup
+            return Some(rest[e.len()..].to_owned());
+        }
         Some(buf.to_owned())
+    }
+
+    /// The end markers that are markup where they lead the output, outside a block
+    /// (`stray_end_text`; elsewhere outside a block they are text).
+    fn leading_ends(&self) -> &'static [&'static str] {
+        if self.spec.stray_end_text {
+            self.spec.ends
+        } else {
+            &[]
+        }
     }
 
     fn inside(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
@@ -382,14 +411,11 @@ impl Front {
         match self.state {
             State::Lead => {
                 let rest = held.trim_start_matches(is_ws);
-                let found = self
-                    .spec
-                    .starts
-                    .iter()
-                    .filter(|s| rest.starts_with(**s))
-                    .max_by_key(|s| s.len());
-                let Some(s) = found else {
-                    return held;
+                let Some(s) = longest(self.spec.starts, rest) else {
+                    return match longest(self.leading_ends(), rest) {
+                        Some(e) => rest[e.len()..].to_owned(),
+                        None => held,
+                    };
                 };
                 self.state = State::Inside;
                 self.fresh = true;
@@ -400,6 +426,24 @@ impl Front {
                 self.finish(out)
             }
             State::Inside => {
+                if let Some(which) = self.markers.starts(&held) {
+                    // A marker held because a longer one might have extended it (hunyuan's
+                    // `</think>` before `\n<answer>`) is that marker at the end of the text.
+                    let len = self.markers.list[which].len();
+                    let ends = self.spec.ends.len();
+                    if which < ends {
+                        self.close(out);
+                        return self.after(&held[len..]).unwrap_or_default();
+                    }
+                    if which >= ends + self.spec.starts.len() {
+                        self.close(out);
+                        return held;
+                    }
+                    return match self.inside(&held[len..], out) {
+                        Some(after) => after,
+                        None => self.finish(out),
+                    };
+                }
                 self.emit(&held, out);
                 self.close(out);
                 String::new()

@@ -194,7 +194,8 @@ impl Setup {
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
-    /// (`front`), the markers that end a block (outside one, an end marker is markup) and the end
+    /// (`front`), the markers that end a block (outside one, an end marker is markup, unless
+    /// `stray_end_text`: then only where it leads the output, which the front drops) and the end
     /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
@@ -204,7 +205,9 @@ impl Setup {
         if let Some(r) = self.reasoning {
             let spec = r.spec();
             if front && spec.content_prefix.is_empty() {
-                list.extend(spec.ends);
+                if !spec.stray_end_text {
+                    list.extend(spec.ends);
+                }
                 list.push(spec.content_end);
             }
             list.push(spec.turn_end);
@@ -272,7 +275,11 @@ impl Parser {
             setup.dropped(front.is_some()),
             format.map_or_else(Vec::new, |f| f.spec().call_starts()),
         );
-        out.set_span(format.and_then(|f| f.spec().span_markup));
+        out.set_span(
+            format
+                .and_then(|f| f.spec().span_markup)
+                .or_else(|| setup.reasoning.and_then(|r| r.spec().span_markup)),
+        );
         Parser {
             machine,
             held: String::new(),
