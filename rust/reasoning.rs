@@ -37,14 +37,14 @@
 //!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
 //!   machine whole, a think block in it is content.
 
-use crate::event::Emitter;
+pub use crate::event::Trail;
+use crate::event::{BlockRule, Emitter};
 use crate::scan::{is_ws, Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
 pub const LEAD_CAP: usize = 64;
 
-/// The longest run of whitespace at the end of the reasoning that `trim` drops.
-pub const TRAIL_CAP: usize = 64;
+pub use crate::event::TRAIL_CAP;
 
 /// A reasoning format's spec entry (the spec's `"reasoning"` list, read by `build.rs`).
 #[derive(Debug)]
@@ -128,6 +128,23 @@ impl Reasoning {
         REASONING.iter().map(|s| s.name).collect()
     }
 
+    /// The rule of the blocks that open anywhere in the content (`blocks_anywhere`), for the
+    /// tool format at `format_index` (None: no tool format); None for other formats.
+    pub fn blocks(self, format_index: Option<usize>) -> Option<BlockRule> {
+        let spec = self.spec();
+        if !spec.blocks_anywhere {
+            return None;
+        }
+        let k = format_index.map_or(0, |i| i + 1);
+        Some(BlockRule {
+            scan: spec.scan.get(k).copied().unwrap_or(&[]),
+            ends: spec.ends.len(),
+            starts: spec.starts,
+            label: spec.label,
+            trim: spec.trim,
+        })
+    }
+
     /// The front for this reasoning format paired with the tool format at `format_index` in the
     /// format registry (None: no tool format); None when the front is transparent (the tool
     /// machine separates the reasoning itself).
@@ -187,49 +204,6 @@ pub struct Front {
     fresh: bool,
     /// The reasoning held while it may still be the label and a newline.
     label: String,
-}
-
-/// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
-/// at the end of the reasoning so far is held back, up to [`TRAIL_CAP`] bytes (a longer run is
-/// reasoning, all of it), and dropped when the block closes. Shared with the machines that
-/// separate reasoning themselves (inkling).
-#[derive(Debug, Default)]
-pub struct Trail {
-    ws: String,
-    /// The open run grew past [`TRAIL_CAP`]; it is reasoning.
-    long: bool,
-}
-
-impl Trail {
-    /// Emits reasoning, holding back the open run of whitespace at its end.
-    pub fn emit(&mut self, s: &str, out: &mut Emitter) {
-        if s.is_empty() {
-            return;
-        }
-        let body = s.trim_end_matches(is_ws);
-        if body.is_empty() {
-            if self.long {
-                out.reasoning(s);
-            } else {
-                self.ws.push_str(s);
-                if self.ws.len() > TRAIL_CAP {
-                    out.reasoning(&std::mem::take(&mut self.ws));
-                    self.long = true;
-                }
-            }
-            return;
-        }
-        out.reasoning(&std::mem::take(&mut self.ws));
-        out.reasoning(body);
-        self.long = false;
-        self.emit(&s[body.len()..], out);
-    }
-
-    /// The block ended: the held run of whitespace at its end is dropped.
-    pub fn close(&mut self) {
-        self.ws.clear();
-        self.long = false;
-    }
 }
 
 /// The longest of `markers` that `text` begins with.

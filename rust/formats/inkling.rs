@@ -33,7 +33,7 @@ use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
 use crate::json::{CallKeys, Calls};
-use crate::reasoning::Trail;
+use crate::event::Trail;
 use crate::scan::{Found, Markers, NAME_MAX};
 
 /// `Style::blocks` positions.

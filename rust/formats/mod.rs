@@ -275,6 +275,13 @@ impl Parser {
             setup.dropped(front.is_some()),
             format.map_or_else(Vec::new, |f| f.spec().call_starts()),
         );
+        if front.is_some() {
+            out.set_blocks(
+                setup
+                    .reasoning
+                    .and_then(|r| r.blocks(format.map(Format::index))),
+            );
+        }
         out.set_span(
             format
                 .and_then(|f| f.spec().span_markup)

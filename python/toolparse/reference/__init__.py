@@ -263,6 +263,8 @@ class Parser:
             _dropped(rspec, format, self._front is not None),
             SPECS[format].call_starts() if format is not None else (),
         )
+        if self._front is not None and rspec is not None:
+            self._out.set_blocks(_reasoning.blocks(rspec, format))
         span = SPECS[format].span_markup if format is not None else None
         if span is None and rspec is not None:
             span = rspec.span_markup

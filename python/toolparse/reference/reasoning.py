@@ -6,18 +6,25 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ..spec import SPECS, ReasoningSpec
-from .event import Emitter
+from .event import TRAIL_CAP, BlockRule, Emitter, Trail
 from .scan import WS, Markers
 
 # The most whitespace held before a start marker at the beginning of the output.
 LEAD_CAP = 64
-# The longest run of whitespace at the end of the reasoning that ``trim`` drops.
-TRAIL_CAP = 64
 
 LEAD = "Lead"  # at the beginning of an output whose block the prompt did not open
 INSIDE = "Inside"  # inside the think block
 PREFIX = "Prefix"  # before the output of a format that puts a content prefix before it
 AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
+
+
+def blocks(spec: ReasoningSpec, format: Optional[str]) -> Optional[BlockRule]:
+    """The rule of the blocks that open anywhere in the content (``blocks_anywhere``), for tool
+    format ``format``; None for other formats."""
+    if not spec.blocks_anywhere:
+        return None
+    scan = spec.scan(SPECS[format] if format is not None else None)
+    return BlockRule(scan, len(spec.ends), spec.starts, spec.label, spec.trim)
 
 
 def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
@@ -29,42 +36,6 @@ def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -
         return None
     scan = spec.scan(SPECS[format] if format is not None else None)
     return Front(Markers(scan), spec, started)
-
-
-class Trail:
-    """Reasoning text whose ending run of whitespace is dropped (``trim``): the open run of
-    whitespace at the end of the reasoning so far is held back, up to TRAIL_CAP (a longer run is
-    reasoning, all of it), and dropped when the block closes. Shared with the machines that
-    separate reasoning themselves (inkling)."""
-
-    def __init__(self) -> None:
-        self.ws = ""
-        self.long = False  # the open run grew past TRAIL_CAP; it is reasoning
-
-    def emit(self, s: str, out: Emitter) -> None:
-        if not s:
-            return
-        body = s.rstrip(WS)
-        if not body:
-            if self.long:
-                out.reasoning(s)
-            else:
-                self.ws += s
-                if len(self.ws) > TRAIL_CAP:
-                    out.reasoning(self.ws)
-                    self.ws = ""
-                    self.long = True
-            return
-        out.reasoning(self.ws)
-        self.ws = ""
-        out.reasoning(body)
-        self.long = False
-        self.emit(s[len(body) :], out)
-
-    def close(self) -> None:
-        """The block ended: the held run of whitespace at its end is dropped."""
-        self.ws = ""
-        self.long = False
 
 
 def _longest(markers: Tuple[str, ...], text: str) -> Optional[str]:
