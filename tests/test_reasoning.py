@@ -591,6 +591,31 @@ THINK_TAG_CASES = [
     ("gemma4", True, "thought\nr<channel|>x", "r", "x"),
     ("gemma4", True, "thought<channel|>x", None, "x"),
     ("gemma4", None, "<|channel>thought<channel|>x<channel|>y", None, "xy"),
+    # gemma4 (spec `blocks_anywhere`, as vLLM's gemma4 engine reads it): a thought block is
+    # reasoning wherever it stands, its label markup and the whitespace ending it trimmed; the
+    # content around it is kept as written
+    ("gemma4", None, "Before\n<|channel>thought\nabc<channel|>\nrest", "abc", "Before\n\nrest"),
+    ("gemma4", None, "Before\n<|channel>thought\nabc \n<channel|>\nrest", "abc", "Before\n\nrest"),
+    ("gemma4", None, "a<|channel>x<channel|>b", "x", "ab"),
+    ("gemma4", None, "a<|channel>thought<channel|>b", None, "ab"),
+    ("gemma4", None, "a<|channel>thoughtful<channel|>b", "thoughtful", "ab"),
+    # every block's label is markup (vLLM strips only the first block's)
+    (
+        "gemma4",
+        None,
+        "a<|channel>thought\nx<channel|>b<|channel>thought\ny<channel|>c",
+        "xy",
+        "abc",
+    ),
+    ("gemma4", None, "<|channel>thought\nx<channel|>b<|channel>thought\ny<channel|>c", "xy", "bc"),
+    # a block the output never closes is reasoning; a repeated opener inside is markup; an end
+    # marker outside a block is still dropped
+    ("gemma4", None, "a<|channel>thought\nx <|channel>y \n", "x y", "a"),
+    ("gemma4", None, "a<|channel>thought", None, "a"),
+    ("gemma4", None, "a<|channel", None, "a<|channel"),
+    ("gemma4", None, "a<channel|>b<|channel>x<channel|><channel|>c", "x", "abc"),
+    # with no tool format paired, a call start ends the block and stays content
+    ("gemma4", None, "a<|channel>x <|tool_call>y", "x", "a<|tool_call>y"),
     # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
     ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
     ("deepseek_v4", None, "r</think>c", "r", "c"),
@@ -664,6 +689,30 @@ THINK_TAG_CASES = [
 def test_think_tag_cases(case: tuple) -> None:
     r, started, output, reasoning, content = case
     check(None, r, started, output, (content, reasoning, []))
+
+
+G4CALL = "<|tool_call>call:f{a:1}<tool_call|>"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a block between content and calls; one the call start ends (its trailing space trimmed)
+        (f"a<|channel>thought\nr<channel|>b{G4CALL}", ("ab", "r", [("f", '{"a": 1}')])),
+        (f"a<|channel>thought\nplan {G4CALL}c", ("ac", "plan", [("f", '{"a": 1}')])),
+        # after a call, a block is reasoning again; markers inside an argument stay there
+        (
+            f"{G4CALL}x<|channel>thought\nr<channel|>y",
+            ("xy", "r", [("f", '{"a": 1}')]),
+        ),
+        (
+            '<|tool_call>call:f{a:<|"|>p<|channel>q<channel|><|"|>}<tool_call|>',
+            (None, None, [("f", '{"a": "p<|channel>q<channel|>"}')]),
+        ),
+    ],
+)
+def test_gemma4_blocks_anywhere_with_the_tool_format(text: str, expected: Result) -> None:
+    check("gemma4", "gemma4", None, text, expected)
 
 
 def test_minimax_m2_append_think() -> None:
