@@ -138,7 +138,6 @@ impl SpanRule {
     }
 }
 
-
 /// The longest run of whitespace at the end of the reasoning that `trim` drops.
 pub const TRAIL_CAP: usize = 64;
 

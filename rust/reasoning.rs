@@ -14,7 +14,15 @@
 //!   nested openings, as vLLM absorbs them); a call-start marker ends the block and the text from
 //!   the marker on goes to the tool machine, so the call is parsed, not swallowed. Held back: only
 //!   a suffix that could still become one of those markers.
-//! - The end of the text inside a block: the block is reasoning (what was held back too).
+//! - The end of the text inside a block: the block is reasoning (what was held back too), but a
+//!   marker held because a longer one might have extended it is that marker (hunyuan's
+//!   `</think>` at the end, not reasoning).
+//! - Stray end (`stray_end_text`, minimax_m3): an end marker outside a block is text, except one
+//!   that leads the output (after whitespace, held up to [`LEAD_CAP`] bytes), which is markup;
+//!   without it the driver drops an end marker outside a block wherever it stands.
+//! - Anywhere (`blocks_anywhere`, gemma4): once the front handed over, a start marker in the
+//!   content opens a block again, with the same rules; the driver's emitter reads those blocks
+//!   (`crate::event::BlockRule`), so markers inside a call's arguments stay there.
 //! - Alternates (`also_start`, `also_end`): other spellings of the start and end markers, with
 //!   the same roles (granite's "Here's" for "Here is").
 //! - Trim (`trim`, vLLM's engine parsers): the run of whitespace that ends the reasoning (before

@@ -371,7 +371,8 @@ class FormatSpec:
     spaces_between_special_tokens: bool = True
     # the end-of-turn tag the model may write ("": none): markup, dropped from content
     turn_end: str = ""
-    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
+    # other markup the format never puts in content (cohere_command4's "<|START_RESPONSE|>"):
+    # dropped
     dropped: Tuple[str, ...] = ()
     # spans whose tags are markup (cohere's citations)
     span_markup: Optional[SpanMarkup] = None

@@ -64,7 +64,8 @@ pub struct Spec {
     pub models: &'static [&'static str],
     /// The end-of-turn tag the model may write (empty: none): markup, dropped from content.
     pub turn_end: &'static str,
-    /// Other markup the format never puts in content (gemma4's `<channel|>`): dropped.
+    /// Other markup the format never puts in content (`cohere_command4`'s `<|START_RESPONSE|>`):
+    /// dropped.
     pub dropped: &'static [&'static str],
     /// The reasoning format that runs with this format when none is given (empty: none).
     pub default_reasoning: &'static str,

@@ -195,10 +195,11 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
 def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
     a reasoning front, the markers that end a block (outside one, an end marker is markup, unless
-    ``stray_end_text``: then only where it leads the output, which the front drops) and the end of the content wrapper the end marker opens (not for
-    a format that puts its own markers in content, nor while thinking is disabled for a format
-    whose markers are then off: there is no front); the turn-end tags of the reasoning format and
-    of the tool format, and the other ``dropped`` markup of both, in every state."""
+    ``stray_end_text``: then only where it leads the output, which the front drops) and the end
+    of the content wrapper the end marker opens (not for a format that puts its own markers in
+    content, nor while thinking is disabled for a format whose markers are then off: there is no
+    front); the turn-end tags of the reasoning format and of the tool format, and the other
+    ``dropped`` markup of both, in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:

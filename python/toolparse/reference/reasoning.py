@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ..spec import SPECS, ReasoningSpec
-from .event import TRAIL_CAP, BlockRule, Emitter, Trail
+from .event import BlockRule, Emitter, Trail
 from .scan import WS, Markers
 
 # The most whitespace held before a start marker at the beginning of the output.
