@@ -19,7 +19,7 @@ mod spec;
 #[path = "rust/formats/spec_check.rs"]
 mod spec_check;
 
-use spec::{optional, optional_list, strs, Entry, FormatFile, Reasoning};
+use spec::{optional, optional_list, strs, Entry, FormatFile, Reasoning, SpanMarkup};
 
 const SPEC: &str = "python/toolparse/formats";
 const REASONING_FILE: &str = "_reasoning.json";
@@ -102,7 +102,7 @@ fn generate_reasoning(entries: &[Reasoning], formats: &[Entry]) -> Result<String
                  started: false, call_starts: &[], tool_format: Some({t:?}), scan: &[], \
                  ends: &[], starts: &[], trim: false, content_prefix: \"\", turn_end: \"\", \
                  off_when_disabled: false, content_end: \"\", content_lstrip: \"\", label: \"\", \
-                 dropped: &[] }},"
+                 dropped: &[], stray_end_text: false, blocks_anywhere: false, span_markup: None }},"
             )
             .map_err(|e| e.to_string())?;
             continue;
@@ -187,11 +187,15 @@ fn reasoning_row(e: &Reasoning, formats: &[Entry]) -> Result<String, String> {
          scan: &[{}], ends: &{ends:?}, starts: &{starts:?}, trim: {}, \
          content_prefix: {content_prefix:?}, turn_end: {turn_end:?}, \
          off_when_disabled: {}, content_end: {content_end:?}, \
-         content_lstrip: {content_lstrip:?}, label: {label:?}, dropped: &{dropped:?} }},\n",
+         content_lstrip: {content_lstrip:?}, label: {label:?}, dropped: &{dropped:?}, \
+         stray_end_text: {}, blocks_anywhere: {}, span_markup: {} }},\n",
         e.aliases,
         scan.join(", "),
         e.trim,
         e.markers_off_when_disabled,
+        e.stray_end_text,
+        e.blocks_anywhere,
+        span_markup(e.span_markup.as_ref(), name)?,
     ))
 }
 
@@ -252,7 +256,7 @@ fn generate(formats: &[Entry]) -> Result<String, String> {
             optional(e.turn_end.as_ref(), "turn_end", name)?,
             optional_list(e.dropped.as_ref(), "dropped", name)?,
             optional(e.default_reasoning.as_ref(), "default_reasoning", name)?,
-            span_markup(e)?,
+            span_markup(e.span_markup.as_ref(), name)?,
         )
         .map_err(|e| e.to_string())?;
         let ctor = format!("ctor_{k}");
@@ -283,9 +287,9 @@ fn generate(formats: &[Entry]) -> Result<String, String> {
     ))
 }
 
-/// A format's optional `span_markup` as a `Option<SpanRule>` expression.
-fn span_markup(e: &Entry) -> Result<String, String> {
-    let Some(s) = &e.span_markup else {
+/// A format's or reasoning format's optional `span_markup` as a `Option<SpanRule>` expression.
+fn span_markup(span: Option<&SpanMarkup>, name: &str) -> Result<String, String> {
+    let Some(s) = span else {
         return Ok("None".to_owned());
     };
     let mut parts = Vec::new();
@@ -296,16 +300,14 @@ fn span_markup(e: &Entry) -> Result<String, String> {
     ] {
         if v.is_empty() {
             return Err(format!(
-                "{}: span_markup.{key} must be a non-empty string",
-                e.name
+                "{name}: span_markup.{key} must be a non-empty string"
             ));
         }
         parts.push(format!("{key}: {v:?}"));
     }
     if s.max == 0 {
         return Err(format!(
-            "{}: span_markup.max must be a positive integer",
-            e.name
+            "{name}: span_markup.max must be a positive integer"
         ));
     }
     Ok(format!(

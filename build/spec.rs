@@ -153,6 +153,11 @@ pub struct Reasoning {
     pub content_lstrip: Option<String>,
     pub label: Option<String>,
     pub dropped: Option<Vec<String>>,
+    #[serde(default)]
+    pub stray_end_text: bool,
+    #[serde(default)]
+    pub blocks_anywhere: bool,
+    pub span_markup: Option<SpanMarkup>,
     // the servers' (SGLang's think_end_token)
     #[allow(dead_code)]
     pub end_token: Option<IgnoredAny>,

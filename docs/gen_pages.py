@@ -167,6 +167,13 @@ def _reasoning_row(r: Any) -> str:
         extra.append("markers off when thinking is disabled")
     if r.dropped:
         extra.append(f"drops {codes(r.dropped)}")
+    if r.span_markup:
+        sm = r.span_markup
+        extra.append(f"span tags {code(sm.open)} ... {code(sm.close_start + '...' + sm.close_end)}")
+    if r.stray_end_text:
+        extra.append("an end marker outside a block is text unless it leads the output")
+    if r.blocks_anywhere:
+        extra.append("a block opens anywhere in the content")
     started = "yes" if r.started else "no"
     ends = "yes" if r.call_ends_block else "no"
     cells = [

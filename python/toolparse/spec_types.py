@@ -371,7 +371,8 @@ class FormatSpec:
     spaces_between_special_tokens: bool = True
     # the end-of-turn tag the model may write ("": none): markup, dropped from content
     turn_end: str = ""
-    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
+    # other markup the format never puts in content (cohere_command4's "<|START_RESPONSE|>"):
+    # dropped
     dropped: Tuple[str, ...] = ()
     # spans whose tags are markup (cohere's citations)
     span_markup: Optional[SpanMarkup] = None
@@ -579,6 +580,13 @@ class ReasoningSpec:
     # other markup the format never puts in content (kimi_k3's "<|close|>response<|sep|>"):
     # dropped from content in every state while it runs
     dropped: Tuple[str, ...] = ()
+    # an end marker outside a block is text, except where it leads the output (after whitespace):
+    # there it is markup, dropped (minimax_m3's stray closer)
+    stray_end_text: bool = False
+    # a start marker opens a block wherever it stands in the content (gemma4's channel)
+    blocks_anywhere: bool = False
+    # spans whose tags are markup in content and reasoning, when the tool format names none
+    span_markup: Optional[SpanMarkup] = None
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -659,6 +667,9 @@ def reasoning_spec(e: Any, where: str, formats: Iterable[str]) -> ReasoningSpec:
         content_lstrip=f.text("content_lstrip", ""),
         label=f.text("label", ""),
         dropped=f.strings("dropped", texts=True),
+        stray_end_text=f.flag("stray_end_text"),
+        blocks_anywhere=f.flag("blocks_anywhere"),
+        span_markup=_span_markup(f.obj("span_markup", _names(SpanMarkup))),
         **common,
     )
 

@@ -194,15 +194,17 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
 
 def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
-    a reasoning front, the markers that end a block (outside one, an end marker is markup) and the
-    end of the content wrapper the end marker opens (not for
-    a format that puts its own markers in content, nor while thinking is disabled for a format
-    whose markers are then off: there is no front); the turn-end tags of the reasoning format and
-    of the tool format, and the other ``dropped`` markup of both, in every state."""
+    a reasoning front, the markers that end a block (outside one, an end marker is markup, unless
+    ``stray_end_text``: then only where it leads the output, which the front drops) and the end
+    of the content wrapper the end marker opens (not for a format that puts its own markers in
+    content, nor while thinking is disabled for a format whose markers are then off: there is no
+    front); the turn-end tags of the reasoning format and of the tool format, and the other
+    ``dropped`` markup of both, in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:
-            marks.extend(rspec.ends)
+            if not rspec.stray_end_text:
+                marks.extend(rspec.ends)
             marks.append(rspec.content_end)
         marks.append(rspec.turn_end)
         marks.extend(rspec.dropped)
@@ -262,7 +264,11 @@ class Parser:
             _dropped(rspec, format, self._front is not None),
             SPECS[format].call_starts() if format is not None else (),
         )
+        if self._front is not None and rspec is not None:
+            self._out.set_blocks(_reasoning.blocks(rspec, format))
         span = SPECS[format].span_markup if format is not None else None
+        if span is None and rspec is not None:
+            span = rspec.span_markup
         if span is not None:
             self._out.set_span(SpanRule(span.open, span.close_start, span.close_end, span.max))
         self._finished = False
