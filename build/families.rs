@@ -268,8 +268,24 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
             format!("\n{param}"),
             format!("\n{function_end}"),
         ]
+    } else if call.value_end_optional {
+        // glm47: a last value whose end is missing closes at the function end
+        vec![param_end.to_owned(), function_end.to_owned()]
     } else {
         vec![param_end.to_owned()]
+    };
+    if call.value_end_optional && strip {
+        return Err(format!(
+            "{name}: call.value_end_optional is for value_newlines keep"
+        ));
+    }
+    // What must follow a function end inside a value for it to close the value and the call:
+    // the section end (or, newline-stripping styles, the function end itself); without a
+    // section, the next function start (or the end of the output).
+    let after_function: Vec<&str> = match section_end {
+        Some(e) => vec![e],
+        None if strip => vec![function_end],
+        None => functions.clone(),
     };
     let item_end = e.marker("item_end");
     let typing = match e.arguments.as_str() {
@@ -307,19 +323,19 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
          quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
          strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {}, \
          value_start: {value_start}, value_type_end: {value_type_end}, value: Markers::new(&{value:?}), strip: {strip}, \
-         after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
+         after_function: Markers::new(&{after_function:?}), end: Markers::new(&{end:?}), \
          item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
          typing: xml_params::Typing::{typing}, \
-         doubled_names: {doubled}, cdata: {} }};",
+         doubled_names: {doubled}, cdata: {}, python_values: {} }};",
         sections.len(),
         e.marker("function_self_close"),
         head.starts_with('"'),
         some_markers(e.marker("function_attrs_end")),
         wrappers.len(),
         call.unescape_attributes,
-        section_end.unwrap_or(function_end),
         some_markers(lead_tag),
         call.cdata,
+        call.python_values,
     )
     .map_err(|e| e.to_string())?;
     Ok(format!("{upper}_STYLE"))
