@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Mapping, Optional
 
 from . import params
-from .convert import PyLiteral
 from .between import (
     GO,
     HOLD,
@@ -45,6 +44,7 @@ from .between import (
     text_until,
     transitions,
 )
+from .convert import PyLiteral
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
