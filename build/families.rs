@@ -261,32 +261,14 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     if !heads.contains(&head) {
         heads.push(head);
     }
-    let value: Vec<String> = if strip {
-        vec![
-            param_end.to_owned(),
-            format!("\n{param_end}"),
-            format!("\n{param}"),
-            format!("\n{function_end}"),
-        ]
-    } else if call.value_end_optional {
-        // glm47: a last value whose end is missing closes at the function end
-        vec![param_end.to_owned(), function_end.to_owned()]
-    } else {
-        vec![param_end.to_owned()]
-    };
-    if call.value_end_optional && strip {
-        return Err(format!(
-            "{name}: call.value_end_optional is for value_newlines keep"
-        ));
-    }
-    // What must follow a function end inside a value for it to close the value and the call:
-    // the section end (or, newline-stripping styles, the function end itself); without a
-    // section, the next function start (or the end of the output).
-    let after_function: Vec<&str> = match section_end {
-        Some(e) => vec![e],
-        None if strip => vec![function_end],
-        None => functions.clone(),
-    };
+    let (value, after_function) = value_ends(
+        name,
+        call,
+        strip,
+        [param, param_end, function_end],
+        section_end,
+        &functions,
+    )?;
     let item_end = e.marker("item_end");
     let typing = match e.arguments.as_str() {
         "xml_parameters_json_or_string" => "Json",
@@ -339,6 +321,44 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     )
     .map_err(|e| e.to_string())?;
     Ok(format!("{upper}_STYLE"))
+}
+
+/// The ends of an XML parameter value (`Style::value`) and what must follow a function end
+/// inside a value for it to close the value and the call (`Style::after_function`): the section
+/// end (or, newline-stripping styles, the function end itself); without a section, the next
+/// function start (or the end of the output).
+fn value_ends<'a>(
+    name: &str,
+    call: &Call,
+    strip: bool,
+    [param, param_end, function_end]: [&'a str; 3],
+    section_end: Option<&'a str>,
+    functions: &[&'a str],
+) -> Result<(Vec<String>, Vec<&'a str>), String> {
+    if call.value_end_optional && strip {
+        return Err(format!(
+            "{name}: call.value_end_optional is for value_newlines keep"
+        ));
+    }
+    let value = if strip {
+        vec![
+            param_end.to_owned(),
+            format!("\n{param_end}"),
+            format!("\n{param}"),
+            format!("\n{function_end}"),
+        ]
+    } else if call.value_end_optional {
+        // glm47: a last value whose end is missing closes at the function end
+        vec![param_end.to_owned(), function_end.to_owned()]
+    } else {
+        vec![param_end.to_owned()]
+    };
+    let after_function = match section_end {
+        Some(e) => vec![e],
+        None if strip => vec![function_end],
+        None => functions.to_vec(),
+    };
+    Ok((value, after_function))
 }
 
 fn muse(statics: &mut String, e: &Entry, upper: &str, style: &str) -> Result<String, String> {

@@ -74,7 +74,7 @@
 //!   newline in code being part of the value);
 //! - (the spec's `call.python_values`: `seed_oss`, minicpm5) a typed value that is not JSON but a Python literal whose value is an
 //!   object or array the schema admits (`{'units': 'metric', 'alerts': True}`, as the Seed-OSS
-//!   and MiniCPM5 templates write one with Jinja's `{{ value }}`) is read as that value;
+//!   and `MiniCPM5` templates write one with Jinja's `{{ value }}`) is read as that value;
 //! - a value may contain its own closing tag (a file being written that holds `</parameter>`):
 //!   a `</parameter>` closes the value only when what follows it, after at most [`WS_CAP`] bytes
 //!   of whitespace, is `<parameter=`, `</function>`, `</tool_call>` (a missing `</function>`, as
@@ -219,7 +219,7 @@ pub struct Style {
     pub cdata: bool,
     /// A typed value that is not JSON may be a Python literal: where the schema admits an
     /// object or array, one written in Python (`{'units': 'metric', 'alerts': True}`, as the
-    /// Seed-OSS and MiniCPM5 chat templates write it with Jinja's `{{ value }}`) is read as that
+    /// Seed-OSS and `MiniCPM5` chat templates write it with Jinja's `{{ value }}`) is read as that
     /// value (the spec's `call.python_values`; vLLM's minicpm5 parser falls back to
     /// `ast.literal_eval` too).
     pub python_values: bool,

@@ -67,7 +67,7 @@ pub(super) fn loose_null(raw: &str) -> bool {
 pub(super) const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
 
 /// The JSON text of `raw` read as a Python literal (`{'units': 'metric', 'alerts': True}`, as
-/// the Seed-OSS and MiniCPM5 chat templates write a list or object with Jinja's `{{ value }}`),
+/// the Seed-OSS and `MiniCPM5` chat templates write a list or object with Jinja's `{{ value }}`),
 /// if it is one whose value is an object or an array that `kind` admits (an object or array
 /// type, or a type we do not know); else `None`. Written like
 /// `json.dumps(ast.literal_eval(raw), ensure_ascii=False)` ([`crate::convert::PyLiteral`]).
