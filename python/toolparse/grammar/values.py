@@ -108,10 +108,10 @@ class Values:
         syn = self.syn
         choices = scalar_choices(schema, self.root) if schema is not True else None
         if choices is not None:
-            alts = [n.const(_scalar(v, syn)) for v in choices]
+            consts = [n.const(_scalar(v, syn)) for v in choices]
             if None in choices:
-                alts += [n.const(x) for x in syn.other_nulls]
-            return n.or_(*alts)
+                consts += [n.const(x) for x in syn.other_nulls]
+            return n.or_(*consts)
         node = resolve(schema, self.root) if isinstance(schema, dict) else {}
         types = (
             types_of(node, self.root)
