@@ -212,16 +212,14 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
     let head = e.need("parameter_name_end")?;
     let string_attr = e.marker("parameter_string").is_some();
     let (heads, strings) = parameter_heads(e, head)?;
-    let value: Vec<String> = if strip {
-        vec![
-            param_end.to_owned(),
-            format!("\n{param_end}"),
-            format!("\n{param}"),
-            format!("\n{function_end}"),
-        ]
-    } else {
-        vec![param_end.to_owned()]
-    };
+    let (value, after_function) = value_ends(
+        name,
+        call,
+        strip,
+        [param, param_end, function_end],
+        section_end,
+        &functions,
+    )?;
     let item_end = e.marker("item_end");
     let typing = match e.arguments.as_str() {
         "xml_parameters_json_or_string" => "Json",
@@ -244,22 +242,60 @@ fn xml_params(statics: &mut String, e: &Entry, upper: &str) -> Result<String, St
          quoted: {}, heads: Markers::new(&{heads:?}), string_attr: {string_attr}, \
          strings: {strings}, attrs_end: {}, wrappers: {}, unescape: {}, \
          value_start: {value_start}, value_type_end: {value_type_end}, value: Markers::new(&{value:?}), strip: {strip}, \
-         after_function: Markers::new(&[{:?}]), end: Markers::new(&{end:?}), \
+         after_function: Markers::new(&{after_function:?}), end: Markers::new(&{end:?}), \
          item_end: {item_end:?}, call_sep: {call_sep:?}, lead: {lead:?}, lead_tag: {}, json: {json_call}, \
          typing: xml_params::Typing::{typing}, \
-         doubled_names: {doubled}, cdata: {} }};",
+         doubled_names: {doubled}, cdata: {}, python_values: {} }};",
         sections.len(),
         e.marker("function_self_close"),
         head.starts_with('"'),
         some_markers(e.marker("function_attrs_end")),
         wrappers.len(),
         call.unescape_attributes,
-        section_end.unwrap_or(function_end),
         some_markers(lead_tag),
         call.cdata,
+        call.python_values,
     )
     .map_err(|e| e.to_string())?;
     Ok(format!("{upper}_STYLE"))
+}
+
+/// The ends of an XML parameter value (`Style::value`) and what must follow a function end
+/// inside a value for it to close the value and the call (`Style::after_function`): the section
+/// end (or, newline-stripping styles, the function end itself); without a section, the next
+/// function start (or the end of the output).
+fn value_ends<'a>(
+    name: &str,
+    call: &Call,
+    strip: bool,
+    [param, param_end, function_end]: [&'a str; 3],
+    section_end: Option<&'a str>,
+    functions: &[&'a str],
+) -> Result<(Vec<String>, Vec<&'a str>), String> {
+    if call.value_end_optional && strip {
+        return Err(format!(
+            "{name}: call.value_end_optional is for value_newlines keep"
+        ));
+    }
+    let value = if strip {
+        vec![
+            param_end.to_owned(),
+            format!("\n{param_end}"),
+            format!("\n{param}"),
+            format!("\n{function_end}"),
+        ]
+    } else if call.value_end_optional {
+        // glm47: a last value whose end is missing closes at the function end
+        vec![param_end.to_owned(), function_end.to_owned()]
+    } else {
+        vec![param_end.to_owned()]
+    };
+    let after_function = match section_end {
+        Some(e) => vec![e],
+        None if strip => vec![function_end],
+        None => functions.to_vec(),
+    };
+    Ok((value, after_function))
 }
 
 /// The function lead of an `xml_params` entry, after which the name may stand repeated (step3's

@@ -82,6 +82,10 @@ pub struct Call {
     pub keyed_by_name: bool,
     pub name_prefix: Option<String>,
     pub value_newlines: Option<String>,
+    #[serde(default)]
+    pub value_end_optional: bool,
+    #[serde(default)]
+    pub python_values: bool,
     pub calls_per_section: Option<String>,
     pub between_calls: Option<String>,
     #[serde(default)]

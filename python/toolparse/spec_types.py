@@ -181,6 +181,8 @@ class Call:
     keyed_by_name: bool = False  # calls written {N: {...}} (apertus)
     name_prefix: Optional[str] = None  # what a recipient naming a function starts with
     value_newlines: Optional[str] = None  # "strip_one" | "keep" (XML parameter values)
+    value_end_optional: bool = False  # a last value may lack parameter_end before function_end
+    python_values: bool = False  # a typed XML value may be a Python literal ({'a': True})
     calls_per_section: Optional[str] = None  # "one" | "many"
     between_calls: str = "whitespace"  # "whitespace" | "dropped" (named_json sections)
     cdata: bool = False
@@ -219,6 +221,8 @@ def _call(f: Fields) -> Call:
         keyed_by_name=f.flag("keyed_by_name"),
         name_prefix=f.string("name_prefix") if f.has("name_prefix") else None,
         value_newlines=f.choice("value_newlines", ("strip_one", "keep")),
+        value_end_optional=f.flag("value_end_optional"),
+        python_values=f.flag("python_values"),
         calls_per_section=f.choice("calls_per_section", ("one", "many")),
         between_calls=f.choice("between_calls", ("whitespace", "dropped"), "whitespace"),
         cdata=f.flag("cdata"),

@@ -329,7 +329,11 @@ def _xml_value(
             text = c.raw_text[end] = n.any_text([end])
         return text, "string"
     sub = with_defs(schema, root) if c.defs_of(root) else schema
-    return n.seq(c.pad, n.json_schema(sub, "json", JSON_WS), c.pad), types[0]
+    value = n.json_schema(sub, "json", JSON_WS)
+    if c.call.python_values:
+        # or written in Python, as the chat template's {{ value }} prints it
+        value = n.or_(value, Values(PYTHON, root, c.drop, where).value(schema))
+    return n.seq(c.pad, value, c.pad), types[0]
 
 
 def _param_heads(c: Ctx, written_as: Optional[str]) -> List[n.Node]:
@@ -537,7 +541,8 @@ def pythonic(c: Ctx) -> Plan:
 
 def functiongemma(c: Ctx) -> Plan:
     m = c.m
-    syn = gemma(m["string"])
+    # Gemma 4's values as its chat template writes them (None, dictsort order, bare keys)
+    syn = gemma(m["string"], template=c.spec.arguments == "gemma4_values")
 
     def call(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}

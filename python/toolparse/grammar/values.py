@@ -32,6 +32,11 @@ class Syntax:
     colon: str  # regex between key and value
     comma: str  # regex between items
     pad: str  # regex inside brackets and braces
+    # other spellings of null (Gemma 4's template prints Python's None)
+    other_nulls: Tuple[str, ...] = ()
+    # an object with named keys may also come with its keys in Jinja's dictsort order (case
+    # folded), as Gemma 4's template writes every mapping
+    dictsort: bool = False
 
 
 def _py_quote(s: str) -> str:
@@ -55,8 +60,16 @@ PYTHON = Syntax(
 )
 
 
-def gemma(escape: str) -> Syntax:
-    """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed."""
+# A bare key as the gemma4 parser reads one (the template writes any key bare): no whitespace at
+# its ends, none of ``:,{}[]<`` in it.
+_GEMMA_KEY_CHAR = r"[^ \t\n\r:,{}\[\]<]"
+GEMMA4_KEY = rf"{_GEMMA_KEY_CHAR}([^\t\n\r:,{{}}\[\]<]*{_GEMMA_KEY_CHAR})?"
+
+
+def gemma(escape: str, template: bool = False) -> Syntax:
+    """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed. With
+    ``template`` (Gemma 4), also as its chat template writes them: null as ``None``, a mapping's
+    keys in dictsort order, any key bare."""
     return Syntax(
         string=lambda: n.tag(escape, n.any_text([escape]), escape),
         quote=lambda s: escape + s + escape,
@@ -64,10 +77,12 @@ def gemma(escape: str) -> Syntax:
         false="false",
         null="null",
         key=lambda k: k,
-        any_key=r"[A-Za-z_][A-Za-z0-9_]*",
+        any_key=GEMMA4_KEY if template else r"[A-Za-z_][A-Za-z0-9_]*",
         colon=": ?",
         comma=", ?",
         pad="",
+        other_nulls=("None",) if template else (),
+        dictsort=template,
     )
 
 
@@ -93,7 +108,10 @@ class Values:
         syn = self.syn
         choices = scalar_choices(schema, self.root) if schema is not True else None
         if choices is not None:
-            return n.or_(*[n.const(_scalar(v, syn)) for v in choices])
+            consts = [n.const(_scalar(v, syn)) for v in choices]
+            if None in choices:
+                consts += [n.const(x) for x in syn.other_nulls]
+            return n.or_(*consts)
         node = resolve(schema, self.root) if isinstance(schema, dict) else {}
         types = (
             types_of(node, self.root)
@@ -118,7 +136,7 @@ class Values:
             elif t == "boolean":
                 alts.append(n.or_(n.const(syn.true), n.const(syn.false)))
             elif t == "null":
-                alts.append(n.const(syn.null))
+                alts.append(n.or_(*[n.const(x) for x in (syn.null, *syn.other_nulls)]))
             elif t == "array":
                 alts.append(self.array(items_of(node, self.root), depth - 1))
             elif t == "object":
@@ -150,6 +168,10 @@ class Values:
                 for k, v in props
             ]
             body = ordered(pairs, n.regex(syn.comma))
+            # Jinja's dictsort: keys compared case folded, ties kept in the given order
+            order = sorted(range(len(props)), key=lambda i: props[i][0].lower())
+            if syn.dictsort and order != list(range(len(props))):
+                body = n.or_(body, ordered([pairs[i] for i in order], n.regex(syn.comma)))
         pad = n.regex(syn.pad) if syn.pad else n.const("")
         return n.seq(n.const("{"), pad, body, pad, n.const("}"))
 
