@@ -17,7 +17,7 @@
 //! - The end of the text inside a block: the block is reasoning (what was held back too), but a
 //!   marker held because a longer one might have extended it is that marker (hunyuan's
 //!   `</think>` at the end, not reasoning).
-//! - Stray end (`stray_end_text`, minimax_m3): an end marker outside a block is text, except one
+//! - Stray end (`stray_end_text`, `minimax_m3`): an end marker outside a block is text, except one
 //!   that leads the output (after whitespace, held up to [`LEAD_CAP`] bytes), which is markup;
 //!   without it the driver drops an end marker outside a block wherever it stands.
 //! - Anywhere (`blocks_anywhere`, gemma4): once the front handed over, a start marker in the

@@ -200,7 +200,8 @@ impl Setup {
     /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
-    /// and of the tool format, and the other `dropped` markup of both, in every state.
+    /// and of the tool format, and the other `dropped` markup of both (the reasoning format's
+    /// without the tool format's own markers, which its machine reads), in every state.
     fn dropped(&self, front: bool) -> Vec<&'static str> {
         let mut list = Vec::new();
         if let Some(r) = self.reasoning {
@@ -212,7 +213,14 @@ impl Setup {
                 list.push(spec.content_end);
             }
             list.push(spec.turn_end);
-            list.extend(spec.dropped);
+            // its other markup, but a marker of the paired tool format, which that format's
+            // machine reads (cohere's response wrapper; in a call it is the call's text)
+            let own = self.tool_format().map_or(&[][..], |f| f.spec().markers);
+            list.extend(
+                spec.dropped
+                    .iter()
+                    .filter(|m| !own.iter().any(|(_, v)| v == *m)),
+            );
         }
         if let Some(f) = self.tool_format() {
             list.push(f.spec().turn_end);

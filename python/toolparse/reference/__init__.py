@@ -199,7 +199,8 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
     of the content wrapper the end marker opens (not for a format that puts its own markers in
     content, nor while thinking is disabled for a format whose markers are then off: there is no
     front); the turn-end tags of the reasoning format and of the tool format, and the other
-    ``dropped`` markup of both, in every state."""
+    ``dropped`` markup of both (the reasoning format's without the tool format's own markers,
+    which its machine reads), in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:
@@ -207,7 +208,10 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
                 marks.extend(rspec.ends)
             marks.append(rspec.content_end)
         marks.append(rspec.turn_end)
-        marks.extend(rspec.dropped)
+        # its other markup, but a marker of the paired tool format, which that format's machine
+        # reads (cohere's response wrapper; in a call it is the call's text)
+        own = set(SPECS[format].markers.values()) if format is not None else set()
+        marks.extend(m for m in rspec.dropped if m not in own)
     if format is not None:
         marks.append(SPECS[format].turn_end)
         marks.extend(SPECS[format].dropped)
