@@ -53,6 +53,21 @@ def _distinct_blocks(blocks: Sequence[Block]) -> List[Block]:
     return out
 
 
+def _think_block(fmt: str, reasoning: Optional[str]) -> Optional[str]:
+    """The reasoning format whose think block goes before the calls: ``reasoning``, else the
+    format's own default (``default_reasoning``: the block its parser reads as reasoning without
+    ``reasoning=``). None where there is none, and for a reasoning format without a think block
+    of its own (harmony's and the other channel formats', inkling's): its tool format's own
+    grammar carries the reasoning."""
+    name = reasoning if reasoning is not None else _spec.get_spec(fmt).default_reasoning
+    if not name:
+        return None
+    r = _spec.REASONING[_spec.reasoning_canonical(name)]
+    if r.tool_format is not None or not r.start or not r.end:
+        return None
+    return r.name
+
+
 def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Optional[n.Node]:
     if reasoning is None:
         return None
@@ -172,6 +187,7 @@ def _build(
     plan = _plan(fmt, drop)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
+    reasoning = _think_block(fmt, reasoning)
     prefix = _reasoning_prefix(reasoning, reasoning_started)
     excludes: List[str] = []
     if reasoning is not None:

@@ -174,3 +174,49 @@ def items_of(node: Any, root: Mapping[str, Any]) -> Any:
     node = resolve(node, root)
     items = node.get("items")
     return items if isinstance(items, dict) else True
+
+
+_BRANCHES = ("anyOf", "oneOf", "allOf")
+
+
+def nesting(root: Mapping[str, Any], cap: int) -> int:
+    """How many containers deep a value of schema ``root`` may nest (an object or array counts
+    one level, the value itself included; a scalar is 0), at most ``cap``: a container whose
+    content the schema leaves open (no ``properties``, ``items`` not given, an
+    ``additionalProperties`` schema of any value, a ``$ref`` that points nowhere) and a recursive
+    ``$ref`` count as ``cap``."""
+
+    def walk(node: Any, level: int) -> int:
+        if level >= cap:
+            return cap
+        if not isinstance(node, dict):
+            return cap if node is not False else level  # True: any value
+        if "$ref" in node:
+            node = resolve(node, root)
+            if not node:
+                return cap
+        best = level
+        for key in _BRANCHES:
+            branches = node.get(key)
+            if isinstance(branches, list):
+                for b in branches:
+                    best = max(best, walk(b, level))
+        ty = node.get("type")
+        types = (ty,) if isinstance(ty, str) else tuple(ty) if isinstance(ty, list) else ()
+        props, items = node.get("properties"), node.get("items")
+        if not types and not isinstance(props, dict) and "items" not in node:
+            if best > level or any(k in node for k in ("enum", "const", *_BRANCHES)):
+                return best
+            return cap  # no type, no shape: any value
+        if isinstance(props, dict) or "object" in types:
+            extra = node.get("additionalProperties", not isinstance(props, dict))
+            best = max(best, walk(extra, level + 1) if extra is not False else level + 1)
+            for v in props.values() if isinstance(props, dict) else ():
+                best = max(best, walk(v, level + 1))
+        if "items" in node or "array" in types:
+            best = max(best, walk(items if "items" in node else True, level + 1))
+            for v in node.get("prefixItems") or ():
+                best = max(best, walk(v, level + 1))
+        return min(best, cap)
+
+    return walk(root, 0)
