@@ -102,11 +102,13 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
         )
+    # what the format writes before its first call (the lead), then whitespace
+    lead = n.ws() if plan.lead is None else n.seq(n.ws(), n.optional(plan.lead), n.ws())
     if req.mode == "forced":
         one = n.or_(*[n.tag(b.begin, b.content(tools, True), b.end) for b in blocks])
-        return n.seq(n.ws(), one, n.ws())
+        return n.seq(lead, one, n.ws())
     one = n.or_(*[tag(b) for b in blocks])
-    return n.seq(n.ws(), n.one_or_more(one, plan.between, single=single), n.ws())
+    return n.seq(lead, n.one_or_more(one, plan.between, single=single), n.ws())
 
 
 def structural_tag(

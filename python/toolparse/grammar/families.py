@@ -58,6 +58,8 @@ class Plan:
     distinct: bool = True
     between: n.Node = field(default_factory=n.ws)
     messages: Optional[Callable[..., n.Node]] = None  # channel formats assemble themselves
+    # what the format itself may write before its first call (inkling's thinking message)
+    lead: Optional[n.Node] = None
 
 
 class Ctx:
@@ -596,6 +598,12 @@ def inkling(c: Ctx) -> Plan:
             )
         ],
         between=n.seq(n.ws(), n.optional(n.const(m["message_start"])), n.ws()),
+        # a thinking message is reasoning (its own reasoning format has no think block)
+        lead=n.seq(
+            n.tag(m["thinking_start"], n.any_text([m["end"]]), m["end"]),
+            n.ws(),
+            n.optional(n.const(m["message_start"])),
+        ),
     )
 
 
