@@ -279,6 +279,11 @@ def test_a_format_s_default_reasoning_puts_its_think_block_first() -> None:
         assert tag == toolparse.structural_tag(
             fmt, [WEATHER], tool_choice="required", reasoning=fmt
         )
+        # under auto the markers stay text after the block, as they were without it
+        auto = toolparse.structural_tag(fmt, [WEATHER], strict="parameter")
+        assert auto is not None and auto["format"]["elements"][0] == first
+        triggered = [x for x in nodes(auto) if x["type"] == "triggered_tags"]
+        assert triggered and triggered[0]["excludes"] == []
     # a format without one starts at its calls
     tag = toolparse.structural_tag("hermes", [WEATHER], tool_choice="required")
     assert tag is not None and "think" not in json.dumps(tag).lower()

@@ -258,6 +258,10 @@ def test_cohere_layouts_named_in_the_issue(fmt: str) -> None:
     assert not admits(g, "Let me check." + action)
     assert not admits(g, "<|START_THINKING|>plan<|END_THINKING|>")  # no call
     assert not admits(g, "<|START_RESPONSE|>x<|END_RESPONSE|>" + action)
+    # under auto, text is as free as it was without the block (its markers are text there)
+    auto = tag_for(fmt, "auto")
+    assert admits(auto, "<|START_RESPONSE|>Hi.<|END_RESPONSE|>")
+    assert admits(auto, "Hi. <|START_THINKING|>x<|END_THINKING|>" + action)
 
 
 # ----- pretty-printed JSON -----

@@ -189,10 +189,12 @@ def _build(
     plan = _plan(fmt, drop)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
+    asked = reasoning is not None
     reasoning = _think_block(fmt, reasoning)
     prefix = _reasoning_prefix(reasoning, reasoning_started)
     excludes: List[str] = []
-    if reasoning is not None:
+    # a format's default think block leaves auto's text as it was (its markers stay text there)
+    if reasoning is not None and asked:
         r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
         started = r.started if reasoning_started is None else reasoning_started
         if started or not r.markers_off_when_disabled:
