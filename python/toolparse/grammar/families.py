@@ -76,6 +76,7 @@ class Ctx:
         self.pad = n.ws(2)
         self.heads: Dict[Optional[str], List[n.Node]] = {}
         self._defs: Dict[int, bool] = {}
+        self._ws: Dict[int, int] = {}  # each tool's arguments whitespace bound
         self.envelope: Any = None
         self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
 
@@ -100,9 +101,13 @@ class Ctx:
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
-        if isinstance(tool.schema, dict):
-            return n.json_schema(tool.schema, "json", json_ws(tool.schema))
-        return n.json_schema({"type": "object"}, "json", json_ws(True))
+        if not isinstance(tool.schema, dict):
+            return n.json_schema({"type": "object"}, "json", json_ws(True))
+        key = id(tool.schema)  # the tools outlive the tag: an id stays theirs while it is built
+        ws = self._ws.get(key)
+        if ws is None:
+            ws = self._ws[key] = json_ws(tool.schema)
+        return n.json_schema(tool.schema, "json", ws)
 
 
 def _either(tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]) -> n.Node:

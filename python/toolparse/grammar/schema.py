@@ -177,6 +177,11 @@ def items_of(node: Any, root: Mapping[str, Any]) -> Any:
 
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
+_SCALARS = frozenset(("string", "integer", "number", "boolean", "null"))
+# the keywords that may give a value of a scalar type more levels
+_NESTS = frozenset(
+    (*_BRANCHES, "$ref", "properties", "items", "prefixItems", "additionalProperties")
+)
 
 
 def nesting(root: Mapping[str, Any], cap: int) -> int:
@@ -203,20 +208,24 @@ def nesting(root: Mapping[str, Any], cap: int) -> int:
                     best = max(best, walk(b, level))
         ty = node.get("type")
         types = (ty,) if isinstance(ty, str) else tuple(ty) if isinstance(ty, list) else ()
-        props, items = node.get("properties"), node.get("items")
+        props = node.get("properties")
         if not types and not isinstance(props, dict) and "items" not in node:
             if best > level or any(k in node for k in ("enum", "const", *_BRANCHES)):
                 return best
             return cap  # no type, no shape: any value
+        inner = level + 1
         if isinstance(props, dict) or "object" in types:
             extra = node.get("additionalProperties", not isinstance(props, dict))
-            best = max(best, walk(extra, level + 1) if extra is not False else level + 1)
+            best = max(best, walk(extra, inner) if extra is not False else inner)
             for v in props.values() if isinstance(props, dict) else ():
-                best = max(best, walk(v, level + 1))
+                t = v.get("type") if isinstance(v, dict) else None
+                if isinstance(t, str) and t in _SCALARS and _NESTS.isdisjoint(v):
+                    continue  # a plain scalar: no deeper than the object
+                best = max(best, walk(v, inner))
         if "items" in node or "array" in types:
-            best = max(best, walk(items if "items" in node else True, level + 1))
+            best = max(best, walk(node["items"] if "items" in node else True, inner))
             for v in node.get("prefixItems") or ():
-                best = max(best, walk(v, level + 1))
+                best = max(best, walk(v, inner))
         return min(best, cap)
 
     return walk(root, 0)
