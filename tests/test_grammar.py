@@ -313,31 +313,21 @@ def test_a_reasoning_format_without_a_think_block_adds_nothing(fmt: str) -> None
             )
 
 
-def test_arguments_whitespace_admits_indent_4_at_the_schema_s_depth() -> None:
-    """A JSON arguments node allows runs of 1 + 4 * (2 + depth) whitespace characters: a newline
-    and four spaces a level, the calls' list and call object around the arguments, the arguments
-    nested ``depth`` containers deep; a value left open counts as DEPTH_CAP levels."""
-    from toolparse.grammar.schema import nesting
-
-    flat = {"type": "object", "properties": {"a": {"type": "string"}}}
-    nested = {"type": "object", "properties": {"a": {"type": "array", "items": flat}}}
-    recursive = {
-        "type": "object",
-        "properties": {"n": {"$ref": "#/$defs/node"}},
-        "$defs": {"node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}},
-    }
-    cap = families.DEPTH_CAP
-    assert [nesting(s, cap) for s in (flat, nested, recursive)] == [1, 3, cap]
-    assert nesting({"type": "object"}, cap) == cap
-    assert nesting({"type": "object", "properties": {}}, cap) == 1
-    assert nesting({"type": "object", "properties": {"a": {}}}, cap) == cap
-    assert nesting({"type": "object", "properties": {"a": {"enum": ["x", "y"]}}}, cap) == 1
-    for schema, depth in ((flat, 1), (nested, 3), ({"type": "object"}, cap)):
-        f = {"type": "function", "function": {"name": "f", "parameters": schema}}
-        tag = toolparse.structural_tag("jamba", [f], tool_choice="required", strict="parameter")
-        counts = [x["max_whitespace_cnt"] for x in nodes(tag) if x["type"] == "json_schema"]
-        assert counts and set(counts) == {1 + 4 * (2 + depth)}
-    assert 1 + 4 * (2 + cap) <= 41  # bounded whatever the schema
+def test_arguments_whitespace_admits_indent_4_eight_containers_deep() -> None:
+    """A JSON arguments node allows runs of 1 + 4 * (2 + 8) = 41 whitespace characters: a newline
+    and four spaces a level, the calls' list and call object around the arguments, values nested
+    up to 8 containers deep; the same bound for every tool and schema, strict or not."""
+    assert families.ARGS_WS == 1 + 4 * (2 + 8) == 41
+    nested = tool("f", {"a": {"type": "object", "properties": {"b": {"type": "string"}}}})
+    for fmt in ("jamba", "hermes", "deepseek_v3", "mistral", "openai"):
+        for strict in ("function", "parameter"):
+            tag = toolparse.structural_tag(fmt, [nested], tool_choice="required", strict=strict)
+            counts = {x["max_whitespace_cnt"] for x in nodes(tag) if x["type"] == "json_schema"}
+            assert counts == {41}, (fmt, strict)
+    # the layout between a list's calls and a call's keys: 16
+    tag = toolparse.structural_tag("jamba", [nested], tool_choice="required")
+    patterns = [x["pattern"] for x in nodes(tag) if x["type"] == "regex"]
+    assert any("{0,16}" in p for p in patterns)
 
 
 def test_beam_admits_parameters_sorted_by_name_beside_schema_order() -> None:

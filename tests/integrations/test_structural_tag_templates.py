@@ -322,10 +322,10 @@ def test_pretty_printed_json_is_admitted(fmt: str) -> None:
     assert deep >= 9, "no case nests its JSON"
 
 
-@pytest.mark.parametrize("depth", [1, 2, 4, 6])
+@pytest.mark.parametrize("depth", [1, 2, 4, 8])
 def test_jamba_pretty_prints_at_every_depth(depth: int) -> None:
-    """jamba's calls as ``tojson(indent=4)`` writes the list, arguments nested ``depth`` deep; one
-    more run of whitespace than the layout needs is rejected."""
+    """jamba's calls as ``tojson(indent=4)`` writes the list, arguments nested ``depth`` containers
+    deep (8: the bound's depth); a run of whitespace past the bound (41) is rejected."""
     schema: Dict[str, Any] = {"type": "string"}
     value: Any = "x"
     for _ in range(depth - 1):
@@ -334,15 +334,18 @@ def test_jamba_pretty_prints_at_every_depth(depth: int) -> None:
     schema = {"type": "object", "properties": {"k": schema}, "required": ["k"]}
     tools = [{"type": "function", "function": {"name": "f", "parameters": schema}}]
     body = json.dumps([{"name": "f", "arguments": {"k": value}}], indent=4)
+    assert max(len(m) for m in re.findall(r"\n *", body)) == 1 + 4 * (2 + depth)
     text = "<tool_calls>" + body + "</tool_calls>"
     g = compile_tag(toolparse.structural_tag("jamba", tools, tool_choice="required"))
     assert admits(g, text), text
     for backend in BACKENDS:
         info = toolparse.get_parser("jamba", tools=tools, backend=backend).extract_tool_calls(text)
         assert [json.loads(c.function.arguments) for c in info.tool_calls] == [{"k": value}]
-    # the deepest line, indented once more than the layout: past the bound
-    deepest = max(re.findall(r"\n *", body), key=len)
-    assert not admits(g, text.replace(deepest, deepest + " " * 4 + "\n" + " " * 40, 1))
+    # the first line inside the arguments indented past the bound
+    inside = body.index('"k"')
+    past = body[:inside].rstrip(" ") + " " * 41 + body[inside:]
+    assert not admits(g, "<tool_calls>" + past + "</tool_calls>")
+    assert admits(g, "<tool_calls>" + past.replace(" " * 41, " " * 40, 1) + "</tool_calls>")
 
 
 # ----- beam -----

@@ -13,7 +13,7 @@ from ..spec import FormatSpec
 from ..spec_types import Call, Grammar, Message
 from . import nodes as n
 from .request import FunctionTool
-from .schema import Dropped, nesting, properties, resolve, scalar_choices, types_of, with_defs
+from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
 from .values import PYTHON, Values, gemma, ordered
 
 JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
@@ -21,20 +21,16 @@ JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
 # of whitespace is a newline and the indentation of its line, 4 spaces a level. Calls sit at
 # most two levels deep (a list, then the call object), so the arguments object's keys are on
 # level 3 and a value nested D containers deep (the arguments object counts as 1) on level 2 + D:
-# runs of 1 + 4 * (2 + D) characters. A tool's arguments admit that for the deepest nesting its
-# schema allows (a value the schema leaves open counts as DEPTH_CAP levels), so whitespace stays
-# bounded by 1 + 4 * (2 + DEPTH_CAP) = 41.
-INDENT, CALL_LEVELS, DEPTH_CAP = 4, 2, 8
+# runs of 1 + 4 * (2 + D) characters. Arguments admit runs of up to ARGS_WS = 1 + 4 * (2 + 8) =
+# 41: the layout of values nested up to ARGS_DEPTH = 8 containers deep. Tool schemas rarely nest
+# deeper; an open value or a recursive $ref allows any depth, which no finite bound admits. One
+# bound for every tool: walking each schema for its own depth cost a quarter of the time to build
+# a tag for 100 tools.
+INDENT, CALL_LEVELS, ARGS_DEPTH = 4, 2, 8
+ARGS_WS = 1 + INDENT * (CALL_LEVELS + ARGS_DEPTH)
 # Between the pieces of a JSON call list and of its call objects: a template's layout (command-r7b
 # rendered without trim_blocks writes ``,\n\n    \n    \n    {`` between two calls: 16 characters).
 LAYOUT_WS = 16
-
-
-def json_ws(schema: Any) -> int:
-    """The most whitespace in one run of an arguments object of ``schema``, indented as above."""
-    if not isinstance(schema, dict) or not schema:
-        return 1 + INDENT * (CALL_LEVELS + DEPTH_CAP)
-    return 1 + INDENT * (CALL_LEVELS + nesting(schema, DEPTH_CAP))
 
 
 @dataclass
@@ -76,7 +72,6 @@ class Ctx:
         self.pad = n.ws(2)
         self.heads: Dict[Optional[str], List[n.Node]] = {}
         self._defs: Dict[int, bool] = {}
-        self._ws: Dict[int, int] = {}  # each tool's arguments whitespace bound
         self.envelope: Any = None
         self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
 
@@ -101,13 +96,8 @@ class Ctx:
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
-        if not isinstance(tool.schema, dict):
-            return n.json_schema({"type": "object"}, "json", json_ws(True))
-        key = id(tool.schema)  # the tools outlive the tag: an id stays theirs while it is built
-        ws = self._ws.get(key)
-        if ws is None:
-            ws = self._ws[key] = json_ws(tool.schema)
-        return n.json_schema(tool.schema, "json", ws)
+        schema = tool.schema if isinstance(tool.schema, dict) else {"type": "object"}
+        return n.json_schema(schema, "json", ARGS_WS)
 
 
 def _either(tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]) -> n.Node:
