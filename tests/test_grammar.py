@@ -260,3 +260,111 @@ def test_markers_off_when_thinking_is_disabled_admit_no_think_block() -> None:
     assert "<|plamo:end_think:plamo|>" in json.dumps(on)
     assert "think" not in json.dumps(off)
     assert off == toolparse.structural_tag("plamo3", [WEATHER], tool_choice="required")
+
+
+def test_a_format_s_default_reasoning_puts_its_think_block_first() -> None:
+    """cohere's parser reads ``<|START_THINKING|>...<|END_THINKING|>`` as reasoning with no
+    ``reasoning=`` (the spec's ``default_reasoning``): the tag admits the block before the action,
+    the same block ``reasoning=`` its own reasoning format gives."""
+    for fmt in ("cohere_command3", "cohere_command4"):
+        assert tp_spec.get_spec(fmt).default_reasoning == fmt
+        tag = toolparse.structural_tag(fmt, [WEATHER], tool_choice="required")
+        assert tag is not None
+        first = tag["format"]["elements"][0]
+        assert first["type"] == "optional"
+        assert (first["content"]["begin"], first["content"]["end"]) == (
+            "<|START_THINKING|>",
+            "<|END_THINKING|>",
+        )
+        assert tag == toolparse.structural_tag(
+            fmt, [WEATHER], tool_choice="required", reasoning=fmt
+        )
+        # under auto the markers stay text after the block, as they were without it
+        auto = toolparse.structural_tag(fmt, [WEATHER], strict="parameter")
+        assert auto is not None and auto["format"]["elements"][0] == first
+        triggered = [x for x in nodes(auto) if x["type"] == "triggered_tags"]
+        assert triggered and triggered[0]["excludes"] == []
+    # a format without one starts at its calls
+    tag = toolparse.structural_tag("hermes", [WEATHER], tool_choice="required")
+    assert tag is not None and "think" not in json.dumps(tag).lower()
+
+
+@pytest.mark.parametrize("fmt", ["openai", "inkling", "muse", "muse_glimmer", "beam"])
+def test_a_reasoning_format_without_a_think_block_adds_nothing(fmt: str) -> None:
+    """The reasoning formats paired with one tool format (harmony's, inkling's, the channel
+    formats') have no think-block markers: the format's own grammar carries the reasoning."""
+    r = next(
+        name
+        for name in tp_spec.list_reasoning_formats(aliases=False)
+        if tp_spec.REASONING[name].tool_format == fmt
+    )
+    for choice in ("required", "auto"):
+        for started in (None, True, False):
+            tag = toolparse.structural_tag(
+                fmt,
+                [WEATHER],
+                tool_choice=choice,
+                strict="parameter",
+                reasoning=r,
+                reasoning_started=started,
+            )
+            assert tag == toolparse.structural_tag(
+                fmt, [WEATHER], tool_choice=choice, strict="parameter"
+            )
+
+
+def test_arguments_whitespace_admits_indent_4_eight_containers_deep() -> None:
+    """A JSON arguments node allows runs of 1 + 4 * (2 + 8) = 41 whitespace characters: a newline
+    and four spaces a level, the calls' list and call object around the arguments, values nested
+    up to 8 containers deep; the same bound for every tool and schema, strict or not."""
+    assert families.ARGS_WS == 1 + 4 * (2 + 8) == 41
+    nested = tool("f", {"a": {"type": "object", "properties": {"b": {"type": "string"}}}})
+    for fmt in ("jamba", "hermes", "deepseek_v3", "mistral", "openai"):
+        for strict in ("function", "parameter"):
+            tag = toolparse.structural_tag(fmt, [nested], tool_choice="required", strict=strict)
+            counts = {x["max_whitespace_cnt"] for x in nodes(tag) if x["type"] == "json_schema"}
+            assert counts == {41}, (fmt, strict)
+    # the layout between a list's calls and a call's keys: 16
+    tag = toolparse.structural_tag("jamba", [nested], tool_choice="required")
+    patterns = [x["pattern"] for x in nodes(tag) if x["type"] == "regex"]
+    assert any("{0,16}" in p for p in patterns)
+
+
+def test_beam_admits_parameters_sorted_by_name_beside_schema_order() -> None:
+    """Properties out of name order: each call holds two orders (twice the parameters of the same
+    tool with its properties in name order, which holds one); other formats keep one."""
+    write = tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}})
+    by_name = tool("write_file", {"content": {"type": "string"}, "path": {"type": "string"}})
+    assert tp_spec.get_spec("beam").grammar.sorted_parameters
+
+    def count(fmt: str, t: Any, key: str) -> int:
+        tag = toolparse.structural_tag(fmt, [t], tool_choice="required", strict="parameter")
+        return json.dumps(tag).count(key)
+
+    key = 'name=\\"path'
+    assert count("beam", by_name, key) > 0
+    assert count("beam", write, key) == 2 * count("beam", by_name, key)
+    tag = json.dumps(
+        toolparse.structural_tag("beam", [write], tool_choice="required", strict="parameter")
+    )
+    assert tag.index('name=\\"path') < tag.index('name=\\"content')  # schema order first
+    assert not tp_spec.get_spec("qwen3_coder").grammar.sorted_parameters
+    key = "<parameter=path>"
+    assert count("qwen3_coder", write, key) == count("qwen3_coder", by_name, key) > 0
+
+
+def test_gigachat3_calls_may_end_at_the_brace_or_the_message_separator() -> None:
+    tag = toolparse.structural_tag("gigachat3", [WEATHER], tool_choice="required")
+    ends = [x["end"] for x in nodes(tag) if x["type"] == "tag"]
+    assert ends and all(e == ["</s>", "<|message_sep|>", ""] for e in ends)
+    assert tp_spec.get_spec("gigachat3").grammar.call_ends == ("<|message_sep|>", "")
+
+
+def test_mistral_admits_the_pre_v11_list_beside_named_calls() -> None:
+    tag = toolparse.structural_tag("mistral", [WEATHER], tool_choice="required")
+    blocks = [x for x in nodes(tag) if x["type"] == "tag" and x["begin"] == "[TOOL_CALLS]"]
+    assert blocks  # the required calls: the same block each time
+    inner = list(nodes(blocks[0]["content"]))
+    assert any(x["type"] == "tag" and (x["begin"], x["end"]) == ("[", "]") for x in inner)
+    assert any(x["type"] == "const_string" and x["value"] == "get_weather" for x in inner)
+    assert "array" not in tp_spec.get_spec("mistral").grammar.parser_only_forms

@@ -301,6 +301,11 @@ class Grammar:
     function_attrs: str = ""  # a regex of the attributes after a function's name
     # an element's closing tag repeats its key (a grammar cannot tie it without a schema)
     unbound_keys_without_schema: bool = False
+    # what else may end a call besides its end marker ("": nothing, the marker being an
+    # end-of-sequence token)
+    call_ends: Tuple[str, ...] = ()
+    # a call's parameters may come sorted by name as well as in schema order
+    sorted_parameters: bool = False
 
 
 def _grammar(f: Fields) -> Grammar:
@@ -316,6 +321,8 @@ def _grammar(f: Fields) -> Grammar:
         messages=_messages(messages) if messages is not None else None,
         function_attrs=f.string("function_attrs"),
         unbound_keys_without_schema=f.flag("unbound_keys_without_schema"),
+        call_ends=f.strings("call_ends"),
+        sorted_parameters=f.flag("sorted_parameters"),
     )
 
 

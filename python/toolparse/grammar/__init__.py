@@ -53,6 +53,21 @@ def _distinct_blocks(blocks: Sequence[Block]) -> List[Block]:
     return out
 
 
+def _think_block(fmt: str, reasoning: Optional[str]) -> Optional[str]:
+    """The reasoning format whose think block goes before the calls: ``reasoning``, else the
+    format's own default (``default_reasoning``: the block its parser reads as reasoning without
+    ``reasoning=``). None where there is none, and for a reasoning format without a think block
+    of its own (harmony's and the other channel formats', inkling's): its tool format's own
+    grammar carries the reasoning."""
+    name = reasoning if reasoning is not None else _spec.get_spec(fmt).default_reasoning
+    if not name:
+        return None
+    r = _spec.REASONING[_spec.reasoning_canonical(name)]
+    if r.tool_format is not None or not r.start or not r.end:
+        return None
+    return r.name
+
+
 def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Optional[n.Node]:
     if reasoning is None:
         return None
@@ -87,11 +102,13 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
         )
+    # what the format writes before its first call (the lead), then whitespace
+    lead = n.ws() if plan.lead is None else n.seq(n.ws(), n.optional(plan.lead), n.ws())
     if req.mode == "forced":
         one = n.or_(*[n.tag(b.begin, b.content(tools, True), b.end) for b in blocks])
-        return n.seq(n.ws(), one, n.ws())
+        return n.seq(lead, one, n.ws())
     one = n.or_(*[tag(b) for b in blocks])
-    return n.seq(n.ws(), n.one_or_more(one, plan.between, single=single), n.ws())
+    return n.seq(lead, n.one_or_more(one, plan.between, single=single), n.ws())
 
 
 def structural_tag(
@@ -172,9 +189,12 @@ def _build(
     plan = _plan(fmt, drop)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
+    asked = reasoning is not None
+    reasoning = _think_block(fmt, reasoning)
     prefix = _reasoning_prefix(reasoning, reasoning_started)
     excludes: List[str] = []
-    if reasoning is not None:
+    # a format's default think block leaves auto's text as it was (its markers stay text there)
+    if reasoning is not None and asked:
         r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
         started = r.started if reasoning_started is None else reasoning_started
         if started or not r.markers_off_when_disabled:

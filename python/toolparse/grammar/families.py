@@ -16,7 +16,21 @@ from .request import FunctionTool
 from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
 from .values import PYTHON, Values, gemma, ordered
 
-JSON_WS = 12  # whitespace runs inside JSON arguments (an indented body needs more than WS)
+JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
+# Pretty-printed JSON (a template's ``tojson(indent=4)``, a list laid out one call a line): a run
+# of whitespace is a newline and the indentation of its line, 4 spaces a level. Calls sit at
+# most two levels deep (a list, then the call object), so the arguments object's keys are on
+# level 3 and a value nested D containers deep (the arguments object counts as 1) on level 2 + D:
+# runs of 1 + 4 * (2 + D) characters. Arguments admit runs of up to ARGS_WS = 1 + 4 * (2 + 8) =
+# 41: the layout of values nested up to ARGS_DEPTH = 8 containers deep. Tool schemas rarely nest
+# deeper; an open value or a recursive $ref allows any depth, which no finite bound admits. One
+# bound for every tool: walking each schema for its own depth cost a quarter of the time to build
+# a tag for 100 tools.
+INDENT, CALL_LEVELS, ARGS_DEPTH = 4, 2, 8
+ARGS_WS = 1 + INDENT * (CALL_LEVELS + ARGS_DEPTH)
+# Between the pieces of a JSON call list and of its call objects: a template's layout (command-r7b
+# rendered without trim_blocks writes ``,\n\n    \n    \n    {`` between two calls: 16 characters).
+LAYOUT_WS = 16
 
 
 @dataclass
@@ -40,6 +54,8 @@ class Plan:
     distinct: bool = True
     between: n.Node = field(default_factory=n.ws)
     messages: Optional[Callable[..., n.Node]] = None  # channel formats assemble themselves
+    # what the format itself may write before its first call (inkling's thinking message)
+    lead: Optional[n.Node] = None
 
 
 class Ctx:
@@ -81,7 +97,7 @@ class Ctx:
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
         schema = tool.schema if isinstance(tool.schema, dict) else {"type": "object"}
-        return n.json_schema(schema, "json", JSON_WS)
+        return n.json_schema(schema, "json", ARGS_WS)
 
 
 def _either(tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]) -> n.Node:
@@ -113,7 +129,7 @@ class _Envelope:
 def _envelope_parts(c: Ctx) -> _Envelope:
     if c.envelope is not None:
         return c.envelope  # type: ignore[no-any-return]
-    w = n.ws_pattern()
+    w = n.ws_pattern(LAYOUT_WS)
     name_keys, args_keys = c.call.name_keys or ("name",), c.call.args_keys or ("arguments",)
     nk = "(" + "|".join(_key(k) for k in name_keys) + ")"
     ak = "(" + "|".join(_key(k) for k in args_keys) + ")"
@@ -155,9 +171,9 @@ def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
 
 def _json_items(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
     """The calls of a JSON list, without its brackets."""
-    w = n.ws_pattern()
+    w = n.ws_pattern(LAYOUT_WS)
     item = _either(tools, lambda t: _envelope(c, t))
-    return n.seq(n.ws(), _list(item, n.regex(w + "," + w), single), n.ws())
+    return n.seq(n.ws(LAYOUT_WS), _list(item, n.regex(w + "," + w), single), n.ws(LAYOUT_WS))
 
 
 def tagged_json(c: Ctx) -> Plan:
@@ -187,22 +203,29 @@ def tagged_json(c: Ctx) -> Plan:
     def closed_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), n.const("["), _json_items(c, ts, s), n.const("]"), n.ws())
 
-    def named(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return _either(ts, lambda t: _name_then_args(c, t))
+    def named_or_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        # v11+ ``NAME[ARGS]{...}``, or pre-v11 a JSON list of calls (``[{"name": ...}]``)
+        named = _either(ts, lambda t: _name_then_args(c, t))
+        # the list a tag of its own: a block ending in nothing must hold a bounded content
+        return n.or_(named, n.seq(n.ws(), n.tag("[", _json_items(c, ts, s), "]")))
 
+    # what else may end a call: the template's message end after it, or nothing ("") where the
+    # end marker is an end-of-sequence token the text does not hold (gigachat3's ``</s>``)
+    also = list(c.g.call_ends)
     blocks: List[Block] = []
     for start in starts:
         end = end_for(start)
         if shape == "object":
-            blocks.append(Block(start, objects(n.ws() if end else n.const("")), end))
+            closes = [end, *also] if also else end
+            blocks.append(Block(start, objects(n.ws() if end else n.const("")), closes))
         elif shape == "array" and start == "[":  # xlam's bare list
             blocks.append(Block("[", bare_list, "]", holds_many=True))
         elif shape == "array" and not end:
             blocks.append(Block(start, open_list, "]", holds_many=True))
         elif shape == "array":
             blocks.append(Block(start, closed_list, end, holds_many=True))
-        else:  # mistral v11+: NAME[ARGS]{...} after the start marker, once per call
-            blocks.append(Block(start, named, end))
+        else:  # mistral: after the start marker a list, or NAME[ARGS]{...} once per call
+            blocks.append(Block(start, named_or_list, end))
     return Plan(blocks)
 
 
@@ -412,7 +435,16 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
         else:
             param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
         items.append((param, k in req))
-    return n.seq(ordered(items, sep), sep) if items else n.const("")
+    if not items:
+        return n.const("")
+    body = ordered(items, sep)
+    keys = [k for k, _ in props]
+    if c.g.sorted_parameters and sorted(keys) != keys:
+        # sorted by name too (two orders, each checking the required keys; xgrammar's any-order
+        # objects would drop that check)
+        by_name = [items[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
+        body = n.or_(body, ordered(by_name, sep))
+    return n.seq(body, sep)
 
 
 def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
@@ -566,6 +598,12 @@ def inkling(c: Ctx) -> Plan:
             )
         ],
         between=n.seq(n.ws(), n.optional(n.const(m["message_start"])), n.ws()),
+        # a thinking message is reasoning (its own reasoning format has no think block)
+        lead=n.seq(
+            n.tag(m["thinking_start"], n.any_text([m["end"]]), m["end"]),
+            n.ws(),
+            n.optional(n.const(m["message_start"])),
+        ),
     )
 
 
