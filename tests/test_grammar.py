@@ -225,14 +225,64 @@ def test_reasoning_puts_the_think_block_first() -> None:
         "qwen3_coder", [WEATHER], tool_choice="required", reasoning="qwen3"
     )
     assert tag is not None
-    first = tag["format"]["elements"][0]
-    assert first["type"] == "tag" and first["begin"] == "" and first["end"] == "</think>"
+    opener, block = tag["format"]["elements"][:2]
+    # the prompt opened the block; the model may write the opener again
+    assert opener == {"type": "optional", "content": {"type": "const_string", "value": "<think>"}}
+    assert block["type"] == "tag" and block["begin"] == "" and block["end"] == "</think>"
     tag = toolparse.structural_tag(
         "qwen3_coder", [WEATHER], tool_choice="required", reasoning="qwen3", reasoning_started=False
     )
     assert tag is not None
-    first = tag["format"]["elements"][0]
-    assert first["type"] == "optional" and first["content"]["begin"] == "<think>"
+    lead, block = tag["format"]["elements"][:2]
+    assert lead["type"] == "regex"
+    assert block["type"] == "optional"
+    full, bare = block["content"]["elements"]
+    assert full["begin"] == "<think>" and full["end"] == "</think>"
+    assert bare == {"type": "const_string", "value": "</think>"}
+
+
+REASONING = [
+    name
+    for name, r in tp_spec.REASONING.items()
+    if r.start and name == tp_spec.reasoning_canonical(name)
+]
+
+
+def _prefix(reasoning: str, started: Any) -> List[Dict[str, Any]]:
+    """The nodes before the call grammar (hermes' trigger is ``<tool_call>``)."""
+    tag = toolparse.structural_tag(
+        "hermes", [WEATHER], tool_choice="required", reasoning=reasoning, reasoning_started=started
+    )
+    assert tag is not None
+    out = []
+    for e in tag["format"]["elements"]:
+        if "<tool_call>" in json.dumps(e):
+            break
+        out.append(e)
+    return out
+
+
+def _consts(found: List[Dict[str, Any]]) -> List[str]:
+    return [x["value"] for x in nodes(found) if x["type"] == "const_string"]
+
+
+@pytest.mark.parametrize("reasoning", REASONING)
+def test_every_reasoning_format_admits_the_opener_or_the_bare_closer(reasoning: str) -> None:
+    """An opener the template did not prefill (started: the format's default, or True), and the
+    empty block or bare closer a template writes with thinking off (started False)."""
+    r = tp_spec.REASONING[reasoning]
+    for started in (None, True):
+        if r.started or started:
+            prefix = _prefix(reasoning, started)
+            if not r.content_prefix:
+                assert set(r.starts) <= set(_consts(prefix)), (reasoning, started)
+    prefix = _prefix(reasoning, False)
+    if r.markers_off_when_disabled:
+        assert not prefix
+    elif not r.content_prefix:
+        tags = [x for x in nodes(prefix) if x["type"] == "tag"]
+        assert [(t["begin"], t["end"]) for t in tags] == [(r.start, r.end)]
+        assert {r.end, *r.also_end} <= set(_consts(prefix)), reasoning
 
 
 def test_building_does_not_import_xgrammar() -> None:

@@ -297,6 +297,15 @@ class Grammar:
     function_attrs: str = ""  # a regex of the attributes after a function's name
     # an element's closing tag repeats its key (a grammar cannot tie it without a schema)
     unbound_keys_without_schema: bool = False
+    # literal spellings a pythonic template writes besides Python's (VALUE_FORMS)
+    value_forms: Tuple[str, ...] = ()
+    # the template may leave the last block open when the turn ends (required and named admit it)
+    open_last_block: bool = False
+
+
+# "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
+# "json_objects": object values written as JSON
+VALUE_FORMS = ("json_literals", "raw_strings", "json_objects")
 
 
 def _grammar(f: Fields) -> Grammar:
@@ -312,7 +321,17 @@ def _grammar(f: Fields) -> Grammar:
         messages=_messages(messages) if messages is not None else None,
         function_attrs=f.string("function_attrs"),
         unbound_keys_without_schema=f.flag("unbound_keys_without_schema"),
+        value_forms=_value_forms(f),
+        open_last_block=f.flag("open_last_block"),
     )
+
+
+def _value_forms(f: Fields) -> Tuple[str, ...]:
+    forms = f.strings("value_forms")
+    for v in forms:
+        if v not in VALUE_FORMS:
+            raise f.error("value_forms", f"unknown form {v!r} (one of {', '.join(VALUE_FORMS)})")
+    return forms
 
 
 @dataclass(frozen=True)
