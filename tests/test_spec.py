@@ -605,6 +605,8 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
         (lambda e: e["call"].update(tentative="yes"), r"spec\.call\.tentative"),
         (lambda e: e["call"].update(colour="red"), r"spec\.call: unknown field 'colour'"),
         (lambda e: e["grammar"].update(parser_only_forms="x"), r"spec\.grammar\.parser_only"),
+        (lambda e: e["grammar"].update(value_forms=["yaml"]), r"spec\.grammar\.value_forms"),
+        (lambda e: e["grammar"].update(open_last_block="x"), r"spec\.grammar\.open_last_block"),
         (lambda e: e.update(arguments="yaml"), r"spec\.arguments"),
         (lambda e: e.update(end_optional=1), r"spec\.end_optional"),
         (lambda e: e["markers"].update(Bad="x"), r"spec\.markers: 'Bad' is not a role"),

@@ -306,6 +306,15 @@ class Grammar:
     call_ends: Tuple[str, ...] = ()
     # a call's parameters may come sorted by name as well as in schema order
     sorted_parameters: bool = False
+    # literal spellings a pythonic template writes besides Python's (VALUE_FORMS)
+    value_forms: Tuple[str, ...] = ()
+    # the template may leave the last block open when the turn ends (required and named admit it)
+    open_last_block: bool = False
+
+
+# "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
+# "json_objects": object values written as JSON
+VALUE_FORMS = ("json_literals", "raw_strings", "json_objects")
 
 
 def _grammar(f: Fields) -> Grammar:
@@ -323,7 +332,17 @@ def _grammar(f: Fields) -> Grammar:
         unbound_keys_without_schema=f.flag("unbound_keys_without_schema"),
         call_ends=f.strings("call_ends"),
         sorted_parameters=f.flag("sorted_parameters"),
+        value_forms=_value_forms(f),
+        open_last_block=f.flag("open_last_block"),
     )
+
+
+def _value_forms(f: Fields) -> Tuple[str, ...]:
+    forms = f.strings("value_forms")
+    for v in forms:
+        if v not in VALUE_FORMS:
+            raise f.error("value_forms", f"unknown form {v!r} (one of {', '.join(VALUE_FORMS)})")
+    return forms
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,12 @@ def _has_text_messages(fmt: str, text: str) -> bool:
         for begin in messages.content.begin:
             if text.startswith(begin) or messages.separator + begin in text:
                 return True
-    return any(v in text for r, v in sp.markers.items() if r.endswith("text_start"))
+    # an empty content wrapper (kimi_k3's response channel before the calls) holds no text
+    m = sp.markers
+    for start in (v for r, v in m.items() if r.endswith("text_start")):
+        for end in (v for r, v in m.items() if r.startswith("text_end")):
+            text = text.replace(start + end, "")
+    return any(v in text for r, v in m.items() if r.endswith("text_start"))
 
 
 @cache

@@ -14,7 +14,7 @@ from ..spec_types import Call, Grammar, Message
 from . import nodes as n
 from .request import FunctionTool
 from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
-from .values import PYTHON, Values, gemma, ordered
+from .values import PYTHON, Values, gemma, ordered, python_syntax
 
 JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
 # Pretty-printed JSON (a template's ``tojson(indent=4)``, a list laid out one call a line): a run
@@ -54,8 +54,12 @@ class Plan:
     distinct: bool = True
     between: n.Node = field(default_factory=n.ws)
     messages: Optional[Callable[..., n.Node]] = None  # channel formats assemble themselves
-    # what the format itself may write before its first call (inkling's thinking message)
+    # what the format or its template may write before the first block (inkling's thinking
+    # message, kimi_k3's empty response channel) and after the last (kimi_k3's message close,
+    # plamo3's end-of-turn tag): admitted where no text is
     lead: Optional[n.Node] = None
+    trail: Optional[n.Node] = None
+    open_last: bool = False  # the last block may end with the turn, without its end marker
 
 
 class Ctx:
@@ -389,6 +393,24 @@ def _param_heads(c: Ctx, written_as: Optional[str]) -> List[n.Node]:
     return c.heads[written_as]
 
 
+def _or_json(c: Ctx, root: Mapping[str, Any], schema: Any, k: str, param: n.Node) -> n.Node:
+    """A value of several types, one of them null, read raw (``param``), or written as JSON under
+    the JSON head the template gives it (DSML's ``string="false">null``; kimi_k3's
+    ``type="null"`` holds null only)."""
+    types = types_of(schema, root)
+    if "null" not in types or len(types) < 2:
+        return param
+    m = c.m
+    head = _param_heads(c, "null")[0]["value"]
+    if '"null"' in head:
+        value = n.const("null")
+    else:
+        sub = with_defs(schema, root) if c.defs_of(root) else schema
+        value = n.json_schema(sub, "json", JSON_WS)
+    value = n.seq(c.pad, value, c.pad)
+    return n.or_(param, n.tag(m["parameter_start"] + k + head, value, m["parameter_end"]))
+
+
 def _params(c: Ctx, t: FunctionTool) -> n.Node:
     m = c.m
     end = m["parameter_end"]
@@ -434,6 +456,8 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
             param = n.tag(m["parameter_start"] + k + heads[0]["value"], value, end)
         else:
             param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
+        if written == "string" and "parameter_json" in m:
+            param = _or_json(c, root, v, k, param)
         items.append((param, k in req))
     if not items:
         return n.const("")
@@ -470,9 +494,17 @@ def _function_end(c: Ctx) -> str:
 def xml_params(c: Ctx) -> Plan:
     m = c.m
     fstart = m["function_start"]
+    lead = m.get("function_lead")
+
+    def start(t: FunctionTool) -> n.Node:
+        if lead is None:
+            return n.const(fstart)
+        # step3: the name may stand again after the lead, before the rest of the start
+        again = n.seq(n.const(lead + t.name), n.ws(), n.const(fstart[len(lead) :]))
+        return n.or_(n.const(fstart), again)
 
     def function(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(fstart), _function_rest(c, t), n.const(_function_end(c)))
+        return n.seq(start(t), _function_rest(c, t), n.const(_function_end(c)))
 
     if "call_start" not in m:
         return Plan(
@@ -485,11 +517,21 @@ def xml_params(c: Ctx) -> Plan:
             ]
         )
     many = c.call.calls_per_section == "many"
+    sep, tail = n.ws(), n.ws()
+    if "call_sep" in m:  # markup between calls (step3's <｜tool_sep｜>), after the last one too
+        sep = tail = n.seq(n.ws(), n.optional(n.seq(n.const(m["call_sep"]), n.ws())))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return n.seq(n.ws(), _list(_either(ts, function), n.ws(), s or not many), n.ws())
+        return n.seq(n.ws(), _list(_either(ts, function), sep, s or not many), tail)
 
-    return Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
+    plan = Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
+    if "text_end" in m and "text_end_2" in m:
+        # kimi_k3: an empty response channel before the section (its opener may be in the
+        # prompt), the message close after it
+        opener = n.optional(n.const(m["text_start"])) if "text_start" in m else n.const("")
+        plan.lead = n.seq(opener, n.ws(), n.const(m["text_end"]))
+        plan.trail = n.const(m["text_end_2"])
+    return plan
 
 
 def xml_elements(c: Ctx) -> Plan:
@@ -544,9 +586,10 @@ def _kwargs(c: Ctx, t: FunctionTool, values: Callable[[Mapping[str, Any]], Value
 
 def pythonic(c: Ctx) -> Plan:
     m = c.m
+    syn = python_syntax(c.g.value_forms)
 
     def values(root: Mapping[str, Any]) -> Values:
-        return Values(PYTHON, root, c.drop, c.spec.name)
+        return Values(syn, root, c.drop, c.spec.name)
 
     def call(t: FunctionTool) -> n.Node:
         return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))

@@ -6,11 +6,20 @@ it does not say becomes any value, nested to a bounded depth."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, List, Mapping, Sequence, Set, Tuple
 
 from . import nodes as n
-from .schema import STRING_ONLY, Dropped, items_of, properties, resolve, scalar_choices, types_of
+from .schema import (
+    STRING_ONLY,
+    Dropped,
+    items_of,
+    properties,
+    resolve,
+    scalar_choices,
+    types_of,
+    with_defs,
+)
 
 INT = r"-?(0|[1-9][0-9]*)"
 # an exponent of at most two digits: a value the converters turn into a finite JSON number
@@ -37,6 +46,8 @@ class Syntax:
     # an object with named keys may also come with its keys in Jinja's dictsort order (case
     # folded), as Gemma 4's template writes every mapping
     dictsort: bool = False
+    json_literals: bool = False  # JSON's null/true/false too (olmo3)
+    json_objects: bool = False  # an object value may be written as JSON (lfm2's tojson)
 
 
 def _py_quote(s: str) -> str:
@@ -45,6 +56,8 @@ def _py_quote(s: str) -> str:
 
 _PY_ESC = r"""\\([\\'"nrtbf0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})"""
 PY_STR = rf"""('([^'\\\n]|{_PY_ESC})*'|"([^"\\\n]|{_PY_ESC})*")"""
+# a quoted string that may hold raw newlines (lfm2's template writes the text as it is)
+PY_STR_RAW = rf"""('([^'\\]|{_PY_ESC})*'|"([^"\\]|{_PY_ESC})*")"""
 
 PYTHON = Syntax(
     string=lambda: n.regex(PY_STR),
@@ -64,6 +77,19 @@ PYTHON = Syntax(
 # its ends, none of ``:,{}[]<`` in it.
 _GEMMA_KEY_CHAR = r"[^ \t\n\r:,{}\[\]<]"
 GEMMA4_KEY = rf"{_GEMMA_KEY_CHAR}([^\t\n\r:,{{}}\[\]<]*{_GEMMA_KEY_CHAR})?"
+
+
+def python_syntax(forms: Sequence[str]) -> Syntax:
+    """Python's literals with the spec's ``grammar.value_forms`` added."""
+    if not forms:
+        return PYTHON
+    string = PY_STR_RAW if "raw_strings" in forms else PY_STR
+    return replace(
+        PYTHON,
+        string=lambda: n.regex(string),
+        json_literals="json_literals" in forms,
+        json_objects="json_objects" in forms,
+    )
 
 
 def gemma(escape: str, template: bool = False) -> Syntax:
@@ -86,16 +112,21 @@ def gemma(escape: str, template: bool = False) -> Syntax:
     )
 
 
-def _scalar(v: Any, syn: Syntax) -> str:
-    if v is None:
-        return syn.null
-    if v is True:
-        return syn.true
-    if v is False:
-        return syn.false
+def _scalar(v: Any, syn: Syntax) -> n.Node:
+    if v is None or isinstance(v, bool):
+        return _literal(v, syn)
     if isinstance(v, str):
-        return syn.quote(v)
-    return json.dumps(v)
+        return n.const(syn.quote(v))
+    return n.const(json.dumps(v))
+
+
+def _literal(v: Any, syn: Syntax) -> n.Node:
+    """None, True or False in the syntax (and as JSON writes it, where the format may)."""
+    own = syn.null if v is None else syn.true if v else syn.false
+    spellings = [own, *(syn.other_nulls if v is None else ())]
+    if syn.json_literals:
+        spellings.append(json.dumps(v))
+    return n.or_(*[n.const(x) for x in spellings])
 
 
 class Values:
@@ -108,10 +139,7 @@ class Values:
         syn = self.syn
         choices = scalar_choices(schema, self.root) if schema is not True else None
         if choices is not None:
-            consts = [n.const(_scalar(v, syn)) for v in choices]
-            if None in choices:
-                consts += [n.const(x) for x in syn.other_nulls]
-            return n.or_(*consts)
+            return n.or_(*[_scalar(v, syn) for v in choices])
         node = resolve(schema, self.root) if isinstance(schema, dict) else {}
         types = (
             types_of(node, self.root)
@@ -134,13 +162,17 @@ class Values:
             elif t == "number":
                 alts.append(n.regex(NUMBER))
             elif t == "boolean":
-                alts.append(n.or_(n.const(syn.true), n.const(syn.false)))
+                alts.append(n.or_(_literal(True, syn), _literal(False, syn)))
             elif t == "null":
-                alts.append(n.or_(*[n.const(x) for x in (syn.null, *syn.other_nulls)]))
+                alts.append(_literal(None, syn))
             elif t == "array":
                 alts.append(self.array(items_of(node, self.root), depth - 1))
             elif t == "object":
                 alts.append(self.obj(node, depth - 1))
+                if syn.json_objects:
+                    whole = with_defs(node, self.root)
+                    sub = {**(whole if isinstance(whole, dict) else {}), "type": "object"}
+                    alts.append(n.json_schema(sub, "json", n.WS))
         return n.or_(*alts)
 
     def array(self, items: Any, depth: int) -> n.Node:
