@@ -299,3 +299,43 @@ def test_a_vendored_template() -> None:
     text = ct.assistant_text(template, tool_calls=[CALL], content="")
     assert text.endswith("</tool_call>") and "<|im_end|>" not in text
     assert '"arguments": {"a": [1, true, null], "b": "é"}' in text
+
+
+@pytest.mark.parametrize(
+    "turn_end, stop",
+    [
+        ("<|im_end|>\n", "<|im_end|>"),
+        ("<|close|>response<|sep|><|close|>message<|sep|><|end_of_msg|>", "<|end_of_msg|>"),
+        ("<|END_TEXT|><|END_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>"),
+        ("[e~[\n", "[e~["),
+        ("[/INST]", "[/INST]"),
+        ("\n\n", ""),
+        ("", ""),
+    ],
+)
+def test_stop_token(turn_end: str, stop: str) -> None:
+    assert ct.stop_token(turn_end) == stop
+
+
+def test_assistant_text_template_that_always_writes_the_generation_prompt() -> None:
+    always = (
+        "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}"
+        "{% for c in m.tool_calls or [] %}<call>{{ c.function.name }}</call>{% endfor %}"
+        "<|end|>{% endfor %}<|assistant|>"
+    )
+    turn = ct.render_assistant(always, tool_calls=[CALL])
+    assert turn.text == "<call>f</call>"
+    assert turn.prompt.endswith("<|assistant|>")
+
+
+def test_assistant_text_auto_prefix_backs_off_to_a_token() -> None:
+    # the prompt opens <think>; the turn without reasoning closes an empty block instead
+    template = (
+        "{% for m in messages %}{% if m.role == 'user' %}U{{ m.content }}"
+        "{% else %}</think>{{ m.content }}<eot>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<think>{% endif %}"
+    )
+    turn = ct.render_assistant(template, content="Hi", prefix="auto", messages=USER)
+    assert (turn.text, turn.prompt) == ("</think>Hi", "Uhi")
+    with pytest.raises(ValueError, match="generation prompt"):
+        ct.render_assistant(template, content="Hi", messages=USER)

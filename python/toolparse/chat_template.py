@@ -59,6 +59,7 @@ __all__ = [
     "render",
     "render_assistant",
     "render_bounded",
+    "stop_token",
     "token_text",
 ]
 
@@ -84,6 +85,7 @@ DEFAULT_END_TOKENS: Tuple[str, ...] = (
     "<|END_OF_TURN_TOKEN|>",
     "<|im_end_of_turn|>",
     "<|return|>",
+    "<|tool_response>",  # Gemma 4 stops a turn with calls at it
     "</s>",
 )
 
@@ -558,11 +560,13 @@ _DEFAULT_HISTORY: Tuple[Dict[str, Any], ...] = (
 class RenderedTurn:
     """An assistant turn as a template renders it.
 
-    ``text`` is what the model writes for the turn (end-of-turn tokens cut off); ``prompt`` is the
-    conversation up to the generation prompt; ``turn_end`` the template's end of a plain turn (what
-    follows a turn's content); ``arguments`` says how the calls' arguments were given to the
-    template ("dict", or "json" strings when dicts made it raise or leak a Python repr) and
-    ``content`` how a turn with calls and no content was given (None: no content key; or "").
+    ``text`` is what the model writes for the turn (end-of-turn tokens cut off); ``prompt`` is
+    what the template writes before it (the conversation up to the generation prompt, or the part
+    of it the turn's render shares); ``turn_end`` the template's end of a plain turn (what follows
+    a turn's content, less a generation prompt the template writes whatever it is asked);
+    ``arguments`` says how the calls' arguments were given to the template ("dict", or "json"
+    strings when dicts made it raise or leak a Python repr) and ``content`` how a turn with calls
+    and no content was given (None: no content key; or "").
     """
 
     text: str
@@ -638,15 +642,22 @@ def _leaks_repr(text: str, calls: List[Dict[str, Any]]) -> bool:
     return False
 
 
-def _cut_turn_end(text: str, turn_end: str, end_tokens: Sequence[str]) -> str:
-    """``text`` without what ends the turn: the template's plain-turn end when the text ends with
-    it, then any end-of-turn tokens (and whitespace after them) at the end."""
-    tail = turn_end.strip()
-    if turn_end and text.endswith(turn_end):
-        text = text[: len(text) - len(turn_end)]
-    elif tail and text.rstrip().endswith(tail):
-        text = text.rstrip()[: len(text.rstrip()) - len(tail)]
-    tokens = [t for t in end_tokens if t]
+def stop_token(turn_end: str) -> str:
+    """The token the model stops at, from the end of a plain turn as the template writes it: its
+    last special token (``<|im_end|>`` of ``<|im_end|>\\n``, ``<|end_of_msg|>`` of Kimi-K3's
+    ``<|close|>response<|sep|><|close|>message<|sep|><|end_of_msg|>``), or its last word where it
+    has no ``<...>`` or ``[...]`` token (MiniMax's ``[e~[``); "" where it is only whitespace."""
+    end = turn_end.rstrip()
+    for close, opening in ((">", "<"), ("]", "[")):
+        if end.endswith(close) and opening in end:
+            return end[end.rindex(opening) :]
+    return end.split()[-1] if end else ""
+
+
+def _cut_turn_end(text: str, stop: str, end_tokens: Sequence[str]) -> str:
+    """``text`` without the stop token and end-of-turn tokens at its end (and the whitespace
+    after them), cut as long as one is there."""
+    tokens = [t for t in (stop, *end_tokens) if t]
     changed = True
     while changed:
         changed = False
@@ -657,6 +668,28 @@ def _cut_turn_end(text: str, turn_end: str, end_tokens: Sequence[str]) -> str:
                 changed = True
                 break
     return text
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, backed off to the start of a
+    ``<...>`` token it would cut (``<think>`` against ``</think>`` share ``<``, no token)."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    opening = b.rfind("<", 0, at)
+    if opening >= 0 and b.find(">", opening, at) < 0:
+        at = opening
+    return at
+
+
+def _next_prompt(prompt: str, plain: str) -> str:
+    """What a template that ignores add_generation_prompt writes after every conversation: the
+    longest common end of the conversation and the conversation with a plain turn, from the
+    first ``<`` in it (a token's start)."""
+    n = 0
+    while n < min(len(prompt), len(plain)) and prompt[-1 - n] == plain[-1 - n]:
+        n += 1
+    tail = plain[len(plain) - n :]
+    start = tail.find("<")
+    return tail[start:] if start >= 0 else ""
 
 
 def render_assistant(
@@ -683,10 +716,13 @@ def render_assistant(
     arguments are dicts or JSON strings) follows ``messages`` (default: one user message). The
     conversation is rendered up to its generation prompt (``add_generation_prompt=True``) and again
     with the turn; the turn's text is the second render past the first, which must be a prefix of
-    it (else ValueError); with ``prefix="common"`` it is the second render past the longest prefix
-    the two share, for a template whose generation prompt pre-fills text it does not write for the
-    turn (Gemma 4's empty thought channel with thinking off). Calls without an id get one of 9
-    letters and digits. Tools get a description on every tool and property that has none.
+    it (else ValueError); with ``prefix="common"`` (or "auto" when it is not a prefix) it is the
+    second render past the longest prefix the two share (not cutting a ``<...>`` token), for a
+    template whose generation prompt pre-fills text it does not write for the turn (Gemma 4's
+    empty thought channel with thinking off, a ``<think>`` the turn without reasoning lacks).
+    A template that writes the generation prompt whatever ``add_generation_prompt`` says also
+    writes it after the turn: it is cut. Calls without an id get one of 9 letters and digits.
+    Tools get a description on every tool and property that has none.
     Reasoning is passed as ``reasoning_content``, ``thinking`` and ``reasoning``.
 
     ``arguments``: "dict" passes the calls' arguments as dicts, "json" as JSON strings, "auto"
@@ -696,19 +732,20 @@ def render_assistant(
 
     End of turn: the model stops at its end-of-turn token, so that token is not text it writes.
     It is found without a token list of the template's own: the template renders the conversation
-    with a plain turn whose content is a sentinel, and what follows the sentinel is the template's
-    turn end (e.g.
-    ``<|im_end|>\\n``). The turn's text loses that turn end when it ends with it (or with it less
-    surrounding whitespace); then ``eos_token`` and each of ``end_tokens`` (default
-    :data:`DEFAULT_END_TOKENS`, for a turn with calls that ends otherwise, as Llama 3.1's
-    ``<|eom_id|>``) are cut from the end, with the whitespace around them, as long as one is there.
+    with a plain turn whose content is a sentinel; what follows the sentinel is the template's turn
+    end (``<|im_end|>\\n``), and its last token is where the model stops (:func:`stop_token`).
+    Only that token is cut, not the whole turn end: what comes before it (Cohere's
+    ``<|END_TEXT|>``, Kimi-K3's ``<|close|>message<|sep|>``) the model writes, and a turn with calls
+    ends otherwise. Then ``eos_token`` and each of ``end_tokens`` (default
+    :data:`DEFAULT_END_TOKENS`, for a turn with calls that ends with another token, as Llama
+    3.1's ``<|eom_id|>``) are cut from the end, with the whitespace after them, while one is there.
 
     ``bounded`` renders with :func:`render_bounded` (``timeout``, ``max_output``); otherwise in
     this process with :func:`render`. Other keyword arguments are template variables
     (``enable_thinking``, ``thinking``, ...). Template problems raise ValueError.
     """
-    if prefix not in ("strict", "common"):
-        raise ValueError("prefix must be 'strict' or 'common'")
+    if prefix not in ("strict", "common", "auto"):
+        raise ValueError("prefix must be 'strict', 'common' or 'auto'")
     if arguments not in ("auto", "dict", "json"):
         raise ValueError("arguments must be 'auto', 'dict' or 'json'")
     if content is not None and not isinstance(content, str):
@@ -733,26 +770,25 @@ def render_assistant(
         return render(template, msgs, add_generation_prompt=gen, max_output=max_output, **common)
 
     prompt = run(history, True)
+    plain = run([*history, {"role": "assistant", "content": _SENTINEL}], False)
+    # a template that writes the generation prompt whatever add_generation_prompt says writes it
+    # after the turn too: it is not the turn's
+    next_prompt = _next_prompt(prompt, plain) if run(history, False) == prompt else ""
+    at = plain.rfind(_SENTINEL)
+    turn_end = plain[at + len(_SENTINEL) : len(plain) - len(next_prompt)] if at >= 0 else ""
 
-    def suffix(turn: Dict[str, Any]) -> str:
+    def split(turn: Dict[str, Any]) -> Tuple[str, str]:
         full = run([*history, turn], False)
-        if prefix == "common":
-            at = next((i for i, (a, b) in enumerate(zip(prompt, full)) if a != b), None)
-            return full[len(prompt) :] if at is None else full[at:]
-        if not full.startswith(prompt):
-            at = next(
-                (i for i, (a, b) in enumerate(zip(prompt, full)) if a != b),
-                min(len(prompt), len(full)),
-            )
+        if next_prompt and full.endswith(next_prompt):
+            full = full[: len(full) - len(next_prompt)]
+        at = len(prompt) if full.startswith(prompt) else _common_prefix(prompt, full)
+        if prefix == "strict" and at != len(prompt):
             raise ValueError(
                 "the conversation with the assistant turn does not begin with its generation "
                 f"prompt (they differ at character {at}: {prompt[at : at + 40]!r} vs "
                 f"{full[at : at + 40]!r})"
             )
-        return full[len(prompt) :]
-
-    plain = run([*history, {"role": "assistant", "content": _SENTINEL}], False)
-    turn_end = plain[plain.rindex(_SENTINEL) + len(_SENTINEL) :] if _SENTINEL in plain else ""
+        return full[:at], full[at:]
 
     modes = ["dict", "json"] if arguments == "auto" else [arguments]
     contents: List[Optional[str]] = [content] if content or not tool_calls else [None, ""]
@@ -766,16 +802,16 @@ def render_assistant(
             if calls:
                 turn["tool_calls"] = calls
             try:
-                raw = suffix(turn)
+                before, raw = split(turn)
             except ValueError as e:
-                error = e
+                error = error or e  # the first problem is the one to report
                 continue
             if mode == "dict" and arguments == "auto" and _leaks_repr(raw, calls):
-                error = ValueError("the template prints the arguments dict as Python writes it")
+                error = error or ValueError("the template prints arguments dicts as Python does")
                 break
             ends = [token_text(eos_token, name="eos_token"), *end_tokens]
-            text = _cut_turn_end(raw, turn_end, ends)
-            return RenderedTurn(text, prompt, turn_end, mode, body)
+            text = _cut_turn_end(raw, stop_token(turn_end), ends)
+            return RenderedTurn(text, before, turn_end, mode, body)
     assert error is not None
     raise error
 
