@@ -336,6 +336,6 @@ def test_assistant_text_auto_prefix_backs_off_to_a_token() -> None:
         "{% if add_generation_prompt %}<think>{% endif %}"
     )
     turn = ct.render_assistant(template, content="Hi", prefix="auto", messages=USER)
-    assert (turn.text, turn.prompt) == ("</think>Hi", "Uhi")
+    assert (turn.text, turn.prompt, turn.shared) == ("</think>Hi", "Uhi<think>", 3)
     with pytest.raises(ValueError, match="generation prompt"):
         ct.render_assistant(template, content="Hi", messages=USER)

@@ -43,6 +43,13 @@ TEMPLATE_LIMITS: Dict[Tuple[str, str], str] = {
     ("openai-gpt-oss-120b", "content_before"): "writes the content as the analysis channel",
     ("llama-cpp-deepseek-r1", "content_before"): "drops the calls of a turn with content",
     ("MiniMax-M3", "null"): "drops a null argument",
+    ("Apriel-1.6-15b-Thinker-fixed", "content_before"): "drops the reasoning opener its "
+    "generation prompt writes ('Here are my reasoning steps:'): the content follows it unclosed",
+    ("CohereForAI-c4ai-command-r7b-12-2024-tool_use", "reasoning_before"): "its generation prompt"
+    " pre-fills an empty thinking block (<|START_THINKING|><|END_THINKING|>) that the turn "
+    "with reasoning fills",
+    ("MiniMax-M2", "content_before"): "drops the think block its generation prompt opened: the "
+    "content follows <think> with no </think>",
     ("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B", "content_before"): "writes the content after "
     "the calls, past a turn break",
 }
@@ -77,9 +84,6 @@ KNOWN_FAILURES: Dict[Tuple[str, str, str], str] = {
         for s in tc.SHAPES
         if s != "reasoning_before"
     },
-    ("Apriel-1.6-15b-Thinker-fixed", "reasoning_before", PARSE): "the generation prompt "
-    "pre-fills 'Here are my reasoning steps:'; the reasoning written after it and before "
-    "[BEGIN FINAL RESPONSE] is read as content (apriel reasoning is not started by the prompt)",
     ("NVIDIA-Nemotron-Nano-v2", "content_before", PARSE): "the template writes a turn break "
     "(<SPECIAL_12>\\n<SPECIAL_11>Assistant) between the content and <TOOLCALL>: read as content",
 }

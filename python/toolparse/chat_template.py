@@ -561,8 +561,9 @@ class RenderedTurn:
     """An assistant turn as a template renders it.
 
     ``text`` is what the model writes for the turn (end-of-turn tokens cut off); ``prompt`` is
-    what the template writes before it (the conversation up to the generation prompt, or the part
-    of it the turn's render shares); ``turn_end`` the template's end of a plain turn (what follows
+    the conversation up to the generation prompt (what the model is given); ``shared`` how much of
+    it the render with the turn begins with (``len(prompt)`` unless a prefix mode other than
+    "strict" found less); ``turn_end`` the template's end of a plain turn (what follows
     a turn's content, less a generation prompt the template writes whatever it is asked);
     ``arguments`` says how the calls' arguments were given to the template ("dict", or "json"
     strings when dicts made it raise or leak a Python repr) and ``content`` how a turn with calls
@@ -574,6 +575,7 @@ class RenderedTurn:
     turn_end: str
     arguments: str
     content: Optional[str]
+    shared: int = 0
 
 
 def _with_descriptions(tools: Optional[Sequence[Any]]) -> Optional[List[Dict[str, Any]]]:
@@ -811,7 +813,7 @@ def render_assistant(
                 break
             ends = [token_text(eos_token, name="eos_token"), *end_tokens]
             text = _cut_turn_end(raw, stop_token(turn_end), ends)
-            return RenderedTurn(text, before, turn_end, mode, body)
+            return RenderedTurn(text, prompt, turn_end, mode, body, len(before))
     assert error is not None
     raise error
 
