@@ -127,10 +127,15 @@ def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
         {"trigger": ""},
         {"trigger": 1},
         {"trigger": None, "parser_only_forms": "x"},
+        {"trigger": None, "template_forms_not_admitted": ["no_close"]},
+        {"trigger": None, "template_forms_not_admitted": {"no_close": ""}},
     ):
         with pytest.raises(ValueError, match="grammar"):
             spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": grammar}]))
     assert spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": {"trigger": None}}]))
+    g = {"trigger": None, "template_forms_not_admitted": {"no_close": "why"}}
+    loaded = spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": g}]))
+    assert loaded["a"].grammar.template_forms_not_admitted == (("no_close", "why"),)
 
 
 def test_keep_special_tokens_defaults_from_the_special_tokens_and_is_checked() -> None:

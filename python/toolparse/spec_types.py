@@ -297,6 +297,8 @@ class Grammar:
     trigger: Optional[str]  # the marker that tells a call from text (None: none does)
     # the kit's forms the parser reads but the chat template never writes
     parser_only_forms: Tuple[str, ...] = ()
+    # the kit's forms a chat template writes that the grammar cannot admit: (form, why) pairs
+    template_forms_not_admitted: Tuple[Tuple[str, str], ...] = ()
     messages: Optional[Messages] = None  # channel formats
     function_attrs: str = ""  # a regex of the attributes after a function's name
     # an element's closing tag repeats its key (a grammar cannot tie it without a schema)
@@ -317,6 +319,14 @@ class Grammar:
 VALUE_FORMS = ("json_literals", "raw_strings", "json_objects")
 
 
+def _form_reasons(f: Fields, key: str) -> Tuple[Tuple[str, str], ...]:
+    """An object of form names, each with a non-empty reason, as (form, reason) pairs."""
+    v = f.d.get(key, {})
+    if not isinstance(v, dict) or not all(isinstance(r, str) and r for r in v.values()):
+        raise f.error(key, "must be an object of form names, each with a non-empty reason")
+    return tuple(v.items())
+
+
 def _grammar(f: Fields) -> Grammar:
     if not f.has("trigger"):
         raise f.error("trigger", "is required (a marker, or null)")
@@ -327,6 +337,7 @@ def _grammar(f: Fields) -> Grammar:
     return Grammar(
         trigger=trigger,
         parser_only_forms=f.strings("parser_only_forms"),
+        template_forms_not_admitted=_form_reasons(f, "template_forms_not_admitted"),
         messages=_messages(messages) if messages is not None else None,
         function_attrs=f.string("function_attrs"),
         unbound_keys_without_schema=f.flag("unbound_keys_without_schema"),
