@@ -55,10 +55,6 @@ TEMPLATE_LIMITS: Dict[Tuple[str, str], str] = {
 }
 
 PARSE = "parse"
-_PY_VALUES = (
-    "the template writes a list or dict argument as Python writes it (['red', 'green'], "
-    "{'price': ...}): read as a string"
-)
 _R_PLUS = (
     "the template writes its tool-use instruction and the next turn's header after every "
     "conversation, add_generation_prompt or not: the turn's text keeps them after the call"
@@ -69,15 +65,6 @@ _HY3 = (
 )
 # (template, shape, check): why it fails today (strict xfail: fixing it makes the xfail an error)
 KNOWN_FAILURES: Dict[Tuple[str, str, str], str] = {
-    **{
-        (t, s, PARSE): _PY_VALUES
-        for t in ("ByteDance-Seed-OSS", "openbmb-MiniCPM5-1B")
-        for s in ("nested", "arrays")
-    },
-    **{
-        (t, "null", PARSE): "gemma4's template writes None for null (cursor:None): read as a string"
-        for t in ("google-gemma-4-31B-it", "google-gemma-4-31B-it-interleaved")
-    },
     **{("tencent-Hy3", s, PARSE): _HY3 for s in tc.SHAPES},
     **{
         ("CohereForAI-c4ai-command-r-plus-tool_use", s, PARSE): _R_PLUS
