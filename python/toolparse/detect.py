@@ -147,9 +147,36 @@ def _render(template: str, probe: _Probe, tools: Any, common: Dict[str, Any]) ->
     try:
         return render_assistant(template, **kwargs)
     except ValueError as e:
-        if "does not begin with its generation prompt" not in str(e):
+        if _fatal(e):
             raise
-    return render_assistant(template, prefix="common", **kwargs)
+    # the generation prompt pre-fills text the turn does not write (an opened think block the
+    # history form leaves out): the turn is what follows the prefix both renders share
+    turn = render_assistant(template, prefix="common", **kwargs)
+    return _back_to_boundary(template, turn, probe, calls, tools, common)
+
+
+def _back_to_boundary(
+    template: str, turn: Any, probe: _Probe, calls: Any, tools: Any, common: Dict[str, Any]
+) -> Any:
+    """``turn`` (a common-prefix render) with its start moved back to the prompt's last line end
+    or ``>`` before the renders part, so it does not start inside a marker the prompt shares with
+    the turn (``<think>`` and ``<tool_call>`` share ``<t``)."""
+    from dataclasses import replace
+
+    from .chat_template import _DEFAULT_HISTORY, _tool_calls, _with_descriptions, render_bounded
+
+    msg: Dict[str, Any] = {"role": "assistant", "content": turn.content}
+    if probe.reasoning is not None:
+        msg["reasoning_content"] = probe.reasoning
+    if calls:
+        msg["tool_calls"] = _tool_calls(calls, turn.arguments == "json")
+    full = render_bounded(
+        template, [*_DEFAULT_HISTORY, msg], tools=_with_descriptions(tools), **common
+    )
+    prompt = turn.prompt
+    at = next((i for i, (a, b) in enumerate(zip(prompt, full)) if a != b), len(prompt))
+    start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
+    return replace(turn, text=full[start:at] + turn.text)
 
 
 def _opened(prompt: str, r: Any) -> Optional[bool]:
@@ -196,6 +223,27 @@ def _parser(fmt: str, tools: Any, reasoning: Optional[str], started: Optional[bo
         )
     except (ValueError, TypeError):
         return None
+
+
+def _reads_all(
+    fmt: str,
+    tools: Any,
+    reasoning: Optional[str],
+    started: Optional[bool],
+    rendered: Sequence[Tuple[_Probe, Any]],
+) -> bool:
+    """Whether ``fmt`` with ``reasoning`` reads every probe back. A turn whose render has no end
+    of the think block the prompt opened is read as starting outside it: templates leave the block
+    out of a turn in history that had no reasoning."""
+    parsers: Dict[Optional[bool], Any] = {}
+    end = _spec.REASONING[reasoning].end if reasoning else ""
+    for probe, turn in rendered:
+        mode = started if not (started and end and end not in turn.text) else False
+        if mode not in parsers:
+            parsers[mode] = _parser(fmt, tools, reasoning, mode)
+        if parsers[mode] is None or not _reads(parsers[mode], probe, turn.text):
+            return False
+    return True
 
 
 def _pick(candidates: Sequence[str], model: Optional[str]) -> str:
@@ -279,8 +327,13 @@ def detect_format(
     if refused:
         fallback = _spec.format_for_model(model) if model else None
         return Detection(fallback, reason=refused, evidence=evidence, skipped=skipped)
-    if not any(p.calls for p, _ in rendered):
-        return Detection(None, reason="the template rendered no call", evidence=evidence)
+    if not any(name in r.text for p, r in rendered for name, _ in p.calls):
+        return Detection(
+            None,
+            reason="the template renders no call in an assistant turn",
+            evidence=evidence,
+            skipped=skipped,
+        )
     prompt = rendered[0][1].prompt
     options: List[Tuple[Optional[str], Optional[bool]]] = [(None, None)]
     opened_any = False
@@ -293,8 +346,7 @@ def detect_format(
     found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
     for fmt in _spec.list_formats():
         for reasoning, started in options:
-            parser = _parser(fmt, tools, reasoning, started)
-            if parser is not None and all(_reads(parser, p, r.text) for p, r in rendered):
+            if _reads_all(fmt, tools, reasoning, started, rendered):
                 found.setdefault(fmt, []).append((reasoning, started))
     if not found:
         return Detection(
