@@ -176,6 +176,11 @@ def _back_to_boundary(
     prompt = turn.prompt
     at = next((i for i, (a, b) in enumerate(zip(prompt, full)) if a != b), len(prompt))
     start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
+    for r in _spec.REASONING.values():
+        # thinking off: the prompt closes an empty block the turn fills; the turn then writes the
+        # whole block, from its start marker
+        if r.start and _opened(prompt[:at], r) and not _opened(prompt, r):
+            start = min(start, prompt.rfind(r.start, 0, at))
     return replace(turn, text=full[start:at] + turn.text)
 
 
@@ -215,10 +220,10 @@ def _reads(parser: Any, probe: _Probe, text: str) -> bool:
 
 
 def _parser(fmt: str, tools: Any, reasoning: Optional[str], started: Optional[bool]) -> Any:
-    from . import get_parser
+    from .parser import ToolParser
 
     try:
-        return get_parser(
+        return ToolParser(
             fmt, tools=tools, backend="rust", reasoning=reasoning, reasoning_started=started
         )
     except (ValueError, TypeError):
@@ -249,7 +254,7 @@ def _reads_all(
 def _pick(candidates: Sequence[str], model: Optional[str]) -> str:
     if model:
         mine = _spec.format_for_model(model)
-        if mine in candidates:
+        if mine is not None and mine in candidates:
             return mine
     for name in PREFERENCE:
         if name in candidates:
@@ -358,7 +363,9 @@ def detect_format(
     candidates = tuple(f for f in _spec.list_formats() if f in found)
     fmt = _pick(candidates, model)
     pairs = found[fmt]
-    if (None, None) in pairs and not any(p.reasoning and p.reasoning in r.text for p, r in rendered):
+    if (None, None) in pairs and not any(
+        p.reasoning and p.reasoning in r.text for p, r in rendered
+    ):
         reasoning, started = None, None
     else:
         names = [n for n, _ in pairs if n is not None]
