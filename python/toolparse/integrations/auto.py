@@ -30,7 +30,7 @@ logger = logging.getLogger("toolparse")
 AUTO = "auto"
 
 _lock = threading.Lock()
-_CACHE: Dict[str, "Resolved"] = {}
+_CACHE: Dict[str, Resolved] = {}
 
 
 class Resolved:

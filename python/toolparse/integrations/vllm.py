@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import toolparse
@@ -820,7 +820,7 @@ AUTO_WHERE = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _auto_classes(backend: str = "rust") -> Tuple[type, type]:
     """``toolparse_auto``'s tool and reasoning parser classes: constructing one detects the
     format from the tokenizer's template (:mod:`toolparse.integrations.auto`, cached) and returns
