@@ -812,6 +812,9 @@ def register() -> List[str]:
         pass
     try:
         register_reasoning()
+        from toolparse.integrations import sglang_auto
+
+        sglang_auto.install()  # toolparse_auto, resolved where SGLang resolves its auto
     except Exception as exc:  # noqa: BLE001 - the tool parsers stay registered
         logger.warning("toolparse: registering the reasoning parsers failed: %s", exc)
     return names
