@@ -814,7 +814,10 @@ def register() -> List[str]:
         register_reasoning()
         from toolparse.integrations import sglang_auto
 
-        sglang_auto.install()  # toolparse_auto, resolved where SGLang resolves its auto
+        # toolparse_auto, resolved where SGLang resolves its auto
+        sglang_auto.install(
+            detector_class(formats()[0]), reasoning_detector_class(reasoning_formats()[0])
+        )
     except Exception as exc:  # noqa: BLE001 - the tool parsers stay registered
         logger.warning("toolparse: registering the reasoning parsers failed: %s", exc)
     return names

@@ -95,30 +95,27 @@ def _unresolved(self: Any, *args: Any, **kwargs: Any) -> None:
     )
 
 
-def _register_names() -> None:
+def _register_names(tool_base: type, reasoning_base: type) -> None:
     """``toolparse_auto`` in the parser maps SGLang takes its argument choices from: a class that
     refuses to be built (the engine replaces the name before any parser is built)."""
-    from toolparse.integrations import sglang as tp_sglang
-
     fcp = importlib.import_module("sglang.srt.function_call.function_call_parser")
-    base = tp_sglang.detector_class(tp_sglang.formats()[0])
     attrs = {"__init__": _unresolved, "__module__": __name__}
     fcp.FunctionCallParser.ToolCallParserEnum[AUTO_NAME] = type(
-        "ToolparseAutoDetector", (base,), attrs
+        "ToolparseAutoDetector", (tool_base,), attrs
     )
     rp = importlib.import_module("sglang.srt.parser.reasoning_parser")
-    rbase = tp_sglang.reasoning_detector_class(tp_sglang.reasoning_formats()[0])
     rp.ReasoningParser.DetectorMap[AUTO_NAME] = type(
-        "ToolparseAutoReasoningDetector", (rbase,), attrs
+        "ToolparseAutoReasoningDetector", (reasoning_base,), attrs
     )
 
 
-def install() -> bool:
+def install(tool_base: type, reasoning_base: type) -> bool:
     """Adds ``toolparse_auto`` to the parser names ``--tool-call-parser`` and
     ``--reasoning-parser`` accept, and wraps SGLang's ``resolve_auto_parsers`` (once) so that it
     resolves them. False when that function is not there (another SGLang version, or its module
-    not importable: then SGLang's engine cannot start either)."""
-    _register_names()
+    not importable: then SGLang's engine cannot start either). ``tool_base`` and
+    ``reasoning_base``: toolparse's SGLang detector classes the placeholder names derive from."""
+    _register_names(tool_base, reasoning_base)
     for module, attr in (
         ("sglang.srt.function_call.parser_names", "TOOL_CALL_PARSER_NAMES"),
         ("sglang.srt.parser.reasoning_parser_names", "REASONING_PARSER_NAMES"),
