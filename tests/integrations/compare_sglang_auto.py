@@ -37,7 +37,6 @@ from sglang.srt.parser.template_detection import (  # noqa: E402
     detect_tool_call_parser,
 )
 from test_detect import EXPECTED, TEMPLATES  # noqa: E402
-
 from toolparse import detect_format  # noqa: E402
 from toolparse import spec as _spec  # noqa: E402
 
