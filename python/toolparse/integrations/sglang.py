@@ -880,7 +880,7 @@ def check() -> Dict[str, Any]:
         )
         return out
     enum = fcp.FunctionCallParser.ToolCallParserEnum
-    names = [n for n in enum if n.startswith(PREFIX)]
+    names = [n for n in enum if n.startswith(PREFIX) and n != PREFIX + "auto"]
     out["names"] = names
     missing = [PREFIX + f for f in formats() if PREFIX + f not in enum]
     try:
@@ -890,7 +890,7 @@ def check() -> Dict[str, Any]:
         out["error"] = f"importing SGLang's reasoning parsers failed: {type(exc).__name__}: {exc}"
         out["error"] = out["error"].replace("\n", " ")
         return out
-    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX)]
+    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX) and n != PREFIX + "auto"]
     missing += [PREFIX + r for r in reasoning_formats() if PREFIX + r not in dmap]
     if missing:
         out["error"] = (
