@@ -12,6 +12,7 @@ from typing import Any, List, Optional, Sequence
 
 from . import sdk as _sdk  # noqa: F401  (registers the models' SDK conversions)
 from . import spec as _spec
+from .detect import Detection, detect_format
 from .grammar import structural_tag
 from .ids import IdSource
 from .models import (
@@ -99,6 +100,7 @@ def format_for_model(model_id: str) -> Optional[str]:
 
 __all__ = [
     "DeltaFunctionCall",
+    "Detection",
     "DeltaMessage",
     "DeltaToolCall",
     "DoneEvent",
@@ -124,6 +126,7 @@ __all__ = [
     "ToolProperty",
     "ToolResult",
     "__version__",
+    "detect_format",
     "events",
     "format_for_model",
     "get_parser",

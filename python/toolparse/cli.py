@@ -37,6 +37,8 @@ import sys
 import unicodedata
 from typing import Any, Dict, List, NoReturn, Optional, Sequence, TextIO, Tuple
 
+from .cli_detect import DetectError, add_detect_parser, cmd_detect
+
 __all__ = ["main"]
 
 PROG = "toolparse"
@@ -635,7 +637,15 @@ def _argument_parser() -> argparse.ArgumentParser:
         help="check the vLLM and SGLang installed beside toolparse: do they load its parsers?",
     )
     integrations.add_argument("--json", action="store_true", help="print the checks as JSON")
+    add_detect_parser(sub)
     return p
+
+
+def _cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        return cmd_detect(args, out)
+    except DetectError as e:
+        raise CliError(str(e)) from None
 
 
 def _silence_stdout() -> None:
@@ -655,6 +665,7 @@ _COMMANDS = {
     "integrations": _cmd_integrations,
     "bench": _cmd_bench,
     "grammar": _cmd_grammar,
+    "detect": _cmd_detect,
 }
 
 

@@ -812,6 +812,12 @@ def register() -> List[str]:
         pass
     try:
         register_reasoning()
+        from toolparse.integrations import sglang_auto
+
+        # toolparse_auto, resolved where SGLang resolves its auto
+        sglang_auto.install(
+            detector_class(formats()[0]), reasoning_detector_class(reasoning_formats()[0])
+        )
     except Exception as exc:  # noqa: BLE001 - the tool parsers stay registered
         logger.warning("toolparse: registering the reasoning parsers failed: %s", exc)
     return names
@@ -874,7 +880,7 @@ def check() -> Dict[str, Any]:
         )
         return out
     enum = fcp.FunctionCallParser.ToolCallParserEnum
-    names = [n for n in enum if n.startswith(PREFIX)]
+    names = [n for n in enum if n.startswith(PREFIX) and n != PREFIX + "auto"]
     out["names"] = names
     missing = [PREFIX + f for f in formats() if PREFIX + f not in enum]
     try:
@@ -884,7 +890,7 @@ def check() -> Dict[str, Any]:
         out["error"] = f"importing SGLang's reasoning parsers failed: {type(exc).__name__}: {exc}"
         out["error"] = out["error"].replace("\n", " ")
         return out
-    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX)]
+    out["reasoning_names"] = [n for n in dmap if n.startswith(PREFIX) and n != PREFIX + "auto"]
     missing += [PREFIX + r for r in reasoning_formats() if PREFIX + r not in dmap]
     if missing:
         out["error"] = (

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from functools import cache
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import toolparse
@@ -812,6 +813,44 @@ def parser_class(fmt: str, backend: str = "rust") -> type:
     return cls
 
 
+#: What the ``toolparse_auto`` log line adds in vLLM: where the template it detects from is read.
+AUTO_WHERE = (
+    "read from the tokenizer's chat_template: vLLM 0.33 does not show a parser a --chat-template "
+    "file or a per-request template"
+)
+
+
+@cache
+def _auto_classes(backend: str = "rust") -> Tuple[type, type]:
+    """``toolparse_auto``'s tool and reasoning parser classes: constructing one detects the
+    format from the tokenizer's template (:mod:`toolparse.integrations.auto`, cached) and returns
+    the named parser's instance, so from then on it is that parser (strict tool calling too)."""
+    from . import auto
+
+    def tool_new(cls: Any, tokenizer: Any, tools: Any = None, *args: Any, **kw: Any) -> Any:
+        r = auto.resolve_tokenizer(tokenizer, where=AUTO_WHERE)
+        if r.format is None:
+            raise ValueError(f"--tool-call-parser toolparse_auto: {r.line}")
+        return parser_class(r.format, backend)(tokenizer, tools, *args, **kw)
+
+    def reasoning_new(cls: Any, tokenizer: Any, *args: Any, **kw: Any) -> Any:
+        r = auto.resolve_tokenizer(tokenizer, where=AUTO_WHERE)
+        if r.reasoning is None:
+            raise ValueError(
+                f"--reasoning-parser toolparse_auto: {r.line}: no think block found in the chat "
+                "template; pass --reasoning-parser toolparse_<name> (see `toolparse formats`) "
+                "or none"
+            )
+        return reasoning_parser_class(r.reasoning, backend)(tokenizer, *args, **kw)
+
+    suffix = "" if backend == "rust" else "Python"
+    attrs = {"__new__": tool_new, "toolparse_backend": backend, "__module__": __name__}
+    tool = type("ToolparseAutoToolParser" + suffix, (_tool_parser_base(),), attrs)
+    attrs = {"__new__": reasoning_new, "toolparse_backend": backend, "__module__": __name__}
+    reasoner = type("ToolparseAutoReasoningParser" + suffix, (_reasoning_base(),), attrs)
+    return tool, reasoner
+
+
 def __getattr__(name: str) -> Any:
     # vLLM's lazy registries import this module and look the class up by name.
     fmt = _BY_CLASS_NAME.get(name)
@@ -833,6 +872,8 @@ def register() -> List[str]:
         name = PREFIX + fmt
         ToolParserManager.register_module(name, force=True, module=parser_class(fmt))
         names.append(name)
+    auto_tool, _ = _auto_classes()
+    ToolParserManager.register_module(PREFIX + "auto", force=True, module=auto_tool)
     register_reasoning()
     return names
 
@@ -847,6 +888,7 @@ def register_reasoning() -> List[str]:
         name = PREFIX + r
         ReasoningParserManager.register_module(name, force=True, module=reasoning_parser_class(r))
         names.append(name)
+    ReasoningParserManager.register_module(PREFIX + "auto", force=True, module=_auto_classes()[1])
     return names
 
 

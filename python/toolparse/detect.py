@@ -1,0 +1,377 @@
+"""Which registered format a model writes, found from its chat template.
+
+:func:`detect_format` renders probe conversations with the template (in the bounded worker process
+of :mod:`toolparse.chat_template`) and keeps every registered format, with a reasoning format or
+none, that parses each probe's assistant turn back exactly: the calls (names and argument JSON
+values), the content and the reasoning. Nothing is inferred from the template's source text, and no
+marker is learnt from the probes: the probes' names and values are random, and detection only
+chooses among the formats already registered.
+
+The probes: a turn with content and no call, one call, two calls, content then a call, reasoning
+then a call, and a call with no arguments. Every probe is rendered with ``enable_thinking=True``
+and ``thinking=True`` (the mode a reasoning deployment runs); a template that sets
+``enable_thinking`` itself gives its own answer. How a probe is given to the template
+(arguments as dicts or JSON strings, content "" or absent, reasoning under three keys, end-of-turn
+tokens cut off) is :func:`toolparse.chat_template.render_assistant`'s.
+
+Ties: formats that read the same wire syntax all read the probes (a Hermes render reads the same in
+``qwen3_json`` and ``granite4``). ``candidates`` lists them all; ``format`` is
+``format_for_model(model)`` when that is one of them, else the first of :data:`PREFERENCE` among
+them, else the first in alphabetical order. Reasoning formats tie the same way (every ``<think>``
+format reads a ``<think>`` block): the reasoning format with the chosen format's name wins, else the
+one whose call-start markers include the chosen format's call start, else the first in the spec's
+order.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import spec as _spec
+
+__all__ = ["Detection", "PREFERENCE", "detect_format"]
+
+#: The formats preferred, in this order, when several read the probes back the same way: the
+#: format each wire syntax was first written for (its other readers are later models' variants).
+PREFERENCE: Tuple[str, ...] = (
+    "hermes",
+    "llama3_json",
+    "mistral",
+    "pythonic",
+    "qwen3_coder",
+    "deepseek_v3",
+    "deepseek_v31",
+    "kimi_k2",
+    "glm45",
+    "minimax_m2",
+    "openai",
+)
+
+#: Errors from the renderer that are about the template as a whole, not one probe.
+_FATAL = (
+    "invalid chat template",
+    "took more than",
+    "too much memory",
+    "wrote more than",
+    "recursed too deeply",
+    "render process failed",
+    "bad answer from the render process",
+)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What :func:`detect_format` found.
+
+    ``format``: the registered format the template's calls read as, or None (then ``reason``
+    says why). ``reasoning``: the reasoning format (or None: the template writes no think block).
+    ``reasoning_started``: whether the generation prompt leaves the think block open (rendered with
+    thinking on), None when there is no reasoning format. ``candidates``: every format that reads
+    all probes back. ``evidence``: (probe, assistant text) for each probe rendered; ``skipped``:
+    (probe, why) for each probe the template refused (e.g. two calls in a one-call template).
+    """
+
+    format: Optional[str]
+    reasoning: Optional[str] = None
+    reasoning_started: Optional[bool] = None
+    candidates: Tuple[str, ...] = ()
+    reason: Optional[str] = None
+    evidence: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
+    skipped: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
+
+
+@dataclass(frozen=True)
+class _Probe:
+    name: str
+    content: Optional[str]
+    reasoning: Optional[str]
+    calls: Tuple[Tuple[str, Dict[str, Any]], ...]
+
+
+def _word(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
+
+
+def _probes(rng: random.Random) -> Tuple[List[Dict[str, Any]], List[_Probe]]:
+    """Two tools with random names and parameters, and the six probe turns using them."""
+    f1, f2, f3 = (f"{_word(rng, 5)}_{_word(rng, 6)}" for _ in range(3))
+    p1, p2, p3 = (_word(rng, 7) for _ in range(3))
+    tools = [
+        _tool(f1, {p1: {"type": "string"}, p2: {"type": "integer"}}, [p1]),
+        _tool(f2, {p3: {"type": "string"}}, [p3]),
+        _tool(f3, {}, []),
+    ]
+
+    def text() -> str:
+        return " ".join(_word(rng, rng.randint(3, 8)) for _ in range(4)).capitalize() + "."
+
+    def args1() -> Dict[str, Any]:
+        return {p1: f"{_word(rng, 5)} {_word(rng, 4)}", p2: rng.randint(10, 999)}
+
+    probes = [
+        _Probe("no call", text(), None, ()),
+        _Probe("one call", None, None, ((f1, args1()),)),
+        _Probe("two calls", None, None, ((f1, args1()), (f2, {p3: _word(rng, 6)}))),
+        _Probe("content then a call", text(), None, ((f2, {p3: _word(rng, 6)}),)),
+        _Probe("reasoning then a call", None, text(), ((f1, args1()),)),
+        _Probe("no arguments", None, None, ((f3, {}),)),
+    ]
+    return tools, probes
+
+
+def _tool(name: str, props: Dict[str, Any], required: List[str]) -> Dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": props, "required": required},
+        },
+    }
+
+
+def _fatal(e: ValueError) -> bool:
+    return any(s in str(e) for s in _FATAL)
+
+
+def _render(template: str, probe: _Probe, tools: Any, common: Dict[str, Any]) -> Any:
+    from .chat_template import render_assistant
+
+    calls = [{"function": {"name": n, "arguments": a}} for n, a in probe.calls]
+    kwargs = dict(
+        content=probe.content, reasoning=probe.reasoning, tool_calls=calls, tools=tools, **common
+    )
+    try:
+        return render_assistant(template, **kwargs)
+    except ValueError as e:
+        if _fatal(e):
+            raise
+    # the generation prompt pre-fills text the turn does not write (an opened think block the
+    # history form leaves out): the turn is what follows the prefix both renders share
+    turn = render_assistant(template, prefix="common", **kwargs)
+    return _back_to_boundary(template, turn, probe, calls, tools, common)
+
+
+def _back_to_boundary(
+    template: str, turn: Any, probe: _Probe, calls: Any, tools: Any, common: Dict[str, Any]
+) -> Any:
+    """``turn`` (a common-prefix render) with its start moved back to the prompt's last line end
+    or ``>`` before the renders part, so it does not start inside a marker the prompt shares with
+    the turn (``<think>`` and ``<tool_call>`` share ``<t``)."""
+    from dataclasses import replace
+
+    from .chat_template import _DEFAULT_HISTORY, _tool_calls, _with_descriptions, render_bounded
+
+    msg: Dict[str, Any] = {"role": "assistant", "content": turn.content}
+    if probe.reasoning is not None:
+        msg["reasoning_content"] = probe.reasoning
+    if calls:
+        msg["tool_calls"] = _tool_calls(calls, turn.arguments == "json")
+    full = render_bounded(
+        template, [*_DEFAULT_HISTORY, msg], tools=_with_descriptions(tools), **common
+    )
+    prompt = turn.prompt
+    at = next((i for i, (a, b) in enumerate(zip(prompt, full)) if a != b), len(prompt))
+    start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
+    for r in _spec.REASONING.values():
+        # thinking off: the prompt closes an empty block the turn fills; the turn then writes the
+        # whole block, from its start marker
+        if r.start and _opened(prompt[:at], r) and not _opened(prompt, r):
+            start = min(start, prompt.rfind(r.start, 0, at))
+    return replace(turn, text=full[start:at] + turn.text)
+
+
+def _opened(prompt: str, r: Any) -> Optional[bool]:
+    """Whether ``prompt`` ends inside reasoning format ``r``'s think block (None: ``r`` has no
+    markers of its own, its tool format separates the reasoning)."""
+    if not r.start:
+        return None
+    start = max(prompt.rfind(m) for m in (r.start, *r.also_start))
+    end = max(prompt.rfind(m) for m in (r.end, *r.also_end) if m) if r.end else -1
+    return start >= 0 and start > end
+
+
+def _reads(parser: Any, probe: _Probe, text: str) -> bool:
+    """Whether ``parser`` reads ``text`` back as the probe's calls, content and reasoning."""
+    try:
+        got = parser.extract_tool_calls(text)
+    except Exception:  # noqa: BLE001 - a parser that fails on a render does not read it
+        return False
+    if len(got.tool_calls) != len(probe.calls):
+        return False
+    for call, (name, args) in zip(got.tool_calls, probe.calls):
+        if call.function.name != name:
+            return False
+        try:
+            if json.loads(call.function.arguments or "{}") != args:
+                return False
+        except ValueError:
+            return False
+    want_reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+    if (got.reasoning or "").strip() != want_reasoning.strip():
+        return False
+    # a template may drop a turn's content or reasoning beside its calls: what it does not render
+    # is not expected back
+    want_content = probe.content if probe.content and probe.content in text else ""
+    return (got.content or "").strip() == want_content.strip()
+
+
+def _parser(fmt: str, tools: Any, reasoning: Optional[str], started: Optional[bool]) -> Any:
+    from .parser import ToolParser
+
+    try:
+        return ToolParser(
+            fmt, tools=tools, backend="rust", reasoning=reasoning, reasoning_started=started
+        )
+    except (ValueError, TypeError):
+        return None
+
+
+def _reads_all(
+    fmt: str,
+    tools: Any,
+    reasoning: Optional[str],
+    started: Optional[bool],
+    rendered: Sequence[Tuple[_Probe, Any]],
+) -> bool:
+    """Whether ``fmt`` with ``reasoning`` reads every probe back. A turn whose render has no end
+    of the think block the prompt opened is read as starting outside it: templates leave the block
+    out of a turn in history that had no reasoning."""
+    parsers: Dict[Optional[bool], Any] = {}
+    end = _spec.REASONING[reasoning].end if reasoning else ""
+    for probe, turn in rendered:
+        mode = started if not (started and end and end not in turn.text) else False
+        if mode not in parsers:
+            parsers[mode] = _parser(fmt, tools, reasoning, mode)
+        if parsers[mode] is None or not _reads(parsers[mode], probe, turn.text):
+            return False
+    return True
+
+
+def _pick(candidates: Sequence[str], model: Optional[str]) -> str:
+    if model:
+        mine = _spec.format_for_model(model)
+        if mine is not None and mine in candidates:
+            return mine
+    for name in PREFERENCE:
+        if name in candidates:
+            return name
+    return sorted(candidates)[0]
+
+
+def _pick_reasoning(candidates: Sequence[str], fmt: str) -> str:
+    if fmt in candidates:
+        return fmt
+    starts = set(_spec.get_spec(fmt).call_starts())
+    for name in candidates:
+        if starts & set(_spec.REASONING[name].call_starts):
+            return name
+    return candidates[0]
+
+
+def _render_probes(
+    template: str, rng: random.Random, common: Dict[str, Any]
+) -> Tuple[Any, List[Tuple[_Probe, Any]], List[Tuple[str, str]], str]:
+    from .chat_template import render_bounded
+
+    tools, probes = _probes(rng)
+    rendered: List[Tuple[_Probe, Any]] = []
+    skipped: List[Tuple[str, str]] = []
+    for i, probe in enumerate(probes):
+        try:
+            rendered.append((probe, _render(template, probe, tools, common)))
+        except ValueError as e:
+            if i == 0 or _fatal(e):
+                raise
+            skipped.append((probe.name, str(e)))
+    # does the template show the tools at all? the first probe's prompt with and without them
+    history = [{"role": "user", "content": "What is the weather in Paris?"}]
+    try:
+        shown = rendered[0][1].prompt != render_bounded(
+            template, history, add_generation_prompt=True, **common
+        )
+    except ValueError as e:  # a template that needs its tools (iterates them unchecked)
+        if _fatal(e):
+            raise
+        shown = True
+    return tools, rendered, skipped, "" if shown else "the template does not render tools"
+
+
+def detect_format(
+    chat_template: str,
+    *,
+    bos_token: Any = "",
+    eos_token: Any = "",
+    model: Optional[str] = None,
+    seed: Optional[int] = None,
+) -> Detection:
+    """The registered format (and reasoning format) a chat template's tool calls read as.
+
+    ``bos_token``/``eos_token``: strings or Hugging Face ``AddedToken`` dicts (``{"content":
+    ...}``). ``model``: a model id or path, to break ties with :func:`toolparse.format_for_model`
+    and to answer for a template that does not render tools. ``seed``: makes the random probe
+    names and values repeatable.
+
+    Raises ValueError for a template that is not valid Jinja, raises on a plain conversation,
+    renders for longer than a second or writes more than a megabyte (the renderer's limits).
+    """
+    if not isinstance(chat_template, str):
+        raise TypeError("chat_template must be a string")
+    if model is not None and not isinstance(model, str):
+        raise TypeError("model must be a string or None")
+    rng = random.Random(seed)
+    common: Dict[str, Any] = dict(
+        bos_token=bos_token, eos_token=eos_token, enable_thinking=True, thinking=True
+    )
+    tools, rendered, skipped_list, refused = _render_probes(chat_template, rng, common)
+    evidence = tuple((p.name, r.text) for p, r in rendered)
+    skipped = tuple(skipped_list)
+    if refused:
+        fallback = _spec.format_for_model(model) if model else None
+        return Detection(fallback, reason=refused, evidence=evidence, skipped=skipped)
+    if not any(name in r.text for p, r in rendered for name, _ in p.calls):
+        return Detection(
+            None,
+            reason="the template renders no call in an assistant turn",
+            evidence=evidence,
+            skipped=skipped,
+        )
+    prompt = rendered[0][1].prompt
+    options: List[Tuple[Optional[str], Optional[bool]]] = [(None, None)]
+    opened_any = False
+    for name, r in _spec.REASONING.items():
+        started = _opened(prompt, r)
+        opened_any = opened_any or bool(started)
+        options.append((name, started))
+    if opened_any:  # the prompt opens a block: the output starts inside it
+        options = [(n, s) for n, s in options if s]
+    found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
+    for fmt in _spec.list_formats():
+        for reasoning, started in options:
+            if _reads_all(fmt, tools, reasoning, started, rendered):
+                found.setdefault(fmt, []).append((reasoning, started))
+    if not found:
+        return Detection(
+            None,
+            reason="no registered format reads the rendered calls back",
+            evidence=evidence,
+            skipped=skipped,
+        )
+    candidates = tuple(f for f in _spec.list_formats() if f in found)
+    fmt = _pick(candidates, model)
+    pairs = found[fmt]
+    if (None, None) in pairs and not any(
+        p.reasoning and p.reasoning in r.text for p, r in rendered
+    ):
+        reasoning, started = None, None
+    else:
+        names = [n for n, _ in pairs if n is not None]
+        if not names:
+            reasoning, started = None, None
+        else:
+            reasoning = _pick_reasoning(names, fmt)
+            started = dict(pairs)[reasoning]
+    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped)
