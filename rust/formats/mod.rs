@@ -2,13 +2,13 @@
 
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::reasoning::{Front, Reasoning};
-use crate::scan::Markers;
 
 // The tools a request offers live with the parameter converters that read them.
 pub use crate::params::{RawSchemaNode, SchemaNode, Tools};
 
 mod between;
 use between::{drive, Next};
+mod config;
 mod functionary;
 mod functiongemma;
 mod inkling;
@@ -18,8 +18,9 @@ mod named_json;
 mod openai;
 mod pythonic;
 mod region;
-#[cfg(test)]
+pub(crate) mod registry;
 mod spec_check;
+pub(crate) mod spec_file;
 mod tagged_json;
 mod xml_elements;
 mod xml_params;
@@ -44,9 +45,8 @@ pub trait Machine: Send + Sync {
     fn start_in_reasoning(&mut self) {}
 }
 
-type Ctor = fn(&Tools) -> Box<dyn Machine>;
-
-/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, read by `build.rs`).
+/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, or one registered at run
+/// time), as the registry keeps it.
 #[derive(Debug)]
 pub struct Spec {
     /// The canonical name (vLLM's).
@@ -93,16 +93,17 @@ impl Spec {
     }
 }
 
-// SPECS and REGISTRY (with one constructor per format), generated from the spec by build.rs.
-include!(concat!(env!("OUT_DIR"), "/formats.rs"));
-
-/// A known format.
+/// A known format: its position in the registry (`registry.rs`), built-in or registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Format(usize);
 
 impl Format {
     pub fn from_name(name: &str) -> Option<Format> {
-        REGISTRY.iter().position(|(n, _)| *n == name).map(Format)
+        registry::read()
+            .formats
+            .iter()
+            .position(|f| f.spec.name == name)
+            .map(Format)
     }
 
     /// The tool format that parses when reasoning format `r` is given alone (harmony's), if any.
@@ -113,36 +114,59 @@ impl Format {
     /// A format by its name or one of its aliases.
     pub fn lookup(name: &str) -> Option<Format> {
         Format::from_name(name).or_else(|| {
-            SPECS
+            registry::read()
+                .formats
                 .iter()
-                .position(|s| s.aliases.contains(&name))
+                .position(|f| f.spec.aliases.contains(&name))
                 .map(Format)
         })
     }
 
+    fn entry(self) -> &'static registry::Registered {
+        registry::read().formats[self.0]
+    }
+
     pub fn spec(self) -> &'static Spec {
-        &SPECS[self.0]
+        &self.entry().spec
     }
 
     pub fn name(self) -> &'static str {
-        REGISTRY[self.0].0
+        self.spec().name
     }
 
     pub fn all() -> impl Iterator<Item = Format> {
-        (0..REGISTRY.len()).map(Format)
+        (0..registry::read().formats.len()).map(Format)
     }
 
     pub fn names() -> Vec<&'static str> {
-        REGISTRY.iter().map(|(n, _)| *n).collect()
+        registry::read()
+            .formats
+            .iter()
+            .map(|f| f.spec.name)
+            .collect()
     }
 
-    /// Its position in the registry (and in the spec's "formats" list).
+    /// Its position in the registry.
     pub fn index(self) -> usize {
         self.0
     }
 
+    /// Registers a format from its spec entry (and its reasoning entry, if any), configuring its
+    /// machine once; `replace`: a format of the same name is replaced (parsers already built
+    /// keep the old one), else a name or alias already taken is an error.
+    ///
+    /// # Errors
+    /// The reason the entry is refused: a rule of the spec broken, a name taken.
+    pub fn register(
+        entry: spec_file::Entry,
+        reasoning: Option<spec_file::Reasoning>,
+        replace: bool,
+    ) -> Result<Format, String> {
+        registry::register(entry, reasoning, replace).map(Format)
+    }
+
     fn machine(self, tools: &Tools) -> Box<dyn Machine> {
-        (REGISTRY[self.0].1)(tools)
+        (self.entry().ctor)(tools)
     }
 }
 
@@ -258,7 +282,7 @@ impl Parser {
         let format = setup.tool_format();
         let front = setup
             .reasoning
-            .and_then(|r| r.front(format.map(Format::index), setup.started))
+            .and_then(|r| r.front(format.map(Format::spec), setup.started))
             .map(Box::new);
         let mut machine: Box<dyn Machine> = match format {
             Some(f) => f.machine(tools),
@@ -477,6 +501,10 @@ mod reasoning_invariants;
 #[cfg(test)]
 mod reasoning_tests;
 #[cfg(test)]
+mod test_styles;
+#[cfg(test)]
+pub(crate) use test_styles::*;
+#[cfg(test)]
 mod test_support;
 
 #[cfg(test)]
@@ -499,8 +527,9 @@ mod tests {
 
     #[test]
     fn registry_is_the_spec() {
-        assert_eq!(SPECS.len(), REGISTRY.len());
-        for (f, spec) in Format::all().zip(SPECS) {
+        let specs: Vec<&Spec> = Format::all().map(Format::spec).collect();
+        assert_eq!(specs.len(), registry::BUILTIN.len());
+        for (f, spec) in Format::all().zip(specs.iter().copied()) {
             assert_eq!(f.name(), spec.name);
             assert_eq!(f.spec().name, spec.name);
             assert_eq!(Format::lookup(spec.name), Some(f));
@@ -509,7 +538,7 @@ mod tests {
                 assert_eq!(Format::from_name(a), None, "alias {a} is not a name");
             }
         }
-        let all: Vec<_> = SPECS.iter().map(|s| (s.name, s.aliases.to_vec())).collect();
+        let all: Vec<_> = specs.iter().map(|s| (s.name, s.aliases.to_vec())).collect();
         assert_eq!(spec_check::duplicate(&all), None);
         assert_eq!(Format::lookup("gpt-oss").map(Format::name), Some("openai"));
         assert_eq!(Format::lookup("qwen25").map(Format::name), Some("hermes"));
