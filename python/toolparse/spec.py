@@ -44,6 +44,7 @@ __all__ = [
     "read",
     "load_reasoning",
     "reasoning_canonical",
+    "add",
 ]
 
 FOLDER = Path(__file__).resolve().parent / "formats"
@@ -185,6 +186,24 @@ def get_spec(name: str) -> FormatSpec:
     return SPECS[canonical(name)]
 
 
+def add(spec: FormatSpec, reasoning: Optional[ReasoningSpec] = None) -> None:
+    """Adds a format registered at run time (``toolparse.register_format``, which validated it)
+    to the tables above, replacing one of the same name (its aliases and model patterns go);
+    with its reasoning format, if any, added first the same way."""
+    if reasoning is not None:
+        old_r = REASONING.get(reasoning.name)
+        for n in (old_r.name, *old_r.aliases) if old_r is not None else ():
+            _REASONING_NAMES.pop(n, None)
+        REASONING[reasoning.name] = reasoning
+        _REASONING_NAMES.update((n, reasoning.name) for n in (reasoning.name, *reasoning.aliases))
+    old = SPECS.get(spec.name)
+    for n in (old.name, *old.aliases) if old is not None else ():
+        _NAMES.pop(n, None)
+    SPECS[spec.name] = spec
+    _NAMES.update((n, spec.name) for n in (spec.name, *spec.aliases))
+    _PATTERNS[:] = _patterns()
+
+
 def _model_parts(model_id: str) -> Tuple[Optional[str], str]:
     """(organisation or None, model name) of a Hugging Face id or a local path."""
     parts = [p for p in re.split(r"[/\\]+", model_id.strip()) if p]
@@ -199,20 +218,24 @@ def _literal_len(pattern: str) -> int:
     return sum(1 for c in pattern if c not in "*?[]")
 
 
-# (organisation, lower-case name pattern, specificity, format), most specific first
-_PATTERNS: List[Tuple[Optional[str], str, int, str]] = sorted(
-    (
+def _patterns() -> List[Tuple[Optional[str], str, int, str]]:
+    """(organisation, lower-case name pattern, specificity, format), most specific first."""
+    return sorted(
         (
-            (p.split("/", 1)[0].lower() if "/" in p else None),
-            p.split("/", 1)[-1].lower(),
-            _literal_len(p.split("/", 1)[-1]),
-            s.name,
-        )
-        for s in SPECS.values()
-        for p in s.models
-    ),
-    key=lambda t: -t[2],
-)
+            (
+                (p.split("/", 1)[0].lower() if "/" in p else None),
+                p.split("/", 1)[-1].lower(),
+                _literal_len(p.split("/", 1)[-1]),
+                s.name,
+            )
+            for s in SPECS.values()
+            for p in s.models
+        ),
+        key=lambda t: -t[2],
+    )
+
+
+_PATTERNS: List[Tuple[Optional[str], str, int, str]] = _patterns()
 
 
 def format_for_model(model_id: str) -> Optional[str]:

@@ -93,17 +93,40 @@ impl Spec {
     }
 }
 
-/// A known format: its position in the registry (`registry.rs`), built-in or registered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Format(usize);
+/// A known format: its position in the registry (`registry.rs`), built-in or registered, and
+/// its entry there when it was looked up (a format replaced later keeps running on that one).
+#[derive(Clone, Copy)]
+pub struct Format {
+    index: usize,
+    entry: &'static registry::Registered,
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for Format {}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Format({:?})", self.entry.spec.name)
+    }
+}
 
 impl Format {
+    fn at(reg: &registry::Registry, index: usize) -> Format {
+        Format {
+            index,
+            entry: reg.formats[index],
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Format> {
-        registry::read()
-            .formats
-            .iter()
-            .position(|f| f.spec.name == name)
-            .map(Format)
+        let reg = registry::read();
+        let k = reg.formats.iter().position(|f| f.spec.name == name)?;
+        Some(Format::at(&reg, k))
     }
 
     /// The tool format that parses when reasoning format `r` is given alone (harmony's), if any.
@@ -114,28 +137,34 @@ impl Format {
     /// A format by its name or one of its aliases.
     pub fn lookup(name: &str) -> Option<Format> {
         Format::from_name(name).or_else(|| {
-            registry::read()
+            let reg = registry::read();
+            let k = reg
                 .formats
                 .iter()
-                .position(|f| f.spec.aliases.contains(&name))
-                .map(Format)
+                .position(|f| f.spec.aliases.contains(&name))?;
+            Some(Format::at(&reg, k))
         })
     }
 
     fn entry(self) -> &'static registry::Registered {
-        registry::read().formats[self.0]
+        self.entry
     }
 
     pub fn spec(self) -> &'static Spec {
-        &self.entry().spec
+        &self.entry.spec
     }
 
     pub fn name(self) -> &'static str {
         self.spec().name
     }
 
+    /// Every format, in the registry's order.
     pub fn all() -> impl Iterator<Item = Format> {
-        (0..registry::read().formats.len()).map(Format)
+        let reg = registry::read();
+        let all: Vec<Format> = (0..reg.formats.len())
+            .map(|k| Format::at(&reg, k))
+            .collect();
+        all.into_iter()
     }
 
     pub fn names() -> Vec<&'static str> {
@@ -148,7 +177,7 @@ impl Format {
 
     /// Its position in the registry.
     pub fn index(self) -> usize {
-        self.0
+        self.index
     }
 
     /// Registers a format from its spec entry (and its reasoning entry, if any), configuring its
@@ -162,7 +191,8 @@ impl Format {
         reasoning: Option<spec_file::Reasoning>,
         replace: bool,
     ) -> Result<Format, String> {
-        registry::register(entry, reasoning, replace).map(Format)
+        let k = registry::register(entry, reasoning, replace)?;
+        Ok(Format::at(&registry::read(), k))
     }
 
     fn machine(self, tools: &Tools) -> Box<dyn Machine> {
@@ -206,7 +236,9 @@ impl Setup {
     fn with_default_reasoning(self) -> Setup {
         let reasoning = self.reasoning.or_else(|| {
             self.format
-                .and_then(|f| Reasoning::lookup(f.spec().default_reasoning))
+                .map(|f| f.spec().default_reasoning)
+                .filter(|r| !r.is_empty())
+                .and_then(Reasoning::lookup)
         });
         Setup { reasoning, ..self }
     }

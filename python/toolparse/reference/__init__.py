@@ -434,3 +434,9 @@ def replay(
 
 
 REGISTRY = _registry()
+
+
+def _registered(spec: FormatSpec, _reasoning: Optional[ReasoningSpec]) -> None:
+    """A format registered at run time (``toolparse.register_format``): its machine, built from
+    its spec entry as the built-in ones are (replacing one of the same name)."""
+    REGISTRY[spec.name] = (_machine(spec), spec.id_style)
