@@ -15,6 +15,7 @@ __all__ = [
     "is_json",
     "list_formats",
     "list_reasoning_formats",
+    "register_format",
     "replay",
     "set_models",
     "__version__",

@@ -124,7 +124,7 @@ def _refresh(fmt: FormatSpec, rsn: Optional[ReasoningSpec]) -> None:
         "toolparse.registry",
         "toolparse.reference",
         "toolparse.grammar",
-        "toolparse.testing._data",
+        "toolparse.testing.patterns",
         "toolparse.integrations",
     ):
         m = sys.modules.get(module)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..spec import SPECS, ReasoningSpec
+from ..spec import FormatSpec, ReasoningSpec
 from .event import Emitter
 from .scan import WS, Markers
 
@@ -20,14 +20,17 @@ PREFIX = "Prefix"  # before the output of a format that puts a content prefix be
 AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
 
 
-def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
-    """The front for ``spec`` paired with tool format ``format``; None when it is transparent."""
+def front(
+    spec: ReasoningSpec, format: Optional[FormatSpec], started: Optional[bool]
+) -> Optional[Front]:
+    """The front for ``spec`` paired with tool format ``format`` (its spec entry); None when it
+    is transparent."""
     if spec.tool_format is not None or not spec.start or not spec.end:
         return None
     started = spec.started if started is None else started
     if not started and spec.markers_off_when_disabled:
         return None
-    scan = spec.scan(SPECS[format] if format is not None else None)
+    scan = spec.scan(format)
     return Front(Markers(scan), spec, started)
 
 

@@ -7,7 +7,7 @@ entry.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 from toolparse.spec import SPECS
 
@@ -33,16 +33,3 @@ MALFORMED: Dict[str, List[str]] = {
 TRUNCATED: Dict[str, List[Tuple[str, int]]] = {
     n: list(s.cases.truncated) for n, s in SPECS.items() if s.cases.truncated
 }
-
-
-def _registered(spec: Any, _reasoning: Any) -> None:
-    """A format registered at run time (``toolparse.register_format``): its cases, in place of
-    those of a format it replaced."""
-    for table, cases in (
-        (NO_CALL_LOOKALIKES, spec.cases.no_call),
-        (MALFORMED, spec.cases.malformed),
-        (TRUNCATED, spec.cases.truncated),
-    ):
-        table.pop(spec.name, None)
-        if cases:
-            table[spec.name] = list(cases)
