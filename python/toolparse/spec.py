@@ -1,4 +1,4 @@
-"""The format spec: one file per format in ``formats/`` (``<name>.json``, which ``build.rs`` also
+"""The format spec: one file per format in ``formats/`` (``<name>.json``, which the Rust core also
 reads) and the reasoning formats (``formats/_reasoning.json``): names, aliases, id styles, markers,
 the models each format serves, and each format's samples, hand-written test cases and notes.
 Loaded once at import with the standard library; the Rust-backed path reads names from here, never
@@ -55,7 +55,7 @@ def load(
     data: Mapping[str, Any], files: Optional[Mapping[str, Mapping[str, Any]]] = None
 ) -> Dict[str, FormatSpec]:
     """Validates a spec document (``{"formats": [spec entries]}``) and returns its entries by
-    canonical name, in order. Refuses a name or alias given twice, as ``build.rs`` does. ``files``
+    canonical name, in order. Refuses a name or alias given twice, as the Rust registry does. ``files``
     (by name) are the formats' whole files, whose other fields (samples, cases...) are read too.
     A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the field."""
     formats = data.get("formats")
@@ -81,8 +81,8 @@ def load(
 
 def read(folder: Path = FOLDER) -> Dict[str, Any]:
     """The spec document of a folder of format files: ``{"formats": [spec entries], "reasoning":
-    [...], "files": {name: file}}``, the formats in the order of their names (as ``build.rs``
-    reads them). A file's name is its format's name."""
+    [...], "files": {name: file}}``, the formats in the order of their names (as the Rust
+    registry reads them). A file's name is its format's name."""
     files: Dict[str, Dict[str, Any]] = {}
     for path in sorted(folder.glob("*.json"), key=lambda p: p.stem):
         if path.name.startswith("_"):
@@ -101,7 +101,7 @@ def read(folder: Path = FOLDER) -> Dict[str, Any]:
 def load_reasoning(
     data: Mapping[str, Any], formats: Mapping[str, FormatSpec]
 ) -> Dict[str, ReasoningSpec]:
-    """Validates the spec's "reasoning" list (as ``build.rs`` does) and returns its entries by
+    """Validates the spec's "reasoning" list (as the Rust registry does) and returns its entries by
     name, in order."""
     entries = data.get("reasoning")
     if not isinstance(entries, list):
