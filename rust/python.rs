@@ -508,7 +508,9 @@ fn json_of(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json::Value> {
     if let Ok(d) = v.cast::<PyDict>() {
         let mut map = serde_json::Map::new();
         for (k, item) in d.iter() {
-            let k = k.cast::<PyString>().map_err(|_| bad("a key that is not a str"))?;
+            let k = k
+                .cast::<PyString>()
+                .map_err(|_| bad("a key that is not a str"))?;
             map.insert(k.to_str()?.to_owned(), json_of(&item, depth + 1)?);
         }
         return Ok(Value::Object(map));

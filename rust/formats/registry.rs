@@ -405,3 +405,74 @@ impl Reasoning {
         Front::new(spec, || scan_list(spec, format), started)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{Format, Parser, Tools};
+
+    /// A built-in format's entry, read again from its embedded file.
+    fn builtin(name: &str) -> Entry {
+        let (_, text) = BUILTIN.iter().find(|(n, _)| *n == name).expect("built-in");
+        serde_json::from_str::<FormatFile>(text)
+            .expect("parses")
+            .spec
+    }
+
+    fn calls(f: Format, text: &str) -> Vec<(String, String)> {
+        let x = Parser::extract(f, &Tools::default(), text);
+        x.calls.into_iter().map(|c| (c.name, c.arguments)).collect()
+    }
+
+    /// A copy of hermes registered under another name parses as hermes; a name taken is
+    /// refused unless replaced; a replaced format's old parsers keep the old entry.
+    #[test]
+    fn a_registered_copy_parses_as_the_original() {
+        let text = "Hi <tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+        let hermes = Format::from_name("hermes").expect("hermes");
+        let mut e = builtin("hermes");
+        e.name = "rust_copy_hermes".to_owned();
+        e.aliases = vec!["rust_copy_alias".to_owned()];
+        let f = Format::register(e, None, false).expect("registers");
+        assert_eq!(f.name(), "rust_copy_hermes");
+        assert_eq!(Format::lookup("rust_copy_alias"), Some(f));
+        assert_eq!(calls(f, text), calls(hermes, text));
+        assert_eq!(calls(f, text).len(), 1);
+        // taken: the name, an alias of another format, the name again without replace
+        for (name, alias) in [
+            ("hermes", ""),
+            ("x_rust", "qwen25"),
+            ("rust_copy_hermes", ""),
+        ] {
+            let mut e = builtin("hermes");
+            e.name = name.to_owned();
+            e.aliases = [alias]
+                .into_iter()
+                .filter(|a| !a.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let err = Format::register(e, None, false).expect_err("refused");
+            assert!(err.contains("already registered"), "{err}");
+        }
+        // replaced with other markers: new lookups get them, the old handle keeps the old entry
+        let mut e = builtin("hermes");
+        e.name = "rust_copy_hermes".to_owned();
+        e.aliases.clear();
+        e.markers.insert("call_start".to_owned(), "<c>".to_owned());
+        e.markers.insert("call_end".to_owned(), "</c>".to_owned());
+        let g = Format::register(e, None, true).expect("replaces");
+        assert_eq!(g, f);
+        assert_eq!(Format::lookup("rust_copy_alias"), None);
+        let short = "Hi <c>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</c>";
+        assert_eq!(calls(g, short), calls(hermes, text));
+        assert!(calls(g, text).is_empty());
+        assert_eq!(calls(f, text).len(), 1);
+        // a family rule broken: nothing registered
+        let mut e = builtin("qwen3_coder");
+        e.name = "rust_broken".to_owned();
+        e.aliases.clear();
+        e.markers.remove("parameter_end");
+        assert!(Format::register(e, None, false).is_err());
+        assert_eq!(Format::from_name("rust_broken"), None);
+    }
+}
