@@ -99,8 +99,9 @@ def register_format(spec: SpecArg, *, replace: bool = False) -> str:
     registered with it) or the path of such a file. It is validated as the built-in files are: a
     ValueError names the file and the field (an unknown field, a wrong type, a family rule
     broken). A name or alias that is already registered is a ValueError unless ``replace`` is
-    True, which replaces the format of that name and drops what was cached for it; parsers
-    already made keep the old one.
+    True, which replaces the format of that name (its old aliases go) and drops what was cached
+    for it; parsers already made keep the old one. A name or alias of another format is refused
+    either way.
 
     From then on both backends parse it, and :func:`toolparse.list_formats`,
     :func:`toolparse.structural_tag`, :func:`toolparse.format_for_model`, the conformance kit and

@@ -55,9 +55,10 @@ def load(
     data: Mapping[str, Any], files: Optional[Mapping[str, Mapping[str, Any]]] = None
 ) -> Dict[str, FormatSpec]:
     """Validates a spec document (``{"formats": [spec entries]}``) and returns its entries by
-    canonical name, in order. Refuses a name or alias given twice, as the Rust registry does. ``files``
-    (by name) are the formats' whole files, whose other fields (samples, cases...) are read too.
-    A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the field."""
+    canonical name, in order. Refuses a name or alias given twice, as the Rust registry does.
+    ``files`` (by name) are the formats' whole files, whose other fields (samples, cases...) are
+    read too. A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the
+    field."""
     formats = data.get("formats")
     if not isinstance(formats, list):
         raise ValueError("format spec: no 'formats' list")

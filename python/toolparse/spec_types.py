@@ -595,7 +595,8 @@ class ReasoningSpec:
 
     def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
         """What the front scans for inside a block when paired with ``format`` (None: no tool
-        format): ``(ends..., starts..., call starts...)``, as ``rust/formats/registry.rs`` works it out."""
+        format): ``(ends..., starts..., call starts...)``, as ``rust/formats/registry.rs``
+        works it out."""
         calls: List[str] = []
         if self.call_ends_block:
             if format is None:
