@@ -70,6 +70,8 @@ pub struct Emitter {
     /// The span state of the content and of the reasoning.
     span_content: SpanState,
     span_reasoning: SpanState,
+    /// Think blocks anywhere in the content (`BlockRule`), if the reasoning format has them.
+    blocks: Option<Box<Blocks>>,
 }
 
 /// Spans whose tags are markup, dropped from content and reasoning (cohere's
@@ -136,6 +138,203 @@ impl SpanRule {
     }
 }
 
+/// The longest run of whitespace at the end of the reasoning that `trim` drops.
+pub const TRAIL_CAP: usize = 64;
+
+/// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
+/// at the end of the reasoning so far is held back, up to [`TRAIL_CAP`] bytes (a longer run is
+/// reasoning, all of it), and dropped when the block closes. Shared with the machines that
+/// separate reasoning themselves (inkling).
+#[derive(Debug, Default)]
+pub struct Trail {
+    ws: String,
+    /// The open run grew past [`TRAIL_CAP`]; it is reasoning.
+    long: bool,
+}
+
+impl Trail {
+    /// Emits reasoning, holding back the open run of whitespace at its end.
+    pub fn emit(&mut self, s: &str, out: &mut Emitter) {
+        if s.is_empty() {
+            return;
+        }
+        let body = s.trim_end_matches(is_ws);
+        if body.is_empty() {
+            if self.long {
+                out.reasoning(s);
+            } else {
+                self.ws.push_str(s);
+                if self.ws.len() > TRAIL_CAP {
+                    out.reasoning(&std::mem::take(&mut self.ws));
+                    self.long = true;
+                }
+            }
+            return;
+        }
+        out.reasoning(&std::mem::take(&mut self.ws));
+        out.reasoning(body);
+        self.long = false;
+        self.emit(&s[body.len()..], out);
+    }
+
+    /// The block ended: the held run of whitespace at its end is dropped.
+    pub fn close(&mut self) {
+        self.ws.clear();
+        self.long = false;
+    }
+}
+
+/// Think blocks anywhere in the content (a reasoning format's `blocks_anywhere`: gemma4's
+/// channel, as vLLM's engine reads it), with the rules of the front's block
+/// (`crate::reasoning`): outside a block a start marker opens one; inside, the text is reasoning,
+/// an end marker closes the block, a start marker is markup, and a call start closes it (the
+/// marker goes on as content; a call the machine starts closes it too). At the start of a block
+/// its `label` and a newline are markup (the label alone: an empty block); with `trim` the run of
+/// whitespace that ends the reasoning is dropped ([`Trail`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockRule {
+    /// `[ends..., starts..., call starts...]`: what ends a block, opens one, starts a call.
+    pub scan: &'static [&'static str],
+    /// How many of `scan` end a block.
+    pub ends: usize,
+    /// The markers that open a block.
+    pub starts: &'static [&'static str],
+    pub label: &'static str,
+    pub trim: bool,
+}
+
+/// One stream's place among the blocks of a [`BlockRule`].
+#[derive(Debug)]
+struct Blocks {
+    rule: BlockRule,
+    open: bool,
+    /// The end of the text so far that could still become a marker.
+    held: String,
+    /// At the start of a block, while its reasoning may still be the label.
+    fresh: bool,
+    /// The reasoning held while it may still be the label and a newline.
+    label: String,
+    trail: Trail,
+}
+
+impl Blocks {
+    /// Feeds content text; at the `end` nothing is held (a marker a longer one might have
+    /// extended is that marker).
+    fn feed(&mut self, s: &str, end: bool, out: &mut Emitter) {
+        let buf = std::mem::take(&mut self.held) + s;
+        let mut pos = 0;
+        loop {
+            let list = if self.open {
+                self.rule.scan
+            } else {
+                self.rule.starts
+            };
+            let (at, which) = match crate::scan::find_in(list, &buf[pos..]) {
+                crate::scan::Found::Marker { at, which } => (at, Some(which)),
+                crate::scan::Found::Partial { safe } if end => {
+                    let rest = &buf[pos + safe..];
+                    let longest = (0..list.len())
+                        .filter(|&i| rest.starts_with(list[i]))
+                        .max_by_key(|&i| list[i].len());
+                    (safe, longest)
+                }
+                crate::scan::Found::Partial { safe } => (safe, None),
+            };
+            self.text(&buf[pos..pos + at], out);
+            pos += at;
+            let Some(which) = which else {
+                if end {
+                    self.text(&buf[pos..], out);
+                } else {
+                    self.held.push_str(&buf[pos..]);
+                }
+                return;
+            };
+            let len = list[which].len();
+            if !self.open {
+                self.open = true;
+                self.fresh = true;
+                pos += len;
+            } else if which < self.rule.ends {
+                self.close(out);
+                pos += len;
+            } else if which < self.rule.ends + self.rule.starts.len() {
+                pos += len;
+            } else {
+                self.close(out); // a call start: content from the marker on
+            }
+        }
+    }
+
+    fn text(&mut self, s: &str, out: &mut Emitter) {
+        if s.is_empty() {
+        } else if self.open {
+            self.reason(s, out);
+        } else {
+            out.content_plain(s);
+        }
+    }
+
+    /// Reasoning; at the start of a block held while it may still be the label and a newline.
+    fn reason(&mut self, s: &str, out: &mut Emitter) {
+        let label = self.rule.label;
+        if !self.fresh || label.is_empty() {
+            return self.body(s, out);
+        }
+        self.label.push_str(s);
+        let held = self.label.as_str();
+        if let Some(rest) = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n')) {
+            let rest = rest.to_owned();
+            self.fresh = false;
+            self.label.clear();
+            return self.body(&rest, out);
+        }
+        let may = held.len() <= label.len() + 1
+            && label
+                .as_bytes()
+                .iter()
+                .chain(b"\n")
+                .zip(held.as_bytes())
+                .all(|(a, b)| a == b);
+        if !may {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.label);
+            self.body(&held, out);
+        }
+    }
+
+    fn body(&mut self, s: &str, out: &mut Emitter) {
+        if self.rule.trim {
+            self.trail.emit(s, out);
+        } else {
+            out.reasoning(s);
+        }
+    }
+
+    /// The block ends: a held label is an empty block, other held reasoning is reasoning; the
+    /// run of whitespace that ends it is dropped (`trim`).
+    fn close(&mut self, out: &mut Emitter) {
+        if self.fresh {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.label);
+            if held != self.rule.label {
+                self.body(&held, out);
+            }
+        }
+        self.trail.close();
+        self.open = false;
+    }
+
+    /// Something else follows (a call starts, the text ends): what is held is what it is, and an
+    /// open block closes.
+    fn end(&mut self, out: &mut Emitter) {
+        self.feed("", true, out);
+        if self.open {
+            self.close(out);
+        }
+    }
+}
+
 impl Emitter {
     pub fn new() -> Self {
         Self::default()
@@ -156,6 +355,29 @@ impl Emitter {
         self.span = span;
     }
 
+    /// The think blocks that open anywhere in the content (a reasoning format's
+    /// `blocks_anywhere`).
+    pub fn set_blocks(&mut self, rule: Option<BlockRule>) {
+        self.blocks = rule.map(|rule| {
+            Box::new(Blocks {
+                rule,
+                open: false,
+                held: String::new(),
+                fresh: false,
+                label: String::new(),
+                trail: Trail::default(),
+            })
+        });
+    }
+
+    /// The blocks' held text is what it is (something else follows), an open block closes.
+    fn end_blocks(&mut self) {
+        if let Some(mut b) = self.blocks.take() {
+            b.end(self);
+            self.blocks = Some(b);
+        }
+    }
+
     /// Reasoning held back as a possible span tag is reasoning after all.
     fn flush_reasoning(&mut self) {
         if let Some(rule) = self.span {
@@ -172,6 +394,16 @@ impl Emitter {
         if s.is_empty() {
             return;
         }
+        if let Some(mut b) = self.blocks.take() {
+            b.feed(s, false, self);
+            self.blocks = Some(b);
+            return;
+        }
+        self.content_plain(s);
+    }
+
+    /// Content outside think blocks: the markup rules.
+    fn content_plain(&mut self, s: &str) {
         self.flush_reasoning();
         if let Some(rule) = self.span {
             let t = rule.feed(&mut self.span_content, s, false);
@@ -220,8 +452,26 @@ impl Emitter {
         !self.drop.is_empty() || self.span.is_some()
     }
 
-    /// `s` without the markup dropped from content (a whole text at once).
+    /// `s` without the markup dropped from content (a whole text at once), and without its think
+    /// blocks (`blocks_anywhere`).
     pub fn strip(&self, s: &str) -> String {
+        if let Some(b) = &self.blocks {
+            let mut e = Emitter::with_rules(self.drop.clone(), Vec::new());
+            e.span = self.span;
+            e.set_blocks(Some(b.rule));
+            e.content(s);
+            e.end_blocks();
+            e.flush();
+            let ws = std::mem::take(&mut e.ws);
+            e.push_content(&ws);
+            let mut out = String::new();
+            for ev in e.events {
+                if let Event::Content(c) = ev {
+                    out.push_str(&c);
+                }
+            }
+            return out;
+        }
         let s = match self.span {
             Some(rule) => rule.feed(&mut SpanState::default(), s, true),
             None => s.to_owned(),
@@ -316,6 +566,7 @@ impl Emitter {
     /// response already has is not reused (ids tell calls apart), the call gets a generated one.
     pub fn tool_start(&mut self, id: Option<String>, name: String) -> usize {
         let id = id.filter(|i| self.ids.insert(i.clone()));
+        self.end_blocks();
         self.flush();
         self.ws.clear();
         self.seg_text = false;
@@ -417,6 +668,7 @@ impl Emitter {
 
     /// End of text: whitespace-only output with no call is content; a call left open is truncated.
     pub fn finish(&mut self) {
+        self.end_blocks();
         self.flush();
         if !self.ws.is_empty() && self.calls == 0 {
             let ws = std::mem::take(&mut self.ws);

@@ -14,7 +14,15 @@
 //!   nested openings, as vLLM absorbs them); a call-start marker ends the block and the text from
 //!   the marker on goes to the tool machine, so the call is parsed, not swallowed. Held back: only
 //!   a suffix that could still become one of those markers.
-//! - The end of the text inside a block: the block is reasoning (what was held back too).
+//! - The end of the text inside a block: the block is reasoning (what was held back too), but a
+//!   marker held because a longer one might have extended it is that marker (hunyuan's
+//!   `</think>` at the end, not reasoning).
+//! - Stray end (`stray_end_text`, `minimax_m3`): an end marker outside a block is text, except one
+//!   that leads the output (after whitespace, held up to [`LEAD_CAP`] bytes), which is markup;
+//!   without it the driver drops an end marker outside a block wherever it stands.
+//! - Anywhere (`blocks_anywhere`, gemma4): once the front handed over, a start marker in the
+//!   content opens a block again, with the same rules; the driver's emitter reads those blocks
+//!   (`crate::event::BlockRule`), so markers inside a call's arguments stay there.
 //! - Alternates (`also_start`, `also_end`): other spellings of the start and end markers, with
 //!   the same roles (granite's "Here's" for "Here is").
 //! - Trim (`trim`, vLLM's engine parsers): the run of whitespace that ends the reasoning (before
@@ -38,13 +46,13 @@
 //!   machine whole, a think block in it is content.
 
 use crate::event::Emitter;
+pub use crate::event::Trail;
 use crate::scan::{is_ws, Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
 pub const LEAD_CAP: usize = 64;
 
-/// The longest run of whitespace at the end of the reasoning that `trim` drops.
-pub const TRAIL_CAP: usize = 64;
+pub use crate::event::TRAIL_CAP;
 
 /// A reasoning format's spec entry (`_reasoning.json`, or one registered with a format), as the
 /// registry (`formats/registry.rs`) keeps it.
@@ -89,6 +97,15 @@ pub struct ReasoningSpec {
     /// Other markup the reasoning format never puts in content (`kimi_k3`'s
     /// `<|close|>response<|sep|>`): dropped from content in every state while it runs.
     pub dropped: &'static [&'static str],
+    /// An end marker outside a block is text, except where it leads the output (after
+    /// whitespace): there it is markup, dropped (`minimax_m3`'s stray closer).
+    pub stray_end_text: bool,
+    /// A start marker opens a block wherever it stands in the content, not only at the start of
+    /// the output (gemma4's channel): the driver's emitter reads those blocks (`BlockRule`).
+    pub blocks_anywhere: bool,
+    /// Spans whose tags are markup in content and reasoning (cohere's citations), when the tool
+    /// format names none.
+    pub span_markup: Option<crate::event::SpanRule>,
 }
 
 /// A known reasoning format: its position in the registry (`formats/registry.rs`, which has
@@ -160,47 +177,13 @@ pub struct Front {
     label: String,
 }
 
-/// Reasoning text whose ending run of whitespace is dropped (`trim`): the open run of whitespace
-/// at the end of the reasoning so far is held back, up to [`TRAIL_CAP`] bytes (a longer run is
-/// reasoning, all of it), and dropped when the block closes. Shared with the machines that
-/// separate reasoning themselves (inkling).
-#[derive(Debug, Default)]
-pub struct Trail {
-    ws: String,
-    /// The open run grew past [`TRAIL_CAP`]; it is reasoning.
-    long: bool,
-}
-
-impl Trail {
-    /// Emits reasoning, holding back the open run of whitespace at its end.
-    pub fn emit(&mut self, s: &str, out: &mut Emitter) {
-        if s.is_empty() {
-            return;
-        }
-        let body = s.trim_end_matches(is_ws);
-        if body.is_empty() {
-            if self.long {
-                out.reasoning(s);
-            } else {
-                self.ws.push_str(s);
-                if self.ws.len() > TRAIL_CAP {
-                    out.reasoning(&std::mem::take(&mut self.ws));
-                    self.long = true;
-                }
-            }
-            return;
-        }
-        out.reasoning(&std::mem::take(&mut self.ws));
-        out.reasoning(body);
-        self.long = false;
-        self.emit(&s[body.len()..], out);
-    }
-
-    /// The block ended: the held run of whitespace at its end is dropped.
-    pub fn close(&mut self) {
-        self.ws.clear();
-        self.long = false;
-    }
+/// The longest of `markers` that `text` begins with.
+fn longest(markers: &[&'static str], text: &str) -> Option<&'static str> {
+    markers
+        .iter()
+        .copied()
+        .filter(|m| text.starts_with(m))
+        .max_by_key(|m| m.len())
 }
 
 impl Front {
@@ -253,23 +236,34 @@ impl Front {
         let starts = self.spec.starts;
         if starts
             .iter()
+            .chain(self.leading_ends())
             .any(|s| s.len() > rest.len() && s.starts_with(rest))
         {
-            // Whitespace, or whitespace and a proper prefix of a start marker: wait.
+            // Whitespace, or whitespace and a proper prefix of a start marker (or of an end
+            // marker that is markup only here): wait.
             self.held.push_str(buf);
             return None;
         }
-        // The longest start marker the text begins with.
-        let found = starts
-            .iter()
-            .filter(|s| rest.starts_with(**s))
-            .max_by_key(|s| s.len());
-        if let Some(s) = found {
+        if let Some(s) = longest(starts, rest) {
             self.state = State::Inside;
             self.fresh = true;
             return self.inside(&rest[s.len()..], out);
         }
+        if let Some(e) = longest(self.leading_ends(), rest) {
+            // `stray_end_text`: the end marker that leads the output is markup
+            return Some(rest[e.len()..].to_owned());
+        }
         Some(buf.to_owned())
+    }
+
+    /// The end markers that are markup where they lead the output, outside a block
+    /// (`stray_end_text`; elsewhere outside a block they are text).
+    fn leading_ends(&self) -> &'static [&'static str] {
+        if self.spec.stray_end_text {
+            self.spec.ends
+        } else {
+            &[]
+        }
     }
 
     fn inside(&mut self, buf: &str, out: &mut Emitter) -> Option<String> {
@@ -362,14 +356,11 @@ impl Front {
         match self.state {
             State::Lead => {
                 let rest = held.trim_start_matches(is_ws);
-                let found = self
-                    .spec
-                    .starts
-                    .iter()
-                    .filter(|s| rest.starts_with(**s))
-                    .max_by_key(|s| s.len());
-                let Some(s) = found else {
-                    return held;
+                let Some(s) = longest(self.spec.starts, rest) else {
+                    return match longest(self.leading_ends(), rest) {
+                        Some(e) => rest[e.len()..].to_owned(),
+                        None => held,
+                    };
                 };
                 self.state = State::Inside;
                 self.fresh = true;
@@ -380,6 +371,24 @@ impl Front {
                 self.finish(out)
             }
             State::Inside => {
+                if let Some(which) = self.markers.starts(&held) {
+                    // A marker held because a longer one might have extended it (hunyuan's
+                    // `</think>` before `\n<answer>`) is that marker at the end of the text.
+                    let len = self.markers.list[which].len();
+                    let ends = self.spec.ends.len();
+                    if which < ends {
+                        self.close(out);
+                        return self.after(&held[len..]).unwrap_or_default();
+                    }
+                    if which >= ends + self.spec.starts.len() {
+                        self.close(out);
+                        return held;
+                    }
+                    return match self.inside(&held[len..], out) {
+                        Some(after) => after,
+                        None => self.finish(out),
+                    };
+                }
                 self.emit(&held, out);
                 self.close(out);
                 String::new()

@@ -176,12 +176,14 @@ def test_an_alias_names_its_format(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out)["formats"] == ["hermes"]
 
 
-def test_unknown_format_lists_the_known_names(capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_format_suggests_the_closest_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """As every command says it (tests/test_cli.py): the closest names, else where to find them;
+    the exit status of parse and stream for the same mistake."""
     code, out, err = run(capsys, "bench", "-f", "hermes", "-f", "no_such_format", *TINY)
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "no_such_format" in err
-    for name in ("hermes", "qwen3_coder", "pythonic"):
-        assert name in err
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "no_such_format" in err and "'toolparse formats'" in err
+    code, out, err = run(capsys, "bench", "-f", "pythonc", *TINY)
+    assert code == 1 and out == "" and "did you mean pythonic?" in err
 
 
 def test_format_without_a_generator_errors(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import pytest
 import toolparse
@@ -140,6 +141,7 @@ def test_tools_option(capsys, sample_file, tmp_path):
         capsys, "parse", "-f", "hermes", "--tools", str(tools), sample_file("hermes")
     )
     assert code == 1 and out == "" and err.count("\n") == 1 and "--tools" in err
+    assert "not JSON" in err
 
 
 # ------------------------------------------------------------------------------------------------
@@ -225,10 +227,124 @@ def assert_one_line_error(code: int, out: str, err: str, *needles: str) -> None:
         assert needle in err
 
 
-@pytest.mark.parametrize("command", ["parse", "stream"])
-def test_unknown_format(capsys, sample_file, command):
-    code, out, err = run(capsys, command, "--format", "no_such_format", sample_file("hermes"))
-    assert_one_line_error(code, out, err, "no_such_format", *FORMATS)
+EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(Error|Exception|Warning)\b|Traceback|pydantic")
+
+
+def _format_argv(command: str, name: str, path: str) -> List[str]:
+    if command == "grammar":
+        return ["grammar", "--format", name, "--tools", path]
+    if command == "bench":
+        return ["bench", "--format", name, "--size", "100", "--no-peers"]
+    return [command, "--format", name, path]
+
+
+@pytest.mark.parametrize("command", ["parse", "stream", "grammar", "bench"])
+def test_unknown_format_suggests_the_closest_names(capsys, tmp_path, command):
+    path = tmp_path / "x.json"
+    path.write_text("[]", encoding="utf-8")
+    code, out, err = run(capsys, *_format_argv(command, "hermas", str(path)))
+    assert_one_line_error(code, out, err, "unknown tool-call format 'hermas'; did you mean hermes?")
+    assert sum(f"{name}," in err or f" {name}\n" in err for name in FORMATS) <= 3, "no full list"
+    code, out, err = run(capsys, *_format_argv(command, "qwen3coder", str(path)))
+    assert_one_line_error(code, out, err, "did you mean qwen3_coder")
+    # nothing close: where to find the names, not all of them
+    code, out, err = run(capsys, *_format_argv(command, "zzzz", str(path)))
+    assert_one_line_error(code, out, err, "unknown tool-call format 'zzzz'", "'toolparse formats'")
+    assert not any(name in err for name in ("hermes", "mistral", "qwen3_coder"))
+
+
+def test_unknown_reasoning_format_suggests_the_closest_names(capsys, tmp_path):
+    path = tmp_path / "tools.json"
+    path.write_text("[]", encoding="utf-8")
+    code, out, err = run(
+        capsys, "grammar", "-f", "hermes", "--tools", str(path), "--reasoning", "qwen"
+    )
+    assert_one_line_error(code, out, err, "unknown reasoning format 'qwen'; did you mean qwen3?")
+
+
+def test_the_library_error_puts_the_closest_names_first():
+    """The API's ValueError stays informative (every known name) but leads with the closest."""
+    with pytest.raises(ValueError) as info:
+        toolparse.get_parser("hermas")
+    message = str(info.value)
+    assert message.startswith("unknown tool-call format 'hermas'; did you mean 'hermes'? ")
+    assert all(name in message for name in FORMATS)
+
+
+GOOD_TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+BAD_TOOLS = {
+    "missing": (None, "cannot read it"),
+    "a folder": ("<dir>", "cannot read it"),
+    "not UTF-8": (b"[\xff]", "cannot read it: not UTF-8"),
+    "not JSON": (b"{not json", "not JSON (Expecting property name"),
+    "empty": (b"", "not JSON"),
+    "an object": (b'{"type": "function"}', "expected a JSON list of tools, got an object"),
+    "a list of numbers": (b"[1, 2]", "tools[0]: expected a tool object, got a number"),
+    "no function": (b'[{"type": "function"}]', "tools[0].function: Field required"),
+    "the second tool": (
+        json.dumps([GOOD_TOOL, {"type": "function", "function": {"name": ""}}]).encode(),
+        "tools[1].function.name: tool name must be a non-empty string",
+    ),
+    "parameters not an object": (
+        b'[{"type": "function", "function": {"name": "f", "parameters": 3}}]',
+        "tools[0].function.parameters: expected a JSON object, got a number",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_TOOLS))
+def test_a_bad_tools_file_is_one_message_from_every_command(capsys, tmp_path, kind):
+    """The same file, the same line on stderr from parse, stream and grammar: the file's name,
+    what is wrong with it, and no Python exception name."""
+    content, needle = BAD_TOOLS[kind]
+    path = tmp_path / "tools.json"
+    if content == "<dir>":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    model_output = tmp_path / "out.txt"
+    model_output.write_text("hi", encoding="utf-8")
+    errors = set()
+    for argv in (
+        ["parse", "-f", "hermes", "--tools", str(path), str(model_output)],
+        ["stream", "-f", "hermes", "--tools", str(path), str(model_output)],
+        ["grammar", "-f", "hermes", "--tools", str(path), "--tool-choice", "required"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 1, (argv, err)
+        assert_one_line_error(code, out, err, f"toolparse: error: --tools {path}: ", needle)
+        assert not EXCEPTION_NAME.search(err), err
+        errors.add(err)
+    assert len(errors) == 1, errors
+
+
+@pytest.mark.parametrize(
+    "tools,argv,why",
+    [
+        ([GOOD_TOOL], [], "--tool-choice auto and no tool marked strict"),
+        ([GOOD_TOOL], ["--tool-choice", "none"], "--tool-choice none"),
+        ([], [], "no function tool"),
+        ([], ["--tool-choice", "required"], "no function tool"),
+    ],
+)
+def test_grammar_with_nothing_to_constrain_says_why_and_exits_zero(
+    capsys, tmp_path, tools, argv, why
+):
+    """Not an error: null on stdout (JSON a script can read), the reason on stderr, status 0,
+    exactly when the library's structural_tag gives None."""
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools), encoding="utf-8")
+    code, out, err = run(capsys, "grammar", "-f", "hermes", "--tools", str(path), *argv)
+    choice = argv[1] if argv else "auto"
+    assert toolparse.structural_tag("hermes", tools, tool_choice=choice) is None
+    assert code == 0 and json.loads(out) is None
+    assert err.count("\n") == 1 and err.startswith("toolparse grammar: nothing to constrain: ")
+    assert why in err
+    # with a tag to print, stderr stays empty
+    strict = [{**GOOD_TOOL, "function": {**GOOD_TOOL["function"], "strict": True}}]
+    path.write_text(json.dumps(strict), encoding="utf-8")
+    code, out, err = run(capsys, "grammar", "-f", "hermes", "--tools", str(path))
+    assert code == 0 and err == "" and json.loads(out)["type"] == "structural_tag"
 
 
 @pytest.mark.parametrize("command", ["parse", "stream"])
@@ -408,9 +524,9 @@ def test_grammar_prints_the_structural_tag(
         "--no-parallel",
     )
     assert code == 0 and json.loads(out)["type"] == "structural_tag"
-    # auto with no strict tool: nothing to constrain
-    code, out, _ = run(capsys, "grammar", "-f", "hermes", "--tools", str(path))
-    assert code == 0 and json.loads(out) is None
+    # auto with no strict tool: nothing to constrain (null, and why on stderr)
+    code, out, err = run(capsys, "grammar", "-f", "hermes", "--tools", str(path))
+    assert code == 0 and json.loads(out) is None and "nothing to constrain" in err
     code, _, err = run(
         capsys, "grammar", "-f", "hermes", "--tools", str(path), "--tool-choice", "nope"
     )

@@ -1,6 +1,8 @@
 """The code's shape: dependencies between modules point one way (no import circles, in Python or
 between Rust's top-level modules), no module over 1,000 lines and no function over 150 lines in
-``rust/``, ``build.rs`` and ``python/toolparse/``.
+any source folder (every folder holding Rust or Python code: ``rust/``, ``build.rs``,
+``python/``, ``tests/``, ``benches/``, ``fuzz/``, ``docs/``), and the layout
+docs/architecture.md draws is the tree's.
 
 Read from the source tree (the repository this file sits in); nothing is imported or built.
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 from pathlib import Path
 from typing import Dict, Iterator, List, Set, Tuple
 
@@ -242,10 +245,57 @@ def test_the_checks_find_a_circle() -> None:
 # ------------------------------------------------------------------------------------------------
 # Sizes
 # ------------------------------------------------------------------------------------------------
+# Where Rust and Python code lives: every top-level file or folder holding any (the test below
+# fails on one missing here).
+SOURCE_ROOTS = ("build.rs", "rust", "python", "tests", "benches", "fuzz", "docs")
+# Never source: version control, build outputs, virtual environments, caches.
+NOT_SOURCE = re.compile(r"^(\.git|target|dist|site|\.venv.*|\..*cache|\.hypothesis|__pycache__)$")
+
+
+def tree_files() -> List[Path]:
+    """The repository's files (relative): as git sees them (tracked, and new files not ignored),
+    or without git every file outside build outputs, environments and caches."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        return [Path(p) for p in listed.split("\0") if p and (ROOT / p).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        return [
+            p.relative_to(ROOT)
+            for p in ROOT.rglob("*")
+            if p.is_file() and not any(NOT_SOURCE.match(part) for part in p.relative_to(ROOT).parts)
+        ]
+
+
+def code_files() -> List[Path]:
+    """Every Rust or Python file of the tree (relative), fuzz's build outputs aside."""
+    return sorted(
+        p
+        for p in tree_files()
+        if p.suffix in (".rs", ".py") and not any(NOT_SOURCE.match(part) for part in p.parts)
+    )
+
+
 def sources() -> Iterator[Path]:
-    yield ROOT / "build.rs"
-    yield from sorted(RUST.rglob("*.rs"))
-    yield from sorted(PACKAGE.rglob("*.py"))
+    for rel in code_files():
+        if rel.parts[0] in SOURCE_ROOTS:
+            yield ROOT / rel
+
+
+def test_every_source_folder_is_checked() -> None:
+    """A folder of code added at the top level is held to the limits too (add it to
+    SOURCE_ROOTS); build.rs and the rest are."""
+    roots = {p.parts[0] for p in code_files()}
+    assert roots <= set(SOURCE_ROOTS), (
+        f"code outside SOURCE_ROOTS: {sorted(roots - set(SOURCE_ROOTS))}"
+    )
+    checked = {p.relative_to(ROOT).parts[0] for p in sources()}
+    assert {"build.rs", "rust", "python", "tests"} <= checked, checked
+    assert any(p.name == "config.rs" and p.parent.name == "formats" for p in sources())
 
 
 def functions(path: Path) -> Iterator[Tuple[str, int, int]]:
@@ -291,3 +341,60 @@ def test_no_function_over_the_limit() -> None:
         if size > FUNCTION_MAX
     ]
     assert not long, f"functions over {FUNCTION_MAX} lines (split them):\n" + "\n".join(long)
+
+
+# ------------------------------------------------------------------------------------------------
+# The layout docs/architecture.md draws
+# ------------------------------------------------------------------------------------------------
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def layout() -> List[str]:
+    """The paths the architecture page's Layout block names (relative to the repository): a
+    line's first column, split at commas; an indented entry is inside the last top-level one, a
+    line indented further continues the description above."""
+    page = ARCHITECTURE.read_text(encoding="utf-8")
+    block = re.search(r"^## Layout\n\n```\n(.*?)^```", page, re.S | re.M)
+    assert block, "docs/architecture.md has a Layout block"
+    named: List[str] = []
+    parent = ""
+    for line in block.group(1).splitlines():
+        indent = len(line) - len(line.lstrip(" "))
+        if not line.strip() or indent > 2:
+            continue
+        entry = re.split(r" {2,}", line.strip())[0]
+        paths = [e.strip() for e in entry.split(",")]
+        if indent == 0:
+            named.extend(paths)
+            parent = next((e for e in paths if e.endswith("/")), "")
+        else:
+            named.extend(parent + e for e in paths)
+    return named
+
+
+def source_folders() -> List[str]:
+    """Every top-level file or folder of code, and every folder directly inside the crate
+    (``rust/``) and the package (``python/toolparse/``)."""
+    folders = {p.parts[0] + ("/" if len(p.parts) > 1 else "") for p in code_files()}
+    for base in ("rust", "python/toolparse"):
+        depth = len(Path(base).parts)
+        folders |= {
+            "/".join(p.parts[: depth + 1]) + "/"
+            for p in tree_files()
+            if p.parts[:depth] == Path(base).parts and len(p.parts) > depth + 1
+        }
+    return sorted(folders - {"python/"} | {"python/toolparse/"})
+
+
+def test_architecture_layout_names_only_what_exists() -> None:
+    named = layout()
+    assert "rust/" in named and "python/toolparse/parser.py" in named, named
+    missing = [n for n in named if not (ROOT / n).exists()]
+    assert not missing, f"docs/architecture.md's layout names what is not there: {missing}"
+
+
+def test_architecture_layout_names_every_source_folder() -> None:
+    named = set(layout())
+    unnamed = [f for f in source_folders() if f not in named]
+    assert not unnamed, f"docs/architecture.md's layout does not name {unnamed}"
+    assert "rust/" in source_folders() and "rust/formats/" in source_folders()

@@ -6,11 +6,13 @@ format's ``default_reasoning``)."""
 from __future__ import annotations
 
 import json
-from typing import List, Optional, Tuple
+import random
+from typing import Any, List, Optional, Tuple
 
 import helpers
 import pytest
 import toolparse
+from corpus import split_plans
 from toolparse import StreamingToolReconstructor
 
 BACKENDS = ("rust", "python")
@@ -142,3 +144,87 @@ def test_an_id_after_the_name_waits_for_the_parameters(backend: str) -> None:
         "web_search",
         "{",
     )
+
+
+# --- the reasoning formats of the same names, alone and with the tool formats -----------------
+# (issue 30) The reasoning formats cohere_command3/4 read the response markup and the citation
+# spans as the tool formats do: markup, dropped (the reasoning entries' `dropped` and
+# `span_markup`). The newline the model writes between `<|END_THINKING|>` and the response's
+# start is framing (an `also_end` of the reasoning entries), with or without the tool format.
+
+
+def check_all(
+    fmt: Optional[str], reasoning_format: Optional[str], backend: str, text: str, *expected: Any
+) -> None:
+    """``helpers.check`` (whole, per character, 3-character deltas, every cut in two) and ten
+    random splittings."""
+    content, reasoning, calls = expected
+    parser = toolparse.get_parser(fmt, backend=backend, reasoning=reasoning_format)
+    chunkings = helpers.plans(text) + split_plans(text, random.Random(text), n_random=10)
+    helpers.check(parser, text, content, calls, reasoning=reasoning, chunkings=chunkings)
+
+
+def setups(fmt: str) -> List[Tuple[Optional[str], Optional[str]]]:
+    """The tool format alone, the reasoning format alone, and both."""
+    return [(fmt, None), (None, fmt), (fmt, fmt)]
+
+
+FRAMED = [
+    # the newline between the block's end and the response is framing
+    ("<|START_THINKING|>Plan.<|END_THINKING|>\n<|START_RESPONSE|>Hello!<|END_RESPONSE|>", "Hello!"),
+    ("<|START_THINKING|>Plan.<|END_THINKING|><|START_RESPONSE|>Hello!<|END_RESPONSE|>", "Hello!"),
+    # only that newline: one before other text is content, as it was
+    ("<|START_THINKING|>Plan.<|END_THINKING|>\nHello!", "\nHello!"),
+    ("<|START_THINKING|>Plan.<|END_THINKING|>\n\n<|START_RESPONSE|>Hi<|END_RESPONSE|>", "\n\nHi"),
+    # the output ends after the newline (held while the response's start might follow)
+    ("<|START_THINKING|>Plan.<|END_THINKING|>\n", "\n"),
+    ("<|START_THINKING|>Plan.<|END_THINKING|>\n<|START_RESP", "\n<|START_RESP"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("text,content", FRAMED)
+def test_newline_before_the_response_is_framing(
+    fmt: str, backend: str, text: str, content: str
+) -> None:
+    for tool_format, reasoning_format in setups(fmt):
+        check_all(tool_format, reasoning_format, backend, text, content, "Plan.", [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_newline_before_the_response_is_framing_before_a_call(fmt: str, backend: str) -> None:
+    text = "<|START_THINKING|>Plan.<|END_THINKING|>\n<|START_RESPONSE|>Let me look.<|END_RESPONSE|>"
+    calls = [("web_search", {"query": "weather"})]
+    check_all(fmt, None, backend, text + CALL, "Let me look.", "Plan.", calls)
+    check_all(fmt, fmt, backend, text + CALL, "Let me look.", "Plan.", calls)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("text,content,reasoning", CITATIONS)
+def test_reasoning_format_alone_drops_citation_spans(
+    fmt: str, backend: str, text: str, content: str, reasoning: Optional[str]
+) -> None:
+    check_all(None, fmt, backend, text, content, reasoning, [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_reasoning_format_alone_drops_the_response_wrapper(fmt: str, backend: str) -> None:
+    text = (
+        "<|START_THINKING|>I <co>know</co: 0:[1]>.<|END_THINKING|>"
+        "<|START_RESPONSE|>A<co>b</co: 1:[0]>c<|END_RESPONSE|>"
+    )
+    check_all(None, fmt, backend, text, "Abc", "I know.", [])
+    check_all(None, fmt, backend, "<|START_RESPONSE|>Hi<|END_RESPONSE|>", "Hi", None, [])
+    # with no tool format, a call is content; the block before it is still reasoning
+    check_all(None, fmt, backend, "<|START_THINKING|>p<|END_THINKING|>" + CALL, CALL, "p", [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_command4_reasoning_format_drops_its_text_wrapper(backend: str) -> None:
+    text = "<|START_THINKING|>p<|END_THINKING|>\n<|START_TEXT|>a b<|END_TEXT|>"
+    for tool_format, reasoning_format in setups("cohere_command4"):
+        check_all(tool_format, reasoning_format, backend, text, "a b", "p", [])

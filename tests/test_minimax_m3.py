@@ -26,12 +26,14 @@ toolparse differs from them, a test below pins it and says why:
 from __future__ import annotations
 
 import json
+import random
 from typing import Any, List, Optional, Tuple
 
 import corpus
 import helpers
 import pytest
 import toolparse
+from corpus import split_plans
 from toolparse import _core, reference
 from toolparse.parser import _schema_trees, _tool_models
 
@@ -352,6 +354,34 @@ def test_a_call_ends_an_open_think_block(backend: str) -> None:
                 rec.append_delta(d)
         assert reasoning == "Need the order."
         assert [c.function.arguments for c in rec.tool_calls] == ['{"user_id": 5}']
+
+
+# (issue 30) an end tag with no block open is text unless it leads the output (the reasoning
+# entry's `stray_end_text`): vLLM's minimax_m3 reasoning parser drops only a leading closer (its
+# non-streaming path) and SGLang's MiniMaxM3Detector only one after leading whitespace; both keep
+# a later one in content. With the tool format paired, the same, and calls still parse.
+STRAY_END = [
+    ("XXX</mm:think>YYY", None, "XXX</mm:think>YYY", False),
+    ("</mm:think>YYY", None, "YYY", False),
+    ("\n </mm:think>YYY</mm:think>", None, "YYY</mm:think>", False),
+    ("<mm:think>r</mm:think>a</mm:think>b", "r", "a</mm:think>b", False),
+    ("a</mm:think>b", None, "a</mm:think>b", True),
+    ("</mm:think>a", None, "a", True),
+    ("<mm:think>r</mm:think>a</mm:think>", "r", "a</mm:think>", True),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("text,reasoning,content,call", STRAY_END)
+def test_a_stray_end_tag_is_text_unless_it_leads(
+    backend: str, text: str, reasoning: Optional[str], content: str, call: bool
+) -> None:
+    calls = [("create_order", {"user_id": 5})] if call else []
+    text += block(("create_order", el("user_id", "5"))) if call else ""
+    chunkings = helpers.plans(text) + split_plans(text, random.Random(text), n_random=10)
+    for fmt in ("minimax_m3", None) if not call else ("minimax_m3",):
+        p = toolparse.get_parser(fmt, tools=TOOLS, backend=backend, reasoning="minimax_m3")
+        helpers.check(p, text, content, calls, reasoning=reasoning, chunkings=chunkings)
 
 
 def test_the_sglang_name_is_an_alias() -> None:

@@ -64,25 +64,52 @@ def test_python_example_runs_and_prints_what_the_readme_says(line, code, expecte
         assert buf.getvalue() == expected
 
 
-def test_readme_points_to_the_generated_formats_page():
-    """The formats table moved to docs/formats.md, generated from the spec (tests/test_docs.py
-    checks it is current); the README links to it."""
-    assert "](docs/formats.md)" in readme()
+def test_readme_points_to_the_format_files():
+    """The formats page is made by the docs build (no file in the tree, so no docs/formats.md to
+    link to on GitHub): the README points to the format files it is generated from."""
+    text = readme()
+    assert "](docs/formats.md)" not in text
+    assert "](python/toolparse/formats/)" in text
 
 
 def test_readme_links_only_to_files_that_exist():
-    for target in re.findall(r"\]\(((?:docs/|[A-Z]+\.md)[^)#]*)", readme()):
+    for target in re.findall(r"\]\(((?:docs/|python/|[A-Z]+\.md)[^)#]*)", readme()):
         assert (ROOT / target).exists(), f"README links to {target}, which does not exist"
+
+
+SETUP = "pip install . && toolparse demo\n"
+TEST = "pip install '.[test]' && python -m pytest -n auto\n"
 
 
 def test_setup_commands():
     text = readme()
-    assert "pip install . && toolparse demo\n" in text
-    assert "pip install '.[test]' && python -m pytest -n auto\n" in text
+    assert SETUP in text
+    assert TEST in text
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     # CI adds the SDK extras to the test one, so the SDK round trips run there too
     assert re.search(r"^pip install '\.\[test(,[a-z]+)*\]'$", ci, re.M), "CI installs .[test]"
     assert re.search(r"^python -m pytest -n auto$", ci, re.M), "CI runs the README's test command"
+
+
+def _line(text: str, needle: str) -> int:
+    assert needle in text, needle
+    return text.count("\n", 0, text.index(needle)) + 1
+
+
+def test_first_screen_says_what_it_is_how_to_set_up_and_shows_an_example():
+    """What it is, the two set-up commands, then a short example that prints what the README
+    says, all before the benchmarks (and the rest of the page)."""
+    text = readme()
+    benchmarks = _line(text, "\n## Benchmarks\n")
+    setup, test = _line(text, SETUP), _line(text, TEST)
+    first_python = EXAMPLES[0]
+    assert setup < test < first_python[0] < benchmarks, (setup, test, first_python[0], benchmarks)
+    assert first_python[0] < 60, "the example is on the first screen"
+    assert text.index("Streaming tool-call parsers") < text.index("## ")  # what it is, first
+    line, code, expected = first_python
+    assert len(code.rstrip("\n").splitlines()) <= 10, "a ten-line example"
+    assert expected is not None, "the example shows its output"
+    assert ".stream()" in code and ".feed(" in code
 
 
 def test_benchmark_commands_are_documented():

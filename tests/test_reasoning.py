@@ -75,7 +75,7 @@ def check(fmt: Optional[str], r: str, started: Optional[bool], text: str, expect
 
 
 def _peer_cases(
-    start: str, end: str, started: bool, trim: bool = False, lstrip: str = ""
+    start: str, end: str, started: bool, trim: bool = False, lstrip: str = "", stray: bool = False
 ) -> List[Tuple[str, Result]]:
     # vLLM's engine parsers (spec "trim") drop the whitespace that ends the reasoning; granite's
     # thinking parser (spec "content_lstrip") the newlines that open the content after the block
@@ -99,8 +99,10 @@ def _peer_cases(
         cases += [
             (REST, (REST, None, [])),
             # an end marker with no block open is markup, dropped (vLLM's engine parsers absorb
-            # it in content); it was content before
-            (f"no block{end}rest", ("no blockrest", None, [])),
+            # it in content); it was content before. With `stray_end_text` (minimax_m3, as
+            # vLLM's and SGLang's parsers read it) it is text unless it leads the output.
+            (f"no block{end}rest", (f"no block{end}rest" if stray else "no blockrest", None, [])),
+            (f"{end}rest", ("rest", None, [])),
         ]
     return cases
 
@@ -108,7 +110,9 @@ def _peer_cases(
 @pytest.mark.parametrize("r", THINKS)
 def test_peer_cases(r: str) -> None:
     spec = toolparse.spec.REASONING[r]
-    cases = _peer_cases(spec.start, spec.end, spec.started, spec.trim, spec.content_lstrip)
+    cases = _peer_cases(
+        spec.start, spec.end, spec.started, spec.trim, spec.content_lstrip, spec.stray_end_text
+    )
     for text, expected in cases:
         check(None, r, None, text, expected)
 
@@ -122,8 +126,10 @@ def test_started_overrides_the_default(r: str) -> None:
         for text in (f"abc{spec.end}rest", f"  {spec.start}abc{spec.end}rest"):
             check(None, r, False, text, (text, None, []))
         return
-    # no block open: the end marker is markup, dropped (it was content before)
-    check(None, r, False, f"abc{spec.end}rest", ("abcrest", None, []))
+    # no block open: the end marker is markup, dropped (it was content before); with
+    # `stray_end_text` only where it leads the output
+    stray = f"abc{spec.end}rest" if spec.stray_end_text else "abcrest"
+    check(None, r, False, f"abc{spec.end}rest", (stray, None, []))
     check(None, r, False, f"{spec.end}answer", ("answer", None, []))
     check(None, r, False, f"  {spec.start}abc{spec.end}rest", ("rest", "abc", []))
 
@@ -585,6 +591,31 @@ THINK_TAG_CASES = [
     ("gemma4", True, "thought\nr<channel|>x", "r", "x"),
     ("gemma4", True, "thought<channel|>x", None, "x"),
     ("gemma4", None, "<|channel>thought<channel|>x<channel|>y", None, "xy"),
+    # gemma4 (spec `blocks_anywhere`, as vLLM's gemma4 engine reads it): a thought block is
+    # reasoning wherever it stands, its label markup and the whitespace ending it trimmed; the
+    # content around it is kept as written
+    ("gemma4", None, "Before\n<|channel>thought\nabc<channel|>\nrest", "abc", "Before\n\nrest"),
+    ("gemma4", None, "Before\n<|channel>thought\nabc \n<channel|>\nrest", "abc", "Before\n\nrest"),
+    ("gemma4", None, "a<|channel>x<channel|>b", "x", "ab"),
+    ("gemma4", None, "a<|channel>thought<channel|>b", None, "ab"),
+    ("gemma4", None, "a<|channel>thoughtful<channel|>b", "thoughtful", "ab"),
+    # every block's label is markup (vLLM strips only the first block's)
+    (
+        "gemma4",
+        None,
+        "a<|channel>thought\nx<channel|>b<|channel>thought\ny<channel|>c",
+        "xy",
+        "abc",
+    ),
+    ("gemma4", None, "<|channel>thought\nx<channel|>b<|channel>thought\ny<channel|>c", "xy", "bc"),
+    # a block the output never closes is reasoning; a repeated opener inside is markup; an end
+    # marker outside a block is still dropped
+    ("gemma4", None, "a<|channel>thought\nx <|channel>y \n", "x y", "a"),
+    ("gemma4", None, "a<|channel>thought", None, "a"),
+    ("gemma4", None, "a<|channel", None, "a<|channel"),
+    ("gemma4", None, "a<channel|>b<|channel>x<channel|><channel|>c", "x", "abc"),
+    # with no tool format paired, a call start ends the block and stays content
+    ("gemma4", None, "a<|channel>x <|tool_call>y", "x", "a<|tool_call>y"),
     # deepseek_v4 / v41: vLLM's default is thinking on (the prompt opened the block)
     ("deepseek_v4", None, "<think>r</think>c", "r", "c"),
     ("deepseek_v4", None, "r</think>c", "r", "c"),
@@ -597,10 +628,20 @@ THINK_TAG_CASES = [
     # plamo3, minimax_m3: their own tags
     ("plamo3", None, "r<|plamo:end_think:plamo|>c", "r", "c"),
     ("minimax_m3", None, "<mm:think>r</mm:think>c", "r", "c"),
-    # an end marker with no block open is markup, dropped in every position (vLLM's engine
-    # parsers' rule; vLLM's minimax_m3 parser drops only a leading one)
-    ("minimax_m3", None, "r</mm:think>c", None, "rc"),
+    # minimax_m3 (spec `stray_end_text`, as vLLM's and SGLang's minimax_m3 parsers read it): an
+    # end marker with no block open is text, except where it leads the output (after
+    # whitespace): the stray closer earlier non-thinking turns leave is dropped
+    ("minimax_m3", None, "r</mm:think>c", None, "r</mm:think>c"),
+    ("minimax_m3", None, "XXX</mm:think>YYY", None, "XXX</mm:think>YYY"),
     ("minimax_m3", None, "</mm:think>answer", None, "answer"),
+    ("minimax_m3", None, " \n</mm:think>answer</mm:think>", None, "answer</mm:think>"),
+    ("minimax_m3", None, "</mm:think>", None, None),
+    ("minimax_m3", None, "</mm:thin", None, "</mm:thin"),
+    ("minimax_m3", None, "<mm:think>r</mm:think>a</mm:think>b", "r", "a</mm:think>b"),
+    ("minimax_m3", None, "a<mm:think>r", None, "a<mm:think>r"),
+    # with the block opened by the prompt, the first end marker closes it; later ones are text
+    ("minimax_m3", True, "r</mm:think>a</mm:think>b", "r", "a</mm:think>b"),
+    ("minimax_m3", True, "</mm:think>a</mm:think>", None, "a</mm:think>"),
     # nemotron_v3, step3p5, granite_thinking_parser, mimo, minicpmv, poolside_v1: qwen3's tags
     ("nemotron_v3", None, f"{R}</think>{REST}", R, REST),
     ("step3p5", None, "r\n</think>\nc", "r", "\nc"),
@@ -621,14 +662,16 @@ THINK_TAG_CASES = [
     ("k2_horizon", None, "r<ifm|tool_calls>x", "r", "<ifm|tool_calls>x"),
     ("poolside_v1", None, "<think>r</think>c", "r", "c"),
     ("poolside_v1", None, "c", None, "c"),
-    # cohere_command3/4 (vLLM runs cohere_melody): the thinking block is reasoning; without the
-    # paired tool format the response wrapper stays content (the tool format drops it)
+    # cohere_command3/4 (vLLM runs cohere_melody): the thinking block is reasoning; the response
+    # wrapper is markup, dropped, without the paired tool format too (the reasoning entry's
+    # `dropped`), and the newline the model writes between the block's end and the response's
+    # start is framing (an `also_end`)
     (
         "cohere_command3",
         None,
         "<|START_THINKING|>r<|END_THINKING|><|START_RESPONSE|>c<|END_RESPONSE|>",
         "r",
-        "<|START_RESPONSE|>c<|END_RESPONSE|>",
+        "c",
     ),
     ("cohere_command4", None, "plain", None, "plain"),
     # hy_v3: vLLM's default reasoning_effort is no_think (the output is content); with thinking
@@ -646,6 +689,30 @@ THINK_TAG_CASES = [
 def test_think_tag_cases(case: tuple) -> None:
     r, started, output, reasoning, content = case
     check(None, r, started, output, (content, reasoning, []))
+
+
+G4CALL = "<|tool_call>call:f{a:1}<tool_call|>"
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        # a block between content and calls; one the call start ends (its trailing space trimmed)
+        (f"a<|channel>thought\nr<channel|>b{G4CALL}", ("ab", "r", [("f", '{"a": 1}')])),
+        (f"a<|channel>thought\nplan {G4CALL}c", ("ac", "plan", [("f", '{"a": 1}')])),
+        # after a call, a block is reasoning again; markers inside an argument stay there
+        (
+            f"{G4CALL}x<|channel>thought\nr<channel|>y",
+            ("xy", "r", [("f", '{"a": 1}')]),
+        ),
+        (
+            '<|tool_call>call:f{a:<|"|>p<|channel>q<channel|><|"|>}<tool_call|>',
+            (None, None, [("f", '{"a": "p<|channel>q<channel|>"}')]),
+        ),
+    ],
+)
+def test_gemma4_blocks_anywhere_with_the_tool_format(text: str, expected: Result) -> None:
+    check("gemma4", "gemma4", None, text, expected)
 
 
 def test_minimax_m2_append_think() -> None:

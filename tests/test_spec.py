@@ -127,10 +127,15 @@ def test_spec_loader_accepts_unique_names_and_rejects_bad_entries() -> None:
         {"trigger": ""},
         {"trigger": 1},
         {"trigger": None, "parser_only_forms": "x"},
+        {"trigger": None, "template_forms_not_admitted": ["no_close"]},
+        {"trigger": None, "template_forms_not_admitted": {"no_close": ""}},
     ):
         with pytest.raises(ValueError, match="grammar"):
             spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": grammar}]))
     assert spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": {"trigger": None}}]))
+    g = {"trigger": None, "template_forms_not_admitted": {"no_close": "why"}}
+    loaded = spec.load(_make_doc([{"name": "a", "aliases": [], "grammar": g}]))
+    assert loaded["a"].grammar.template_forms_not_admitted == (("no_close", "why"),)
 
 
 def test_keep_special_tokens_defaults_from_the_special_tokens_and_is_checked() -> None:
@@ -547,6 +552,14 @@ BAD_GET_PARSER: List[tuple] = [
     ((None,), {}, ValueError, r"name \(the tool-call format\) and reasoning .* are both None"),
     ((b"hermes",), {}, TypeError, "format name must be a str"),
     (("nope",), {}, ValueError, "unknown tool-call format 'nope'; known formats: .*hermes"),
+    # the closest names first, then every known one
+    (
+        ("hermas",),
+        {},
+        ValueError,
+        r"format 'hermas'; did you mean 'hermes'\? known formats: .*xlam",
+    ),
+    ((None,), {"reasoning": "qwen"}, ValueError, r"'qwen'; did you mean 'qwen3'\? known reas"),
     (("hermes",), {"tools": "x"}, TypeError, "tools must be a list"),
     (("hermes",), {"tools": 5}, TypeError, "tools must be a list"),
     (("hermes",), {"tools": {"type": "function"}}, TypeError, "tools must be a list"),
@@ -597,6 +610,8 @@ def test_core_feed_refuses_a_non_str_on_both_backends(backend: str) -> None:
         (lambda e: e["call"].update(tentative="yes"), r"spec\.call\.tentative"),
         (lambda e: e["call"].update(colour="red"), r"spec\.call: unknown field 'colour'"),
         (lambda e: e["grammar"].update(parser_only_forms="x"), r"spec\.grammar\.parser_only"),
+        (lambda e: e["grammar"].update(value_forms=["yaml"]), r"spec\.grammar\.value_forms"),
+        (lambda e: e["grammar"].update(open_last_block="x"), r"spec\.grammar\.open_last_block"),
         (lambda e: e.update(arguments="yaml"), r"spec\.arguments"),
         (lambda e: e.update(end_optional=1), r"spec\.end_optional"),
         (lambda e: e["markers"].update(Bad="x"), r"spec\.markers: 'Bad' is not a role"),

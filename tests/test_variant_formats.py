@@ -9,7 +9,9 @@ Decisions this file pins down, where they differ from a peer:
   schema), bare numbers and literals are typed (SGLang, vLLM's own tests, Gemma 4's template,
   which escapes strings only; vLLM 0.33's engine keeps bare values as strings when the request
   has no schema); a map key written between ``<|"|>`` tokens is read whole (vLLM's test); text
-  before a call is kept as written (vLLM strips it) and text after it is content;
+  before a call is kept as written (vLLM strips it) and text after it is content; without a
+  reasoning format a thought block ``<|channel>...<channel|>`` is content, whole (vLLM's engine
+  always reads it as reasoning; toolparse does with ``reasoning="gemma4"``);
 * plamo3: the arguments marker is ``<|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json
   <|plamo:msg|>`` (vLLM 0.33's engine); a section left open keeps its complete calls (vLLM drops
   them: "rejects incomplete request"); an end-of-turn ``<|plamo:tag|>`` is markup, dropped in every
@@ -96,10 +98,14 @@ CASES: List[Tuple[str, str, Optional[str], Calls, Any]] = [
     ("gemma4", g4("f", f"outer:{{inner key:{q('x y')}, deep:{{a b :[1,2]}}}}, other key :true"),
      None, [("f", '{"outer": {"inner key": "x y", "deep": {"a b": [1, 2]}}, "other key": true}')],
      None),
-    # a stray channel end is markup, never content (the spec's "dropped"; vLLM's engine absorbs
-    # it in content)
-    ("gemma4", "Answer<channel|>" + g4("f", "a:1") + "<channel|>", "Answer",
+    # with no reasoning format, a thought block is content, both its halves kept (with the
+    # gemma4 reasoning format it is reasoning wherever it stands, tests/test_reasoning.py); so
+    # is a stray channel end (it was dropped, the opener kept, before)
+    ("gemma4", "Answer<channel|>" + g4("f", "a:1") + "<channel|>", "Answer<channel|><channel|>",
      [("f", '{"a": 1}')], None),
+    ("gemma4", "Before\n<|channel>thought\nabc<channel|>\nrest" + g4("f", "a:1"),
+     "Before\n<|channel>thought\nabc<channel|>\nrest", [("f", '{"a": 1}')], None),
+    ("gemma4", "<|channel>thought\nabc<channel|>x", "<|channel>thought\nabc<channel|>x", [], None),
 ]  # fmt: skip
 
 # ----- plamo3 (vLLM tests/tool_parsers/test_plamo3_tool_parser.py, vLLM 0.33's markers) -----

@@ -8,9 +8,9 @@ docstrings, SGLang's detectors), with our rules where they differ:
   formats);
 * values are typed by the tool schema (vLLM's engine parsers for minimax_m2 / glm keep every value
   a string); DSML is typed by its ``string`` attribute, as in vLLM;
-* glm and DSML keep values verbatim; seed_oss, minimax_m2 and step3 strip one leading and one
-  trailing newline (vLLM's step3 strips all surrounding whitespace, which streaming could only do by
-  holding an unbounded run of spaces);
+* glm, DSML and step3 keep values verbatim; seed_oss and minimax_m2 strip one leading and one
+  trailing newline (vLLM's step3 strips all surrounding whitespace, which would drop the trailing
+  newline of code; see ``tests/test_written_values.py``);
 * reasoning tags (``<seed:think>``, ``<think>``) are not parsed: their text is content (vLLM's
   seed_oss ignores a call written inside ``<seed:think>``; we parse it);
 * step3: object, array and null parameters are typed too (vLLM's step3 converts only strings,

@@ -1,7 +1,9 @@
 """toolparse: streaming tool-call parsers for LLM output.
 
-Rust state machines (``toolparse._core``) with pure-Python reference twins
-(``toolparse.reference``): linear in the text, split-invariant, the same result streaming or not.
+``get_parser(format)`` gives a parser whose ``extract_tool_calls(text)`` parses a whole output and
+whose ``stream()`` parses one as it streams in, with the same result however the text is split;
+results are Pydantic models in the OpenAI wire format. Each format runs on a Rust state machine,
+or on its pure-Python twin with ``backend="python"``.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ def get_parser(
     """A parser for format ``name`` (a canonical name or an alias; ``parser.name`` is the
     canonical one). ``tools``: a list of ``Tool`` models or OpenAI tool dicts, validated and
     converted once here. ``backend`` is "rust" or "python" (the reference twin); ``ids`` an
-    :class:`IdSource` for the ids of calls that carry none. Unknown names raise ValueError
-    listing the known names; arguments of the wrong type raise TypeError naming the argument.
+    :class:`IdSource` for the ids of calls that carry none. An unknown name raises ValueError
+    naming the closest known names, then all of them; arguments of the wrong type raise
+    TypeError naming the argument.
 
     ``reasoning``: a reasoning format (:func:`list_reasoning_formats`; SGLang's names too)
     separated in the same pass: the think block goes to ``reasoning``. ``name`` may then be None

@@ -11,6 +11,11 @@
                                                         reasoning_delta, tool_calls (one per
                                                         completed call), error (truncated), done
     toolparse demo                                      every format on its bundled samples
+    toolparse grammar --format F --tools FILE [--tool-choice C] ...
+                                                        the structural tag for strict tool calling
+                                                        (null, and why on stderr: nothing to
+                                                        constrain; exit status 0)
+    toolparse integrations [--json]                     do the installed vLLM / SGLang load it?
     toolparse bench [--format F ...] [--size N ...] [--json [PATH]] [--plot FILE.png]
                                                         time per delta: toolparse (both backends),
                                                         and vLLM's and SGLang's parsers where they
@@ -21,7 +26,10 @@ format file (the shape of toolparse/formats/<name>.json) registered first
 (toolparse.register_format); without --format, the format is the one it registers.
 
 Errors (unknown format, unreadable file, bad arguments) are one line on stderr and a non-zero exit
-status (1, or 2 for command-line usage errors), never a traceback.
+status (1, or 2 for command-line usage errors), never a traceback. One mistake gives one message,
+whichever command meets it: a bad ``--tools`` file (missing, not JSON, not a list of tools) reads
+the same from ``parse``, ``stream`` and ``grammar``, and an unknown format name suggests the
+closest names.
 """
 
 from __future__ import annotations
@@ -57,7 +65,12 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split()) or "error"
 
 
-def _read_input(path: str) -> str:
+class _Unreadable(Exception):
+    """Why a file could not be read (``str``: the reason, no file name)."""
+
+
+def _read_text(path: str) -> str:
+    """The file's text (``-``: standard input), read exactly; ``_Unreadable`` with the reason."""
     try:
         if path == "-":
             buffer = getattr(sys.stdin, "buffer", None)
@@ -67,26 +80,94 @@ def _read_input(path: str) -> str:
         with open(path, encoding="utf-8", newline="") as f:
             return f.read()
     except UnicodeDecodeError as e:
-        where = "standard input" if path == "-" else path
-        raise CliError(
-            f"cannot read {where}: not UTF-8 text ({e.reason} at byte {e.start})"
-        ) from None
+        raise _Unreadable(f"not UTF-8 text ({e.reason} at byte {e.start})") from None
     except OSError as e:
+        raise _Unreadable(str(e.strerror or e)) from None
+
+
+def _read_input(path: str) -> str:
+    try:
+        return _read_text(path)
+    except _Unreadable as e:
         where = "standard input" if path == "-" else path
-        raise CliError(f"cannot read {where}: {e.strerror or e}") from None
+        raise CliError(f"cannot read {where}: {e}") from None
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
+
+
+def _tools_problem(tools: Any) -> Optional[str]:
+    """What is wrong with a parsed tools file, in the words of the one check every command
+    runs (the parser's: a list of OpenAI function tools); None when nothing is."""
+    from pydantic import ValidationError
+
+    from .parser import _tool_models
+
+    if not isinstance(tools, list):
+        return f"expected a JSON list of tools, got {_json_kind(tools)}"
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            return f"tools[{i}]: expected a tool object, got {_json_kind(tool)}"
+        try:
+            _tool_models([tool])
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = "".join(f"[{x}]" if isinstance(x, int) else f".{x}" for x in first["loc"])
+            if first["type"] in ("model_type", "dict_type"):  # not "instance of <a class>"
+                msg = f"expected a JSON object, got {_json_kind(first['input'])}"
+            else:
+                msg = str(first["msg"]).removeprefix("Value error, ")
+            return f"tools[{i}]{where}: {msg}"
+        except (TypeError, ValueError) as e:
+            return _one_line(str(e)).replace("tools[0]", f"tools[{i}]", 1)
+    return None
 
 
 def _read_tools(path: Optional[str]) -> Optional[List[Any]]:
+    """The ``--tools`` file, checked once the same way for every command: a bad file is one
+    message, ``--tools FILE: <what is wrong>``, whichever command reads it."""
     if path is None:
         return None
-    text = _read_input(path)
+    problem: Optional[str]
     try:
-        tools = json.loads(text)
-    except ValueError as e:
-        raise CliError(f"--tools {path}: not JSON ({e})") from None
-    if not isinstance(tools, list):
-        raise CliError(f"--tools {path}: expected a JSON list of tools")
-    return tools
+        tools = json.loads(_read_text(path))
+    except _Unreadable as e:
+        problem = f"cannot read it: {e}"
+    except json.JSONDecodeError as e:
+        problem = f"not JSON ({e.msg} at line {e.lineno}, column {e.colno})"
+    else:
+        problem = _tools_problem(tools)
+    if problem is not None:
+        raise CliError(f"--tools {path}: {problem}")
+    return list(tools)
+
+
+def _unknown(kind: str, name: str, known: Sequence[str], listing: str) -> CliError:
+    """An unknown name: the closest known ones, else where to find them all."""
+    from .spec import closest
+
+    near = closest(name, known)
+    hint = f"did you mean {' or '.join(near)}?" if near else f"{listing} lists them"
+    return CliError(f"unknown {kind} {name!r}; {hint}")
+
+
+def _check_format(name: str) -> str:
+    from .spec import list_formats
+
+    if name not in list_formats(aliases=True):
+        raise _unknown("tool-call format", name, list_formats(aliases=True), "'toolparse formats'")
+    return name
+
+
+def _check_reasoning(name: Optional[str]) -> Optional[str]:
+    from .spec import list_reasoning_formats
+
+    known = list_reasoning_formats(aliases=True)
+    if name is not None and name not in known:
+        raise _unknown("reasoning format", name, known, "toolparse.list_reasoning_formats()")
+    return name
 
 
 def _make_parser(args: argparse.Namespace, tools: Optional[List[Any]] = None) -> Any:
@@ -94,8 +175,10 @@ def _make_parser(args: argparse.Namespace, tools: Optional[List[Any]] = None) ->
 
     ids = toolparse.IdSource(args.seed) if getattr(args, "seed", None) is not None else None
     try:
-        return toolparse.get_parser(args.format, tools=tools, backend=args.backend, ids=ids)
-    except (ValueError, ImportError) as e:
+        return toolparse.get_parser(
+            _check_format(args.format), tools=tools, backend=args.backend, ids=ids
+        )
+    except (TypeError, ValueError, ImportError) as e:
         raise CliError(str(e)) from None
 
 
@@ -294,7 +377,7 @@ def _cmd_bench(args: argparse.Namespace, out: TextIO) -> int:
     from .spec import canonical
 
     try:
-        formats = [canonical(f) for f in args.format or []]
+        formats = [canonical(_check_format(f)) for f in args.format or []]
         sizes = [bench.parse_size(s) for s in args.size or []] or list(bench.DEFAULT_SIZES)
     except ValueError as e:
         raise CliError(str(e), code=2) from None
@@ -359,25 +442,45 @@ def _integration_checks() -> List[Dict[str, Any]]:
     return [vllm.check(), sglang.check()]
 
 
+def _nothing_to_constrain(tools: List[Any], choice: Any) -> str:
+    """Why ``structural_tag`` gave None for this request, in one line."""
+    if choice == "none":
+        return "--tool-choice none: the model may not call a tool"
+    if not any(t.get("type", "function") == "function" for t in tools):
+        return "the tools file has no function tool"
+    return (
+        "--tool-choice auto and no tool marked strict, so the model may write text and any "
+        "call; --strict function (or parameter) constrains its calls, --tool-choice required "
+        "makes it call one"
+    )
+
+
 def _cmd_grammar(args: argparse.Namespace, out: TextIO) -> int:
+    """Prints the structural tag. Nothing to constrain is an answer, not an error: ``null`` on
+    stdout (valid JSON for a script), why on stderr, exit status 0."""
     import toolparse
 
-    tools = _read_tools(args.tools)
+    fmt = _check_format(args.format)
+    reasoning = _check_reasoning(args.reasoning)
+    tools = _read_tools(args.tools) or []
     choice: Any = args.tool_choice
     if choice not in ("auto", "required", "none"):
         choice = {"type": "function", "function": {"name": choice}}
     try:
         tag = toolparse.structural_tag(
-            args.format,
+            fmt,
             tools,
             tool_choice=choice,
             strict=args.strict,
             parallel_tool_calls=not args.no_parallel,
-            reasoning=args.reasoning,
+            reasoning=reasoning,
         )
     except ValueError as e:
         raise CliError(str(e)) from None
     _write(out, json.dumps(tag, ensure_ascii=False, indent=args.indent))
+    if tag is None:
+        print(f"{PROG} grammar: nothing to constrain: {_nothing_to_constrain(tools, choice)}",
+              file=sys.stderr)  # fmt: skip
     return 0
 
 

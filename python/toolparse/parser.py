@@ -298,8 +298,17 @@ def _container(schema: Dict[str, Any], root: Any = None) -> Tuple[int, Dict[str,
 
 
 class ToolParser:
-    """A tool-call parser for one format. Cheap to make; ``stream()`` gives one
-    :class:`ToolCallStream` per response."""
+    """A tool-call parser for one format, made by :func:`toolparse.get_parser` (which documents
+    its arguments). Make one per set of tools and reuse it: :meth:`extract_tool_calls` parses a
+    whole model output, :meth:`stream` starts the streaming state of one response. Both give the
+    same calls and content for the same text.
+
+    Attributes:
+        name: the format's canonical name (an alias given to ``get_parser`` is resolved).
+        reasoning: the reasoning format's canonical name, or None.
+        backend: ``"rust"`` or ``"python"`` (the pure-Python twin, same results).
+        tools: the tools, as validated ``Tool`` models.
+    """
 
     format_name: str = ""
 
@@ -395,20 +404,35 @@ class ToolParser:
         return self._format.parser()
 
     def new_id(self) -> str:
+        """A new tool-call id in the format's style (``chatcmpl-tool-`` and 32 hex digits, or
+        Mistral's 9 alphanumerics), from the parser's :class:`IdSource`: what a call that
+        carries no id of its own is given."""
         return self._ids.make(self._id_style)
 
     def extract_tool_calls(
         self, model_output: str, request: Any = None
     ) -> ExtractedToolCallInformation:
-        """Non-streaming: the streaming machine fed the whole text at once. Malformed tool markup
-        gives ``tools_called=False`` and the original text as content. Text that ends inside a call
-        (max_tokens) keeps the calls completed before it, without the unfinished call or its
-        markup, and says ``truncated=True``; with no complete call it is the original text, except
-        that a bare call-start marker at its end (the cut came before the call began) is dropped.
-        With a reasoning format, "the original text" is the text after the think block (the
-        reasoning is kept), as a server's reasoning parser then tool parser give it, and markup
-        the format drops from content (an end marker outside a block) is not in it. The core
-        applies these rules (``content`` is the final content)."""
+        """Parses a whole model output at once: the same calls and content as streaming it.
+
+        Args:
+            model_output: the text the model generated.
+            request: ignored; accepted for vLLM's signature.
+
+        Returns:
+            The calls (``tool_calls``, each with its id, name and arguments as a JSON object's
+            text), ``tools_called``, the ``content`` left (None when only whitespace is) and,
+            with a reasoning format, the ``reasoning``. Malformed tool markup gives
+            ``tools_called=False`` and the original text as content. Output that ends inside a
+            call (``max_tokens``) keeps the calls completed before it, drops the unfinished one
+            and its markup, and sets ``truncated=True``; with no complete call it is the
+            original text, less a bare call-start marker at its very end. With a reasoning
+            format, "the original text" is the text after the think block (the reasoning is
+            kept), as a server's reasoning parser then tool parser give it, without the markup
+            the format drops (an end marker outside a block).
+
+        Raises:
+            TypeError: ``model_output`` is not a str.
+        """
         if not isinstance(model_output, str):
             raise TypeError(f"model_output must be a str, not {type(model_output).__name__}")
         content, reasoning, calls, malformed, truncated = self._format.extract(model_output)
@@ -433,6 +457,15 @@ class ToolParser:
         )
 
     def stream(self) -> ToolCallStream:
+        """Starts streaming one response: feed the returned :class:`ToolCallStream` each delta
+        of the model's text as it arrives (``feed`` returns the :class:`DeltaMessage` to send,
+        or None), then call its ``finish``. Make a new stream for every response; the parser
+        (its format, tools and ids) is shared and stays unchanged.
+
+        Returns:
+            A new stream, in the state before any text (or inside the think block, when the
+            reasoning format says the prompt opened it).
+        """
         return ToolCallStream(self)
 
 
@@ -478,8 +511,11 @@ def _rebuild_parser(
 
 
 class ToolCallStream:
-    """One response's streaming state. ``feed`` each delta, then ``finish``. A stream is not
-    picklable (pickle its parser and start a new stream)."""
+    """One response's streaming state, made by :meth:`ToolParser.stream`. ``feed`` each delta,
+    then ``finish``. The deltas follow vLLM's protocol: a call's first delta carries its
+    ``index``, ``id``, ``type`` and whole ``name``, later ones its ``index`` and a piece of its
+    ``arguments``. However the text is split, the concatenated deltas are the same. A stream is
+    not picklable (pickle its parser and start a new stream)."""
 
     def __init__(self, parser: ToolParser) -> None:
         self.parser = parser
@@ -501,11 +537,20 @@ class ToolCallStream:
         )
 
     def feed(self, delta_text: str) -> Optional[DeltaMessage]:
-        """Returns the delta to send, or None when there is nothing new yet. ``TypeError`` for a
-        ``delta_text`` that is not a str, ``ValueError`` after ``finish()``.
+        """Feeds the next piece of the model's text.
 
-        (On the Rust backend a stream's ``feed`` is the native ``Parser.feed_message``, bound at
-        creation, which gives the same result; this method is the Python backend's.)"""
+        Args:
+            delta_text: the text the model generated since the last ``feed``.
+
+        Returns:
+            The delta to send (content, reasoning, call starts and argument pieces decided so
+            far), or None when there is nothing new yet: text that may be the start of a marker
+            is held back until the next piece decides it.
+
+        Raises:
+            TypeError: ``delta_text`` is not a str.
+            ValueError: the stream is finished.
+        """
         try:
             d = self._core.feed(delta_text)
         except TypeError:
@@ -515,7 +560,13 @@ class ToolCallStream:
         return None if d is None else self._message(d)
 
     def finish(self) -> Optional[DeltaMessage]:
-        """End of the response: flushes text that was held back."""
+        """Ends the response and flushes the text still held back (a possible marker that never
+        completed), sent as what it turned out to be. Afterwards ``truncated``,
+        ``unfinished_call`` and ``dropped_calls`` are final.
+
+        Returns:
+            The last delta, or None when nothing was held back.
+        """
         d = self._core.finish()
         return None if d is None else self._message(d)
 

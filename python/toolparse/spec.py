@@ -7,11 +7,12 @@ from the reference twin. The files' fields: ``formats/_about.md``; their schema:
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .spec_types import (
     ID_STYLES,
@@ -36,6 +37,7 @@ __all__ = [
     "Grammar",
     "ReasoningSpec",
     "canonical",
+    "closest",
     "format_for_model",
     "get_spec",
     "list_formats",
@@ -121,6 +123,21 @@ def load_reasoning(
     return out
 
 
+def closest(name: str, names: Sequence[str], n: int = 3) -> List[str]:
+    """The names most like ``name`` (a misspelt or half-remembered one), best first, at most
+    ``n``; case is ignored. Empty when none is close."""
+    lower: Dict[str, str] = {}
+    for known in names:
+        lower.setdefault(known.lower(), known)
+    found = difflib.get_close_matches(name.lower(), list(lower), n=n, cutoff=0.7)
+    return [lower[f] for f in found]
+
+
+def _did_you_mean(name: str, names: Sequence[str]) -> str:
+    near = closest(name, names)
+    return f"did you mean {' or '.join(repr(n) for n in near)}? " if near else ""
+
+
 def _read() -> Tuple[Dict[str, FormatSpec], Dict[str, ReasoningSpec]]:
     data = read()
     specs = load(data, data["files"])
@@ -144,14 +161,15 @@ def list_reasoning_formats(aliases: bool = False) -> List[str]:
 
 def reasoning_canonical(name: object) -> str:
     """The canonical name of a reasoning format or alias. TypeError for a non-str, ValueError
-    listing the known names for an unknown one."""
+    for an unknown one: the closest names first, then every known one."""
     if not isinstance(name, str):
         raise TypeError(f"reasoning must be a str or None, not {type(name).__name__}")
     found = _REASONING_NAMES.get(name)
     if found is None:
+        known = list_reasoning_formats(aliases=True)
         raise ValueError(
-            f"unknown reasoning format {name!r}; known reasoning formats: "
-            f"{', '.join(list_reasoning_formats(aliases=True))}"
+            f"unknown reasoning format {name!r}; {_did_you_mean(name, known)}"
+            f"known reasoning formats: {', '.join(known)}"
         )
     return found
 
@@ -169,14 +187,15 @@ def list_formats(aliases: bool = False) -> List[str]:
 
 
 def canonical(name: object) -> str:
-    """The canonical name for a format name or alias. TypeError for a non-str, ValueError listing
-    the known names for an unknown one."""
+    """The canonical name for a format name or alias. TypeError for a non-str, ValueError for an
+    unknown one: the closest names first, then every known one."""
     if not isinstance(name, str):
         raise TypeError(f"format name must be a str, not {type(name).__name__}")
     found = _NAMES.get(name)
     if found is None:
         raise ValueError(
-            f"unknown tool-call format {name!r}; known formats: {', '.join(SPECS)} "
+            f"unknown tool-call format {name!r}; {_did_you_mean(name, list(_NAMES))}"
+            f"known formats: {', '.join(SPECS)} "
             f"(aliases: {', '.join(list_formats(aliases=True)[len(SPECS) :])})"
         )
     return found

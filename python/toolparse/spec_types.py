@@ -181,6 +181,8 @@ class Call:
     keyed_by_name: bool = False  # calls written {N: {...}} (apertus)
     name_prefix: Optional[str] = None  # what a recipient naming a function starts with
     value_newlines: Optional[str] = None  # "strip_one" | "keep" (XML parameter values)
+    value_end_optional: bool = False  # a last value may lack parameter_end before function_end
+    python_values: bool = False  # a typed XML value may be a Python literal ({'a': True})
     calls_per_section: Optional[str] = None  # "one" | "many"
     between_calls: str = "whitespace"  # "whitespace" | "dropped" (named_json sections)
     cdata: bool = False
@@ -219,6 +221,8 @@ def _call(f: Fields) -> Call:
         keyed_by_name=f.flag("keyed_by_name"),
         name_prefix=f.string("name_prefix") if f.has("name_prefix") else None,
         value_newlines=f.choice("value_newlines", ("strip_one", "keep")),
+        value_end_optional=f.flag("value_end_optional"),
+        python_values=f.flag("python_values"),
         calls_per_section=f.choice("calls_per_section", ("one", "many")),
         between_calls=f.choice("between_calls", ("whitespace", "dropped"), "whitespace"),
         cdata=f.flag("cdata"),
@@ -293,10 +297,34 @@ class Grammar:
     trigger: Optional[str]  # the marker that tells a call from text (None: none does)
     # the kit's forms the parser reads but the chat template never writes
     parser_only_forms: Tuple[str, ...] = ()
+    # the kit's forms a chat template writes that the grammar cannot admit: (form, why) pairs
+    template_forms_not_admitted: Tuple[Tuple[str, str], ...] = ()
     messages: Optional[Messages] = None  # channel formats
     function_attrs: str = ""  # a regex of the attributes after a function's name
     # an element's closing tag repeats its key (a grammar cannot tie it without a schema)
     unbound_keys_without_schema: bool = False
+    # what else may end a call besides its end marker ("": nothing, the marker being an
+    # end-of-sequence token)
+    call_ends: Tuple[str, ...] = ()
+    # a call's parameters may come sorted by name as well as in schema order
+    sorted_parameters: bool = False
+    # literal spellings a pythonic template writes besides Python's (VALUE_FORMS)
+    value_forms: Tuple[str, ...] = ()
+    # the template may leave the last block open when the turn ends (required and named admit it)
+    open_last_block: bool = False
+
+
+# "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
+# "json_objects": object values written as JSON
+VALUE_FORMS = ("json_literals", "raw_strings", "json_objects")
+
+
+def _form_reasons(f: Fields, key: str) -> Tuple[Tuple[str, str], ...]:
+    """An object of form names, each with a non-empty reason, as (form, reason) pairs."""
+    v = f.d.get(key, {})
+    if not isinstance(v, dict) or not all(isinstance(r, str) and r for r in v.values()):
+        raise f.error(key, "must be an object of form names, each with a non-empty reason")
+    return tuple(v.items())
 
 
 def _grammar(f: Fields) -> Grammar:
@@ -309,10 +337,23 @@ def _grammar(f: Fields) -> Grammar:
     return Grammar(
         trigger=trigger,
         parser_only_forms=f.strings("parser_only_forms"),
+        template_forms_not_admitted=_form_reasons(f, "template_forms_not_admitted"),
         messages=_messages(messages) if messages is not None else None,
         function_attrs=f.string("function_attrs"),
         unbound_keys_without_schema=f.flag("unbound_keys_without_schema"),
+        call_ends=f.strings("call_ends"),
+        sorted_parameters=f.flag("sorted_parameters"),
+        value_forms=_value_forms(f),
+        open_last_block=f.flag("open_last_block"),
     )
+
+
+def _value_forms(f: Fields) -> Tuple[str, ...]:
+    forms = f.strings("value_forms")
+    for v in forms:
+        if v not in VALUE_FORMS:
+            raise f.error("value_forms", f"unknown form {v!r} (one of {', '.join(VALUE_FORMS)})")
+    return forms
 
 
 @dataclass(frozen=True)
@@ -371,7 +412,8 @@ class FormatSpec:
     spaces_between_special_tokens: bool = True
     # the end-of-turn tag the model may write ("": none): markup, dropped from content
     turn_end: str = ""
-    # other markup the format never puts in content (gemma4's "<channel|>"): dropped
+    # other markup the format never puts in content (cohere_command4's "<|START_RESPONSE|>"):
+    # dropped
     dropped: Tuple[str, ...] = ()
     # spans whose tags are markup (cohere's citations)
     span_markup: Optional[SpanMarkup] = None
@@ -579,6 +621,13 @@ class ReasoningSpec:
     # other markup the format never puts in content (kimi_k3's "<|close|>response<|sep|>"):
     # dropped from content in every state while it runs
     dropped: Tuple[str, ...] = ()
+    # an end marker outside a block is text, except where it leads the output (after whitespace):
+    # there it is markup, dropped (minimax_m3's stray closer)
+    stray_end_text: bool = False
+    # a start marker opens a block wherever it stands in the content (gemma4's channel)
+    blocks_anywhere: bool = False
+    # spans whose tags are markup in content and reasoning, when the tool format names none
+    span_markup: Optional[SpanMarkup] = None
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -660,6 +709,9 @@ def reasoning_spec(e: Any, where: str, formats: Iterable[str]) -> ReasoningSpec:
         content_lstrip=f.text("content_lstrip", ""),
         label=f.text("label", ""),
         dropped=f.strings("dropped", texts=True),
+        stray_end_text=f.flag("stray_end_text"),
+        blocks_anywhere=f.flag("blocks_anywhere"),
+        span_markup=_span_markup(f.obj("span_markup", _names(SpanMarkup))),
         **common,
     )
 

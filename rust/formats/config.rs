@@ -346,16 +346,13 @@ pub fn xml_params(e: &'static Entry) -> Result<xml_params::Style, String> {
     body.extend(section_end);
     let head = e.need("parameter_name_end")?;
     let (heads, strings) = xml_heads(e)?;
-    let value: Vec<&str> = if strip {
-        vec![
-            param_end,
-            owned(format!("\n{param_end}")),
-            owned(format!("\n{param}")),
-            owned(format!("\n{function_end}")),
-        ]
-    } else {
-        vec![param_end]
-    };
+    let (value, after_function) = value_ends(
+        e,
+        strip,
+        [param, param_end, function_end],
+        section_end,
+        &functions,
+    )?;
     let item_end = e.marker("item_end");
     let typing = match e.arguments.as_str() {
         "xml_parameters_json_or_string" => xml_params::Typing::Json,
@@ -387,7 +384,7 @@ pub fn xml_params(e: &'static Entry) -> Result<xml_params::Style, String> {
         value_type_end,
         value: markers(value),
         strip,
-        after_function: markers(vec![section_end.unwrap_or(function_end)]),
+        after_function: markers(after_function),
         end: markers(end),
         item_end,
         call_sep,
@@ -397,7 +394,48 @@ pub fn xml_params(e: &'static Entry) -> Result<xml_params::Style, String> {
         typing,
         doubled_names: call.doubled_names.as_deref() == Some("collapse"),
         cdata: call.cdata,
+        python_values: call.python_values,
     })
+}
+
+/// The ends of an XML parameter value (`Style::value`) and what must follow a function end
+/// inside a value for it to close the value and the call (`Style::after_function`): the section
+/// end (or, newline-stripping styles, the function end itself); without a section, the next
+/// function start (or the end of the output).
+type ValueEnds = (Vec<&'static str>, Vec<&'static str>);
+
+fn value_ends(
+    e: &'static Entry,
+    strip: bool,
+    [param, param_end, function_end]: [&'static str; 3],
+    section_end: Option<&'static str>,
+    functions: &[&'static str],
+) -> Result<ValueEnds, String> {
+    if e.call.value_end_optional && strip {
+        return Err(format!(
+            "{}: call.value_end_optional is for value_newlines keep",
+            e.name
+        ));
+    }
+    let value = if strip {
+        vec![
+            param_end,
+            owned(format!("\n{param_end}")),
+            owned(format!("\n{param}")),
+            owned(format!("\n{function_end}")),
+        ]
+    } else if e.call.value_end_optional {
+        // glm47: a last value whose end is missing closes at the function end
+        vec![param_end, function_end]
+    } else {
+        vec![param_end]
+    };
+    let after_function = match section_end {
+        Some(end) => vec![end],
+        None if strip => vec![function_end],
+        None => functions.to_vec(),
+    };
+    Ok((value, after_function))
 }
 
 pub fn muse(e: &'static Entry, atem: &'static xml_params::Style) -> Result<muse::Frame, String> {

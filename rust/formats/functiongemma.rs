@@ -30,7 +30,8 @@
 //!   whitespace or one of `,}]<`.
 //! * Escaped and bare values alike: a value that is a JSON number, `true`, `false` or `null` is
 //!   written as that JSON value (normalised as `json.dumps(json.loads(v))` writes it); anything
-//!   else is a string. vLLM's own tests pin this for escaped values (`count:<escape>42<escape>` is
+//!   else is a string; a bare `None` is null too (Gemma 4's chat template writes a null value
+//!   with Jinja's `{{ argument }}`, which prints Python's `None`). vLLM's own tests pin this for escaped values (`count:<escape>42<escape>` is
 //!   `42`, `enabled:<escape>true<escape>` is `true`), and llama.cpp's for bare ones (`value:25`).
 //!   With `escaped_strings` (gemma4: `call.escaped` is `"string"` in its spec entry) an escaped
 //!   value is always a string, as in vLLM's and SGLang's gemma4 parsers and Gemma 4's template
@@ -430,15 +431,18 @@ impl Reader {
             (p, p)
         };
         scalar_text(raw, streaming, &rest[..at], out);
-        scalar_end(raw, *streaming, out);
+        scalar_end(raw, *streaming, escaped, out);
         go(i + end, State::Next)
     }
 }
 
-/// Whether `s` may still grow into a JSON number, `true`, `false` or `null` (a left-to-right
+/// Whether `s` may still grow into a JSON number, `true`, `false`, `null` or `None` (a left-to-right
 /// check that, once failed, fails for every longer text).
 pub fn scalar_prefix(s: &str) -> bool {
-    if ["true", "false", "null"].iter().any(|l| l.starts_with(s)) {
+    if ["true", "false", "null", "None"]
+        .iter()
+        .any(|l| l.starts_with(s))
+    {
         return true;
     }
     let b = s.as_bytes();
@@ -505,10 +509,13 @@ fn scalar_text(raw: &mut String, streaming: &mut bool, s: &str, out: &mut Emitte
     }
 }
 
-/// The end of a scalar value.
-fn scalar_end(raw: &str, streaming: bool, out: &mut Emitter) {
+/// The end of a scalar value (`escaped`: it stood between escape markers).
+fn scalar_end(raw: &str, streaming: bool, escaped: bool, out: &mut Emitter) {
     if streaming {
         out.args("\"");
+    } else if !escaped && raw == "None" {
+        // Python's null, as Gemma 4's template writes a null value (`{{ argument }}`).
+        out.args("null");
     } else if let Some(j) = normalize_json(raw) {
         out.args(&j);
     } else {
@@ -623,7 +630,9 @@ mod tests {
 
     #[test]
     fn scalar_prefixes() {
-        for s in ["", "-", "0", "-0.5e+", "12", "1.", "1e5", "tr", "null", "f"] {
+        for s in [
+            "", "-", "0", "-0.5e+", "12", "1.", "1e5", "tr", "null", "f", "No", "None",
+        ] {
             assert!(scalar_prefix(s), "{s}");
         }
         for s in ["01", "a", "1x", "truex", "--1", "1.5.", " 1", "1e5e"] {

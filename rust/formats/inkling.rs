@@ -32,8 +32,8 @@ use super::between::{self, settle, text_until, Next};
 use super::region::{Region, RegionStep};
 use super::Machine;
 use crate::event::Emitter;
+use crate::event::Trail;
 use crate::json::{CallKeys, Calls};
-use crate::reasoning::Trail;
 use crate::scan::{Found, Markers, NAME_MAX};
 
 /// `Style::blocks` positions.

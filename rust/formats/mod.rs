@@ -64,7 +64,8 @@ pub struct Spec {
     pub models: &'static [&'static str],
     /// The end-of-turn tag the model may write (empty: none): markup, dropped from content.
     pub turn_end: &'static str,
-    /// Other markup the format never puts in content (gemma4's `<channel|>`): dropped.
+    /// Other markup the format never puts in content (`cohere_command4`'s `<|START_RESPONSE|>`):
+    /// dropped.
     pub dropped: &'static [&'static str],
     /// The reasoning format that runs with this format when none is given (empty: none).
     pub default_reasoning: &'static str,
@@ -250,21 +251,32 @@ impl Setup {
     }
 
     /// The markup dropped wherever the machine emits it as content: with a reasoning front
-    /// (`front`), the markers that end a block (outside one, an end marker is markup) and the end
+    /// (`front`), the markers that end a block (outside one, an end marker is markup, unless
+    /// `stray_end_text`: then only where it leads the output, which the front drops) and the end
     /// of the content wrapper the end marker opens (not for a
     /// format that puts its own markers in content, nor while thinking is disabled for a format
     /// whose markers are then off: there is no front); the turn-end tags of the reasoning format
-    /// and of the tool format, and the other `dropped` markup of both, in every state.
+    /// and of the tool format, and the other `dropped` markup of both (the reasoning format's
+    /// without the tool format's own markers, which its machine reads), in every state.
     fn dropped(&self, front: bool) -> Vec<&'static str> {
         let mut list = Vec::new();
         if let Some(r) = self.reasoning {
             let spec = r.spec();
             if front && spec.content_prefix.is_empty() {
-                list.extend(spec.ends);
+                if !spec.stray_end_text {
+                    list.extend(spec.ends);
+                }
                 list.push(spec.content_end);
             }
             list.push(spec.turn_end);
-            list.extend(spec.dropped);
+            // its other markup, but a marker of the paired tool format, which that format's
+            // machine reads (cohere's response wrapper; in a call it is the call's text)
+            let own = self.tool_format().map_or(&[][..], |f| f.spec().markers);
+            list.extend(
+                spec.dropped
+                    .iter()
+                    .filter(|m| !own.iter().any(|(_, v)| v == *m)),
+            );
         }
         if let Some(f) = self.tool_format() {
             list.push(f.spec().turn_end);
@@ -328,7 +340,18 @@ impl Parser {
             setup.dropped(front.is_some()),
             format.map_or_else(Vec::new, |f| f.spec().call_starts()),
         );
-        out.set_span(format.and_then(|f| f.spec().span_markup));
+        if front.is_some() {
+            out.set_blocks(
+                setup
+                    .reasoning
+                    .and_then(|r| r.blocks(format.map(Format::spec))),
+            );
+        }
+        out.set_span(
+            format
+                .and_then(|f| f.spec().span_markup)
+                .or_else(|| setup.reasoning.and_then(|r| r.spec().span_markup)),
+        );
         Parser {
             machine,
             held: String::new(),

@@ -520,3 +520,89 @@ fn hand_over_point_under_every_split() {
     p.feed("x");
     assert_eq!(p.machine_from(), Some(0));
 }
+
+/// (tool format, reasoning format, text, content, reasoning)
+type Case<'a> = (
+    Option<&'a str>,
+    &'a str,
+    String,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+/// (issue 30) gemma4's blocks anywhere (`blocks_anywhere`), `minimax_m3`'s stray end tag
+/// (`stray_end_text`) and cohere's response markup and framing newline (`also_end`, `dropped`,
+/// `span_markup` on the reasoning entry): every cut gives the whole text's result, which
+/// non-streaming gives too.
+#[test]
+fn blocks_anywhere_stray_end_and_framing() {
+    use crate::formats::{Parser, Setup, Tools};
+    let g4 = "<|tool_call>call:f{a:1}<tool_call|>";
+    let cases: Vec<Case<'_>> = vec![
+        (
+            None,
+            "gemma4",
+            "Before\n<|channel>thought\nabc \n<channel|>\nrest".to_owned(),
+            Some("Before\n\nrest"),
+            Some("abc"),
+        ),
+        (
+            Some("gemma4"),
+            "gemma4",
+            format!("a<|channel>thought\nplan {g4}b<|channel>x<channel|>"),
+            Some("ab"),
+            Some("planx"),
+        ),
+        (
+            None,
+            "minimax_m3",
+            "XXX</mm:think>YYY".to_owned(),
+            Some("XXX</mm:think>YYY"),
+            None,
+        ),
+        (
+            None,
+            "minimax_m3",
+            " </mm:think>YYY</mm:think>".to_owned(),
+            Some("YYY</mm:think>"),
+            None,
+        ),
+        (
+            None,
+            "cohere_command3",
+            "<|START_THINKING|>p<co>q</co: 0:[1]><|END_THINKING|>\n<|START_RESPONSE|>A<|END_RESPONSE|>"
+                .to_owned(),
+            Some("A"),
+            Some("pq"),
+        ),
+        (
+            Some("cohere_command4"),
+            "cohere_command4",
+            "<|START_THINKING|>p<|END_THINKING|>\n".to_owned(),
+            Some("\n"),
+            Some("p"),
+        ),
+    ];
+    for (fmt, r, text, content, reasoning) in cases {
+        let setup = Setup {
+            format: fmt.and_then(Format::from_name),
+            reasoning: Reasoning::lookup(r),
+            started: None,
+        };
+        let tools = Tools::default();
+        let x = Parser::extract_with(setup, &tools, &text);
+        assert_eq!(
+            (x.content.as_deref(), x.reasoning.as_deref()),
+            (content, reasoning),
+            "{text:?}"
+        );
+        for i in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            let parts = [&text[..i], &text[i..]];
+            assert_eq!(
+                Parser::replay_with(setup, &tools, &parts),
+                x,
+                "{text:?} {i}"
+            );
+        }
+    }
+}

@@ -10,10 +10,10 @@ use std::sync::{LazyLock, Mutex, PoisonError, RwLock, RwLockReadGuard};
 use super::config::{self, leak, Ctor};
 use super::spec_check;
 use super::spec_file::{
-    optional, optional_list, strs, Entry, FormatFile, Reasoning as RawReasoning,
+    optional, optional_list, strs, Entry, FormatFile, Reasoning as RawReasoning, SpanMarkup,
 };
 use super::Spec;
-use crate::event::SpanRule;
+use crate::event::{BlockRule, SpanRule};
 use crate::reasoning::{Front, Reasoning, ReasoningSpec};
 
 // BUILTIN (every `<name>.json`, in the order of the names) and REASONING_FILE, embedded by build.rs.
@@ -219,7 +219,7 @@ fn registered(e: &'static Entry, reg: &Registry) -> Result<Registered, String> {
         turn_end: optional(e.turn_end.as_ref(), "turn_end", name)?,
         dropped: optional_list(e.dropped.as_ref(), "dropped", name)?.leak(),
         default_reasoning,
-        span_markup: span_markup(e)?,
+        span_markup: span_markup(e.span_markup.as_ref(), name)?,
     };
     Ok(Registered {
         entry: e,
@@ -228,9 +228,9 @@ fn registered(e: &'static Entry, reg: &Registry) -> Result<Registered, String> {
     })
 }
 
-/// A format's optional `span_markup`.
-fn span_markup(e: &'static Entry) -> Result<Option<SpanRule>, String> {
-    let Some(s) = &e.span_markup else {
+/// A format's or reasoning format's optional `span_markup` (`name`: whose, for the errors).
+fn span_markup(span: Option<&'static SpanMarkup>, name: &str) -> Result<Option<SpanRule>, String> {
+    let Some(s) = span else {
         return Ok(None);
     };
     for (key, v) in [
@@ -240,16 +240,14 @@ fn span_markup(e: &'static Entry) -> Result<Option<SpanRule>, String> {
     ] {
         if v.is_empty() {
             return Err(format!(
-                "{}: span_markup.{key} must be a non-empty string",
-                e.name
+                "{name}: span_markup.{key} must be a non-empty string"
             ));
         }
     }
     let max = usize::try_from(s.max).ok().filter(|m| *m > 0);
     let Some(max) = max else {
         return Err(format!(
-            "{}: span_markup.max must be a positive integer",
-            e.name
+            "{name}: span_markup.max must be a positive integer"
         ));
     };
     Ok(Some(SpanRule {
@@ -330,6 +328,9 @@ fn reasoning_spec(e: &'static RawReasoning, formats: &[&str]) -> Result<Reasonin
         content_lstrip: optional(e.content_lstrip.as_ref(), "content_lstrip", name)?,
         label: optional(e.label.as_ref(), "label", name)?,
         dropped: optional_list(e.dropped.as_ref(), "dropped", name)?.leak(),
+        stray_end_text: e.stray_end_text,
+        blocks_anywhere: e.blocks_anywhere,
+        span_markup: span_markup(e.span_markup.as_ref(), &format!("reasoning {name}"))?,
     })
 }
 
@@ -395,6 +396,22 @@ impl Reasoning {
     /// Every reasoning format's spec entry, in the registry's order.
     pub fn all() -> Vec<&'static ReasoningSpec> {
         read().reasoning.clone()
+    }
+
+    /// The rule of the blocks that open anywhere in the content (`blocks_anywhere`), for the
+    /// tool format `format` (None: no tool format); None for other formats.
+    pub fn blocks(self, format: Option<&'static Spec>) -> Option<BlockRule> {
+        let spec = self.spec();
+        if !spec.blocks_anywhere {
+            return None;
+        }
+        Some(BlockRule {
+            scan: scan_list(spec, format),
+            ends: spec.ends.len(),
+            starts: spec.starts,
+            label: spec.label,
+            trim: spec.trim,
+        })
     }
 
     /// The front for this reasoning format paired with the tool format `format` (None: no tool

@@ -83,6 +83,10 @@ pub struct Call {
     pub keyed_by_name: bool,
     pub name_prefix: Option<String>,
     pub value_newlines: Option<String>,
+    #[serde(default)]
+    pub value_end_optional: bool,
+    #[serde(default)]
+    pub python_values: bool,
     pub calls_per_section: Option<String>,
     pub between_calls: Option<String>,
     #[serde(default)]
@@ -154,6 +158,11 @@ pub struct Reasoning {
     pub content_lstrip: Option<String>,
     pub label: Option<String>,
     pub dropped: Option<Vec<String>>,
+    #[serde(default)]
+    pub stray_end_text: bool,
+    #[serde(default)]
+    pub blocks_anywhere: bool,
+    pub span_markup: Option<SpanMarkup>,
     // the servers' (SGLang's think_end_token)
     #[allow(dead_code)]
     pub end_token: Option<IgnoredAny>,

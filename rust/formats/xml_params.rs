@@ -68,8 +68,13 @@
 //! Decisions on the loose points of the format (following vLLM's Qwen3 parser where it is
 //! well-defined), written for `qwen3_coder`'s markers (each format has its own):
 //! - styles that strip newlines (`value_newlines: "strip_one"`: `qwen3_coder`, `seed_oss`,
-//!   `minimax_m2`, step3) strip one leading and one trailing newline of a value (only one each);
-//!   the others (glm, DSML) keep a value verbatim, as vLLM does;
+//!   `minimax_m2`, ...) strip one leading and one trailing newline of a value (only one each);
+//!   the others (glm, DSML, step3: `"keep"`) keep a value verbatim, as vLLM does for glm and
+//!   DSML (its step3 parser strips all whitespace; we keep what the model wrote, a trailing
+//!   newline in code being part of the value);
+//! - (the spec's `call.python_values`: `seed_oss`, minicpm5) a typed value that is not JSON but a Python literal whose value is an
+//!   object or array the schema admits (`{'units': 'metric', 'alerts': True}`, as the Seed-OSS
+//!   and `MiniCPM5` templates write one with Jinja's `{{ value }}`) is read as that value;
 //! - a value may contain its own closing tag (a file being written that holds `</parameter>`):
 //!   a `</parameter>` closes the value only when what follows it, after at most [`WS_CAP`] bytes
 //!   of whitespace, is `<parameter=`, `</function>`, `</tool_call>` (a missing `</function>`, as
@@ -83,6 +88,10 @@
 //! - (newline-stripping styles) a missing `</parameter>` is tolerated when the next
 //!   `\n<parameter=` or `\n</function>` arrives (at the start of a line, as vLLM requires of an
 //!   implicit end); `\n<parameter=` always ends a value, so a value cannot contain it literally;
+//! - (glm47, the spec's `call.value_end_optional`) a missing `</arg_value>` is tolerated in the
+//!   last value when `</tool_call>` arrives: it closes the value and the call when what follows
+//!   it, after at most [`WS_CAP`] bytes of whitespace, is the next `<tool_call>` or the end of
+//!   the output (else it is value text);
 //! - a missing `</function>` is tolerated when `</tool_call>` arrives; a missing `</tool_call>` is
 //!   tolerated (the call is complete at `</function>`);
 //! - end of text inside a function (between parameters, in a parameter name or value) is
@@ -172,11 +181,15 @@ pub struct Style {
     pub value_type_end: Option<Markers>,
     /// Inside a value: its ends. Newline-stripping styles: `[parameter_end, \n parameter_end,
     /// \n parameter_start, \n function_end]` (a newline right before an end marker is the
-    /// stripped trailing one); others: `[parameter_end]`.
+    /// stripped trailing one); others: `[parameter_end]`, or `[parameter_end, function_end]`
+    /// where a last value may lack its end (glm47, the spec's `call.value_end_optional`). See
+    /// [`Style::value_role`].
     pub value: Markers,
     /// One leading and one trailing newline of a value are stripped.
     pub strip: bool,
-    /// What must follow a `\n function_end` inside a value for it to close the value and the call.
+    /// What must follow a (`\n`) `function_end` inside a value for it to close the value and the
+    /// call: the section end (newline-stripping styles without a section: the function end);
+    /// without a section, the next function start. The end of the output closes it too.
     pub after_function: Markers,
     /// After the function end: `[call_end?, item_end?, function_start?]` (`function_start` for the
     /// formats whose calls follow each other); if empty, plain text follows.
@@ -204,6 +217,35 @@ pub struct Style {
     /// written (end markers in it included), as vLLM's minicpm5 parser reads it (the spec's
     /// `call.cdata`).
     pub cdata: bool,
+    /// A typed value that is not JSON may be a Python literal: where the schema admits an
+    /// object or array, one written in Python (`{'units': 'metric', 'alerts': True}`, as the
+    /// Seed-OSS and `MiniCPM5` chat templates write it with Jinja's `{{ value }}`) is read as that
+    /// value (the spec's `call.python_values`; vLLM's minicpm5 parser falls back to
+    /// `ast.literal_eval` too).
+    pub python_values: bool,
+}
+
+/// What an end marker of a value (one of [`Style::value`]) ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueEnd {
+    /// The parameter (`</parameter>`, `\n</parameter>`).
+    Param,
+    /// The parameter, whose end is missing, as the next one starts (`\n<parameter=`).
+    NextParam,
+    /// The parameter, whose end is missing, and the function (`\n</function>`, glm47's
+    /// `</tool_call>`).
+    Function,
+}
+
+impl Style {
+    /// What end marker `which` of [`Style::value`] ends.
+    pub(crate) fn value_role(&self, which: usize) -> ValueEnd {
+        match (self.strip, which) {
+            (_, 0) | (true, 1) => ValueEnd::Param,
+            (true, 2) => ValueEnd::NextParam,
+            _ => ValueEnd::Function,
+        }
+    }
 }
 
 /// How a value is typed.

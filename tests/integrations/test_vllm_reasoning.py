@@ -289,6 +289,50 @@ def test_pair_non_stream_equals_one_pass(r: str, fmt: str, backend: str) -> None
         assert got == expected(r, fmt, backend, text, tools), f"{r}+{fmt} {label}: {text!r}"
 
 
+# (issue 30) gemma4's blocks anywhere, minimax_m3's stray end tag, cohere's response markup and
+# framing newline: through vLLM's serving code, streamed under every splitting and parsed whole,
+# as toolparse reads them (reasoning, content, calls)
+G4CALL = '<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>'
+ISSUE30 = [
+    (
+        "gemma4",
+        "gemma4",
+        "Before\n<|channel>thought\nabc<channel|>\nrest",
+        ("abc", "Before\n\nrest", []),
+    ),
+    (
+        "gemma4",
+        "gemma4",
+        f"a<|channel>thought\nplan {G4CALL}b<|channel>thought\nmore<channel|>c",
+        ("planmore", "abc", [("get_weather", '{"city": "Paris"}')]),
+    ),
+    ("minimax_m3", "minimax_m3", "XXX</mm:think>YYY", (None, "XXX</mm:think>YYY", [])),
+    ("minimax_m3", "minimax_m3", "</mm:think>YYY</mm:think>", (None, "YYY</mm:think>", [])),
+    (
+        "cohere_command3",
+        "cohere_command3",
+        "<|START_THINKING|>p<co>q</co: 0:[1]><|END_THINKING|>\n<|START_RESPONSE|>A<|END_RESPONSE|>",
+        ("pq", "A", []),
+    ),
+]
+
+
+@pytest.mark.parametrize("r,fmt,text,exp", ISSUE30, ids=lambda p: str(p)[:20])
+def test_issue30_cases_through_vllm(r: str, fmt: str, text: str, exp: Any, backend: str) -> None:
+    tools = tools_for(["get_weather"], None)
+    for split, chunks in splittings(text, seed=len(text)).items():
+        client, _, _ = serve_stream(r, fmt, tools, chunks)
+        assert client.result() == exp, f"{r}+{fmt}/{backend} split={split}: {text!r}"
+    request = request_of(tools)
+    parser = composed(r, fmt)(
+        TOKENIZER, request.tools, chat_template_kwargs=None, model_config=None
+    )
+    parser.set_prompt_token_ids([0])
+    reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True)
+    got = (reasoning or None, content or None, [(c.name, c.arguments) for c in calls or []])
+    assert got == exp, text
+
+
 @pytest.mark.parametrize("r,fmt", PAIRS, ids=lambda p: str(p))
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
@@ -512,7 +556,13 @@ def test_count_reasoning_tokens() -> None:
     # a start marker of two tokens (gemma4's), told by decoding the first tokens only
     g = tp_vllm.reasoning_parser_class("gemma4")(tokenizer=TOKENIZER2)
     assert g.count_reasoning_tokens(ids2("<|channel>", "thought\n", "a", "b", "<channel|>")) == 2
-    for toks in [("<|channel>", "a", "b", "<channel|>"), ("x", "<|channel>", "a", "<channel|>")]:
+    # a block opens anywhere (the spec's blocks_anywhere), its label markup
+    again = ("x", "<|channel>", "thought\n", "a", "<channel|>", "b", "<|channel>", "a", "b")
+    for toks in [
+        ("<|channel>", "a", "b", "<channel|>"),
+        ("x", "<|channel>", "a", "<channel|>"),
+        again,
+    ]:
         text = "".join(toks)
         info = toolparse.get_parser(None, reasoning="gemma4").extract_tool_calls(text)
         assert g.count_reasoning_tokens(ids2(*toks)) == len(info.reasoning or "")  # 1 char/token

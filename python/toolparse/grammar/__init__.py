@@ -40,6 +40,9 @@ def _plan(fmt: str, drop: Dropped) -> Plan:
     trigger = spec.grammar.trigger
     plan.distinct = trigger is not None
     plan.blocks.sort(key=lambda b: b.begin != trigger)
+    if spec.turn_end and plan.trail is None:
+        plan.trail = n.const(spec.turn_end)  # plamo3's end-of-turn tag after the calls
+    plan.open_last = spec.grammar.open_last_block
     return plan
 
 
@@ -53,6 +56,21 @@ def _distinct_blocks(blocks: Sequence[Block]) -> List[Block]:
     return out
 
 
+def _think_block(fmt: str, reasoning: Optional[str]) -> Optional[str]:
+    """The reasoning format whose think block goes before the calls: ``reasoning``, else the
+    format's own default (``default_reasoning``: the block its parser reads as reasoning without
+    ``reasoning=``). None where there is none, and for a reasoning format without a think block
+    of its own (harmony's and the other channel formats', inkling's): its tool format's own
+    grammar carries the reasoning."""
+    name = reasoning if reasoning is not None else _spec.get_spec(fmt).default_reasoning
+    if not name:
+        return None
+    r = _spec.REASONING[_spec.reasoning_canonical(name)]
+    if r.tool_format is not None or not r.start or not r.end:
+        return None
+    return r.name
+
+
 def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Optional[n.Node]:
     if reasoning is None:
         return None
@@ -63,10 +81,18 @@ def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Opti
         # thinking disabled: the markers are off, there is no block
         return None
     excludes = [*r.starts, *r.ends]
+    plain = not r.content_prefix  # minimax_m2_append_think reads its block as content
     if started:
-        block = n.tag("", n.any_text(excludes), r.end)
+        # the prompt opened the block; the model may write the opener again (the Qwen3,
+        # GLM-4.6, Kimi-K2-Thinking and DeepSeek-R1-0528 templates do not prefill it)
+        opener = n.optional(n.or_(*[n.const(s) for s in r.starts])) if plain else n.const("")
+        block = n.seq(opener, n.tag("", n.any_text(excludes), r.end))
     else:
-        block = n.optional(n.tag(r.start, n.any_text(excludes), r.end))
+        full = n.tag(r.start, n.any_text(excludes), r.end)
+        # thinking off: the empty block or the bare closer the template writes (GLM-4.6's
+        # "\n<think></think>", MiniMax-M3's "</mm:think>")
+        bare = [n.const(e) for e in (r.end, *r.also_end)] if plain else []
+        block = n.seq(n.ws(), n.optional(n.or_(full, *bare)))
     return n.seq(block, n.ws())
 
 
@@ -77,21 +103,34 @@ def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
     def tag(b: Block) -> n.Node:
         return n.tag(b.begin, b.content(tools, single), b.end)
 
+    trail = n.const("")
+    if plan.trail is not None:
+        trail = n.optional(n.seq(plan.trail, n.ws()))
     if req.mode == "auto" and single:
         # one call ends the turn; whitespace after it is no text (the parser drops it too)
         tags = [tag(b) for b in blocks]
         return n.seq(
-            n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes), n.ws()
+            n.triggered([b.begin for b in blocks], tags, single=True, excludes=excludes),
+            n.ws(),
+            trail,
         )
     if req.mode == "auto":
         return n.triggered(
             [b.begin for b in blocks], [tag(b) for b in blocks], single=single, excludes=excludes
         )
+    lead = n.optional(n.seq(plan.lead, n.ws())) if plan.lead is not None else n.const("")
     if req.mode == "forced":
+        single = True
         one = n.or_(*[n.tag(b.begin, b.content(tools, True), b.end) for b in blocks])
-        return n.seq(n.ws(), one, n.ws())
-    one = n.or_(*[tag(b) for b in blocks])
-    return n.seq(n.ws(), n.one_or_more(one, plan.between, single=single), n.ws())
+    else:
+        one = n.or_(*[tag(b) for b in blocks])
+    calls = n.one_or_more(one, plan.between, single=single)
+    if plan.open_last:
+        # the turn may end inside the last block: its end marker left out
+        unclosed = n.or_(*[n.seq(n.const(b.begin), b.content(tools, single)) for b in blocks])
+        last = n.or_(one, unclosed)
+        calls = last if single else n.seq(n.star(n.seq(one, plan.between)), last)
+    return n.seq(n.ws(), lead, calls, n.ws(), trail)
 
 
 def structural_tag(
@@ -178,9 +217,12 @@ def _build(
     plan = _plan(fmt, drop)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
+    asked = reasoning is not None
+    reasoning = _think_block(fmt, reasoning)
     prefix = _reasoning_prefix(reasoning, reasoning_started)
     excludes: List[str] = []
-    if reasoning is not None:
+    # a format's default think block leaves auto's text as it was (its markers stay text there)
+    if reasoning is not None and asked:
         r = _spec.REASONING[_spec.reasoning_canonical(reasoning)]
         started = r.started if reasoning_started is None else reasoning_started
         if started or not r.markers_off_when_disabled:

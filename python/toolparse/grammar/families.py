@@ -14,9 +14,23 @@ from ..spec_types import Call, Grammar, Message
 from . import nodes as n
 from .request import FunctionTool
 from .schema import Dropped, properties, resolve, scalar_choices, types_of, with_defs
-from .values import PYTHON, Values, gemma, ordered
+from .values import PYTHON, Values, gemma, ordered, python_syntax
 
-JSON_WS = 12  # whitespace runs inside JSON arguments (an indented body needs more than WS)
+JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
+# Pretty-printed JSON (a template's ``tojson(indent=4)``, a list laid out one call a line): a run
+# of whitespace is a newline and the indentation of its line, 4 spaces a level. Calls sit at
+# most two levels deep (a list, then the call object), so the arguments object's keys are on
+# level 3 and a value nested D containers deep (the arguments object counts as 1) on level 2 + D:
+# runs of 1 + 4 * (2 + D) characters. Arguments admit runs of up to ARGS_WS = 1 + 4 * (2 + 8) =
+# 41: the layout of values nested up to ARGS_DEPTH = 8 containers deep. Tool schemas rarely nest
+# deeper; an open value or a recursive $ref allows any depth, which no finite bound admits. One
+# bound for every tool: walking each schema for its own depth cost a quarter of the time to build
+# a tag for 100 tools.
+INDENT, CALL_LEVELS, ARGS_DEPTH = 4, 2, 8
+ARGS_WS = 1 + INDENT * (CALL_LEVELS + ARGS_DEPTH)
+# Between the pieces of a JSON call list and of its call objects: a template's layout (command-r7b
+# rendered without trim_blocks writes ``,\n\n    \n    \n    {`` between two calls: 16 characters).
+LAYOUT_WS = 16
 
 
 @dataclass
@@ -40,6 +54,12 @@ class Plan:
     distinct: bool = True
     between: n.Node = field(default_factory=n.ws)
     messages: Optional[Callable[..., n.Node]] = None  # channel formats assemble themselves
+    # what the format or its template may write before the first block (inkling's thinking
+    # message, kimi_k3's empty response channel) and after the last (kimi_k3's message close,
+    # plamo3's end-of-turn tag): admitted where no text is
+    lead: Optional[n.Node] = None
+    trail: Optional[n.Node] = None
+    open_last: bool = False  # the last block may end with the turn, without its end marker
 
 
 class Ctx:
@@ -81,7 +101,7 @@ class Ctx:
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
         schema = tool.schema if isinstance(tool.schema, dict) else {"type": "object"}
-        return n.json_schema(schema, "json", JSON_WS)
+        return n.json_schema(schema, "json", ARGS_WS)
 
 
 def _either(tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]) -> n.Node:
@@ -113,7 +133,7 @@ class _Envelope:
 def _envelope_parts(c: Ctx) -> _Envelope:
     if c.envelope is not None:
         return c.envelope  # type: ignore[no-any-return]
-    w = n.ws_pattern()
+    w = n.ws_pattern(LAYOUT_WS)
     name_keys, args_keys = c.call.name_keys or ("name",), c.call.args_keys or ("arguments",)
     nk = "(" + "|".join(_key(k) for k in name_keys) + ")"
     ak = "(" + "|".join(_key(k) for k in args_keys) + ")"
@@ -155,9 +175,9 @@ def _envelope(c: Ctx, tool: FunctionTool) -> n.Node:
 
 def _json_items(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node:
     """The calls of a JSON list, without its brackets."""
-    w = n.ws_pattern()
+    w = n.ws_pattern(LAYOUT_WS)
     item = _either(tools, lambda t: _envelope(c, t))
-    return n.seq(n.ws(), _list(item, n.regex(w + "," + w), single), n.ws())
+    return n.seq(n.ws(LAYOUT_WS), _list(item, n.regex(w + "," + w), single), n.ws(LAYOUT_WS))
 
 
 def tagged_json(c: Ctx) -> Plan:
@@ -187,22 +207,29 @@ def tagged_json(c: Ctx) -> Plan:
     def closed_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), n.const("["), _json_items(c, ts, s), n.const("]"), n.ws())
 
-    def named(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return _either(ts, lambda t: _name_then_args(c, t))
+    def named_or_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        # v11+ ``NAME[ARGS]{...}``, or pre-v11 a JSON list of calls (``[{"name": ...}]``)
+        named = _either(ts, lambda t: _name_then_args(c, t))
+        # the list a tag of its own: a block ending in nothing must hold a bounded content
+        return n.or_(named, n.seq(n.ws(), n.tag("[", _json_items(c, ts, s), "]")))
 
+    # what else may end a call: the template's message end after it, or nothing ("") where the
+    # end marker is an end-of-sequence token the text does not hold (gigachat3's ``</s>``)
+    also = list(c.g.call_ends)
     blocks: List[Block] = []
     for start in starts:
         end = end_for(start)
         if shape == "object":
-            blocks.append(Block(start, objects(n.ws() if end else n.const("")), end))
+            closes = [end, *also] if also else end
+            blocks.append(Block(start, objects(n.ws() if end else n.const("")), closes))
         elif shape == "array" and start == "[":  # xlam's bare list
             blocks.append(Block("[", bare_list, "]", holds_many=True))
         elif shape == "array" and not end:
             blocks.append(Block(start, open_list, "]", holds_many=True))
         elif shape == "array":
             blocks.append(Block(start, closed_list, end, holds_many=True))
-        else:  # mistral v11+: NAME[ARGS]{...} after the start marker, once per call
-            blocks.append(Block(start, named, end))
+        else:  # mistral: after the start marker a list, or NAME[ARGS]{...} once per call
+            blocks.append(Block(start, named_or_list, end))
     return Plan(blocks)
 
 
@@ -329,7 +356,11 @@ def _xml_value(
             text = c.raw_text[end] = n.any_text([end])
         return text, "string"
     sub = with_defs(schema, root) if c.defs_of(root) else schema
-    return n.seq(c.pad, n.json_schema(sub, "json", JSON_WS), c.pad), types[0]
+    value = n.json_schema(sub, "json", JSON_WS)
+    if c.call.python_values:
+        # or written in Python, as the chat template's {{ value }} prints it
+        value = n.or_(value, Values(PYTHON, root, c.drop, where).value(schema))
+    return n.seq(c.pad, value, c.pad), types[0]
 
 
 def _param_heads(c: Ctx, written_as: Optional[str]) -> List[n.Node]:
@@ -360,6 +391,24 @@ def _param_heads(c: Ctx, written_as: Optional[str]) -> List[n.Node]:
         out = typed or [m["parameter_json"]]
     c.heads[written_as] = [n.const(h) for h in out]
     return c.heads[written_as]
+
+
+def _or_json(c: Ctx, root: Mapping[str, Any], schema: Any, k: str, param: n.Node) -> n.Node:
+    """A value of several types, one of them null, read raw (``param``), or written as JSON under
+    the JSON head the template gives it (DSML's ``string="false">null``; kimi_k3's
+    ``type="null"`` holds null only)."""
+    types = types_of(schema, root)
+    if "null" not in types or len(types) < 2:
+        return param
+    m = c.m
+    head = _param_heads(c, "null")[0]["value"]
+    if '"null"' in head:
+        value = n.const("null")
+    else:
+        sub = with_defs(schema, root) if c.defs_of(root) else schema
+        value = n.json_schema(sub, "json", JSON_WS)
+    value = n.seq(c.pad, value, c.pad)
+    return n.or_(param, n.tag(m["parameter_start"] + k + head, value, m["parameter_end"]))
 
 
 def _params(c: Ctx, t: FunctionTool) -> n.Node:
@@ -407,8 +456,19 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
             param = n.tag(m["parameter_start"] + k + heads[0]["value"], value, end)
         else:
             param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
+        if written == "string" and "parameter_json" in m:
+            param = _or_json(c, root, v, k, param)
         items.append((param, k in req))
-    return n.seq(ordered(items, sep), sep) if items else n.const("")
+    if not items:
+        return n.const("")
+    body = ordered(items, sep)
+    keys = [k for k, _ in props]
+    if c.g.sorted_parameters and sorted(keys) != keys:
+        # sorted by name too (two orders, each checking the required keys; xgrammar's any-order
+        # objects would drop that check)
+        by_name = [items[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
+        body = n.or_(body, ordered(by_name, sep))
+    return n.seq(body, sep)
 
 
 def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
@@ -434,9 +494,17 @@ def _function_end(c: Ctx) -> str:
 def xml_params(c: Ctx) -> Plan:
     m = c.m
     fstart = m["function_start"]
+    lead = m.get("function_lead")
+
+    def start(t: FunctionTool) -> n.Node:
+        if lead is None:
+            return n.const(fstart)
+        # step3: the name may stand again after the lead, before the rest of the start
+        again = n.seq(n.const(lead + t.name), n.ws(), n.const(fstart[len(lead) :]))
+        return n.or_(n.const(fstart), again)
 
     def function(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(fstart), _function_rest(c, t), n.const(_function_end(c)))
+        return n.seq(start(t), _function_rest(c, t), n.const(_function_end(c)))
 
     if "call_start" not in m:
         return Plan(
@@ -449,11 +517,21 @@ def xml_params(c: Ctx) -> Plan:
             ]
         )
     many = c.call.calls_per_section == "many"
+    sep, tail = n.ws(), n.ws()
+    if "call_sep" in m:  # markup between calls (step3's <｜tool_sep｜>), after the last one too
+        sep = tail = n.seq(n.ws(), n.optional(n.seq(n.const(m["call_sep"]), n.ws())))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return n.seq(n.ws(), _list(_either(ts, function), n.ws(), s or not many), n.ws())
+        return n.seq(n.ws(), _list(_either(ts, function), sep, s or not many), tail)
 
-    return Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
+    plan = Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
+    if "text_end" in m and "text_end_2" in m:
+        # kimi_k3: an empty response channel before the section (its opener may be in the
+        # prompt), the message close after it
+        opener = n.optional(n.const(m["text_start"])) if "text_start" in m else n.const("")
+        plan.lead = n.seq(opener, n.ws(), n.const(m["text_end"]))
+        plan.trail = n.const(m["text_end_2"])
+    return plan
 
 
 def xml_elements(c: Ctx) -> Plan:
@@ -508,9 +586,10 @@ def _kwargs(c: Ctx, t: FunctionTool, values: Callable[[Mapping[str, Any]], Value
 
 def pythonic(c: Ctx) -> Plan:
     m = c.m
+    syn = python_syntax(c.g.value_forms)
 
     def values(root: Mapping[str, Any]) -> Values:
-        return Values(PYTHON, root, c.drop, c.spec.name)
+        return Values(syn, root, c.drop, c.spec.name)
 
     def call(t: FunctionTool) -> n.Node:
         return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
@@ -537,7 +616,8 @@ def pythonic(c: Ctx) -> Plan:
 
 def functiongemma(c: Ctx) -> Plan:
     m = c.m
-    syn = gemma(m["string"])
+    # Gemma 4's values as its chat template writes them (None, dictsort order, bare keys)
+    syn = gemma(m["string"], template=c.spec.arguments == "gemma4_values")
 
     def call(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
@@ -561,6 +641,12 @@ def inkling(c: Ctx) -> Plan:
             )
         ],
         between=n.seq(n.ws(), n.optional(n.const(m["message_start"])), n.ws()),
+        # a thinking message is reasoning (its own reasoning format has no think block)
+        lead=n.seq(
+            n.tag(m["thinking_start"], n.any_text([m["end"]]), m["end"]),
+            n.ws(),
+            n.optional(n.const(m["message_start"])),
+        ),
     )
 
 

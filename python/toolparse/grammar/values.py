@@ -6,11 +6,20 @@ it does not say becomes any value, nested to a bounded depth."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, List, Mapping, Sequence, Set, Tuple
 
 from . import nodes as n
-from .schema import STRING_ONLY, Dropped, items_of, properties, resolve, scalar_choices, types_of
+from .schema import (
+    STRING_ONLY,
+    Dropped,
+    items_of,
+    properties,
+    resolve,
+    scalar_choices,
+    types_of,
+    with_defs,
+)
 
 INT = r"-?(0|[1-9][0-9]*)"
 # an exponent of at most two digits: a value the converters turn into a finite JSON number
@@ -32,6 +41,13 @@ class Syntax:
     colon: str  # regex between key and value
     comma: str  # regex between items
     pad: str  # regex inside brackets and braces
+    # other spellings of null (Gemma 4's template prints Python's None)
+    other_nulls: Tuple[str, ...] = ()
+    # an object with named keys may also come with its keys in Jinja's dictsort order (case
+    # folded), as Gemma 4's template writes every mapping
+    dictsort: bool = False
+    json_literals: bool = False  # JSON's null/true/false too (olmo3)
+    json_objects: bool = False  # an object value may be written as JSON (lfm2's tojson)
 
 
 def _py_quote(s: str) -> str:
@@ -40,6 +56,8 @@ def _py_quote(s: str) -> str:
 
 _PY_ESC = r"""\\([\\'"nrtbf0]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4})"""
 PY_STR = rf"""('([^'\\\n]|{_PY_ESC})*'|"([^"\\\n]|{_PY_ESC})*")"""
+# a quoted string that may hold raw newlines (lfm2's template writes the text as it is)
+PY_STR_RAW = rf"""('([^'\\]|{_PY_ESC})*'|"([^"\\]|{_PY_ESC})*")"""
 
 PYTHON = Syntax(
     string=lambda: n.regex(PY_STR),
@@ -55,8 +73,29 @@ PYTHON = Syntax(
 )
 
 
-def gemma(escape: str) -> Syntax:
-    """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed."""
+# A bare key as the gemma4 parser reads one (the template writes any key bare): no whitespace at
+# its ends, none of ``:,{}[]<`` in it.
+_GEMMA_KEY_CHAR = r"[^ \t\n\r:,{}\[\]<]"
+GEMMA4_KEY = rf"{_GEMMA_KEY_CHAR}([^\t\n\r:,{{}}\[\]<]*{_GEMMA_KEY_CHAR})?"
+
+
+def python_syntax(forms: Sequence[str]) -> Syntax:
+    """Python's literals with the spec's ``grammar.value_forms`` added."""
+    if not forms:
+        return PYTHON
+    string = PY_STR_RAW if "raw_strings" in forms else PY_STR
+    return replace(
+        PYTHON,
+        string=lambda: n.regex(string),
+        json_literals="json_literals" in forms,
+        json_objects="json_objects" in forms,
+    )
+
+
+def gemma(escape: str, template: bool = False) -> Syntax:
+    """Gemma's values: strings between ``escape`` markers, keys bare, no spaces needed. With
+    ``template`` (Gemma 4), also as its chat template writes them: null as ``None``, a mapping's
+    keys in dictsort order, any key bare."""
     return Syntax(
         string=lambda: n.tag(escape, n.any_text([escape]), escape),
         quote=lambda s: escape + s + escape,
@@ -64,23 +103,30 @@ def gemma(escape: str) -> Syntax:
         false="false",
         null="null",
         key=lambda k: k,
-        any_key=r"[A-Za-z_][A-Za-z0-9_]*",
+        any_key=GEMMA4_KEY if template else r"[A-Za-z_][A-Za-z0-9_]*",
         colon=": ?",
         comma=", ?",
         pad="",
+        other_nulls=("None",) if template else (),
+        dictsort=template,
     )
 
 
-def _scalar(v: Any, syn: Syntax) -> str:
-    if v is None:
-        return syn.null
-    if v is True:
-        return syn.true
-    if v is False:
-        return syn.false
+def _scalar(v: Any, syn: Syntax) -> n.Node:
+    if v is None or isinstance(v, bool):
+        return _literal(v, syn)
     if isinstance(v, str):
-        return syn.quote(v)
-    return json.dumps(v)
+        return n.const(syn.quote(v))
+    return n.const(json.dumps(v))
+
+
+def _literal(v: Any, syn: Syntax) -> n.Node:
+    """None, True or False in the syntax (and as JSON writes it, where the format may)."""
+    own = syn.null if v is None else syn.true if v else syn.false
+    spellings = [own, *(syn.other_nulls if v is None else ())]
+    if syn.json_literals:
+        spellings.append(json.dumps(v))
+    return n.or_(*[n.const(x) for x in spellings])
 
 
 class Values:
@@ -93,7 +139,7 @@ class Values:
         syn = self.syn
         choices = scalar_choices(schema, self.root) if schema is not True else None
         if choices is not None:
-            return n.or_(*[n.const(_scalar(v, syn)) for v in choices])
+            return n.or_(*[_scalar(v, syn) for v in choices])
         node = resolve(schema, self.root) if isinstance(schema, dict) else {}
         types = (
             types_of(node, self.root)
@@ -116,13 +162,17 @@ class Values:
             elif t == "number":
                 alts.append(n.regex(NUMBER))
             elif t == "boolean":
-                alts.append(n.or_(n.const(syn.true), n.const(syn.false)))
+                alts.append(n.or_(_literal(True, syn), _literal(False, syn)))
             elif t == "null":
-                alts.append(n.const(syn.null))
+                alts.append(_literal(None, syn))
             elif t == "array":
                 alts.append(self.array(items_of(node, self.root), depth - 1))
             elif t == "object":
                 alts.append(self.obj(node, depth - 1))
+                if syn.json_objects:
+                    whole = with_defs(node, self.root)
+                    sub = {**(whole if isinstance(whole, dict) else {}), "type": "object"}
+                    alts.append(n.json_schema(sub, "json", n.WS))
         return n.or_(*alts)
 
     def array(self, items: Any, depth: int) -> n.Node:
@@ -150,6 +200,10 @@ class Values:
                 for k, v in props
             ]
             body = ordered(pairs, n.regex(syn.comma))
+            # Jinja's dictsort: keys compared case folded, ties kept in the given order
+            order = sorted(range(len(props)), key=lambda i: props[i][0].lower())
+            if syn.dictsort and order != list(range(len(props))):
+                body = n.or_(body, ordered([pairs[i] for i in order], n.regex(syn.comma)))
         pad = n.regex(syn.pad) if syn.pad else n.const("")
         return n.seq(n.const("{"), pad, body, pad, n.const("}"))
 

@@ -311,17 +311,26 @@ class ReasoningTokens:
     whitespace a start marker opens it; inside, every token is reasoning but start markers (with
     the tokens that continue one into a longer start marker: gemma4's ``<|channel>`` then
     ``thought\n``, told with ``decode``); an end marker or a call start (``calls``) ends the
-    block, which never reopens. Markers are not counted. Resumes where the last call stopped
+    block, which never reopens, except with ``anywhere`` (the spec's ``blocks_anywhere``:
+    gemma4), where a start marker opens a block again wherever it stands (in a call's arguments
+    too: token ids do not tell them). Markers are not counted. Resumes where the last call stopped
     when the ids extend the ones it read (servers pass the whole sequence per delta; one C-level
     comparison tells), so Python looks at each id of a stream once, and not at all after the
     block ended."""
 
-    BEFORE, INSIDE, AFTER = 0, 1, 2
+    BEFORE, INSIDE, AFTER, OUTSIDE = 0, 1, 2, 3
 
     def __init__(
-        self, ids: MarkerIds, started: bool, calls: FrozenSet[int], decode: Any = None
+        self,
+        ids: MarkerIds,
+        started: bool,
+        calls: FrozenSet[int],
+        decode: Any = None,
+        anywhere: bool = False,
     ) -> None:
         self._ids = ids
+        # the state after a block (or its chance to open at the beginning) is over
+        self._over = self.OUTSIDE if anywhere else self.AFTER
         self._started = started
         self._calls = calls
         self._decode = decode
@@ -374,10 +383,13 @@ class ReasoningTokens:
             t = token_ids[i]
             if self.state == self.BEFORE:
                 self._before(t)
+            elif self.state == self.OUTSIDE:
+                if t in starts:
+                    self._opened(self._text(t) if self._longer else "")
             elif self._opening is not None and self._continues(t):
                 pass
             elif t in self._stops:
-                self.state = self.AFTER
+                self.state = self._over
             elif t in ids.starts:
                 self._opened(self._text(t) if self._longer else "")
             else:
@@ -385,7 +397,7 @@ class ReasoningTokens:
                 if k > 1 and t == seq[-1] and i + 1 >= k:
                     if list(token_ids[i + 1 - k : i + 1]) == seq:  # a multi-token end marker
                         self.count = max(0, self.count - k)
-                        self.state = self.AFTER
+                        self.state = self._over
             i += 1
         if i > self._pos:
             self._pos = i
@@ -430,7 +442,7 @@ class ReasoningTokens:
                 if lead in self._ids.starts_text:
                     self._opened(lead)
                 return
-        self.state = self.AFTER
+        self.state = self._over
 
 
 # --------------------------------------------------------------------------------------------------

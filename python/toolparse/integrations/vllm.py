@@ -582,7 +582,7 @@ class _ReasoningParserMethods(_VllmClass):
             counter = self._counter
             if counter is None or counter.key != (started, calls):
                 counter = _reasoning_common.ReasoningTokens(
-                    self._ids, started, calls, self._decode_one
+                    self._ids, started, calls, self._decode_one, rspec.blocks_anywhere
                 )
                 counter.key = (started, calls)
                 self._counter = counter

@@ -199,18 +199,24 @@ def _dropped(
     rspec: Optional[ReasoningSpec], format: Optional[FormatSpec], front: bool
 ) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
-    a reasoning front, the markers that end a block (outside one, an end marker is markup) and the
-    end of the content wrapper the end marker opens (not for
-    a format that puts its own markers in content, nor while thinking is disabled for a format
-    whose markers are then off: there is no front); the turn-end tags of the reasoning format and
-    of the tool format, and the other ``dropped`` markup of both, in every state."""
+    a reasoning front, the markers that end a block (outside one, an end marker is markup, unless
+    ``stray_end_text``: then only where it leads the output, which the front drops) and the end
+    of the content wrapper the end marker opens (not for a format that puts its own markers in
+    content, nor while thinking is disabled for a format whose markers are then off: there is no
+    front); the turn-end tags of the reasoning format and of the tool format, and the other
+    ``dropped`` markup of both (the reasoning format's without the tool format's own markers,
+    which its machine reads), in every state."""
     marks: List[str] = []
     if rspec is not None:
         if front and not rspec.content_prefix:
-            marks.extend(rspec.ends)
+            if not rspec.stray_end_text:
+                marks.extend(rspec.ends)
             marks.append(rspec.content_end)
         marks.append(rspec.turn_end)
-        marks.extend(rspec.dropped)
+        # its other markup, but a marker of the paired tool format, which that format's machine
+        # reads (cohere's response wrapper; in a call it is the call's text)
+        own = set(format.markers.values()) if format is not None else set()
+        marks.extend(m for m in rspec.dropped if m not in own)
     if format is not None:
         marks.append(format.turn_end)
         marks.extend(format.dropped)
@@ -278,7 +284,11 @@ class Parser:
             _dropped(rspec, fspec, self._front is not None),
             fspec.call_starts() if fspec is not None else (),
         )
+        if self._front is not None and rspec is not None:
+            self._out.set_blocks(_reasoning.blocks(rspec, fspec))
         span = fspec.span_markup if fspec is not None else None
+        if span is None and rspec is not None:
+            span = rspec.span_markup
         if span is not None:
             self._out.set_span(SpanRule(span.open, span.close_start, span.close_end, span.max))
         self._finished = False

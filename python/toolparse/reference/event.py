@@ -70,6 +70,159 @@ class SpanRule:
         return "".join(out)
 
 
+# The longest run of whitespace at the end of the reasoning that ``trim`` drops.
+TRAIL_CAP = 64
+
+
+class Trail:
+    """Reasoning text whose ending run of whitespace is dropped (``trim``): the open run of
+    whitespace at the end of the reasoning so far is held back, up to TRAIL_CAP (a longer run is
+    reasoning, all of it), and dropped when the block closes. Shared with the machines that
+    separate reasoning themselves (inkling)."""
+
+    def __init__(self) -> None:
+        self.ws = ""
+        self.long = False  # the open run grew past TRAIL_CAP; it is reasoning
+
+    def emit(self, s: str, out: Emitter) -> None:
+        if not s:
+            return
+        body = s.rstrip(WS)
+        if not body:
+            if self.long:
+                out.reasoning(s)
+            else:
+                self.ws += s
+                if len(self.ws) > TRAIL_CAP:
+                    out.reasoning(self.ws)
+                    self.ws = ""
+                    self.long = True
+            return
+        out.reasoning(self.ws)
+        self.ws = ""
+        out.reasoning(body)
+        self.long = False
+        self.emit(s[len(body) :], out)
+
+    def close(self) -> None:
+        """The block ended: the held run of whitespace at its end is dropped."""
+        self.ws = ""
+        self.long = False
+
+
+class BlockRule:
+    """Think blocks anywhere in the content (a reasoning format's ``blocks_anywhere``; twin of
+    ``BlockRule``): outside a block a start marker opens one; inside, the text is reasoning, an
+    end marker closes the block, a start marker is markup, and a call start closes it (the marker
+    goes on as content; a call the machine starts closes it too). At the start of a block its
+    ``label`` and a newline are markup (the label alone: an empty block); with ``trim`` the run
+    of whitespace that ends the reasoning is dropped (``Trail``)."""
+
+    def __init__(
+        self, scan: Sequence[str], ends: int, starts: Sequence[str], label: str, trim: bool
+    ) -> None:
+        self.scan = Markers(scan)  # ends, starts, call starts
+        self.ends = ends
+        self.starts = Markers(starts)
+        self.nstarts = len(starts)
+        self.label = label
+        self.trim = trim
+
+
+class _Blocks:
+    """One stream's place among the blocks of a ``BlockRule`` (twin of ``Blocks``)."""
+
+    def __init__(self, rule: BlockRule) -> None:
+        self.rule = rule
+        self.open = False
+        self.held = ""  # the end of the text so far that could still become a marker
+        self.fresh = False  # at the start of a block, while its reasoning may be the label
+        self.label = ""  # the reasoning held while it may still be the label and a newline
+        self.trail = Trail()
+
+    def feed(self, s: str, end: bool, out: Emitter) -> None:
+        """Feeds content text; at the ``end`` nothing is held (a marker a longer one might have
+        extended is that marker)."""
+        buf, self.held = self.held + s, ""
+        pos = 0
+        while True:
+            markers = self.rule.scan if self.open else self.rule.starts
+            kind, at, which = markers.find(buf, pos)
+            if kind != "marker":
+                which = markers.starts(buf, pos + at) if end else -1
+            self._text(buf[pos : pos + at], out)
+            pos += at
+            if which < 0:
+                if end:
+                    self._text(buf[pos:], out)
+                else:
+                    self.held = buf[pos:]
+                return
+            n = len(markers.list[which])
+            if not self.open:
+                self.open = True
+                self.fresh = True
+                pos += n
+            elif which < self.rule.ends:
+                self._close(out)
+                pos += n
+            elif which < self.rule.ends + self.rule.nstarts:
+                pos += n
+            else:
+                self._close(out)  # a call start: content from the marker on
+
+    def _text(self, s: str, out: Emitter) -> None:
+        if not s:
+            return
+        if self.open:
+            self._reason(s, out)
+        else:
+            out._content_plain(s)
+
+    def _reason(self, s: str, out: Emitter) -> None:
+        """Reasoning; at the start of a block held while it may still be the label and a
+        newline."""
+        label = self.rule.label
+        if not self.fresh or not label:
+            self._body(s, out)
+            return
+        self.label += s
+        held = self.label
+        if held.startswith(label + "\n"):
+            self.fresh = False
+            self.label = ""
+            self._body(held[len(label) + 1 :], out)
+            return
+        if not (label + "\n").startswith(held):
+            self.fresh = False
+            self.label = ""
+            self._body(held, out)
+
+    def _body(self, s: str, out: Emitter) -> None:
+        if self.rule.trim:
+            self.trail.emit(s, out)
+        else:
+            out.reasoning(s)
+
+    def _close(self, out: Emitter) -> None:
+        """The block ends: a held label is an empty block, other held reasoning is reasoning; the
+        run of whitespace that ends it is dropped (``trim``)."""
+        if self.fresh:
+            self.fresh = False
+            held, self.label = self.label, ""
+            if held != self.rule.label:
+                self._body(held, out)
+        self.trail.close()
+        self.open = False
+
+    def end(self, out: Emitter) -> None:
+        """Something else follows (a call starts, the text ends): what is held is what it is, and
+        an open block closes."""
+        self.feed("", True, out)
+        if self.open:
+            self._close(out)
+
+
 class Emitter:
     """Collects events and applies the rules every format shares: adjacent fragments coalesce,
     call indices are assigned in order, and whitespace that only separates or surrounds tool calls
@@ -103,10 +256,24 @@ class Emitter:
         self._span: Optional[SpanRule] = None
         self._span_content: List[Any] = [False, ""]
         self._span_reasoning: List[Any] = [False, ""]
+        # think blocks anywhere in the content (BlockRule), if the reasoning format has them
+        self._blocks: Optional[_Blocks] = None
 
     def set_span(self, span: Optional[SpanRule]) -> None:
         """The spans whose tags are markup in content and reasoning."""
         self._span = span
+
+    def set_blocks(self, rule: Optional[BlockRule]) -> None:
+        """The think blocks that open anywhere in the content (``blocks_anywhere``)."""
+        self._blocks = _Blocks(rule) if rule is not None else None
+
+    def _end_blocks(self) -> None:
+        """The blocks' held text is what it is (something else follows), an open block
+        closes."""
+        b, self._blocks = self._blocks, None
+        if b is not None:
+            b.end(self)
+            self._blocks = b
 
     def _flush_reasoning(self) -> None:
         """Reasoning held back as a possible span tag is reasoning after all."""
@@ -122,7 +289,18 @@ class Emitter:
         return self._drop is not None
 
     def strip(self, s: str) -> str:
-        """``s`` without the markup dropped from content (a whole text at once)."""
+        """``s`` without the markup dropped from content (a whole text at once), and without its
+        think blocks (``blocks_anywhere``)."""
+        if self._blocks is not None:
+            e = Emitter(self._drop.list if self._drop is not None else ())
+            e._span = self._span
+            e.set_blocks(self._blocks.rule)
+            e.content(s)
+            e._end_blocks()
+            e._flush()
+            ws, e._ws = e._ws, ""
+            e._push_content(ws)
+            return "".join("".join(ev[1]) for ev in e.events if ev[0] == "content")
         if self._span is not None:
             s = self._span.feed([False, ""], s, True)
         return strip_all(self._drop, s) if self._drop is not None else s
@@ -132,6 +310,15 @@ class Emitter:
         content could still become one), and span tags."""
         if not s:
             return
+        b, self._blocks = self._blocks, None
+        if b is not None:
+            b.feed(s, False, self)
+            self._blocks = b
+            return
+        self._content_plain(s)
+
+    def _content_plain(self, s: str) -> None:
+        """Content outside think blocks: the markup rules."""
         self._flush_reasoning()
         if self._span is not None:
             s = self._span.feed(self._span_content, s, False)
@@ -220,6 +407,7 @@ class Emitter:
                 id = None
             else:
                 self._ids.add(id)
+        self._end_blocks()
         self._flush()
         self._ws = ""
         self._seg_text = False
@@ -280,6 +468,7 @@ class Emitter:
             self.cut = True
 
     def finish(self) -> None:
+        self._end_blocks()
         self._flush()
         if self._ws and self._calls == 0:
             ws, self._ws = self._ws, ""

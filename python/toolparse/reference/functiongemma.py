@@ -57,8 +57,9 @@ class Style:
 
 
 def scalar_prefix(s: str) -> bool:
-    """Whether ``s`` may still grow into a JSON number, ``true``, ``false`` or ``null``."""
-    if any(lit.startswith(s) for lit in ("true", "false", "null")):
+    """Whether ``s`` may still grow into a JSON number, ``true``, ``false``, ``null`` or
+    ``None``."""
+    if any(lit.startswith(s) for lit in ("true", "false", "null", "None")):
         return True
     m = _NUMBER_PREFIX.match(s)
     return m is not None and m.end() == len(s)
@@ -128,6 +129,10 @@ class FunctionGemma(Machine):
     def _scalar_end(st: list, out: Emitter) -> None:
         if st[2]:
             out.args('"')
+            return
+        if not st[3] and st[1] == "None":
+            # Python's null, as Gemma 4's template writes a null value ({{ argument }}).
+            out.args("null")
             return
         j: Optional[str] = params.normalize_json(st[1])
         out.args(j if j is not None else params.json_str(st[1]))

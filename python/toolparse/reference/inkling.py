@@ -8,9 +8,8 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from .between import GO, HOLD, Machine, Next, text_until
-from .event import Emitter
+from .event import Emitter, Trail
 from .json import CallKeys, Calls
-from .reasoning import Trail
 from .region import Region
 from .scan import NAME_MAX, Markers
 

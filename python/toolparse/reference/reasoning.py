@@ -3,21 +3,27 @@ are in its module doc): run by the driver in the same pass as the tool machine."
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from ..spec import FormatSpec, ReasoningSpec
-from .event import Emitter
+from .event import BlockRule, Emitter, Trail
 from .scan import WS, Markers
 
 # The most whitespace held before a start marker at the beginning of the output.
 LEAD_CAP = 64
-# The longest run of whitespace at the end of the reasoning that ``trim`` drops.
-TRAIL_CAP = 64
 
 LEAD = "Lead"  # at the beginning of an output whose block the prompt did not open
 INSIDE = "Inside"  # inside the think block
 PREFIX = "Prefix"  # before the output of a format that puts a content prefix before it
 AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
+
+
+def blocks(spec: ReasoningSpec, format: Optional[FormatSpec]) -> Optional[BlockRule]:
+    """The rule of the blocks that open anywhere in the content (``blocks_anywhere``), for tool
+    format ``format`` (its spec entry); None for other formats."""
+    if not spec.blocks_anywhere:
+        return None
+    return BlockRule(spec.scan(format), len(spec.ends), spec.starts, spec.label, spec.trim)
 
 
 def front(
@@ -34,40 +40,9 @@ def front(
     return Front(Markers(scan), spec, started)
 
 
-class Trail:
-    """Reasoning text whose ending run of whitespace is dropped (``trim``): the open run of
-    whitespace at the end of the reasoning so far is held back, up to TRAIL_CAP (a longer run is
-    reasoning, all of it), and dropped when the block closes. Shared with the machines that
-    separate reasoning themselves (inkling)."""
-
-    def __init__(self) -> None:
-        self.ws = ""
-        self.long = False  # the open run grew past TRAIL_CAP; it is reasoning
-
-    def emit(self, s: str, out: Emitter) -> None:
-        if not s:
-            return
-        body = s.rstrip(WS)
-        if not body:
-            if self.long:
-                out.reasoning(s)
-            else:
-                self.ws += s
-                if len(self.ws) > TRAIL_CAP:
-                    out.reasoning(self.ws)
-                    self.ws = ""
-                    self.long = True
-            return
-        out.reasoning(self.ws)
-        self.ws = ""
-        out.reasoning(body)
-        self.long = False
-        self.emit(s[len(body) :], out)
-
-    def close(self) -> None:
-        """The block ended: the held run of whitespace at its end is dropped."""
-        self.ws = ""
-        self.long = False
+def _longest(markers: Tuple[str, ...], text: str) -> Optional[str]:
+    """The longest of ``markers`` that ``text`` begins with."""
+    return max((m for m in markers if text.startswith(m)), key=len, default=None)
 
 
 class Front:
@@ -113,17 +88,26 @@ class Front:
         if ws > LEAD_CAP:
             return buf
         starts = self.spec.starts
-        if any(len(s) > len(rest) and s.startswith(rest) for s in starts):
-            # Whitespace, or whitespace and a proper prefix of a start marker: wait.
+        if any(len(s) > len(rest) and s.startswith(rest) for s in (*starts, *self._leading_ends())):
+            # Whitespace, or whitespace and a proper prefix of a start marker (or of an end
+            # marker that is markup only here): wait.
             self.held += buf
             return None
-        # The longest start marker the text begins with.
-        found = max((s for s in starts if rest.startswith(s)), key=len, default=None)
+        found = _longest(starts, rest)
         if found is not None:
             self.state = INSIDE
             self.fresh = True
             return self._inside(rest[len(found) :], out)
+        end = _longest(self._leading_ends(), rest)
+        if end is not None:
+            # stray_end_text: the end marker that leads the output is markup
+            return rest[len(end) :]
         return buf
+
+    def _leading_ends(self) -> Tuple[str, ...]:
+        """The end markers that are markup where they lead the output, outside a block
+        (``stray_end_text``; elsewhere outside a block they are text)."""
+        return self.spec.ends if self.spec.stray_end_text else ()
 
     def _inside(self, buf: str, out: Emitter) -> Optional[str]:
         pos = 0
@@ -191,9 +175,10 @@ class Front:
             # text held because a longer start marker might follow opens a block when it begins
             # with a shorter one (<|channel>thought at the end of the output)
             rest = held.lstrip(WS)
-            found = max((s for s in self.spec.starts if rest.startswith(s)), key=len, default=None)
+            found = _longest(self.spec.starts, rest)
             if found is None:
-                return held
+                end = _longest(self._leading_ends(), rest)
+                return held if end is None else rest[len(end) :]
             self.state = INSIDE
             self.fresh = True
             after = self._inside(rest[len(found) :], out)
@@ -205,6 +190,20 @@ class Front:
             return held
         if self.state == AFTER:
             return ""
+        which = self.markers.starts(held)
+        if which >= 0:
+            # a marker held because a longer one might have extended it (hunyuan's </think>
+            # before \n<answer>) is that marker at the end of the text
+            n = len(self.markers.list[which])
+            ends = len(self.spec.ends)
+            if which < ends:
+                self._close(out)
+                return self._after(held[n:]) or ""
+            if which >= ends + len(self.spec.starts):
+                self._close(out)
+                return held
+            after = self._inside(held[n:], out)
+            return after if after is not None else self.finish(out)
         self._emit(held, out)
         self._close(out)
         return ""

@@ -44,6 +44,7 @@ from .between import (
     text_until,
     transitions,
 )
+from .convert import PyLiteral
 from .event import Emitter
 from .json import CallKeys, Calls, is_blank
 from .params import ToolTypes
@@ -83,7 +84,8 @@ class Style:
     value_type_end: Optional[Markers]  # k2_horizon's </ifm|arg_type>
     value: Markers  # a value's ends
     strip: bool  # one leading and one trailing newline of a value are stripped
-    after_function: Markers  # what must follow "\n" + function_end in a value to close it
+    # what must follow ("\n" +) function_end in a value to close it and the call
+    after_function: Markers
     end: Markers  # after the function end: [call_end?, item_end?, function_start?]
     item_end: Optional[str]  # step3's <｜tool_call_end｜>
     call_sep: Optional[str] = None  # markup that may stand between calls (step3's <｜tool_sep｜>)
@@ -96,6 +98,9 @@ class Style:
     typing: str = "schema"  # how a value is typed: SCHEMA, JSON or JSON_UNLESS_STRING
     doubled_names: bool = False  # a name written "f.f" is the tool "f" when only "f" is a tool
     cdata: bool = False  # a value that begins with <![CDATA[ is unwrapped (up to ]]>, as written)
+    # a typed value that is not JSON may be a Python literal: an object or array the schema
+    # admits is read as one ({'a': True}, as Jinja's {{ value }} writes it)
+    python_values: bool = False
 
 
 # How a value is typed (where the head does not say): by the tool's schema; JSON if it parses,
@@ -114,6 +119,33 @@ def _loose_null(raw: str) -> bool:
     null ("None", "NULL", ...)."""
     t = raw.strip(WS)
     return t != "null" and params._ascii_lower(t) in ("null", "none")
+
+
+def py_container(kind: params.Kind, raw: str) -> Optional[str]:
+    """The JSON text of ``raw`` read as a Python literal (``{'units': 'metric', 'alerts': True}``,
+    as the Seed-OSS and MiniCPM5 chat templates write a list or object with Jinja's
+    ``{{ value }}``), if it is one whose value is an object or an array that ``kind`` admits (an
+    object or array type, or a type we do not know); else None. Written like
+    ``json.dumps(ast.literal_eval(raw), ensure_ascii=False)`` (``convert.PyLiteral``)."""
+    if kind == params.JSON:
+        obj = arr = True
+    elif isinstance(kind, int):
+        other = bool(kind & params.T_OTHER)
+        obj, arr = other or bool(kind & params.T_OBJECT), other or bool(kind & params.T_ARRAY)
+    else:
+        return None
+    t = raw.strip(WS)
+    if not t.startswith(("{", "[", "(")):
+        return None
+    lit = PyLiteral()
+    out: List[str] = []
+    r, k = lit.feed(t, out)
+    if not (r == "more" or (r == "done" and k == len(t))):
+        return None
+    if lit.finish(out)[0] != "done" or lit.no_json:
+        return None
+    j = "".join(out)
+    return j if (obj and j.startswith("{")) or (arr and j.startswith("[")) else None
 
 
 # The characters JSON text can start with (json.loads also reads NaN and Infinity).
@@ -168,10 +200,20 @@ def style_of(m: Mapping[str, str], call: Call, arguments: str = "") -> Style:
         heads.append(head)
     # then the content's wrappers (kimi_k3's channel markers: dropped)
     wrappers = [m[r] for r in ("text_start", "text_end", "text_end_2") if r in m]
+    if call.value_end_optional and strip:
+        raise ValueError("call.value_end_optional is for value_newlines keep")
     if strip:
         value = [param_end, "\n" + param_end, "\n" + param, "\n" + function_end]
+    elif call.value_end_optional:
+        # glm47: a last value whose end is missing closes at the function end
+        value = [param_end, function_end]
     else:
         value = [param_end]
+    # what must follow a function end inside a value for it to close the value and the call
+    if section_end:
+        after_function = [section_end]
+    else:
+        after_function = [function_end] if strip else functions
     item_end = m.get("item_end")
     end = [x for x in (section_end, item_end, call_sep) if x is not None]
     if many:
@@ -199,7 +241,7 @@ def style_of(m: Mapping[str, str], call: Call, arguments: str = "") -> Style:
         value_type_end=Markers([m["value_type_end"]]) if "value_type_end" in m else None,
         value=Markers(value),
         strip=strip,
-        after_function=Markers([section_end or function_end]),
+        after_function=Markers(after_function),
         end=Markers(end),
         item_end=item_end,
         call_sep=call_sep,
@@ -214,6 +256,7 @@ def style_of(m: Mapping[str, str], call: Call, arguments: str = "") -> Style:
         typing=TYPINGS.get(arguments, SCHEMA),
         doubled_names=call.doubled_names == "collapse",
         cdata=call.cdata,
+        python_values=call.python_values,
     )
 
 
@@ -236,6 +279,20 @@ def _find_any(s: str, stops: re.Pattern, start: int) -> int:
 def unescape(s: str) -> str:
     """An attribute value with its escapes undone (``&quot;`` before ``&amp;``, as the peers do)."""
     return s.replace("&quot;", '"').replace("&amp;", "&")
+
+
+# What an end marker of a value ends (Rust: ValueEnd): the parameter; the parameter, whose end
+# is missing, as the next one starts; the parameter, whose end is missing, and the function.
+PARAM, NEXT_PARAM, FUNCTION = "Param", "NextParam", "Function"
+
+
+def value_role(style: Style, which: int) -> str:
+    """What end marker ``which`` of ``style.value`` ends."""
+    if which == 0 or (style.strip and which == 1):
+        return PARAM
+    if style.strip and which == 2:
+        return NEXT_PARAM
+    return FUNCTION
 
 
 # closes() results
@@ -680,9 +737,10 @@ class XmlParams(Machine):
             self.lead = "Body"
         m = style.value.list[which]
         after = i + at + len(m)
-        if which in (0, 1):
+        role = value_role(style, which)
+        if role == PARAM:
             close = closes(s, after, style.body, self.eof)
-        elif which == 3:
+        elif role == FUNCTION:
             close = closes(s, after, style.after_function, self.eof)
         else:
             close = YES
@@ -696,9 +754,9 @@ class XmlParams(Machine):
             self.lead = "Body"
             return after, GO
         self._value_end_text(out)
-        if which in (0, 1):
+        if role == PARAM:
             self.st = "Body"
-        elif which == 2:
+        elif role == NEXT_PARAM:
             self.st, self.name = "Param", []
         else:
             self._close(out)
@@ -716,7 +774,12 @@ class XmlParams(Machine):
             # json.loads reads only "null" as null: "None", "NULL" are text.
             out.args(params.json_str(raw))
         else:
-            out.args(params.convert(self.kind, raw))
+            j = params.convert(self.kind, raw)
+            # A value that is not JSON may be a Python literal ({'a': True}): typed by the
+            # schema, an object or array is read as one.
+            if self.style.python_values and j.startswith('"'):
+                j = py_container(self.kind, raw) or j
+            out.args(j)
 
     def on_after(self, s: str, i: int, out: Emitter) -> Next:
         """After the function end: whitespace, then the section end, the next function, step3's

@@ -65,3 +65,38 @@ pub(super) fn loose_null(raw: &str) -> bool {
 
 /// The characters JSON text can start with (`json.loads` also reads `NaN` and `Infinity`).
 pub(super) const JSON_STARTS: &str = "{[\"-0123456789tfnNI";
+
+/// The JSON text of `raw` read as a Python literal (`{'units': 'metric', 'alerts': True}`, as
+/// the Seed-OSS and `MiniCPM5` chat templates write a list or object with Jinja's `{{ value }}`),
+/// if it is one whose value is an object or an array that `kind` admits (an object or array
+/// type, or a type we do not know); else `None`. Written like
+/// `json.dumps(ast.literal_eval(raw), ensure_ascii=False)` ([`crate::convert::PyLiteral`]).
+pub(super) fn py_container(kind: Kind, raw: &str) -> Option<String> {
+    let (object, array) = match kind {
+        Kind::Json => (true, true),
+        Kind::Union(m) => {
+            let other = m & params::T_OTHER != 0;
+            (
+                other || m & params::T_OBJECT != 0,
+                other || m & params::T_ARRAY != 0,
+            )
+        }
+        _ => return None,
+    };
+    let t = raw.trim_matches(crate::scan::is_ws);
+    if !t.starts_with(['{', '[', '(']) {
+        return None;
+    }
+    let mut lit = crate::convert::PyLiteral::new();
+    let mut out = String::new();
+    match lit.feed(t, &mut out) {
+        crate::Step::NeedMore => {}
+        crate::Step::Done(n) if n == t.len() => {}
+        _ => return None,
+    }
+    if !matches!(lit.finish(&mut out), crate::Step::Done(_)) || lit.no_json() {
+        return None;
+    }
+    let fits = (object && out.starts_with('{')) || (array && out.starts_with('['));
+    fits.then_some(out)
+}

@@ -1,8 +1,8 @@
 //! Inside a value: its text streamed or kept for its type, a CDATA section unwrapped, and the
 //! closing tag that ends it, once what follows the tag confirms it.
 
-use super::text::{loose_null, value_text};
-use super::{go, hold, stay, Call, Outcome, State, Typing, WS_CAP};
+use super::text::{loose_null, py_container, value_text};
+use super::{go, hold, stay, Call, Outcome, State, Typing, ValueEnd, WS_CAP};
 use crate::event::Emitter;
 use crate::params::{self, Kind};
 use crate::scan::{expect, Expect, Found, Markers};
@@ -80,7 +80,7 @@ impl Value {
     }
 
     /// Sends the value's end: the closing quote of a string, or the typed value as JSON text.
-    fn end(&self, typing: Typing, out: &mut Emitter) {
+    fn end(&self, typing: Typing, python: bool, out: &mut Emitter) {
         if self.kind == Kind::Str {
             out.args("\"");
             return;
@@ -91,6 +91,13 @@ impl Value {
             params::push_json_str(&mut s, &self.buf);
         } else {
             params::convert(self.kind, &self.buf, &mut s);
+            // A value that is not JSON may be a Python literal (`{'a': True}`): typed by the
+            // schema, an object or array is read as one.
+            if python && s.starts_with('"') {
+                if let Some(j) = py_container(self.kind, &self.buf) {
+                    s = j;
+                }
+            }
         }
         out.args(&s);
     }
@@ -199,10 +206,11 @@ impl Call {
         }
         let m = style.value.list[which];
         let after = &rest[at + m.len()..];
-        let close = match which {
-            0 | 1 => closes(after, &style.body, self.eof),
-            3 => closes(after, &style.after_function, self.eof),
-            _ => Close::Yes,
+        let role = style.value_role(which);
+        let close = match role {
+            ValueEnd::Param => closes(after, &style.body, self.eof),
+            ValueEnd::Function => closes(after, &style.after_function, self.eof),
+            ValueEnd::NextParam => Close::Yes,
         };
         match close {
             Close::Wait => return hold(at),
@@ -216,18 +224,18 @@ impl Call {
                 v.lead = Lead::Body;
                 return stay(at + m.len());
             }
-            Close::Yes => v.end(style.typing, out),
+            Close::Yes => v.end(style.typing, style.python_values, out),
         }
         let end = at + m.len();
-        match which {
-            0 | 1 => go(end, State::Body),
-            2 => go(
+        match role {
+            ValueEnd::Param => go(end, State::Body),
+            ValueEnd::NextParam => go(
                 end,
                 State::Param {
                     name: String::new(),
                 },
             ),
-            _ => {
+            ValueEnd::Function => {
                 Self::close(out);
                 go(end, self.after())
             }

@@ -1,0 +1,286 @@
+"""The template is the test, for strict tool calling: the assistant turns every in-scope vendored
+chat template renders (tests/template_cases.py, as tests/test_templates.py parses them back) are
+accepted by xgrammar 0.2.8 under toolparse's structural tag for the format: tool_choice required
+at strict "parameter", a named choice (one-call shapes), and required with the format's reasoning
+format; and (issue 29 item 4) by the tags vLLM's ``Parser.adjust_request`` and SGLang's
+``get_structure_constraint`` put on a required request, through the helpers of
+test_vllm_strict.py (its request and tag helpers).
+
+Checked: turns whose text holds no content (required output has none); a turn with reasoning only
+under the reasoning variant. Known failures are strict xfails in ONE table, ``KNOWN_FAILURES``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+pytest.importorskip("vllm.tool_parsers")  # xgrammar needs torch; vLLM's import sets up the stand-in
+pytest.importorskip("jinja2")
+fcp = pytest.importorskip("sglang.srt.function_call.function_call_parser")
+
+import template_cases as tc  # noqa: E402
+import toolparse  # noqa: E402
+import xgrammar  # noqa: E402
+from sglang.srt.entrypoints.openai import protocol  # noqa: E402
+from test_templates import KNOWN_FAILURES as PARSE_FAILURES  # noqa: E402
+from test_templates import TEMPLATE_LIMITS  # noqa: E402
+from test_vllm_strict import server_parser, tag_of  # noqa: E402
+from toolparse.integrations import sglang as tp_sglang  # noqa: E402
+from toolparse.integrations import vllm as tp_vllm  # noqa: E402
+from vllm_requests import chat_request  # noqa: E402
+from xgrammar.testing import _is_grammar_accept_string  # noqa: E402
+
+tp_sglang.register()
+
+REQUIRED, NAMED, REASONING, VLLM, SGLANG = "required", "named", "reasoning", "vllm", "sglang"
+CHECKS = (REQUIRED, NAMED, REASONING, VLLM, SGLANG)
+
+ALL = "*"  # every shape the check applies to
+BUT_REASONING = tuple(s for s in tc.SHAPES if s != "reasoning_before")
+EVERY = (REQUIRED, NAMED, REASONING, VLLM, SGLANG)
+NO_REASONING = (REQUIRED, NAMED, VLLM, SGLANG)
+OURS = (REQUIRED, NAMED, REASONING)
+_PY_BOOLS = "the template writes booleans as Python does (True/False); the tag admits true/false"
+_CLOSES = (
+    "the generation prompt opens <think> and the turn closes it (</think>) before the call: "
+    "admitted only with the reasoning format"
+)
+_EMPTY = (
+    "an empty think block (<think>\\n\\n</think> or <think></think>) before the call: "
+    "admitted only with the reasoning format"
+)
+_NO_END = (
+    "the generation prompt opens the reasoning and the template writes the turn with no end of "
+    "it (</think>, [BEGIN FINAL RESPONSE]), which the tag with reasoning started requires"
+)
+# THE table: (template, checks, shapes or ALL, why the tag rejects the template's text today);
+# each (template, shape, check) it covers is a strict xfail (fixed: an error; remove the row)
+GRAMMAR_FAILURES: List[Tuple[str, Tuple[str, ...], Any, str]] = [
+    (
+        "Cohere2MoE",
+        EVERY,
+        ALL,
+        'cohere action-list layout: [\\n    {"tool_call_id": "0", '
+        '"tool_name": N, "parameters": {...}}\\n]',
+    ),
+    (
+        "CohereForAI-c4ai-command-r7b-12-2024-tool_use",
+        EVERY,
+        ALL,
+        "cohere action-list layout: "
+        '[\\n    {"tool_call_id": "0", "tool_name": N, "parameters": {...}}\\n]',
+    ),
+    (
+        "GLM-4.6",
+        EVERY,
+        ALL,
+        "an empty think block after a newline before the call "
+        "('\\n<think></think>\\n<tool_call>'), with or without the reasoning format",
+    ),
+    *[
+        (t, NO_REASONING, ALL, _CLOSES)
+        for t in (
+            "GLM-4.7-Flash",
+            "inclusionai-ling-3.0-flash",
+            "poolside-Laguna-S-2.1",
+            "Spark2.5",
+            "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+            "Qwen3.5-4B",
+            "StepFun3.5-Flash",
+        )
+    ],
+    *[(t, NO_REASONING, ALL, _EMPTY) for t in ("Qwen-Qwen3-0.6B", "Kimi-K2-Thinking")],
+    *[
+        (t, (REASONING,), BUT_REASONING, _NO_END)
+        for t in ("Apriel-1.6-15b-Thinker-fixed", "MiniMax-M2")
+    ],
+    # these two templates drop the reasoning too: the turn with reasoning has no </think> either
+    *[
+        (t, (REASONING,), ALL, _NO_END)
+        for t in ("NVIDIA-Nemotron-Nano-v2", "llama-cpp-deepseek-r1")
+    ],
+    *[
+        (
+            t,
+            NO_REASONING,
+            ALL,
+            "gigachat3: no closing </s> after the call (its spec's "
+            "grammar.template_forms_not_admitted: no_close)",
+        )
+        for t in ("GigaChat3-10B-A1.8B", "GigaChat3.1-10B-A1.8B")
+    ],
+    (
+        "Kimi-K3",
+        EVERY,
+        ALL,
+        "kimi_k3 channels: <|close|>think<|sep|><|open|>response<|sep|>"
+        "<|close|>response<|sep|> before the tools channel (template_forms_not_admitted: channel)",
+    ),
+    (
+        "MiniMax-M3",
+        EVERY,
+        BUT_REASONING,
+        "the turn begins by closing a reasoning block (</mm:think>) the prompt did not open",
+    ),
+    (
+        "mistralai-Mistral-Nemo-Instruct-2407",
+        NO_REASONING,
+        ALL,
+        "mistral pre-v11 calls [TOOL_CALLS][{...}] (template_forms_not_admitted: array)",
+    ),
+    (
+        "muse-glimmer",
+        EVERY,
+        ALL,
+        "muse_glimmer: the turn begins with the recipient header "
+        "' to=NAME<|message|>' (reasoning as ' to=self<|message|>...<|eom|><|start|>assistant')",
+    ),
+    (
+        "openai-gpt-oss-120b",
+        EVERY,
+        ALL,
+        "harmony as the template writes it: ' to=functions.N"
+        "<|channel|>commentary json<|message|>' (recipient first, json without <|constrain|>)",
+    ),
+    *[(t, OURS, ("booleans",), _PY_BOOLS) for t in ("ByteDance-Seed-OSS", "openbmb-MiniCPM5-1B")],
+    ("Qwen3-Coder", (REQUIRED, NAMED), ("booleans",), _PY_BOOLS),
+    *[
+        (t, (REASONING,), ("booleans",), _PY_BOOLS)
+        for t in ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Qwen3.5-4B", "StepFun3.5-Flash")
+    ],
+    (
+        "LFM2.5-8B-A1B",
+        OURS,
+        ("nested",),
+        'lfm2: an object argument written as JSON ({"price": ...}) inside the Python call',
+    ),
+    *[
+        (t, OURS, ("null",), 'deepseek nullable: null written as string="false">null')
+        for t in ("deepseek-ai-DeepSeek-V4", "deepseek-ai-DeepSeek-V4-Flash-0731")
+    ],
+    *[
+        (
+            t,
+            OURS,
+            ("nested", "arrays", "numbers", "booleans"),
+            "gemma4 dictsort: the template "
+            "writes the keys sorted (and bare); the tag wants the schema's order",
+        )
+        for t in ("google-gemma-4-31B-it", "google-gemma-4-31B-it-interleaved")
+    ],
+]
+
+
+def _turn(name: str, shape: str) -> Any:
+    return tc.rendered(name, shape)
+
+
+def applicable(name: str, shape: str, check: str) -> bool:
+    """Whether the check applies: a text with content is no required output; a text with
+    reasoning is checked with the reasoning format only; named takes one call."""
+    if (name, shape) in TEMPLATE_LIMITS or (name, shape, "parse") in PARSE_FAILURES:
+        return False
+    entry = tc.TEMPLATES[name]
+    turn = _turn(name, shape)
+    if tc.expected_text(tc.SHAPES[shape].content, turn):
+        return False
+    has_reasoning = bool(tc.expected_text(tc.SHAPES[shape].reasoning, turn))
+    if check == REASONING:
+        return entry.reasoning is not None
+    if has_reasoning:
+        return False
+    return check != NAMED or len(tc.SHAPES[shape].calls) == 1
+
+
+def _known_failures() -> Dict[Tuple[str, str, str], str]:
+    out: Dict[Tuple[str, str, str], str] = {}
+    for name, checks, shapes, reason in GRAMMAR_FAILURES:
+        for shape in tc.shapes_for(name) if shapes == ALL else shapes:
+            for check in checks:
+                if applicable(name, shape, check):
+                    out[(name, shape, check)] = reason
+    return out
+
+
+def _cases() -> List[Any]:
+    out = []
+    for name in tc.in_scope():
+        for shape in tc.shapes_for(name):
+            for check in CHECKS:
+                if not applicable(name, shape, check):
+                    continue
+                marks = []
+                reason = KNOWN_FAILURES.get((name, shape, check))
+                if reason is not None:
+                    marks.append(pytest.mark.xfail(strict=True, reason=reason))
+                out.append(pytest.param(name, shape, check, marks=marks))
+    return out
+
+
+KNOWN_FAILURES = _known_failures()
+
+
+@cache
+def _compiled(tag_json: str) -> Any:
+    return xgrammar.Grammar.from_structural_tag(tag_json)
+
+
+def admits(tag: Dict[str, Any], text: str) -> bool:
+    return bool(_is_grammar_accept_string(_compiled(json.dumps(tag)), text))
+
+
+def toolparse_tag(name: str, shape: str, check: str) -> Optional[Dict[str, Any]]:
+    entry = tc.TEMPLATES[name]
+    choice: Any = "required"
+    if check == NAMED:
+        choice = {"type": "function", "function": {"name": tc.SHAPES[shape].calls[0][0]}}
+    kwargs: Dict[str, Any] = {}
+    if check == REASONING:
+        kwargs = dict(
+            reasoning=entry.reasoning,
+            reasoning_started=tc.reasoning_started(name, _turn(name, shape)),
+        )
+    return toolparse.structural_tag(
+        entry.fmt, tc.TOOLS, tool_choice=choice, strict="parameter", **kwargs
+    )
+
+
+@cache
+def vllm_tag(fmt: str) -> Dict[str, Any]:
+    parser = server_parser(tp_vllm.PREFIX + fmt, tc.TOOLS)
+    tag = tag_of(parser.adjust_request(chat_request(tc.TOOLS, "required")))
+    assert tag is not None, fmt
+    return tag
+
+
+@cache
+def sglang_tag(fmt: str) -> Any:
+    tools = [protocol.Tool.model_validate(t) for t in tc.TOOLS]
+    parser = fcp.FunctionCallParser(tools, tp_sglang.PREFIX + fmt)
+    got = parser.get_structure_constraint("required")
+    assert got is not None and got[0] == "structural_tag", (fmt, got)
+    return got[1].model_dump(by_alias=True)
+
+
+@pytest.mark.parametrize("name, shape, check", _cases())
+def test_the_tag_accepts_the_templates_text(name: str, shape: str, check: str) -> None:
+    text = _turn(name, shape).text
+    fmt = tc.TEMPLATES[name].fmt
+    if check == VLLM:
+        assert admits(vllm_tag(fmt), text), text
+    elif check == SGLANG:
+        assert admits(sglang_tag(fmt), text), text
+    else:
+        tag = toolparse_tag(name, shape, check)
+        assert tag is not None and admits(tag, text), text
+
+
+def test_known_failures_name_real_cases() -> None:
+    for name, checks, shapes, _ in GRAMMAR_FAILURES:
+        assert name in tc.in_scope() and set(checks) <= set(CHECKS), name
+        assert shapes == ALL or set(shapes) <= set(tc.SHAPES), name
+        assert any(k[0] == name for k in KNOWN_FAILURES), f"{name}: no applicable case"
