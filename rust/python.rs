@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 
 use crate::event::{Delta, Extracted};
@@ -479,6 +479,78 @@ fn list_reasoning_formats() -> Vec<&'static str> {
     Reasoning::names()
 }
 
+/// The JSON data of a spec entry handed over as Python objects (dict, list, str, int, float,
+/// bool, None), for the spec's typed reader. Refuses other types and nesting past 64 levels.
+fn json_of(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<serde_json::Value> {
+    use serde_json::Value;
+    let bad = |what: &str| PyValueError::new_err(format!("format spec: {what}"));
+    if depth > 64 {
+        return Err(bad("nested too deep"));
+    }
+    if v.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = v.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = v.cast::<PyInt>() {
+        let n: i64 = i.extract().map_err(|_| bad("an integer out of range"))?;
+        return Ok(Value::from(n));
+    }
+    if let Ok(f) = v.cast::<PyFloat>() {
+        return serde_json::Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| bad("a float that is not finite"));
+    }
+    if let Ok(s) = v.cast::<PyString>() {
+        return Ok(Value::String(s.to_str()?.to_owned()));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let mut map = serde_json::Map::new();
+        for (k, item) in d.iter() {
+            let k = k
+                .cast::<PyString>()
+                .map_err(|_| bad("a key that is not a str"))?;
+            map.insert(k.to_str()?.to_owned(), json_of(&item, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
+    if v.cast::<PyList>().is_ok() || v.cast::<PyTuple>().is_ok() {
+        let items: PyResult<Vec<Value>> = v
+            .try_iter()?
+            .map(|item| json_of(&item?, depth + 1))
+            .collect();
+        return Ok(Value::Array(items?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "format spec: a value of type {} (JSON data only)",
+        v.get_type().name()?
+    )))
+}
+
+/// Registers a format from its spec entry (a dict in the schema of `formats/<name>.json`'s
+/// "spec"), with a reasoning entry (an entry of `_reasoning.json`'s shape) if given; the caller
+/// (`toolparse.register_format`) has validated both. Returns the canonical name.
+#[pyfunction]
+#[pyo3(signature = (spec, reasoning=None, replace=false))]
+fn register_format(
+    spec: &Bound<'_, PyAny>,
+    reasoning: Option<&Bound<'_, PyAny>>,
+    replace: bool,
+) -> PyResult<&'static str> {
+    let refused = |e: String| PyValueError::new_err(format!("format spec: {e}"));
+    let entry = serde_json::from_value(json_of(spec, 0)?).map_err(|e| refused(e.to_string()))?;
+    let reasoning = match reasoning {
+        Some(r) => {
+            Some(serde_json::from_value(json_of(r, 0)?).map_err(|e| refused(e.to_string()))?)
+        }
+        None => None,
+    };
+    Format::register(entry, reasoning, replace)
+        .map(Format::name)
+        .map_err(refused)
+}
+
 /// Whether `text` is exactly one JSON value (the core's validating scanner).
 #[pyfunction]
 fn is_json(text: &Bound<'_, PyString>) -> bool {
@@ -495,6 +567,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_formats, m)?)?;
     m.add_function(wrap_pyfunction!(list_reasoning_formats, m)?)?;
     m.add_function(wrap_pyfunction!(is_json, m)?)?;
+    m.add_function(wrap_pyfunction!(register_format, m)?)?;
     m.add_function(wrap_pyfunction!(set_models, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

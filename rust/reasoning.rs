@@ -45,8 +45,8 @@
 //!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
 //!   machine whole, a think block in it is content.
 
+use crate::event::Emitter;
 pub use crate::event::Trail;
-use crate::event::{BlockRule, Emitter};
 use crate::scan::{is_ws, Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
@@ -54,8 +54,9 @@ pub const LEAD_CAP: usize = 64;
 
 pub use crate::event::TRAIL_CAP;
 
-/// A reasoning format's spec entry (the spec's `"reasoning"` list, read by `build.rs`).
-#[derive(Debug)]
+/// A reasoning format's spec entry (`_reasoning.json`, or one registered with a format), as the
+/// registry (`formats/registry.rs`) keeps it.
+#[derive(Debug, Default)]
 pub struct ReasoningSpec {
     /// vLLM's `--reasoning-parser` name (SGLang's for SGLang-only formats).
     pub name: &'static str,
@@ -67,11 +68,11 @@ pub struct ReasoningSpec {
     pub started: bool,
     /// Call-start markers that end an open block when no tool format is paired.
     pub call_starts: &'static [&'static str],
+    /// Whether a call-start marker ends an open block (the paired format's, else
+    /// `call_starts`).
+    pub call_ends_block: bool,
     /// A tool format whose machine separates the reasoning itself (the front is transparent).
     pub tool_format: Option<&'static str>,
-    /// Per tool format (its registry index + 1; 0 = none): what the front scans for inside a
-    /// block: `[ends..., starts..., call starts...]`.
-    pub scan: &'static [&'static [&'static str]],
     /// `[end, also_end...]`: the markers that end a block.
     pub ends: &'static [&'static str],
     /// `[start, also_start...]`: the markers that open a block.
@@ -107,62 +108,24 @@ pub struct ReasoningSpec {
     pub span_markup: Option<crate::event::SpanRule>,
 }
 
-// REASONING, generated from the spec by build.rs.
-include!(concat!(env!("OUT_DIR"), "/reasoning.rs"));
-
-/// A known reasoning format.
+/// A known reasoning format: its position in the registry (`formats/registry.rs`, which has
+/// its methods: `lookup`, `spec`, `name`, `names`, `front`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reasoning(usize);
+pub struct Reasoning(pub(crate) usize);
 
-impl Reasoning {
-    /// A reasoning format by its name or one of its aliases.
-    pub fn lookup(name: &str) -> Option<Reasoning> {
-        REASONING
-            .iter()
-            .position(|s| s.name == name)
-            .or_else(|| REASONING.iter().position(|s| s.aliases.contains(&name)))
-            .map(Reasoning)
-    }
-
-    pub fn spec(self) -> &'static ReasoningSpec {
-        &REASONING[self.0]
-    }
-
-    pub fn name(self) -> &'static str {
-        REASONING[self.0].name
-    }
-
-    pub fn names() -> Vec<&'static str> {
-        REASONING.iter().map(|s| s.name).collect()
-    }
-
-    /// The rule of the blocks that open anywhere in the content (`blocks_anywhere`), for the
-    /// tool format at `format_index` (None: no tool format); None for other formats.
-    pub fn blocks(self, format_index: Option<usize>) -> Option<BlockRule> {
-        let spec = self.spec();
-        if !spec.blocks_anywhere {
-            return None;
-        }
-        let k = format_index.map_or(0, |i| i + 1);
-        Some(BlockRule {
-            scan: spec.scan.get(k).copied().unwrap_or(&[]),
-            ends: spec.ends.len(),
-            starts: spec.starts,
-            label: spec.label,
-            trim: spec.trim,
-        })
-    }
-
-    /// The front for this reasoning format paired with the tool format at `format_index` in the
-    /// format registry (None: no tool format); None when the front is transparent (the tool
-    /// machine separates the reasoning itself).
-    pub fn front(self, format_index: Option<usize>, started: Option<bool>) -> Option<Front> {
-        let spec = self.spec();
+impl Front {
+    /// The front of reasoning format `spec` scanning for `scan` inside a block (the paired tool
+    /// format's, see `formats::registry::scan_list`); None when it is transparent (the tool
+    /// machine separates the reasoning itself) or off (thinking disabled for a format whose
+    /// markers are then off).
+    pub fn new(
+        spec: &'static ReasoningSpec,
+        scan: impl FnOnce() -> &'static [&'static str],
+        started: Option<bool>,
+    ) -> Option<Front> {
         if spec.tool_format.is_some() || spec.start.is_empty() || spec.end.is_empty() {
             return None;
         }
-        let k = format_index.map_or(0, |i| i + 1);
-        let list = spec.scan.get(k).copied().unwrap_or(&[]);
         let started = started.unwrap_or(spec.started);
         if !started && spec.off_when_disabled {
             return None;
@@ -175,7 +138,7 @@ impl Reasoning {
             State::Lead
         };
         Some(Front {
-            markers: Markers::new(list),
+            markers: Markers::new(scan()),
             spec,
             state,
             held: String::new(),

@@ -1,6 +1,6 @@
 """Every list of the families agrees: a new family is added to all of them or the suite says
 which one lacks it. The lists: the JSON Schema's ``family`` enum, ``spec_types.FAMILIES``, the
-arms of ``build/families.rs``'s ``machine``, the machines ``rust/formats/mod.rs`` declares, the
+arms of ``rust/formats/config.rs``'s ``machine``, the machines ``rust/formats/mod.rs`` declares, the
 twins in ``reference/`` and the arms of ``reference/__init__.py``, the grammar's and the
 renderers' ``FAMILIES``, and the list on docs/adding-a-format.md, whose table of the files a new
 family touches names every one of these files.
@@ -19,7 +19,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "python" / "toolparse"
 RUST_FORMATS = ROOT / "rust" / "formats"
-BUILD = ROOT / "build"
 DOC = ROOT / "docs" / "adding-a-format.md"
 
 if not (RUST_FORMATS / "mod.rs").is_file() or not DOC.is_file():
@@ -41,10 +40,10 @@ def spec_types() -> List[str]:
     return list(spec_types.FAMILIES)
 
 
-def build_generators() -> List[str]:
-    """The families ``machine`` in build/families.rs has an arm for (the Rust registry's
-    generator: ``build.rs`` fails on a family it has no arm for)."""
-    src = _text(BUILD / "families.rs")
+def config_arms() -> List[str]:
+    """The families ``machine`` in rust/formats/config.rs has an arm for (it configures a
+    format's machine from its entry at run time, refusing a family it has no arm for)."""
+    src = _text(RUST_FORMATS / "config.rs")
     body = src[src.index("pub fn machine(") :]
     body = body[: body.index("\n}\n")]
     return sorted(set(re.findall(r'^\s*"(\w+)"(?: if [^=]*)? =>', body, re.M)))
@@ -107,7 +106,7 @@ def doc_list() -> List[str]:
 
 LISTS: Dict[str, Callable[[], List[str]]] = {
     "python/toolparse/spec_types.py (FAMILIES)": spec_types,
-    "build/families.rs (machine's arms)": build_generators,
+    "rust/formats/config.rs (machine's arms)": config_arms,
     "rust/formats/mod.rs (mod <family>; of a machine)": rust_machines,
     "rust/formats/<family>.rs (impl Machine)": rust_files,
     "python/toolparse/reference/<family>.py (a Machine subclass)": reference_twins,
@@ -133,7 +132,7 @@ def test_every_list_of_families_is_the_schemas(where: str) -> None:
 
 def test_the_doc_names_every_file_a_new_family_touches() -> None:
     """The checklist's table names each file holding a list above, and the other files a new
-    family needs (its machines, _about.md, its tests); build/ only while it exists."""
+    family needs (its machines, _about.md, its tests)."""
     page = _text(DOC)
     table = page[page.index("The files it touches:") :]
     named = set(re.findall(r"^\s*\| `([^`]+)` \|", table, re.M))
@@ -143,14 +142,13 @@ def test_the_doc_names_every_file_a_new_family_touches() -> None:
         "python/toolparse/spec_types.py",
         "rust/formats/<family>.rs",
         "rust/formats/mod.rs",
+        "rust/formats/config.rs",
         "python/toolparse/reference/<family>.py",
         "python/toolparse/reference/__init__.py",
         "python/toolparse/grammar/families.py",
         "python/toolparse/testing/renderers.py",
         "tests/test_<family>.py",
     }
-    if BUILD.is_dir():
-        needed.add("build/families.rs")
     assert not needed - named, f"adding-a-format.md's table lacks {sorted(needed - named)}"
     for path in named:
         if "<family>" not in path:
@@ -165,4 +163,4 @@ def test_a_missing_family_is_reported() -> None:
     families = sorted(schema())
     assert set(families[1:]) != set(families)
     assert set([*families, "brand_new"]) != set(families)
-    assert "inkling" in doc_list() and "tagged_json" in build_generators()
+    assert "inkling" in doc_list() and "tagged_json" in config_arms()

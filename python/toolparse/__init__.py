@@ -37,6 +37,7 @@ from .models import (
 )
 from .parser import ToolCallStream, ToolParser
 from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
+from .register import register_format
 from .registry import ToolParserManager
 from .stream_events import events
 
@@ -48,8 +49,9 @@ except ImportError:  # pragma: no cover - the extension is built by maturin
 
 
 def list_formats(aliases: bool = False) -> List[str]:
-    """The canonical names of the built-in formats (vLLM's names), in the spec's order; with
-    ``aliases=True`` followed by every other name vLLM or SGLang uses for one of them."""
+    """The canonical names of the formats (vLLM's names for the built-in ones), in the spec's
+    order, then those :func:`register_format` added; with ``aliases=True`` followed by every
+    other name vLLM or SGLang uses for one of them, and the registered formats' aliases."""
     return _spec.list_formats(aliases=aliases)
 
 
@@ -132,4 +134,5 @@ __all__ = [
     "get_parser",
     "list_formats",
     "list_reasoning_formats",
+    "register_format",
 ]

@@ -15,6 +15,7 @@ __all__ = [
     "is_json",
     "list_formats",
     "list_reasoning_formats",
+    "register_format",
     "replay",
     "set_models",
     "__version__",
@@ -152,3 +153,6 @@ def set_models(
 def list_formats() -> List[str]: ...
 def list_reasoning_formats() -> List[str]: ...
 def is_json(text: str) -> bool: ...
+def register_format(
+    spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]] = None, replace: bool = False
+) -> str: ...

@@ -21,6 +21,10 @@
                                                         and vLLM's and SGLang's parsers where they
                                                         run (see toolparse.bench)
 
+Every command that takes --format (and formats, demo) also takes --format-file PATH (repeatable): a
+format file (the shape of toolparse/formats/<name>.json) registered first
+(toolparse.register_format); without --format, the format is the one it registers.
+
 Errors (unknown format, unreadable file, bad arguments) are one line on stderr and a non-zero exit
 status (1, or 2 for command-line usage errors), never a traceback. One mistake gives one message,
 whichever command meets it: a bad ``--tools`` file (missing, not JSON, not a list of tools) reads
@@ -514,7 +518,17 @@ def _argument_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     sub.required = True
 
+    def format_file(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--format-file",
+            action="append",
+            metavar="PATH",
+            help="a format file (JSON, the shape of toolparse/formats/<name>.json) to register "
+            "first; without --format, the format to use (repeatable)",
+        )
+
     formats = sub.add_parser("formats", help="list the registered formats, one per line")
+    format_file(formats)
     formats.add_argument(
         "--aliases",
         action="store_true",
@@ -525,9 +539,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
 
     def common(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument(
-            "--format", "-f", required=True, help="format name (see 'toolparse formats')"
-        )
+        sp.add_argument("--format", "-f", help="format name (see 'toolparse formats')")
+        format_file(sp)
         sp.add_argument("--backend", choices=("rust", "python"), default="rust")
         sp.add_argument(
             "--tools", metavar="JSON_FILE", help="OpenAI tools list (JSON), for typed formats"
@@ -555,6 +568,7 @@ def _argument_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="run every format on its bundled sample outputs")
     demo.add_argument("--backend", choices=("rust", "python"), default="rust")
+    format_file(demo)
     demo.add_argument(
         "--chunk-size", "-n", type=int, default=4, help="characters per delta (default 4)"
     )
@@ -570,6 +584,7 @@ def _argument_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="formats to time (default: every format the bench can generate)",
     )
+    format_file(bench)
     bench.add_argument(
         "--size",
         "-s",
@@ -612,7 +627,8 @@ def _argument_parser() -> argparse.ArgumentParser:
         help="print the xgrammar structural tag for strict tool calling (JSON; null: nothing "
         "to constrain)",
     )
-    grammar.add_argument("--format", "-f", required=True, help="format name")
+    grammar.add_argument("--format", "-f", help="format name")
+    format_file(grammar)
     grammar.add_argument("--tools", metavar="JSON_FILE", required=True, help="OpenAI tools list")
     grammar.add_argument(
         "--tool-choice",
@@ -669,6 +685,26 @@ _COMMANDS = {
 }
 
 
+def _format_files(args: argparse.Namespace) -> None:
+    """Registers the ``--format-file`` files; without ``--format``, the format is the (last)
+    one they register. A command that needs a format and has neither is a usage error."""
+    from toolparse.register import register_format
+
+    names = []
+    for path in getattr(args, "format_file", None) or []:
+        try:
+            names.append(register_format(path, replace=True))
+        except (ValueError, TypeError) as e:
+            raise CliError(f"--format-file {path}: {e}") from None
+    if args.command == "bench":
+        if names:
+            args.format = [*(args.format or []), *names]
+    elif args.command in ("parse", "stream", "grammar") and args.format is None:
+        if not names:
+            raise CliError("one of the arguments --format/-f or --format-file is required", 2)
+        args.format = names[-1]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command; returns the exit status (the console script passes it to ``sys.exit``)."""
     out = sys.stdout
@@ -678,6 +714,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             args = parser.parse_args(list(argv) if argv is not None else None)
         except SystemExit as e:  # --help / --version
             return e.code if isinstance(e.code, int) else 0
+        _format_files(args)
         return _COMMANDS[args.command](args, out)
     except CliError as e:
         print(f"{PROG}: error: {_one_line(str(e))}", file=sys.stderr)

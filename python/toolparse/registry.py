@@ -3,7 +3,7 @@ class; ``@ToolParserManager.register_module("name")`` adds one."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Type, TypeVar, Union
+from typing import Any, Callable, Dict, List, Optional, Type, TypeVar, Union
 
 from .parser import ToolParser
 from .spec import SPECS
@@ -86,3 +86,16 @@ class ToolParserManager:
         if module is not None:
             return register(module)
         return register
+
+
+def _registered(fmt: Any, _reasoning: Any) -> None:
+    """A format registered at run time (``toolparse.register_format``): its class, under its
+    name and aliases (a replaced format's old aliases go)."""
+    old = _BUILTINS.get(fmt.name)
+    cls = old if old is not None else _builtin(fmt.name)
+    _BUILTINS[fmt.name] = cls
+    globals()[cls.__name__] = cls
+    for n in [n for n, c in ToolParserManager.tool_parsers.items() if c is old]:
+        del ToolParserManager.tool_parsers[n]
+    for n in (fmt.name, *fmt.aliases):
+        ToolParserManager.tool_parsers[n] = cls

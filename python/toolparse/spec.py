@@ -1,4 +1,4 @@
-"""The format spec: one file per format in ``formats/`` (``<name>.json``, which ``build.rs`` also
+"""The format spec: one file per format in ``formats/`` (``<name>.json``, which the Rust core also
 reads) and the reasoning formats (``formats/_reasoning.json``): names, aliases, id styles, markers,
 the models each format serves, and each format's samples, hand-written test cases and notes.
 Loaded once at import with the standard library; the Rust-backed path reads names from here, never
@@ -46,6 +46,7 @@ __all__ = [
     "read",
     "load_reasoning",
     "reasoning_canonical",
+    "add",
 ]
 
 FOLDER = Path(__file__).resolve().parent / "formats"
@@ -56,9 +57,10 @@ def load(
     data: Mapping[str, Any], files: Optional[Mapping[str, Mapping[str, Any]]] = None
 ) -> Dict[str, FormatSpec]:
     """Validates a spec document (``{"formats": [spec entries]}``) and returns its entries by
-    canonical name, in order. Refuses a name or alias given twice, as ``build.rs`` does. ``files``
-    (by name) are the formats' whole files, whose other fields (samples, cases...) are read too.
-    A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the field."""
+    canonical name, in order. Refuses a name or alias given twice, as the Rust registry does.
+    ``files`` (by name) are the formats' whole files, whose other fields (samples, cases...) are
+    read too. A rule broken raises ``ValueError`` naming the file (``<name>.json``) and the
+    field."""
     formats = data.get("formats")
     if not isinstance(formats, list):
         raise ValueError("format spec: no 'formats' list")
@@ -82,8 +84,8 @@ def load(
 
 def read(folder: Path = FOLDER) -> Dict[str, Any]:
     """The spec document of a folder of format files: ``{"formats": [spec entries], "reasoning":
-    [...], "files": {name: file}}``, the formats in the order of their names (as ``build.rs``
-    reads them). A file's name is its format's name."""
+    [...], "files": {name: file}}``, the formats in the order of their names (as the Rust
+    registry reads them). A file's name is its format's name."""
     files: Dict[str, Dict[str, Any]] = {}
     for path in sorted(folder.glob("*.json"), key=lambda p: p.stem):
         if path.name.startswith("_"):
@@ -102,7 +104,7 @@ def read(folder: Path = FOLDER) -> Dict[str, Any]:
 def load_reasoning(
     data: Mapping[str, Any], formats: Mapping[str, FormatSpec]
 ) -> Dict[str, ReasoningSpec]:
-    """Validates the spec's "reasoning" list (as ``build.rs`` does) and returns its entries by
+    """Validates the spec's "reasoning" list (as the Rust registry does) and returns its entries by
     name, in order."""
     entries = data.get("reasoning")
     if not isinstance(entries, list):
@@ -204,6 +206,24 @@ def get_spec(name: str) -> FormatSpec:
     return SPECS[canonical(name)]
 
 
+def add(spec: FormatSpec, reasoning: Optional[ReasoningSpec] = None) -> None:
+    """Adds a format registered at run time (``toolparse.register_format``, which validated it)
+    to the tables above, replacing one of the same name (its aliases and model patterns go);
+    with its reasoning format, if any, added first the same way."""
+    if reasoning is not None:
+        old_r = REASONING.get(reasoning.name)
+        for n in (old_r.name, *old_r.aliases) if old_r is not None else ():
+            _REASONING_NAMES.pop(n, None)
+        REASONING[reasoning.name] = reasoning
+        _REASONING_NAMES.update((n, reasoning.name) for n in (reasoning.name, *reasoning.aliases))
+    old = SPECS.get(spec.name)
+    for n in (old.name, *old.aliases) if old is not None else ():
+        _NAMES.pop(n, None)
+    SPECS[spec.name] = spec
+    _NAMES.update((n, spec.name) for n in (spec.name, *spec.aliases))
+    _PATTERNS[:] = _patterns()
+
+
 def _model_parts(model_id: str) -> Tuple[Optional[str], str]:
     """(organisation or None, model name) of a Hugging Face id or a local path."""
     parts = [p for p in re.split(r"[/\\]+", model_id.strip()) if p]
@@ -218,20 +238,24 @@ def _literal_len(pattern: str) -> int:
     return sum(1 for c in pattern if c not in "*?[]")
 
 
-# (organisation, lower-case name pattern, specificity, format), most specific first
-_PATTERNS: List[Tuple[Optional[str], str, int, str]] = sorted(
-    (
+def _patterns() -> List[Tuple[Optional[str], str, int, str]]:
+    """(organisation, lower-case name pattern, specificity, format), most specific first."""
+    return sorted(
         (
-            (p.split("/", 1)[0].lower() if "/" in p else None),
-            p.split("/", 1)[-1].lower(),
-            _literal_len(p.split("/", 1)[-1]),
-            s.name,
-        )
-        for s in SPECS.values()
-        for p in s.models
-    ),
-    key=lambda t: -t[2],
-)
+            (
+                (p.split("/", 1)[0].lower() if "/" in p else None),
+                p.split("/", 1)[-1].lower(),
+                _literal_len(p.split("/", 1)[-1]),
+                s.name,
+            )
+            for s in SPECS.values()
+            for p in s.models
+        ),
+        key=lambda t: -t[2],
+    )
+
+
+_PATTERNS: List[Tuple[Optional[str], str, int, str]] = _patterns()
 
 
 def format_for_model(model_id: str) -> Optional[str]:

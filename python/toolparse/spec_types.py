@@ -1,7 +1,7 @@
 """The typed model of the format files (``formats/<name>.json``, ``formats/_reasoning.json``):
 one frozen dataclass per object the JSON Schema (``formats/_schema.json``) defines, read and
 validated once, at import, by :func:`format_spec` and :func:`reasoning_spec`. A file that breaks
-a rule of the schema (or one of the family rules ``build.rs`` also checks) raises a
+a rule of the schema (or one of the family rules ``rust/formats/config.rs`` also checks) raises a
 ``ValueError`` naming the file and the field. What each field means: ``formats/_about.md``."""
 
 from __future__ import annotations
@@ -390,7 +390,7 @@ class Peers:
 
 @dataclass(frozen=True)
 class FormatSpec:
-    """One format: its spec entry (what ``build.rs`` compiles into the Rust registry) and the
+    """One format: its spec entry (what the Rust registry configures its machine from) and the
     rest of its file. Every field of the schema is an attribute; none is read as raw JSON."""
 
     name: str
@@ -486,7 +486,7 @@ def _markers(f: Fields) -> Mapping[str, str]:
 
 
 def _check_functionary(f: Fields, call: Call, markers: Mapping[str, str]) -> None:
-    """A functionary format's ``call`` fields (``build.rs`` checks the same)."""
+    """A functionary format's ``call`` fields (``rust/formats/config.rs`` checks the same)."""
     if call.raw_code is None:
         raise f.error("call.raw_code", "a functionary format needs it")
     if call.raw_code.start == "marker" and "call_start_raw" not in markers:
@@ -644,7 +644,8 @@ class ReasoningSpec:
 
     def scan(self, format: Optional[FormatSpec]) -> Tuple[str, ...]:
         """What the front scans for inside a block when paired with ``format`` (None: no tool
-        format): ``(ends..., starts..., call starts...)``, as ``build.rs`` generates it."""
+        format): ``(ends..., starts..., call starts...)``, as ``rust/formats/registry.rs``
+        works it out."""
         calls: List[str] = []
         if self.call_ends_block:
             if format is None:

@@ -2,13 +2,13 @@
 
 use crate::event::{Delta, Emitter, Event, Extracted};
 use crate::reasoning::{Front, Reasoning};
-use crate::scan::Markers;
 
 // The tools a request offers live with the parameter converters that read them.
 pub use crate::params::{RawSchemaNode, SchemaNode, Tools};
 
 mod between;
 use between::{drive, Next};
+mod config;
 mod functionary;
 mod functiongemma;
 mod inkling;
@@ -18,8 +18,9 @@ mod named_json;
 mod openai;
 mod pythonic;
 mod region;
-#[cfg(test)]
+pub(crate) mod registry;
 mod spec_check;
+pub(crate) mod spec_file;
 mod tagged_json;
 mod xml_elements;
 mod xml_params;
@@ -44,9 +45,8 @@ pub trait Machine: Send + Sync {
     fn start_in_reasoning(&mut self) {}
 }
 
-type Ctor = fn(&Tools) -> Box<dyn Machine>;
-
-/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, read by `build.rs`).
+/// A format's entry in the spec (`python/toolparse/formats/<name>.json`, or one registered at run
+/// time), as the registry keeps it.
 #[derive(Debug)]
 pub struct Spec {
     /// The canonical name (vLLM's).
@@ -94,16 +94,40 @@ impl Spec {
     }
 }
 
-// SPECS and REGISTRY (with one constructor per format), generated from the spec by build.rs.
-include!(concat!(env!("OUT_DIR"), "/formats.rs"));
+/// A known format: its position in the registry (`registry.rs`), built-in or registered, and
+/// its entry there when it was looked up (a format replaced later keeps running on that one).
+#[derive(Clone, Copy)]
+pub struct Format {
+    index: usize,
+    entry: &'static registry::Registered,
+}
 
-/// A known format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Format(usize);
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for Format {}
+
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Format({:?})", self.entry.spec.name)
+    }
+}
 
 impl Format {
+    fn at(reg: &registry::Registry, index: usize) -> Format {
+        Format {
+            index,
+            entry: reg.formats[index],
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Format> {
-        REGISTRY.iter().position(|(n, _)| *n == name).map(Format)
+        let reg = registry::read();
+        let k = reg.formats.iter().position(|f| f.spec.name == name)?;
+        Some(Format::at(&reg, k))
     }
 
     /// The tool format that parses when reasoning format `r` is given alone (harmony's), if any.
@@ -114,36 +138,66 @@ impl Format {
     /// A format by its name or one of its aliases.
     pub fn lookup(name: &str) -> Option<Format> {
         Format::from_name(name).or_else(|| {
-            SPECS
+            let reg = registry::read();
+            let k = reg
+                .formats
                 .iter()
-                .position(|s| s.aliases.contains(&name))
-                .map(Format)
+                .position(|f| f.spec.aliases.contains(&name))?;
+            Some(Format::at(&reg, k))
         })
     }
 
+    fn entry(self) -> &'static registry::Registered {
+        self.entry
+    }
+
     pub fn spec(self) -> &'static Spec {
-        &SPECS[self.0]
+        &self.entry.spec
     }
 
     pub fn name(self) -> &'static str {
-        REGISTRY[self.0].0
+        self.spec().name
     }
 
+    /// Every format, in the registry's order.
     pub fn all() -> impl Iterator<Item = Format> {
-        (0..REGISTRY.len()).map(Format)
+        let reg = registry::read();
+        let all: Vec<Format> = (0..reg.formats.len())
+            .map(|k| Format::at(&reg, k))
+            .collect();
+        all.into_iter()
     }
 
     pub fn names() -> Vec<&'static str> {
-        REGISTRY.iter().map(|(n, _)| *n).collect()
+        registry::read()
+            .formats
+            .iter()
+            .map(|f| f.spec.name)
+            .collect()
     }
 
-    /// Its position in the registry (and in the spec's "formats" list).
+    /// Its position in the registry.
     pub fn index(self) -> usize {
-        self.0
+        self.index
+    }
+
+    /// Registers a format from its spec entry (and its reasoning entry, if any), configuring its
+    /// machine once; `replace`: a format of the same name is replaced (parsers already built
+    /// keep the old one), else a name or alias already taken is an error.
+    ///
+    /// # Errors
+    /// The reason the entry is refused: a rule of the spec broken, a name taken.
+    pub fn register(
+        entry: spec_file::Entry,
+        reasoning: Option<spec_file::Reasoning>,
+        replace: bool,
+    ) -> Result<Format, String> {
+        let k = registry::register(entry, reasoning, replace)?;
+        Ok(Format::at(&registry::read(), k))
     }
 
     fn machine(self, tools: &Tools) -> Box<dyn Machine> {
-        (REGISTRY[self.0].1)(tools)
+        (self.entry().ctor)(tools)
     }
 }
 
@@ -183,7 +237,9 @@ impl Setup {
     fn with_default_reasoning(self) -> Setup {
         let reasoning = self.reasoning.or_else(|| {
             self.format
-                .and_then(|f| Reasoning::lookup(f.spec().default_reasoning))
+                .map(|f| f.spec().default_reasoning)
+                .filter(|r| !r.is_empty())
+                .and_then(Reasoning::lookup)
         });
         Setup { reasoning, ..self }
     }
@@ -270,7 +326,7 @@ impl Parser {
         let format = setup.tool_format();
         let front = setup
             .reasoning
-            .and_then(|r| r.front(format.map(Format::index), setup.started))
+            .and_then(|r| r.front(format.map(Format::spec), setup.started))
             .map(Box::new);
         let mut machine: Box<dyn Machine> = match format {
             Some(f) => f.machine(tools),
@@ -288,7 +344,7 @@ impl Parser {
             out.set_blocks(
                 setup
                     .reasoning
-                    .and_then(|r| r.blocks(format.map(Format::index))),
+                    .and_then(|r| r.blocks(format.map(Format::spec))),
             );
         }
         out.set_span(
@@ -500,6 +556,10 @@ mod reasoning_invariants;
 #[cfg(test)]
 mod reasoning_tests;
 #[cfg(test)]
+mod test_styles;
+#[cfg(test)]
+pub(crate) use test_styles::*;
+#[cfg(test)]
 mod test_support;
 
 #[cfg(test)]
@@ -522,8 +582,16 @@ mod tests {
 
     #[test]
     fn registry_is_the_spec() {
-        assert_eq!(SPECS.len(), REGISTRY.len());
-        for (f, spec) in Format::all().zip(SPECS) {
+        // the built-in formats first (a test may have registered more after them)
+        let specs: Vec<&Spec> = Format::all()
+            .take(registry::BUILTIN.len())
+            .map(Format::spec)
+            .collect();
+        assert_eq!(specs.len(), registry::BUILTIN.len());
+        for ((name, _), spec) in registry::BUILTIN.iter().zip(&specs) {
+            assert_eq!(*name, spec.name);
+        }
+        for (f, spec) in Format::all().zip(specs.iter().copied()) {
             assert_eq!(f.name(), spec.name);
             assert_eq!(f.spec().name, spec.name);
             assert_eq!(Format::lookup(spec.name), Some(f));
@@ -532,7 +600,7 @@ mod tests {
                 assert_eq!(Format::from_name(a), None, "alias {a} is not a name");
             }
         }
-        let all: Vec<_> = SPECS.iter().map(|s| (s.name, s.aliases.to_vec())).collect();
+        let all: Vec<_> = specs.iter().map(|s| (s.name, s.aliases.to_vec())).collect();
         assert_eq!(spec_check::duplicate(&all), None);
         assert_eq!(Format::lookup("gpt-oss").map(Format::name), Some("openai"));
         assert_eq!(Format::lookup("qwen25").map(Format::name), Some("hermes"));

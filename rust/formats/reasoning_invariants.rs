@@ -7,7 +7,7 @@
 use crate::event::{Event, Extracted};
 use crate::formats::test_support::Rng;
 use crate::formats::{Format, Parser, Setup, Tools};
-use crate::reasoning::{Reasoning, REASONING};
+use crate::reasoning::Reasoning;
 
 const FILLER: &[&str] = &[
     "a", " ", "\n", "\t", "é", "🎉", "<", ">", "|", "/", "[", "]", "{", "}", "\"", ":", "1",
@@ -179,7 +179,7 @@ fn random_texts_are_split_invariant_for_every_reasoning_format() {
         .unwrap_or(ITERATIONS);
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let formats: Vec<Format> = Format::all().collect();
-    for spec in REASONING {
+    for spec in Reasoning::all() {
         if spec.tool_format.is_some() {
             continue;
         }

@@ -1,9 +1,8 @@
-//! Checks on the format spec shared by `build.rs` (which includes this file by path) and the
-//! crate's tests: the spec refuses a name or alias given twice; the roles of a harmony frame's
-//! markers.
+//! Checks on the format spec shared by the registry (`registry.rs`) and the crate's tests: the
+//! spec refuses a name or alias given twice; the roles of a harmony frame's markers.
 
 /// The roles of a harmony frame's markers, in the order of the machine's indices (`START`,
-/// `CHANNEL`, ...): `build.rs` writes a frame's markers in this order and the family's tests
+/// `CHANNEL`, ...): `config.rs` puts a frame's markers in this order and the family's tests
 /// check them against the spec.
 pub const FRAME_ROLES: [&str; 7] = [
     "start",

@@ -179,6 +179,12 @@ _CACHE_SIZE = 64
 _MISS = object()
 
 
+def _registered(_spec: Any, _reasoning: Any) -> None:
+    """A format was registered at run time (``toolparse.register_format``): the tags cached
+    under its name, or under a name it replaced, are out of date."""
+    _CACHE.clear()
+
+
 def _build(
     format: str,  # noqa: A002
     tools: Optional[Sequence[Any]],

@@ -52,6 +52,8 @@ SGLANG_PEERS: Dict[str, str] = {
 
 # fmt -> backend -> detector class (made once per process)
 _DETECTOR_CLASSES: Dict[str, Dict[str, type]] = {}
+# register() ran: a format registered later is added to SGLang's parsers at once
+_REGISTERED = False
 
 
 def formats() -> List[str]:
@@ -795,7 +797,13 @@ def register_reasoning() -> List[str]:
 def register() -> List[str]:
     """Adds ``toolparse_F`` for every toolparse format F to SGLang's tool-call parsers, and every
     ``toolparse_R`` to its reasoning parsers (:func:`register_reasoning`); returns the tool-call
-    parser names. Idempotent. SGLang's ``load_plugins()`` calls it through the entry point."""
+    parser names. Idempotent. SGLang's ``load_plugins()`` calls it through the entry point; the
+    formats of the files ``TOOLPARSE_FORMATS`` names are registered first."""
+    global _REGISTERED
+    from toolparse.integrations import formats_from_env
+
+    formats_from_env()
+    _REGISTERED = True
     fcp = _sglang()
     enum = fcp.FunctionCallParser.ToolCallParserEnum
     names = []

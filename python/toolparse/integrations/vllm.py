@@ -864,8 +864,13 @@ def __getattr__(name: str) -> Any:
 
 def register() -> List[str]:
     """Registers every ``toolparse_F`` in vLLM's ``ToolParserManager`` and every ``toolparse_R``
-    in its ``ReasoningParserManager`` now; returns the tool parser names."""
+    in its ``ReasoningParserManager`` now (the formats of the files ``TOOLPARSE_FORMATS`` names
+    first); returns the tool parser names."""
     from vllm.tool_parsers import ToolParserManager
+
+    from toolparse.integrations import formats_from_env
+
+    formats_from_env()
 
     names = []
     for fmt in formats():

@@ -15,6 +15,9 @@ from .json import CallKeys
 from .params import SchemaTrees, ToolTypes
 from .scan import Markers
 
+# A format's spec entry and how its machine is built, as a parser's Format took them.
+Entry = Tuple[FormatSpec, Callable[[ToolTypes], Machine]]
+
 
 class _WithSchemas(dict):  # type: ignore[type-arg]
     """``ToolTypes`` that also carry the schema trees (``schemas``), as ``Tools`` does in Rust."""
@@ -192,7 +195,9 @@ def _reasoning_name(reasoning: Optional[str]) -> Optional[str]:
     )
 
 
-def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool) -> List[str]:
+def _dropped(
+    rspec: Optional[ReasoningSpec], format: Optional[FormatSpec], front: bool
+) -> List[str]:
     """The markup dropped wherever the machine emits it as content (as ``Setup::dropped``): with
     a reasoning front, the markers that end a block (outside one, an end marker is markup, unless
     ``stray_end_text``: then only where it leads the output, which the front drops) and the end
@@ -210,11 +215,11 @@ def _dropped(rspec: Optional[ReasoningSpec], format: Optional[str], front: bool)
         marks.append(rspec.turn_end)
         # its other markup, but a marker of the paired tool format, which that format's machine
         # reads (cohere's response wrapper; in a call it is the call's text)
-        own = set(SPECS[format].markers.values()) if format is not None else set()
+        own = set(format.markers.values()) if format is not None else set()
         marks.extend(m for m in rspec.dropped if m not in own)
     if format is not None:
-        marks.append(SPECS[format].turn_end)
-        marks.extend(SPECS[format].dropped)
+        marks.append(format.turn_end)
+        marks.extend(format.dropped)
     out: List[str] = []
     for m in marks:
         if m and m not in out:
@@ -233,14 +238,20 @@ class Parser:
         reasoning: Optional[str] = None,
         reasoning_started: Optional[bool] = None,
         schemas: Optional[SchemaTrees] = None,
+        entry: Optional[Entry] = None,
     ) -> None:
         from . import reasoning as _reasoning
 
-        if format is not None:
+        if format is not None and entry is None:
             _check_format(format)
-        if reasoning is None and format is not None and SPECS[format].default_reasoning:
+        # The format's entry when the parser's Format was made (a format replaced since keeps
+        # running on it, as in Rust), else the current one.
+        fspec, make = entry if entry is not None else (None, None)
+        if fspec is None and format is not None:
+            fspec, make = SPECS[format], REGISTRY[format][0]
+        if reasoning is None and fspec is not None and fspec.default_reasoning:
             # the reasoning format that runs with this tool format when none is given
-            reasoning = SPECS[format].default_reasoning
+            reasoning = fspec.default_reasoning
         rname = _reasoning_name(reasoning)
         rspec = REASONING[rname] if rname is not None else None
         if rspec is not None and rspec.tool_format is not None:
@@ -251,26 +262,31 @@ class Parser:
                 )
         if format is None and rspec is not None:
             format = rspec.tool_format
+            if format is not None:
+                fspec, make = SPECS[format], REGISTRY[format][0]
         if format is None and rspec is None:
             raise ValueError("toolparse: neither a tool format nor a reasoning format given")
         self.format = format
-        self._machine: Machine = REGISTRY[format][0](_tools(tools, schemas)) if format else Plain()
+        self._entry: Optional[Entry] = (
+            (fspec, make) if fspec is not None and make is not None else None
+        )
+        self._machine: Machine = make(_tools(tools, schemas)) if make is not None else Plain()
         if rspec is not None and rspec.tool_format is not None and reasoning_started is True:
             # the prompt opened a reasoning block of the machine's own wire format
             self._machine.start_in_reasoning()
         self._front = (
-            _reasoning.front(rspec, format, reasoning_started) if rspec is not None else None
+            _reasoning.front(rspec, fspec, reasoning_started) if rspec is not None else None
         )
         self._front_used = 0
         self.machine_from: Optional[int] = None if self._front is not None else 0
         self._held = ""
         self._out = Emitter(
-            _dropped(rspec, format, self._front is not None),
-            SPECS[format].call_starts() if format is not None else (),
+            _dropped(rspec, fspec, self._front is not None),
+            fspec.call_starts() if fspec is not None else (),
         )
         if self._front is not None and rspec is not None:
-            self._out.set_blocks(_reasoning.blocks(rspec, format))
-        span = SPECS[format].span_markup if format is not None else None
+            self._out.set_blocks(_reasoning.blocks(rspec, fspec))
+        span = fspec.span_markup if fspec is not None else None
         if span is None and rspec is not None:
             span = rspec.span_markup
         if span is not None:
@@ -377,18 +393,23 @@ class Format:
         schemas: Optional[SchemaTrees] = None,
     ) -> None:
         # Checked here, once: the same errors as the binding.
-        Parser(format, tools, reasoning, reasoning_started, schemas)
+        p = Parser(format, tools, reasoning, reasoning_started, schemas)
         self.name = format
+        self._entry = p._entry
         self._schemas = schemas
         self._tools = tools or {}
         self._reasoning = reasoning
         self._started = reasoning_started
 
     def parser(self) -> Parser:
-        return Parser(self.name, self._tools, self._reasoning, self._started, self._schemas)
+        return Parser(
+            self.name, self._tools, self._reasoning, self._started, self._schemas, self._entry
+        )
 
     def extract(self, text: str) -> Extracted:
-        return extract(self.name, text, self._tools, self._reasoning, self._started, self._schemas)
+        return extract(
+            self.name, text, self._tools, self._reasoning, self._started, self._schemas, self._entry
+        )
 
 
 def lossy(text: str) -> str:
@@ -403,6 +424,7 @@ def extract(
     reasoning: Optional[str] = None,
     reasoning_started: Optional[bool] = None,
     schemas: Optional[SchemaTrees] = None,
+    entry: Optional[Entry] = None,
 ) -> Extracted:
     """Non-streaming: the same machine fed the whole text at once, with the fallback applied (as
     ``Parser::extract_with``): malformed markup, or text that ended inside a call before any
@@ -415,7 +437,7 @@ def extract(
         text.encode("utf-8")
     except UnicodeEncodeError:
         text = lossy(text)
-    p = Parser(format, tools, reasoning, reasoning_started, schemas)
+    p = Parser(format, tools, reasoning, reasoning_started, schemas, entry)
     p._push(text)
     p._end()
     x = extracted_from_events(p._out.take(), p.malformed, p.truncated)
@@ -444,3 +466,9 @@ def replay(
 
 
 REGISTRY = _registry()
+
+
+def _registered(spec: FormatSpec, _reasoning: Optional[ReasoningSpec]) -> None:
+    """A format registered at run time (``toolparse.register_format``): its machine, built from
+    its spec entry as the built-in ones are (replacing one of the same name)."""
+    REGISTRY[spec.name] = (_machine(spec), spec.id_style)

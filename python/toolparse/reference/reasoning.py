@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ..spec import SPECS, ReasoningSpec
+from ..spec import FormatSpec, ReasoningSpec
 from .event import BlockRule, Emitter, Trail
 from .scan import WS, Markers
 
@@ -18,23 +18,25 @@ PREFIX = "Prefix"  # before the output of a format that puts a content prefix be
 AFTER = "After"  # after the end marker, while the content shows only what content_lstrip drops
 
 
-def blocks(spec: ReasoningSpec, format: Optional[str]) -> Optional[BlockRule]:
+def blocks(spec: ReasoningSpec, format: Optional[FormatSpec]) -> Optional[BlockRule]:
     """The rule of the blocks that open anywhere in the content (``blocks_anywhere``), for tool
-    format ``format``; None for other formats."""
+    format ``format`` (its spec entry); None for other formats."""
     if not spec.blocks_anywhere:
         return None
-    scan = spec.scan(SPECS[format] if format is not None else None)
-    return BlockRule(scan, len(spec.ends), spec.starts, spec.label, spec.trim)
+    return BlockRule(spec.scan(format), len(spec.ends), spec.starts, spec.label, spec.trim)
 
 
-def front(spec: ReasoningSpec, format: Optional[str], started: Optional[bool]) -> Optional[Front]:
-    """The front for ``spec`` paired with tool format ``format``; None when it is transparent."""
+def front(
+    spec: ReasoningSpec, format: Optional[FormatSpec], started: Optional[bool]
+) -> Optional[Front]:
+    """The front for ``spec`` paired with tool format ``format`` (its spec entry); None when it
+    is transparent."""
     if spec.tool_format is not None or not spec.start or not spec.end:
         return None
     started = spec.started if started is None else started
     if not started and spec.markers_off_when_disabled:
         return None
-    scan = spec.scan(SPECS[format] if format is not None else None)
+    scan = spec.scan(format)
     return Front(Markers(scan), spec, started)
 
 

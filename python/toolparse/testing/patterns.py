@@ -23,7 +23,7 @@ import toolparse.spec
 from ._data import MALFORMED, NO_CALL_LOOKALIKES, NO_CALL_TEXTS, TRUNCATED
 from .case import TestCase
 from .render import JSON_STYLES, Call, RawJSON, Renderer, _case
-from .renderers import RENDERERS, TaggedJson, XmlParams, renderer
+from .renderers import FAMILIES, RENDERERS, TaggedJson, XmlParams, renderer
 
 # Which of the ten patterns each generated group of cases covers (by number and name;
 # 9 and 10 are what ``check`` does with every case).
@@ -321,6 +321,30 @@ def _generated() -> None:
 
 
 _generated()
+
+
+def _registered(spec: Any, _reasoning: Any) -> None:
+    """A format registered at run time (``toolparse.register_format``): its hand-written cases
+    and its renderer (and the cases generated for it), in place of those of a format it
+    replaced."""
+    name = spec.name
+    for table, given in (
+        (NO_CALL_LOOKALIKES, spec.cases.no_call),
+        (MALFORMED, spec.cases.malformed),
+        (TRUNCATED, spec.cases.truncated),
+    ):
+        table.pop(name, None)
+        if given:
+            table[name] = list(given)
+    RENDERERS.pop(name, None)
+    make = FAMILIES.get(spec.family)
+    if make is not None:
+        RENDERERS[name] = make(name)
+        if name not in MALFORMED:
+            if spec.family == "tagged_json":
+                MALFORMED[name], TRUNCATED[name] = _tagged_json_cases(name)
+            elif spec.family == "xml_params":
+                MALFORMED[name], TRUNCATED[name] = _xml_cases(name)
 
 
 def cases(fmt: str) -> List[TestCase]:

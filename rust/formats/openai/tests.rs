@@ -3,6 +3,7 @@ use crate::event::Extracted;
 use crate::formats::invariants::{stream_deltas, DeltaStreamed};
 use crate::formats::test_support::Rng;
 use crate::formats::{Format, Parser};
+use std::sync::LazyLock;
 
 /// The format under test.
 fn openai() -> Format {
@@ -335,8 +336,8 @@ fn frames_use_the_spec_markers() {
 }
 
 /// The frames of openai (`functions.` names a function) and of beam (any recipient does).
-static FNS: &Frame = &crate::formats::OPENAI_FRAME;
-static BEAM: &Frame = &crate::formats::BEAM_FRAME;
+static FNS: &LazyLock<Frame> = &crate::formats::OPENAI_FRAME;
+static BEAM: &LazyLock<Frame> = &crate::formats::BEAM_FRAME;
 
 fn beam_extract(text: &str) -> Extracted {
     let f = Format::from_name("beam").unwrap_or_else(|| panic!("beam not registered"));

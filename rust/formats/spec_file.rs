@@ -1,13 +1,14 @@
-//! The typed reader of the format files (`python/toolparse/formats/`): serde structs for a
-//! format's spec entry and a reasoning entry. The files' other fields (samples, test cases,
-//! notes...) are Python's; `_schema.json` describes them all.
+//! The typed reader of the format files (`python/toolparse/formats/`, embedded in the crate, and
+//! the specs `toolparse.register_format` hands over): serde structs for a format's spec entry and
+//! a reasoning entry. The files' other fields (samples, test cases, notes...) are Python's;
+//! `_schema.json` describes them all.
 
 use std::collections::BTreeMap;
 
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-/// A format file: build.rs reads only its spec entry.
+/// A format file: the core reads only its spec entry.
 #[derive(Deserialize)]
 pub struct FormatFile {
     pub spec: Entry,
