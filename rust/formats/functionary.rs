@@ -36,7 +36,7 @@ use crate::json::JsonScanner;
 use crate::params::push_json_str_body;
 use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 
-/// One format of the family (built from its spec entry by `build.rs`).
+/// One format of the family (built from its spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// In text: `[call_start]`, then `raw_marker` if the format has one.

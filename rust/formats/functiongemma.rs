@@ -7,7 +7,7 @@
 //! repeated for parallel calls. The arguments are converted to JSON text written like
 //! `json.dumps(obj, ensure_ascii=False)` as they arrive, keys in the order they appear.
 //!
-//! The rules (configured by [`Style`], built from the spec entry by `build.rs`):
+//! The rules (configured by [`Style`], built from the spec entry by `formats::config`, at run time):
 //!
 //! * Text outside calls is content. A call is the start marker, `call:`, the name, then the
 //!   arguments object; its closing `}` completes the call, and the end marker after it (after
@@ -57,7 +57,7 @@ pub const NAME_CAP: usize = 256;
 /// The longest value held back while it may still be a JSON number or literal.
 pub const SCALAR_CAP: usize = 64;
 
-/// The markers of one format of the family (built from its spec entry by `build.rs`).
+/// The markers of one format of the family (built from its spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// `[call_start]`.

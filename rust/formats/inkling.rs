@@ -44,7 +44,7 @@ const END: usize = 6;
 const END_SAMPLING: usize = 7;
 
 /// The markers and call keys of one format of the family (built from its spec entry by
-/// `build.rs`).
+/// `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// What a header and content are scanned for: `message_start`, `text_start`,

@@ -10,7 +10,7 @@ use crate::event::Emitter;
 use crate::json::{Calls, CALL_KEYS};
 use crate::scan::{ws_len, Markers};
 
-/// A format's markers (from its spec entry, by `build.rs`).
+/// A format's markers (from its spec entry, by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// The call start (`<|python_tag|>`), then the start of an object in text (`{`).

@@ -44,7 +44,7 @@ use crate::scan::{
 /// The longest call header accepted, in characters.
 pub const HEADER_MAX: usize = 256;
 
-/// The markers of one format of the family (built from its spec entry by `build.rs`).
+/// The markers of one format of the family (built from its spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// The section's start markers (its spelling, and the alternative one some checkpoints

@@ -68,7 +68,7 @@ use crate::scan::{expect, ws_len, Expect, Found, Markers, WS_MAX};
 use crate::Step;
 
 // The indices of the frame's markers: the spec's markers of the roles `start`, `channel`,
-// `message`, `end`, `call`, `return` and `constrain`, in that order (`build.rs` writes them).
+// `message`, `end`, `call`, `return` and `constrain`, in that order (`formats::config` puts them there).
 const START: usize = 0;
 const CHANNEL: usize = 1;
 const MESSAGE: usize = 2;
@@ -85,7 +85,7 @@ const CHANNELS: &[&str] = &["analysis", "commentary", "final"];
 /// The role of every message the model writes.
 const ROLES: &[&str] = &["assistant"];
 
-/// What a format of this family changes (built from the spec entry by `build.rs`).
+/// What a format of this family changes (built from the spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Frame {
     /// The markers, in the order of the indices above (`START`, `CHANNEL`, ...).

@@ -56,7 +56,7 @@ use crate::event::Emitter;
 use crate::scan::{ws_len, Markers, NAME_MAX, WS_MAX};
 use crate::Step;
 
-/// How one format writes its calls (built from its spec entry by `build.rs`).
+/// How one format writes its calls (built from its spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Style {
     /// What starts calls in text: the start marker (when the format has one) and `[` (when a

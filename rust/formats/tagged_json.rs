@@ -58,7 +58,7 @@ use crate::scan::{expect, ws_len, Expect, Markers, NAME_MAX, WS_MAX};
 /// The longest call id accepted in the name form, in characters.
 pub const ID_MAX: usize = 64;
 
-/// How one tagged-JSON format writes its calls (built from its spec entry by `build.rs`).
+/// How one tagged-JSON format writes its calls (built from its spec entry by `formats::config`, at run time).
 #[derive(Debug)]
 pub struct Tags {
     /// The end markers, then the start markers.
