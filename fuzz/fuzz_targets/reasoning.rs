@@ -9,7 +9,6 @@ mod feed;
 
 use libfuzzer_sys::fuzz_target;
 use toolparse::formats::Setup;
-use toolparse::reasoning::REASONING;
 use toolparse::{Format, Parser, Reasoning, Tools};
 
 fn run(setup: Setup, text: &str, cuts: &[usize]) -> feed::Run {
@@ -21,10 +20,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let text = String::from_utf8_lossy(rest);
-    let Some(name) = REASONING
-        .get(*r_sel as usize % REASONING.len())
-        .map(|s| s.name)
-    else {
+    let names = Reasoning::names();
+    let Some(&name) = names.get(*r_sel as usize % names.len().max(1)) else {
         return;
     };
     let Some(reasoning) = Reasoning::lookup(name) else {
