@@ -163,7 +163,13 @@ def _back_to_boundary(
     the turn (``<think>`` and ``<tool_call>`` share ``<t``)."""
     from dataclasses import replace
 
-    from .chat_template import _DEFAULT_HISTORY, _tool_calls, _with_descriptions, render_bounded
+    from .chat_template import (
+        _DEFAULT_HISTORY,
+        _common_prefix,
+        _tool_calls,
+        _with_descriptions,
+        render_bounded,
+    )
 
     msg: Dict[str, Any] = {"role": "assistant", "content": turn.content}
     if probe.reasoning is not None:
@@ -174,7 +180,9 @@ def _back_to_boundary(
         template, [*_DEFAULT_HISTORY, msg], tools=_with_descriptions(tools), **common
     )
     prompt = turn.prompt
-    at = next((i for i, (a, b) in enumerate(zip(prompt, full)) if a != b), len(prompt))
+    # where the turn's text starts: the shared prefix, backed off as render_assistant backs it
+    # off (never inside a ``<...>`` token)
+    at = _common_prefix(prompt, full)
     start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
     for r in _spec.REASONING.values():
         # thinking off: the prompt closes an empty block the turn fills; the turn then writes the
