@@ -203,6 +203,49 @@ def check_cli() -> None:
         assert run("parse", text_path)[0] == 2  # neither --format nor --format-file
 
 
+def check_plugin() -> None:
+    """pytest --toolparse-format-file FILE registers the file and runs its format's cases (twice
+    in one process: the second session registers the same file again); a bad file is a usage
+    error naming it."""
+    import importlib.metadata
+
+    import pytest
+
+    eps = importlib.metadata.entry_points()
+    group = eps.select(group="pytest11") if hasattr(eps, "select") else eps.get("pytest11", [])
+    loaded = any(ep.value == "toolparse.testing.plugin" for ep in group)
+    plugin = [] if loaded else ["-p", "toolparse.testing.plugin"]
+    doc = remarked(renamed("hermes", "plug_angle"), "tool_call>", "call>")
+
+    class Count:
+        def __init__(self) -> None:
+            self.passed, self.failed, self.names = 0, 0, []
+
+        def pytest_runtest_logreport(self, report: Any) -> None:
+            if report.when == "call":
+                self.passed += report.passed
+                self.failed += report.failed
+                self.names.append(report.nodeid)
+
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "plug_angle.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        for _ in range(2):
+            count = Count()
+            args = [*plugin, "-p", "no:cacheprovider", "-q", "--rootdir", d, d]
+            code = pytest.main([*args, "--toolparse-format-file", path], plugins=[count])
+            assert code == 0, code
+            n = len(testing.cases("plug_angle"))
+            assert count.passed == n > 10 and count.failed == 0, (count.passed, n)
+            assert all("plug_angle" in name for name in count.names), count.names
+        bad = os.path.join(d, "bad.json")
+        with open(bad, "w", encoding="utf-8") as f:
+            json.dump({"spec": {**doc["spec"], "name": "plug_bad", "nope": 1}}, f)
+        code = pytest.main([*args, "--toolparse-format-file", bad])
+        assert code == pytest.ExitCode.USAGE_ERROR, code
+
+
 def raises(doc: Any, *needles: str, replace: bool = False) -> None:
     before = (toolparse.list_formats(aliases=True), toolparse._core.list_formats())
     try:
@@ -333,6 +376,7 @@ CHECKS = {
         check_structural_tag,
         check_kit,
         check_cli,
+        check_plugin,
         check_refused,
         check_replace,
         check_reasoning_entry,

@@ -15,17 +15,24 @@ own; a conftest can return anything ``check`` takes::
         return from_vllm(Hermes2ProToolParser)
 
 ``--toolparse-cases FILE.json`` adds the cases of a case file (``toolparse.testing.load_cases``);
+``--toolparse-format-file FORMAT.json`` registers a format file (``toolparse.register_format``)
+and adds that format's cases, as ``--toolparse-format`` does for a built-in one;
 ``--toolparse-strict`` compares texts exactly (``check(strict=True)``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List
+from typing import Any, Dict, List
 
 import pytest
 
 OPTION = "--toolparse-format"
+FILE_OPTION = "--toolparse-format-file"
+
+#: the format files this plugin registered (resolved path -> format name): a second session in
+#: the same process (pytester's in-process runs) registers the same file again in its place
+_REGISTERED: Dict[str, str] = {}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,6 +50,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="FILE",
         help="also run the cases of this JSON case file (toolparse.testing.load_cases)",
+    )
+    group.addoption(
+        FILE_OPTION,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="register this format file (toolparse.register_format) and run its format's cases",
     )
     group.addoption(
         "--toolparse-strict",
@@ -100,12 +114,14 @@ def _base(session: pytest.Session) -> str:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: List[pytest.Item]
 ) -> None:
-    formats = config.getoption(OPTION)
+    formats = list(config.getoption(OPTION))
     files = config.getoption("--toolparse-cases")
-    if not formats and not files:
+    format_files = config.getoption(FILE_OPTION)
+    if not formats and not files and not format_files:
         return
     from toolparse.testing import cases, load_cases
 
+    formats += [_register(path) for path in format_files]
     base = _base(session)
     groups = [(f"toolparse-kit[{f}]", cases(f)) for f in formats]
     groups += [(f"toolparse-kit[{p}]", load_cases(p)) for p in files]
@@ -113,6 +129,20 @@ def pytest_collection_modifyitems(
         nodeid = f"{base}/{name}" if base else name
         kit = _Kit.from_parent(session, name=name, nodeid=nodeid, cases=group)
         items.extend(kit.collect())
+
+
+def _register(path: str) -> str:
+    """Registers a format file, once per file: the same file given again replaces its own
+    registration, and a clash with any other format is a usage error naming the file."""
+    from toolparse import register_format
+
+    key = str(Path(path).resolve())
+    try:
+        name = register_format(path, replace=key in _REGISTERED)
+    except (OSError, ValueError, TypeError) as e:
+        raise pytest.UsageError(f"{FILE_OPTION} {path}: {e}") from None
+    _REGISTERED[key] = name
+    return name
 
 
 @pytest.fixture
