@@ -184,13 +184,99 @@ impl Trail {
     }
 }
 
+/// The reasoning of one think block as it is emitted, the same in the front
+/// (`crate::reasoning`) and in the blocks anywhere ([`BlockRule`]): at the start of a block
+/// (`open`) the reasoning is held while it may still be the `label` and a newline, which are
+/// markup (dropped); a block whose whole reasoning is the label is empty; other text is
+/// reasoning as written. With `trim` the run of whitespace that ends the reasoning is dropped
+/// ([`Trail`]).
+#[derive(Debug, Default)]
+pub struct Label {
+    /// The label a block may begin with (empty: none).
+    label: &'static str,
+    trim: bool,
+    /// At the start of a block, while its reasoning may still be the label.
+    fresh: bool,
+    /// The reasoning held while it may still be the label and a newline.
+    held: String,
+    /// `trim`: the open run of whitespace at the end of the reasoning so far.
+    trail: Trail,
+}
+
+impl Label {
+    pub fn new(label: &'static str, trim: bool) -> Self {
+        Label {
+            label,
+            trim,
+            ..Self::default()
+        }
+    }
+
+    /// A block opens: its reasoning may begin with the label.
+    pub fn open(&mut self) {
+        self.fresh = true;
+    }
+
+    /// Emits reasoning; at the start of a block, holds it while it may still be the label and a
+    /// newline (dropped when it is); with `trim`, holds back the open run of whitespace at its
+    /// end.
+    pub fn emit(&mut self, s: &str, out: &mut Emitter) {
+        let label = self.label;
+        if !self.fresh || label.is_empty() {
+            return self.body(s, out);
+        }
+        self.held.push_str(s);
+        let held = self.held.as_str();
+        if let Some(rest) = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n')) {
+            let rest = rest.to_owned();
+            self.fresh = false;
+            self.held.clear();
+            return self.body(&rest, out);
+        }
+        let may = held.len() <= label.len() + 1
+            && label
+                .as_bytes()
+                .iter()
+                .chain(b"\n")
+                .zip(held.as_bytes())
+                .all(|(a, b)| a == b);
+        if !may {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.held);
+            self.body(&held, out);
+        }
+    }
+
+    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
+    fn body(&mut self, s: &str, out: &mut Emitter) {
+        if self.trim {
+            self.trail.emit(s, out);
+        } else {
+            out.reasoning(s);
+        }
+    }
+
+    /// The block ended: reasoning held as a possible label is reasoning unless it is the label
+    /// (the whole block: empty); a held run of whitespace at its end is dropped (`trim`).
+    pub fn close(&mut self, out: &mut Emitter) {
+        if self.fresh {
+            self.fresh = false;
+            let held = std::mem::take(&mut self.held);
+            if held != self.label {
+                self.body(&held, out);
+            }
+        }
+        self.trail.close();
+    }
+}
+
 /// Think blocks anywhere in the content (a reasoning format's `blocks_anywhere`: gemma4's
 /// channel, as vLLM's engine reads it), with the rules of the front's block
 /// (`crate::reasoning`): outside a block a start marker opens one; inside, the text is reasoning,
 /// an end marker closes the block, a start marker is markup, and a call start closes it (the
 /// marker goes on as content; a call the machine starts closes it too). At the start of a block
 /// its `label` and a newline are markup (the label alone: an empty block); with `trim` the run of
-/// whitespace that ends the reasoning is dropped ([`Trail`]).
+/// whitespace that ends the reasoning is dropped ([`Label`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockRule {
     /// `[ends..., starts..., call starts...]`: what ends a block, opens one, starts a call.
@@ -210,11 +296,8 @@ struct Blocks {
     open: bool,
     /// The end of the text so far that could still become a marker.
     held: String,
-    /// At the start of a block, while its reasoning may still be the label.
-    fresh: bool,
-    /// The reasoning held while it may still be the label and a newline.
-    label: String,
-    trail: Trail,
+    /// The reasoning of the open block (its label and its trailing whitespace).
+    label: Label,
 }
 
 impl Blocks {
@@ -253,7 +336,7 @@ impl Blocks {
             let len = list[which].len();
             if !self.open {
                 self.open = true;
-                self.fresh = true;
+                self.label.open();
                 pos += len;
             } else if which < self.rule.ends {
                 self.close(out);
@@ -269,59 +352,15 @@ impl Blocks {
     fn text(&mut self, s: &str, out: &mut Emitter) {
         if s.is_empty() {
         } else if self.open {
-            self.reason(s, out);
+            self.label.emit(s, out);
         } else {
             out.content_plain(s);
         }
     }
 
-    /// Reasoning; at the start of a block held while it may still be the label and a newline.
-    fn reason(&mut self, s: &str, out: &mut Emitter) {
-        let label = self.rule.label;
-        if !self.fresh || label.is_empty() {
-            return self.body(s, out);
-        }
-        self.label.push_str(s);
-        let held = self.label.as_str();
-        if let Some(rest) = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n')) {
-            let rest = rest.to_owned();
-            self.fresh = false;
-            self.label.clear();
-            return self.body(&rest, out);
-        }
-        let may = held.len() <= label.len() + 1
-            && label
-                .as_bytes()
-                .iter()
-                .chain(b"\n")
-                .zip(held.as_bytes())
-                .all(|(a, b)| a == b);
-        if !may {
-            self.fresh = false;
-            let held = std::mem::take(&mut self.label);
-            self.body(&held, out);
-        }
-    }
-
-    fn body(&mut self, s: &str, out: &mut Emitter) {
-        if self.rule.trim {
-            self.trail.emit(s, out);
-        } else {
-            out.reasoning(s);
-        }
-    }
-
-    /// The block ends: a held label is an empty block, other held reasoning is reasoning; the
-    /// run of whitespace that ends it is dropped (`trim`).
+    /// The block ends: what [`Label`] holds is what it is.
     fn close(&mut self, out: &mut Emitter) {
-        if self.fresh {
-            self.fresh = false;
-            let held = std::mem::take(&mut self.label);
-            if held != self.rule.label {
-                self.body(&held, out);
-            }
-        }
-        self.trail.close();
+        self.label.close(out);
         self.open = false;
     }
 
@@ -363,9 +402,7 @@ impl Emitter {
                 rule,
                 open: false,
                 held: String::new(),
-                fresh: false,
-                label: String::new(),
-                trail: Trail::default(),
+                label: Label::new(rule.label, rule.trim),
             })
         });
     }
@@ -851,60 +888,4 @@ impl Extracted {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn whitespace_around_calls_is_not_content() {
-        let mut e = Emitter::new();
-        e.content("\n ");
-        e.tool_start(None, "f".into());
-        e.args("{}");
-        e.tool_end();
-        e.content("\n");
-        e.finish();
-        let x = Extracted::from_events(e.take(), e.malformed, e.truncated);
-        assert_eq!(x.content, None);
-        assert_eq!(x.calls.len(), 1);
-    }
-
-    #[test]
-    fn whitespace_only_output_is_content() {
-        let mut e = Emitter::new();
-        e.content("  \n");
-        e.content(" ");
-        e.finish();
-        assert_eq!(e.take(), vec![Event::Content("  \n ".into())]);
-    }
-
-    #[test]
-    fn leading_whitespace_of_real_content_is_kept() {
-        let mut e = Emitter::new();
-        e.content(" ");
-        assert!(e.events.is_empty());
-        e.content(" a ");
-        assert_eq!(e.take(), vec![Event::Content("  a ".into())]);
-    }
-
-    #[test]
-    fn delta_merges_fragments() {
-        let d = Delta::from_events(vec![
-            Event::Content("a".into()),
-            Event::ToolStart {
-                index: 0,
-                id: None,
-                name: "f".into(),
-            },
-            Event::ToolArgs {
-                index: 0,
-                fragment: "{".into(),
-            },
-            Event::ToolEnd { index: 0 },
-        ])
-        .unwrap_or_default();
-        assert_eq!(d.content.as_deref(), Some("a"));
-        assert_eq!(d.calls.len(), 1);
-        assert_eq!(d.calls[0].args.as_deref(), Some("{"));
-        assert!(Delta::from_events(vec![]).is_none());
-    }
-}
+mod tests;

@@ -45,8 +45,8 @@
 //!   (vLLM's configuration without thinking has no think markers): the output goes to the tool
 //!   machine whole, a think block in it is content.
 
-use crate::event::Emitter;
 pub use crate::event::Trail;
+use crate::event::{Emitter, Label};
 use crate::scan::{is_ws, Found, Markers};
 
 /// The most whitespace held before a start marker at the beginning of the output.
@@ -137,14 +137,16 @@ impl Front {
         } else {
             State::Lead
         };
+        let mut label = Label::new(spec.label, spec.trim);
+        if state == State::Inside {
+            label.open();
+        }
         Some(Front {
             markers: Markers::new(scan()),
             spec,
             state,
             held: String::new(),
-            trail: Trail::default(),
-            fresh: state == State::Inside,
-            label: String::new(),
+            label,
         })
     }
 }
@@ -169,12 +171,8 @@ pub struct Front {
     spec: &'static ReasoningSpec,
     state: State,
     held: String,
-    /// `trim`: the open run of whitespace at the end of the reasoning so far.
-    trail: Trail,
-    /// At the start of a block, while its reasoning may still be the label (`label`).
-    fresh: bool,
-    /// The reasoning held while it may still be the label and a newline.
-    label: String,
+    /// The reasoning of the block: its `label` and, with `trim`, its trailing whitespace.
+    label: Label,
 }
 
 /// The longest of `markers` that `text` begins with.
@@ -246,7 +244,7 @@ impl Front {
         }
         if let Some(s) = longest(starts, rest) {
             self.state = State::Inside;
-            self.fresh = true;
+            self.label.open();
             return self.inside(&rest[s.len()..], out);
         }
         if let Some(e) = longest(self.leading_ends(), rest) {
@@ -271,80 +269,26 @@ impl Front {
         loop {
             match self.markers.find(&buf[pos..]) {
                 Found::Marker { at, which } => {
-                    self.emit(&buf[pos..pos + at], out);
+                    self.label.emit(&buf[pos..pos + at], out);
                     let len = self.markers.list[which].len();
                     let ends = self.spec.ends.len();
                     if which < ends {
-                        self.close(out);
+                        self.label.close(out);
                         return self.after(&buf[pos + at + len..]);
                     } else if which < ends + self.spec.starts.len() {
                         pos += at + len;
                     } else {
-                        self.close(out);
+                        self.label.close(out);
                         return Some(buf[pos + at..].to_owned());
                     }
                 }
                 Found::Partial { safe } => {
-                    self.emit(&buf[pos..pos + safe], out);
+                    self.label.emit(&buf[pos..pos + safe], out);
                     self.held.push_str(&buf[pos + safe..]);
                     return None;
                 }
             }
         }
-    }
-
-    /// Emits reasoning; at the start of a block, holds it while it may still be the `label` and a
-    /// newline (dropped when it is); with `trim`, holds back the open run of whitespace at its
-    /// end.
-    fn emit(&mut self, s: &str, out: &mut Emitter) {
-        let label = self.spec.label;
-        if !self.fresh || label.is_empty() {
-            return self.emit_body(s, out);
-        }
-        self.label.push_str(s);
-        let held = self.label.as_str();
-        let marked = held.strip_prefix(label).and_then(|r| r.strip_prefix('\n'));
-        if let Some(rest) = marked {
-            let rest = rest.to_owned();
-            self.fresh = false;
-            self.label.clear();
-            return self.emit_body(&rest, out);
-        }
-        if held.len() <= label.len() + 1
-            && label
-                .as_bytes()
-                .iter()
-                .chain(b"\n")
-                .zip(held.as_bytes())
-                .all(|(a, b)| a == b)
-        {
-            return; // may still be the label and a newline
-        }
-        self.fresh = false;
-        let held = std::mem::take(&mut self.label);
-        self.emit_body(&held, out);
-    }
-
-    /// Emits reasoning; with `trim`, holds back the open run of whitespace at its end.
-    fn emit_body(&mut self, s: &str, out: &mut Emitter) {
-        if self.spec.trim {
-            self.trail.emit(s, out);
-        } else {
-            out.reasoning(s);
-        }
-    }
-
-    /// The block ended: reasoning held as a possible label is reasoning unless it is the label
-    /// (the whole block: empty); a held run of whitespace at its end is dropped (`trim`).
-    fn close(&mut self, out: &mut Emitter) {
-        if self.fresh {
-            self.fresh = false;
-            let held = std::mem::take(&mut self.label);
-            if held != self.spec.label {
-                self.emit_body(&held, out);
-            }
-        }
-        self.trail.close();
     }
 
     /// End of text: returns what the tool machine still gets (the held text when no block
@@ -363,7 +307,7 @@ impl Front {
                     };
                 };
                 self.state = State::Inside;
-                self.fresh = true;
+                self.label.open();
                 let inner = rest[s.len()..].to_owned();
                 if let Some(after) = self.inside(&inner, out) {
                     return after;
@@ -377,11 +321,11 @@ impl Front {
                     let len = self.markers.list[which].len();
                     let ends = self.spec.ends.len();
                     if which < ends {
-                        self.close(out);
+                        self.label.close(out);
                         return self.after(&held[len..]).unwrap_or_default();
                     }
                     if which >= ends + self.spec.starts.len() {
-                        self.close(out);
+                        self.label.close(out);
                         return held;
                     }
                     return match self.inside(&held[len..], out) {
@@ -389,8 +333,8 @@ impl Front {
                         None => self.finish(out),
                     };
                 }
-                self.emit(&held, out);
-                self.close(out);
+                self.label.emit(&held, out);
+                self.label.close(out);
                 String::new()
             }
             State::Prefix => {

@@ -110,13 +110,71 @@ class Trail:
         self.long = False
 
 
+class Label:
+    """The reasoning of one think block as it is emitted, the same in the front (``reasoning``)
+    and in the blocks anywhere (``BlockRule``; twin of ``Label``): at the start of a block
+    (``open``) the reasoning is held while it may still be the ``label`` and a newline, which are
+    markup (dropped); a block whose whole reasoning is the label is empty; other text is
+    reasoning as written. With ``trim`` the run of whitespace that ends the reasoning is dropped
+    (``Trail``)."""
+
+    def __init__(self, label: str, trim: bool) -> None:
+        self.label = label  # the label a block may begin with (empty: none)
+        self.trim = trim
+        self.fresh = False  # at the start of a block, while its reasoning may be the label
+        self.held = ""  # the reasoning held while it may still be the label and a newline
+        self.trail = Trail()  # trim: the open run of whitespace at the end of the reasoning
+
+    def open(self) -> None:
+        """A block opens: its reasoning may begin with the label."""
+        self.fresh = True
+
+    def emit(self, s: str, out: Emitter) -> None:
+        """Emits reasoning; at the start of a block, holds it while it may still be the label and
+        a newline (dropped when it is); with ``trim``, holds back the open run of whitespace at
+        its end."""
+        label = self.label
+        if not self.fresh or not label:
+            self._body(s, out)
+            return
+        self.held += s
+        held = self.held
+        if held.startswith(label + "\n"):
+            self.fresh = False
+            self.held = ""
+            self._body(held[len(label) + 1 :], out)
+            return
+        if not (label + "\n").startswith(held):
+            self.fresh = False
+            self.held = ""
+            self._body(held, out)
+
+    def _body(self, s: str, out: Emitter) -> None:
+        """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end."""
+        if self.trim:
+            self.trail.emit(s, out)
+        else:
+            out.reasoning(s)
+
+    def close(self, out: Emitter) -> None:
+        """The block ended: reasoning held as a possible label is reasoning unless it is the
+        label (the whole block: empty); a held run of whitespace at its end is dropped
+        (``trim``)."""
+        if self.fresh:
+            self.fresh = False
+            held, self.held = self.held, ""
+            if held != self.label:
+                self._body(held, out)
+        self.trail.close()
+
+
 class BlockRule:
     """Think blocks anywhere in the content (a reasoning format's ``blocks_anywhere``; twin of
     ``BlockRule``): outside a block a start marker opens one; inside, the text is reasoning, an
     end marker closes the block, a start marker is markup, and a call start closes it (the marker
     goes on as content; a call the machine starts closes it too). At the start of a block its
     ``label`` and a newline are markup (the label alone: an empty block); with ``trim`` the run
-    of whitespace that ends the reasoning is dropped (``Trail``)."""
+    of whitespace that ends the reasoning is dropped (``Label``)."""
 
     def __init__(
         self, scan: Sequence[str], ends: int, starts: Sequence[str], label: str, trim: bool
@@ -136,9 +194,7 @@ class _Blocks:
         self.rule = rule
         self.open = False
         self.held = ""  # the end of the text so far that could still become a marker
-        self.fresh = False  # at the start of a block, while its reasoning may be the label
-        self.label = ""  # the reasoning held while it may still be the label and a newline
-        self.trail = Trail()
+        self.label = Label(rule.label, rule.trim)  # the reasoning of the open block
 
     def feed(self, s: str, end: bool, out: Emitter) -> None:
         """Feeds content text; at the ``end`` nothing is held (a marker a longer one might have
@@ -161,7 +217,7 @@ class _Blocks:
             n = len(markers.list[which])
             if not self.open:
                 self.open = True
-                self.fresh = True
+                self.label.open()
                 pos += n
             elif which < self.rule.ends:
                 self._close(out)
@@ -175,44 +231,13 @@ class _Blocks:
         if not s:
             return
         if self.open:
-            self._reason(s, out)
+            self.label.emit(s, out)
         else:
             out._content_plain(s)
 
-    def _reason(self, s: str, out: Emitter) -> None:
-        """Reasoning; at the start of a block held while it may still be the label and a
-        newline."""
-        label = self.rule.label
-        if not self.fresh or not label:
-            self._body(s, out)
-            return
-        self.label += s
-        held = self.label
-        if held.startswith(label + "\n"):
-            self.fresh = False
-            self.label = ""
-            self._body(held[len(label) + 1 :], out)
-            return
-        if not (label + "\n").startswith(held):
-            self.fresh = False
-            self.label = ""
-            self._body(held, out)
-
-    def _body(self, s: str, out: Emitter) -> None:
-        if self.rule.trim:
-            self.trail.emit(s, out)
-        else:
-            out.reasoning(s)
-
     def _close(self, out: Emitter) -> None:
-        """The block ends: a held label is an empty block, other held reasoning is reasoning; the
-        run of whitespace that ends it is dropped (``trim``)."""
-        if self.fresh:
-            self.fresh = False
-            held, self.label = self.label, ""
-            if held != self.rule.label:
-                self._body(held, out)
-        self.trail.close()
+        """The block ends: what ``Label`` holds is what it is."""
+        self.label.close(out)
         self.open = False
 
     def end(self, out: Emitter) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ..spec import FormatSpec, ReasoningSpec
-from .event import BlockRule, Emitter, Trail
+from .event import BlockRule, Emitter, Label
 from .scan import WS, Markers
 
 # The most whitespace held before a start marker at the beginning of the output.
@@ -53,9 +53,9 @@ class Front:
         self.spec = spec
         self.state = PREFIX if spec.content_prefix else INSIDE if started else LEAD
         self.held = ""
-        self.trail = Trail()  # trim: the open run of whitespace at the end of the reasoning
-        self.fresh = self.state == INSIDE  # at the start of a block, while it may be the label
-        self.label = ""  # the reasoning held while it may still be the label and a newline
+        self.label = Label(spec.label, spec.trim)  # the reasoning: its label, trailing whitespace
+        if self.state == INSIDE:
+            self.label.open()
 
     def feed(self, text: str, out: Emitter) -> Optional[str]:
         """None while the front keeps the text; the rest for the tool machine once the block is
@@ -96,7 +96,7 @@ class Front:
         found = _longest(starts, rest)
         if found is not None:
             self.state = INSIDE
-            self.fresh = True
+            self.label.open()
             return self._inside(rest[len(found) :], out)
         end = _longest(self._leading_ends(), rest)
         if end is not None:
@@ -114,59 +114,20 @@ class Front:
         while True:
             kind, at, which = self.markers.find(buf, pos)
             if kind == "marker":
-                self._emit(buf[pos : pos + at], out)
+                self.label.emit(buf[pos : pos + at], out)
                 n = len(self.markers.list[which])
                 ends = len(self.spec.ends)
                 if which < ends:
-                    self._close(out)
+                    self.label.close(out)
                     return self._after(buf[pos + at + n :])
                 if which < ends + len(self.spec.starts):
                     pos += at + n
                     continue
-                self._close(out)
+                self.label.close(out)
                 return buf[pos + at :]
-            self._emit(buf[pos : pos + at], out)
+            self.label.emit(buf[pos : pos + at], out)
             self.held += buf[pos + at :]
             return None
-
-    def _emit(self, s: str, out: Emitter) -> None:
-        """Emits reasoning; at the start of a block, holds it while it may still be the ``label``
-        and a newline (dropped when it is); with ``trim``, holds back the open run of whitespace
-        at its end."""
-        label = self.spec.label
-        if not self.fresh or not label:
-            self._emit_body(s, out)
-            return
-        self.label += s
-        held = self.label
-        if held.startswith(label + "\n"):
-            self.fresh = False
-            self.label = ""
-            self._emit_body(held[len(label) + 1 :], out)
-            return
-        if (label + "\n").startswith(held):
-            return  # may still be the label and a newline
-        self.fresh = False
-        self.label = ""
-        self._emit_body(held, out)
-
-    def _emit_body(self, s: str, out: Emitter) -> None:
-        """Emits reasoning; with ``trim``, holds back the open run of whitespace at its end."""
-        if self.spec.trim:
-            self.trail.emit(s, out)
-        else:
-            out.reasoning(s)
-
-    def _close(self, out: Emitter) -> None:
-        """The block ended: reasoning held as a possible label is reasoning unless it is the
-        label (the whole block: empty); a held run of whitespace at its end is dropped
-        (``trim``)."""
-        if self.fresh:
-            self.fresh = False
-            held, self.label = self.label, ""
-            if held != self.spec.label:
-                self._emit_body(held, out)
-        self.trail.close()
 
     def finish(self, out: Emitter) -> str:
         """End of text: what the tool machine still gets; a block left open is reasoning."""
@@ -180,7 +141,7 @@ class Front:
                 end = _longest(self._leading_ends(), rest)
                 return held if end is None else rest[len(end) :]
             self.state = INSIDE
-            self.fresh = True
+            self.label.open()
             after = self._inside(rest[len(found) :], out)
             if after is not None:
                 return after
@@ -197,13 +158,13 @@ class Front:
             n = len(self.markers.list[which])
             ends = len(self.spec.ends)
             if which < ends:
-                self._close(out)
+                self.label.close(out)
                 return self._after(held[n:]) or ""
             if which >= ends + len(self.spec.starts):
-                self._close(out)
+                self.label.close(out)
                 return held
             after = self._inside(held[n:], out)
             return after if after is not None else self.finish(out)
-        self._emit(held, out)
-        self._close(out)
+        self.label.emit(held, out)
+        self.label.close(out)
         return ""
