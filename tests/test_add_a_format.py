@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
+from test_code_structure import tree_files
 
 pytestmark = pytest.mark.exhaustive
 
@@ -99,24 +100,13 @@ print("ok")
 
 
 def _copy_repository(dst: Path) -> None:
-    """The repository's files as git sees them (tracked, and new files not ignored), or without
-    git every file but the build outputs and caches."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout.decode()
-    except (OSError, subprocess.CalledProcessError):
-        skip = shutil.ignore_patterns(".git", "target", ".venv*", "__pycache__", "*.so", ".*cache")
-        shutil.copytree(ROOT, dst, ignore=skip)
-        return
-    for rel in filter(None, listed.split("\0")):
-        src = ROOT / rel
-        if src.is_file():
-            (dst / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst / rel)
+    """The repository's files (``tree_files``: as git sees them, or without git every file
+    outside build outputs, environments and caches), built extensions aside."""
+    for rel in tree_files():
+        if rel.suffix == ".so":
+            continue
+        (dst / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, dst / rel)
 
 
 def _venv(path: Path) -> Path:

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+import pytest
 import toolparse
 import toolparse.spec
 from server_cases import tools_for
@@ -291,3 +292,22 @@ def check_format(
     missing = sorted(required - set(seen))
     assert not missing, f"{fmt}: no splitting has {missing}"
     return {f: min((s for s in sizes if s), default=None) for f, sizes in seen.items()}
+
+
+def server_tests(stream: StreamFn, extract: ExtractFn) -> Tuple[Callable[..., None], ...]:
+    """The tests a server's file runs over its ``stream`` and ``extract``, for every format:
+    ``test_many_tokens_per_delta`` (sampled phases and forms) and, under ``-m exhaustive``,
+    ``test_many_tokens_per_delta_every_phase``. Each asks for the file's ``backend`` fixture (the
+    toolparse backend the server's registry holds)."""
+    formats = toolparse.list_formats()
+
+    @pytest.mark.parametrize("fmt", formats)
+    def test_many_tokens_per_delta(fmt: str, backend: str) -> None:
+        check_format(fmt, stream, extract)
+
+    @pytest.mark.exhaustive
+    @pytest.mark.parametrize("fmt", formats)
+    def test_many_tokens_per_delta_every_phase(fmt: str, backend: str) -> None:
+        check_format(fmt, stream, extract, exhaustive=True)
+
+    return test_many_tokens_per_delta, test_many_tokens_per_delta_every_phase

@@ -39,6 +39,17 @@ _PROTOCOL_NAMES = (
     "ToolChoice",
 )
 
+# The ``OpenAIServingChat`` methods of the tool-call path (streaming and not), which the tests
+# drive: test_sglang.py these alone, test_sglang_reasoning.py with the reasoning path's.
+TOOL_CALL_METHODS = (
+    "_process_tool_call_stream",
+    "_check_for_unstreamed_tool_args",
+    "_process_tool_calls",
+    "_process_tool_call_id",
+    "_effective_tools",
+    "_get_history_tool_calls_cnt",
+)
+
 
 def load_serving_methods(
     class_name: str, methods: Sequence[str], names: Dict[str, Any]

@@ -88,19 +88,10 @@ def test_vllm_plugin_registers_the_files(tmp_path: Path) -> None:
     assert "missing.json" in r.stderr  # a file that cannot be registered is logged, not fatal
 
 
+# The body run after SGLang's start (``sglang_serving.run_startup``: vLLM first for the torch
+# stand-in, SGLang's plugins loaded, its argument parser built).
 _SGLANG = """
     import json, os
-    try:
-        import vllm.tool_parsers  # the torch stand-in needs vLLM first
-    except Exception:
-        pass
-    import torch
-    if getattr(torch, "__file__", None) is None:
-        import abc, torch.nn
-        meta = type("StandInABCMeta", (type(torch.nn.Module), abc.ABCMeta), {})
-        torch.nn.Module = meta("Module", (), {"__init__": lambda self, *a, **k: None})
-    from sglang.srt.plugins import load_plugins
-    load_plugins()
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
     import toolparse
     doc = json.load(open(os.environ["FILE"]))
@@ -118,8 +109,10 @@ _SGLANG = """
 
 def test_sglang_plugin_registers_the_files(tmp_path: Path) -> None:
     pytest.importorskip("sglang.srt.function_call.function_call_parser")
+    from sglang_serving import run_startup
+
     path = format_file(tmp_path)
-    r = run(_SGLANG, {"TOOLPARSE_FORMATS": str(path), "FILE": str(path)})
+    r = run_startup(_SGLANG, TOOLPARSE_FORMATS=str(path), FILE=str(path))
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out == {

@@ -63,7 +63,12 @@ from sglang.srt.function_call.core_types import (  # noqa: E402
     StructureInfo,
     ToolCallItem,
 )
-from sglang_serving import load_serving_methods, run_startup, tool_call_chunks  # noqa: E402
+from sglang_serving import (  # noqa: E402
+    TOOL_CALL_METHODS,
+    load_serving_methods,
+    run_startup,
+    tool_call_chunks,
+)
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -78,18 +83,8 @@ tp_sglang.register()
 # SGLang's serving-layer tool-call code, compiled from its installed source
 # ==================================================================================================
 
-_SERVING_METHODS = (
-    "_process_tool_call_stream",
-    "_check_for_unstreamed_tool_args",
-    "_process_tool_calls",
-    "_process_tool_call_id",
-    "_effective_tools",
-    "_get_history_tool_calls_cnt",
-)
-
-
 ServingChatToolPath, incomplete_tool_call_indices = load_serving_methods(
-    "ServingChatToolPath", _SERVING_METHODS, {}
+    "ServingChatToolPath", TOOL_CALL_METHODS, {}
 )
 
 

@@ -28,11 +28,9 @@ pytest.importorskip("sglang.srt.function_call.function_call_parser")
 
 import delta_sizes  # noqa: E402
 import test_sglang as served  # noqa: E402  (its serving drive, OpenAI client and backend fixture)
-import toolparse  # noqa: E402
 from delta_sizes import Served  # noqa: E402
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
-FORMATS = toolparse.list_formats()
 backend = served.backend  # the fixture: SGLang's registry holds one toolparse backend's detectors
 
 
@@ -59,12 +57,6 @@ def extract(fmt: str, tools: List[Dict[str, Any]], text: str) -> Served:
     return Served(content or None, got, [c.index for c in calls or []])
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_many_tokens_per_delta(fmt: str, backend: str) -> None:
-    delta_sizes.check_format(fmt, stream, extract)
-
-
-@pytest.mark.exhaustive
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_many_tokens_per_delta_every_phase(fmt: str, backend: str) -> None:
-    delta_sizes.check_format(fmt, stream, extract, exhaustive=True)
+test_many_tokens_per_delta, test_many_tokens_per_delta_every_phase = delta_sizes.server_tests(
+    stream, extract
+)

@@ -48,7 +48,12 @@ from reasoning_pairs import (  # noqa: E402
 )
 from server_cases import splittings  # noqa: E402
 from sglang.srt.entrypoints.openai import protocol  # noqa: E402
-from sglang_serving import load_serving_methods, run_startup, tool_call_chunks  # noqa: E402
+from sglang_serving import (  # noqa: E402
+    TOOL_CALL_METHODS,
+    load_serving_methods,
+    run_startup,
+    tool_call_chunks,
+)
 from toolparse.integrations import sglang as tp_sglang  # noqa: E402
 
 FunctionCallParser = fcp.FunctionCallParser
@@ -63,12 +68,7 @@ _METHODS = (
     "_process_reasoning_stream",
     "_get_reasoning_from_request",
     "_tool_call_parsing_active",
-    "_process_tool_call_stream",
-    "_check_for_unstreamed_tool_args",
-    "_process_tool_calls",
-    "_process_tool_call_id",
-    "_effective_tools",
-    "_get_history_tool_calls_cnt",
+    *TOOL_CALL_METHODS,
 )
 
 

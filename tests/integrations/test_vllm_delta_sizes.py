@@ -23,12 +23,10 @@ pytest.importorskip("vllm.tool_parsers")
 
 import delta_sizes  # noqa: E402
 import test_vllm as served  # noqa: E402  (its serving drive, OpenAI client and backend fixture)
-import toolparse  # noqa: E402
 from delta_sizes import Served  # noqa: E402
 from toolparse.integrations import vllm as tp_vllm  # noqa: E402
 from vllm_requests import TOKENIZER  # noqa: E402
 
-FORMATS = toolparse.list_formats()
 backend = served.backend  # the fixture: vLLM's registry holds one toolparse backend's parsers
 
 
@@ -51,12 +49,6 @@ def extract(fmt: str, tools: List[Dict[str, Any]], text: str) -> Served:
     return Served(content or None, got, list(range(len(got))))
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_many_tokens_per_delta(fmt: str, backend: str) -> None:
-    delta_sizes.check_format(fmt, stream, extract)
-
-
-@pytest.mark.exhaustive
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_many_tokens_per_delta_every_phase(fmt: str, backend: str) -> None:
-    delta_sizes.check_format(fmt, stream, extract, exhaustive=True)
+test_many_tokens_per_delta, test_many_tokens_per_delta_every_phase = delta_sizes.server_tests(
+    stream, extract
+)
