@@ -192,8 +192,8 @@ impl Trail {
 /// ([`Trail`]).
 #[derive(Debug, Default)]
 pub struct Label {
-    /// The label a block may begin with (empty: none).
-    label: &'static str,
+    /// The label a block may begin with (gemma4's channel name; empty: none).
+    name: &'static str,
     trim: bool,
     /// At the start of a block, while its reasoning may still be the label.
     fresh: bool,
@@ -204,9 +204,9 @@ pub struct Label {
 }
 
 impl Label {
-    pub fn new(label: &'static str, trim: bool) -> Self {
+    pub fn new(name: &'static str, trim: bool) -> Self {
         Label {
-            label,
+            name,
             trim,
             ..Self::default()
         }
@@ -221,7 +221,7 @@ impl Label {
     /// newline (dropped when it is); with `trim`, holds back the open run of whitespace at its
     /// end.
     pub fn emit(&mut self, s: &str, out: &mut Emitter) {
-        let label = self.label;
+        let label = self.name;
         if !self.fresh || label.is_empty() {
             return self.body(s, out);
         }
@@ -262,7 +262,7 @@ impl Label {
         if self.fresh {
             self.fresh = false;
             let held = std::mem::take(&mut self.held);
-            if held != self.label {
+            if held != self.name {
                 self.body(&held, out);
             }
         }

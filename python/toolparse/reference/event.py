@@ -118,8 +118,8 @@ class Label:
     reasoning as written. With ``trim`` the run of whitespace that ends the reasoning is dropped
     (``Trail``)."""
 
-    def __init__(self, label: str, trim: bool) -> None:
-        self.label = label  # the label a block may begin with (empty: none)
+    def __init__(self, name: str, trim: bool) -> None:
+        self.name = name  # the label a block may begin with (gemma4's channel name; empty: none)
         self.trim = trim
         self.fresh = False  # at the start of a block, while its reasoning may be the label
         self.held = ""  # the reasoning held while it may still be the label and a newline
@@ -133,7 +133,7 @@ class Label:
         """Emits reasoning; at the start of a block, holds it while it may still be the label and
         a newline (dropped when it is); with ``trim``, holds back the open run of whitespace at
         its end."""
-        label = self.label
+        label = self.name
         if not self.fresh or not label:
             self._body(s, out)
             return
@@ -163,7 +163,7 @@ class Label:
         if self.fresh:
             self.fresh = False
             held, self.held = self.held, ""
-            if held != self.label:
+            if held != self.name:
                 self._body(held, out)
         self.trail.close()
 
