@@ -421,7 +421,14 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
         # any keys: the key up to the name end, then raw text (the parser types nothing)
         key = n.regex(r"[A-Za-z_][A-Za-z0-9_.\-]*")
         if any(r.startswith("parameter_string") for r in m):
-            head = n.or_(n.const(m["parameter_string"]), n.const(m["parameter_json"]))
+            # every typed head (kimi_k3 writes type="boolean", "null", "object", ...)
+            head = n.or_(
+                *[
+                    n.const(v)
+                    for r, v in m.items()
+                    if r.startswith("parameter_string") or r.startswith("parameter_json")
+                ]
+            )
         elif "value_start" in m:
             head = n.seq(n.const(m["parameter_name_end"]), n.ws(), n.const(m["value_start"]))
         else:
@@ -540,19 +547,30 @@ def xml_elements(c: Ctx) -> Plan:
     parser reads them; xgrammar's ``minimax_m3_xml`` style writes nested values as elements)."""
     m = c.m
     ns = m["namespace"]
+    nested = "nested_elements" in c.g.value_forms
 
     def params(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
         props, req, named = properties(root, root) if root else ([], set(), False)
         if not named:
             key = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+            if nested:
+                # any opening or closing element, each followed by raw text: nested ones too
+                # (without a schema the keys are not tied to one another anyway)
+                mark = n.seq(n.regex("/?" + key + ">"), n.any_text([ns]))
+                return n.star(n.tag(ns + "<", mark, ""))
             one = n.tag(ns + "<", n.seq(n.regex(key + ">"), n.any_text([ns])), [ns + "</"])
             return n.star(n.seq(one, n.regex(key + ">"), n.ws()))
         items = []
         for k, v in props:
             end = f"{ns}</{k}>"
             value, _ = _xml_value(c, root, v, end, f"{t.name}.{k}")
-            items.append((n.seq(n.tag(f"{ns}<{k}>", value, end)), k in req))
+            item = n.tag(f"{ns}<{k}>", value, end)
+            if nested and {"object", "array"} & set(types_of(v, root)):
+                # or as nested elements (<item> per array element), as the template writes them
+                one = {"type": "object", "properties": {k: v}, "required": [k]}
+                item = n.or_(item, n.json_schema(with_defs(one, root), "minimax_m3_xml", n.WS))
+            items.append((item, k in req))
         return n.seq(ordered(items, n.ws()), n.ws())
 
     def invoke(t: FunctionTool) -> n.Node:
