@@ -1,0 +1,137 @@
+"""``grammar.optional_reasoning`` under xgrammar 0.2.8: with no reasoning format, required and
+named choice admit the think block the chat templates write before the calls (whole, empty, or
+only its end), and the tag still rejects what it should: no call, text between the block and the
+calls, a second block, another function under named, a second call with
+``parallel_tool_calls=False``, a value of the wrong type under strict "parameter"."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+pytest.importorskip("vllm.tool_parsers")  # xgrammar needs torch; vLLM's import sets up the stand-in
+
+import toolparse  # noqa: E402
+import xgrammar  # noqa: E402
+from toolparse import spec as tp_spec  # noqa: E402
+from xgrammar.testing import _is_grammar_accept_string  # noqa: E402
+
+TOOLS: List[Dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+                "required": ["city", "days"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "get_time",
+            "parameters": {
+                "type": "object",
+                "properties": {"zone": {"type": "string"}},
+                "required": ["zone"],
+            },
+        },
+    },
+]
+
+
+def hermes(name: str, args: Dict[str, Any]) -> str:
+    return f'<tool_call>\n{{"name": "{name}", "arguments": {json.dumps(args)}}}\n</tool_call>'
+
+
+def glm45(name: str, args: Dict[str, Any]) -> str:
+    pairs = "".join(
+        f"<arg_key>{k}</arg_key>\n<arg_value>{v}</arg_value>\n" for k, v in args.items()
+    )
+    return f"<tool_call>{name}\n{pairs}</tool_call>"
+
+
+def minimax_m3(name: str, args: Dict[str, Any]) -> str:
+    ns = "]<]minimax[>["
+    body = "".join(f"{ns}<{k}>{v}{ns}</{k}>" for k, v in args.items())
+    return f'{ns}<tool_call>\n{ns}<invoke name="{name}">{body}{ns}</invoke>\n{ns}</tool_call>'
+
+
+WRITERS = {"hermes": hermes, "glm45": glm45, "minimax_m3": minimax_m3}
+WEATHER = {"city": "Paris", "days": 3}
+
+
+def admits(fmt: str, text: str, **options: Any) -> bool:
+    options.setdefault("tool_choice", "required")
+    tag = toolparse.structural_tag(fmt, TOOLS, strict="parameter", **options)
+    assert tag is not None
+    grammar = xgrammar.Grammar.from_structural_tag(json.dumps(tag))
+    return bool(_is_grammar_accept_string(grammar, text))
+
+
+def blocks(fmt: str) -> List[str]:
+    r = tp_spec.REASONING[tp_spec.get_spec(fmt).grammar.optional_reasoning]
+    start, end = r.starts[0], r.end
+    return [
+        f"{start}I should look it up.{end}\n",  # whole
+        f"\n{start}{end}\n",  # empty (GLM-4.6)
+        f"{start}\n\n{end}\n\n",  # empty with newlines (Qwen3)
+        f"{end}",  # the end only (the prompt opened it)
+        f"thinking, the prompt having opened the block\n{end}\n",
+        "",  # none
+    ]
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
+def test_the_block_before_the_calls_is_admitted(fmt: str) -> None:
+    write = WRITERS[fmt]
+    one = write("get_weather", WEATHER)
+    for block in blocks(fmt):
+        assert admits(fmt, block + one), block
+        assert admits(fmt, block + one, tool_choice=_named("get_weather")), block
+        assert admits(fmt, block + one + "\n" + write("get_time", {"zone": "UTC"})), block
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
+def test_the_tag_still_rejects_what_it_should(fmt: str) -> None:
+    write = WRITERS[fmt]
+    r = tp_spec.REASONING[tp_spec.get_spec(fmt).grammar.optional_reasoning]
+    one = write("get_weather", WEATHER)
+    for block in blocks(fmt)[:5]:
+        assert not admits(fmt, block), f"no call: {block!r}"
+        assert not admits(fmt, block + "Sure.\n" + one), f"text after the block: {block!r}"
+        assert not admits(fmt, block + block + one), f"two blocks: {block!r}"
+        other = write("get_time", {"zone": "UTC"})
+        assert not admits(fmt, block + other, tool_choice=_named("get_weather")), block
+        two = block + one + "\n" + write("get_time", {"zone": "UTC"})
+        assert not admits(fmt, two, parallel_tool_calls=False), block
+        wrong = write("get_weather", {"city": "Paris", "days": "many"})
+        assert not admits(fmt, block + wrong), f"wrong type: {block!r}"
+    # an opener with no end is no block
+    assert not admits(fmt, f"{r.starts[0]}thinking {one}")
+
+
+def test_a_reasoning_format_given_replaces_it() -> None:
+    """With ``reasoning=`` the reasoning format's own prefix stands (thinking on: the block is
+    required, so a bare call is rejected), as before the field."""
+    one = glm45("get_weather", WEATHER)
+    assert admits("glm45", "</think>" + one, reasoning="glm45", reasoning_started=True)
+    assert not admits("glm45", one, reasoning="glm45", reasoning_started=True)
+
+
+def test_auto_is_unchanged() -> None:
+    """Under auto the text before a call is free already: the field adds nothing there."""
+    for fmt in WRITERS:
+        auto = toolparse.structural_tag(fmt, TOOLS, strict="parameter")
+        end = tp_spec.REASONING[tp_spec.get_spec(fmt).grammar.optional_reasoning].end
+        assert auto is not None and end not in json.dumps(auto)
+        required = toolparse.structural_tag(fmt, TOOLS, tool_choice="required")
+        assert required is not None and end in json.dumps(required)
+
+
+def _named(name: str) -> Dict[str, Any]:
+    return {"type": "function", "function": {"name": name}}
