@@ -320,8 +320,9 @@ class Grammar:
 
 # "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
 # "json_objects": object values written as JSON; "nested_elements" (xml_elements): object and
-# array values written as nested elements (xgrammar's minimax_m3_xml style)
-VALUE_FORMS = ("json_literals", "raw_strings", "json_objects", "nested_elements")
+# array values written as nested elements (xgrammar's minimax_m3_xml style); "python_booleans"
+# (XML parameters): a boolean value written True/False, as Jinja prints Python's booleans
+VALUE_FORMS = ("json_literals", "raw_strings", "json_objects", "nested_elements", "python_booleans")
 
 
 def _form_reasons(f: Fields, key: str) -> Tuple[Tuple[str, str], ...]:

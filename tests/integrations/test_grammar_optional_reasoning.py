@@ -135,3 +135,41 @@ def test_auto_is_unchanged() -> None:
 
 def _named(name: str) -> Dict[str, Any]:
     return {"type": "function", "function": {"name": name}}
+
+
+@pytest.mark.parametrize("fmt", ["qwen3_coder", "qwen3_xml", "step3p5"])
+def test_python_booleans_for_boolean_parameters_only(fmt: str) -> None:
+    """``value_forms: python_booleans``: the Qwen3-Coder family's templates print a boolean as
+    Python does (True/False), which the parser reads as a boolean; other types stay strict."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "f",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"on": {"type": "boolean"}, "n": {"type": "integer"}},
+                    "required": ["on", "n"],
+                },
+            },
+        }
+    ]
+
+    def call(on: str, n: str) -> str:
+        params = f"<parameter=on>\n{on}\n</parameter>\n<parameter=n>\n{n}\n</parameter>\n"
+        return f"<tool_call>\n<function=f>\n{params}</function>\n</tool_call>"
+
+    tag = toolparse.structural_tag(fmt, tools, tool_choice="required", strict="parameter")
+    grammar = xgrammar.Grammar.from_structural_tag(json.dumps(tag))
+    for on in ("True", "False", "true", "false"):
+        assert _is_grammar_accept_string(grammar, call(on, "3")), on
+        for b in ("rust", "python"):
+            info = toolparse.get_parser(fmt, tools=tools, backend=b).extract_tool_calls(
+                call(on, "3")
+            )
+            assert json.loads(info.tool_calls[0].function.arguments) == {
+                "on": on.lower() == "true",
+                "n": 3,
+            }
+    for on, n in (("Yes", "3"), ("None", "3"), ("True", "True"), ("1", "3")):
+        assert not _is_grammar_accept_string(grammar, call(on, n)), (on, n)

@@ -44,7 +44,6 @@ BUT_REASONING = tuple(s for s in tc.SHAPES if s != "reasoning_before")
 EVERY = (REQUIRED, NAMED, REASONING, VLLM, SGLANG)
 NO_REASONING = (REQUIRED, NAMED, VLLM, SGLANG)
 OURS = (REQUIRED, NAMED, REASONING)
-_PY_BOOLS = "the template writes booleans as Python does (True/False); the tag admits true/false"
 _NO_END = (
     "the generation prompt opens the reasoning and the template writes the turn with no end of "
     "it (</think>, [BEGIN FINAL RESPONSE]), which the tag with reasoning started requires"
@@ -96,11 +95,6 @@ GRAMMAR_FAILURES: List[Tuple[str, Tuple[str, ...], Any, str]] = [
         "harmony as the template writes it: ' to=functions.N"
         "<|channel|>commentary json<|message|>' (recipient first, json without <|constrain|>)",
     ),
-    ("Qwen3-Coder", (REQUIRED, NAMED), ("booleans",), _PY_BOOLS),
-    *[
-        (t, OURS, ("booleans",), _PY_BOOLS)
-        for t in ("NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Qwen3.5-4B", "StepFun3.5-Flash")
-    ],
 ]
 
 

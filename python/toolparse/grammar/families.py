@@ -360,6 +360,8 @@ def _xml_value(
     if c.call.python_values:
         # or written in Python, as the chat template's {{ value }} prints it
         value = n.or_(value, Values(PYTHON, root, c.drop, where).value(schema))
+    elif types == ["boolean"] and "python_booleans" in c.g.value_forms:
+        value = n.or_(value, n.const("True"), n.const("False"))  # the template's {{ value }}
     return n.seq(c.pad, value, c.pad), types[0]
 
 
