@@ -316,6 +316,9 @@ class Grammar:
     # named admit it (whole, empty, or only its end, the prompt having opened it) when no
     # reasoning format is given ("": none)
     optional_reasoning: str = ""
+    # keys of a call id a template writes last in a JSON call object (Mistral Nemo's "id"), which
+    # the parser passes over
+    trailing_id_keys: Tuple[str, ...] = ()
 
 
 # "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
@@ -352,6 +355,7 @@ def _grammar(f: Fields) -> Grammar:
         value_forms=_value_forms(f),
         open_last_block=f.flag("open_last_block"),
         optional_reasoning=f.text("optional_reasoning", ""),
+        trailing_id_keys=f.strings("trailing_id_keys"),
     )
 
 

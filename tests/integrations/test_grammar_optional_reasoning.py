@@ -173,3 +173,25 @@ def test_python_booleans_for_boolean_parameters_only(fmt: str) -> None:
             }
     for on, n in (("Yes", "3"), ("None", "3"), ("True", "True"), ("1", "3")):
         assert not _is_grammar_accept_string(grammar, call(on, n)), (on, n)
+
+
+def test_mistral_trailing_id_key() -> None:
+    """``grammar.trailing_id_keys``: Mistral Nemo's pre-v11 list writes ``"id": "..."`` last in
+    each call; the tag admits that key there (a string), and nothing else in its place."""
+
+    def listed(*tails: str) -> str:
+        calls = [
+            '{"name": "get_weather", "arguments": {"city": "Paris", "days": 3}' + tails[0] + "}",
+            '{"name": "get_time", "arguments": {"zone": "UTC"}' + tails[1] + "}",
+        ]
+        return "[TOOL_CALLS][" + ", ".join(calls) + "]"
+
+    ok = listed(', "id": "call00000"', ', "id": "call00001"')
+    assert admits("mistral", ok)
+    assert admits("mistral", listed("", ""))
+    for bad in (', "id": 7', ', "ident": "x"', ', "id": "a", "id": "b"', ', "id": "a",'):
+        assert not admits("mistral", listed(bad, "")), bad
+    for b in ("rust", "python"):
+        info = toolparse.get_parser("mistral", tools=TOOLS, backend=b).extract_tool_calls(ok)
+        got = [(c.function.name, json.loads(c.function.arguments)) for c in info.tool_calls]
+        assert got == [("get_weather", WEATHER), ("get_time", {"zone": "UTC"})]

@@ -76,12 +76,6 @@ GRAMMAR_FAILURES: List[Tuple[str, Tuple[str, ...], Any, str]] = [
         for t in ("NVIDIA-Nemotron-Nano-v2", "llama-cpp-deepseek-r1")
     ],
     (
-        "mistralai-Mistral-Nemo-Instruct-2407",
-        NO_REASONING,
-        ALL,
-        'mistral pre-v11 calls as Mistral Nemo writes them, with an "id" key in each call',
-    ),
-    (
         "muse-glimmer",
         EVERY,
         ALL,

@@ -143,6 +143,12 @@ def _envelope_parts(c: Ctx) -> _Envelope:
         head += (
             "(" + "|".join(_key(k) for k in ids) + w + ":" + w + r'"[^"\\]*"' + w + "," + w + ")?"
         )
+    close = w + r"\}"
+    tail = c.g.trailing_id_keys
+    if tail:
+        # the id key last (Mistral Nemo's "id": "..."), as the template writes it
+        keys = "|".join(_key(k) for k in tail)
+        close = "(" + w + "," + w + "(" + keys + ")" + w + ":" + w + r'"[^"\\]*"' + ")?" + close
     if c.call.keyed_by_name:
         parts = _Envelope(
             n.regex(r"\{" + w), n.regex(w + ":" + w), n.const(""), n.const(""), n.regex(w + r"\}")
@@ -153,7 +159,7 @@ def _envelope_parts(c: Ctx) -> _Envelope:
             n.regex(w + "," + w + ak + w + ":" + w),
             n.regex(head + ak + w + ":" + w),
             n.regex(w + "," + w + nk + w + ":" + w),
-            n.regex(w + r"\}"),
+            n.regex(close),
         )
     c.envelope = parts
     return parts
