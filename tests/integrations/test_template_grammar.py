@@ -75,20 +75,6 @@ GRAMMAR_FAILURES: List[Tuple[str, Tuple[str, ...], Any, str]] = [
         (t, (REASONING,), ALL, _NO_END)
         for t in ("NVIDIA-Nemotron-Nano-v2", "llama-cpp-deepseek-r1")
     ],
-    (
-        "muse-glimmer",
-        EVERY,
-        ALL,
-        "muse_glimmer: the turn begins with the recipient header "
-        "' to=NAME<|message|>' (reasoning as ' to=self<|message|>...<|eom|><|start|>assistant')",
-    ),
-    (
-        "openai-gpt-oss-120b",
-        EVERY,
-        ALL,
-        "harmony as the template writes it: ' to=functions.N"
-        "<|channel|>commentary json<|message|>' (recipient first, json without <|constrain|>)",
-    ),
 ]
 
 
