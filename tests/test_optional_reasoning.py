@@ -103,3 +103,19 @@ def test_without_a_reasoning_format_the_block_is_content(
         assert not s.malformed and not s.truncated, chunks
         assert calls_of(rec) == got, chunks
         assert (rec.other_content, rec.reasoning) == (info.content or "", info.reasoning or "")
+
+
+def test_a_registered_format_names_a_known_reasoning_format() -> None:
+    """``register_format`` checks the field as it checks ``default_reasoning``: an unknown
+    reasoning format is a ``ValueError`` naming the field; a known one is accepted."""
+    from register_cases import renamed
+
+    doc = renamed("glm45", "glm45_optional_unknown")
+    doc["spec"]["grammar"]["optional_reasoning"] = "no_such_reasoning"
+    with pytest.raises(ValueError, match="grammar.optional_reasoning"):
+        toolparse.register_format(doc)
+    assert "glm45_optional_unknown" not in toolparse.list_formats()
+    bad = renamed("mistral", "mistral_bad_ids")
+    bad["spec"]["grammar"]["trailing_id_keys"] = "id"
+    with pytest.raises(ValueError, match="trailing_id_keys"):
+        toolparse.register_format(bad)
