@@ -334,8 +334,9 @@ def test_a_format_s_default_reasoning_puts_its_think_block_first() -> None:
         assert next(x for x in auto["format"]["elements"] if x["type"] != "regex") == first
         triggered = [x for x in nodes(auto) if x["type"] == "triggered_tags"]
         assert triggered and triggered[0]["excludes"] == []
-    # a format without one starts at its calls
-    tag = toolparse.structural_tag("hermes", [WEATHER], tool_choice="required")
+    # a format without one (nor grammar.optional_reasoning) starts at its calls
+    assert not tp_spec.get_spec("mistral").grammar.optional_reasoning
+    tag = toolparse.structural_tag("mistral", [WEATHER], tool_choice="required")
     assert tag is not None and "think" not in json.dumps(tag).lower()
 
 

@@ -66,11 +66,14 @@ def _validated(
         _check_names(file, "reasoning", rsn.name, rsn.aliases, _spec._REASONING_NAMES, replace)
     _check_names(file, "spec", fmt.name, fmt.aliases, _spec._NAMES, replace)
     known = set(_spec.REASONING) | ({rsn.name} if rsn is not None else set())
-    if fmt.default_reasoning and fmt.default_reasoning not in known:
-        raise ValueError(
-            f"format spec: {file}: spec.default_reasoning: unknown reasoning format "
-            f"{fmt.default_reasoning!r}"
-        )
+    for field, value in (
+        ("default_reasoning", fmt.default_reasoning),
+        ("grammar.optional_reasoning", fmt.grammar.optional_reasoning),
+    ):
+        if value and value not in known:
+            raise ValueError(
+                f"format spec: {file}: spec.{field}: unknown reasoning format {value!r}"
+            )
     return fmt, rsn
 
 

@@ -312,11 +312,20 @@ class Grammar:
     value_forms: Tuple[str, ...] = ()
     # the template may leave the last block open when the turn ends (required and named admit it)
     open_last_block: bool = False
+    # the reasoning format whose think block the template writes before the calls: required and
+    # named admit it (whole, empty, or only its end, the prompt having opened it) when no
+    # reasoning format is given ("": none)
+    optional_reasoning: str = ""
+    # keys of a call id a template writes last in a JSON call object (Mistral Nemo's "id"), which
+    # the parser passes over
+    trailing_id_keys: Tuple[str, ...] = ()
 
 
 # "json_literals": null/true/false; "raw_strings": quoted strings holding raw newlines;
-# "json_objects": object values written as JSON
-VALUE_FORMS = ("json_literals", "raw_strings", "json_objects")
+# "json_objects": object values written as JSON; "nested_elements" (xml_elements): object and
+# array values written as nested elements (xgrammar's minimax_m3_xml style); "python_booleans"
+# (XML parameters): a boolean value written True/False, as Jinja prints Python's booleans
+VALUE_FORMS = ("json_literals", "raw_strings", "json_objects", "nested_elements", "python_booleans")
 
 
 def _form_reasons(f: Fields, key: str) -> Tuple[Tuple[str, str], ...]:
@@ -345,6 +354,8 @@ def _grammar(f: Fields) -> Grammar:
         sorted_parameters=f.flag("sorted_parameters"),
         value_forms=_value_forms(f),
         open_last_block=f.flag("open_last_block"),
+        optional_reasoning=f.text("optional_reasoning", ""),
+        trailing_id_keys=f.strings("trailing_id_keys"),
     )
 
 

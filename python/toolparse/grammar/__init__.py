@@ -96,6 +96,20 @@ def _reasoning_prefix(reasoning: Optional[str], started: Optional[bool]) -> Opti
     return n.seq(block, n.ws())
 
 
+def _optional_think(fmt: str) -> Optional[n.Node]:
+    """The spec's ``grammar.optional_reasoning``, for a request with no reasoning format: the
+    think block its chat template writes before the calls, admitted and not required, whole
+    (``<think>...</think>``), empty, or only its end (``...</think>``, the prompt having opened
+    it). The parser without a reasoning format reads it as content."""
+    name = _spec.get_spec(fmt).grammar.optional_reasoning
+    if not name:
+        return None
+    r = _spec.REASONING[_spec.reasoning_canonical(name)]
+    opener = n.optional(n.or_(*[n.const(s) for s in r.starts]))
+    block = n.seq(opener, n.tag("", n.any_text([*r.starts, *r.ends]), r.end))
+    return n.seq(n.ws(), n.optional(block), n.ws())
+
+
 def _body(plan: Plan, req: Request, excludes: Sequence[str]) -> n.Node:
     blocks = _distinct_blocks(plan.blocks)
     tools, single = req.tools, req.single
@@ -220,6 +234,8 @@ def _build(
     asked = reasoning is not None
     reasoning = _think_block(fmt, reasoning)
     prefix = _reasoning_prefix(reasoning, reasoning_started)
+    if reasoning is None and not asked and req.mode != "auto":
+        prefix = _optional_think(fmt)  # auto's text admits the block already
     excludes: List[str] = []
     # a format's default think block leaves auto's text as it was (its markers stay text there)
     if reasoning is not None and asked:

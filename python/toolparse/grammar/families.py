@@ -143,6 +143,12 @@ def _envelope_parts(c: Ctx) -> _Envelope:
         head += (
             "(" + "|".join(_key(k) for k in ids) + w + ":" + w + r'"[^"\\]*"' + w + "," + w + ")?"
         )
+    close = w + r"\}"
+    tail = c.g.trailing_id_keys
+    if tail:
+        # the id key last (Mistral Nemo's "id": "..."), as the template writes it
+        keys = "|".join(_key(k) for k in tail)
+        close = "(" + w + "," + w + "(" + keys + ")" + w + ":" + w + r'"[^"\\]*"' + ")?" + close
     if c.call.keyed_by_name:
         parts = _Envelope(
             n.regex(r"\{" + w), n.regex(w + ":" + w), n.const(""), n.const(""), n.regex(w + r"\}")
@@ -153,7 +159,7 @@ def _envelope_parts(c: Ctx) -> _Envelope:
             n.regex(w + "," + w + ak + w + ":" + w),
             n.regex(head + ak + w + ":" + w),
             n.regex(w + "," + w + nk + w + ":" + w),
-            n.regex(w + r"\}"),
+            n.regex(close),
         )
     c.envelope = parts
     return parts
@@ -360,6 +366,8 @@ def _xml_value(
     if c.call.python_values:
         # or written in Python, as the chat template's {{ value }} prints it
         value = n.or_(value, Values(PYTHON, root, c.drop, where).value(schema))
+    elif types == ["boolean"] and "python_booleans" in c.g.value_forms:
+        value = n.or_(value, n.const("True"), n.const("False"))  # the template's {{ value }}
     return n.seq(c.pad, value, c.pad), types[0]
 
 
@@ -421,7 +429,14 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
         # any keys: the key up to the name end, then raw text (the parser types nothing)
         key = n.regex(r"[A-Za-z_][A-Za-z0-9_.\-]*")
         if any(r.startswith("parameter_string") for r in m):
-            head = n.or_(n.const(m["parameter_string"]), n.const(m["parameter_json"]))
+            # every typed head (kimi_k3 writes type="boolean", "null", "object", ...)
+            head = n.or_(
+                *[
+                    n.const(v)
+                    for r, v in m.items()
+                    if r.startswith("parameter_string") or r.startswith("parameter_json")
+                ]
+            )
         elif "value_start" in m:
             head = n.seq(n.const(m["parameter_name_end"]), n.ws(), n.const(m["value_start"]))
         else:
@@ -540,19 +555,30 @@ def xml_elements(c: Ctx) -> Plan:
     parser reads them; xgrammar's ``minimax_m3_xml`` style writes nested values as elements)."""
     m = c.m
     ns = m["namespace"]
+    nested = "nested_elements" in c.g.value_forms
 
     def params(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
         props, req, named = properties(root, root) if root else ([], set(), False)
         if not named:
             key = r"[A-Za-z_][A-Za-z0-9_.\-]*"
+            if nested:
+                # any opening or closing element, each followed by raw text: nested ones too
+                # (without a schema the keys are not tied to one another anyway)
+                mark = n.seq(n.regex("/?" + key + ">"), n.any_text([ns]))
+                return n.star(n.tag(ns + "<", mark, ""))
             one = n.tag(ns + "<", n.seq(n.regex(key + ">"), n.any_text([ns])), [ns + "</"])
             return n.star(n.seq(one, n.regex(key + ">"), n.ws()))
         items = []
         for k, v in props:
             end = f"{ns}</{k}>"
             value, _ = _xml_value(c, root, v, end, f"{t.name}.{k}")
-            items.append((n.seq(n.tag(f"{ns}<{k}>", value, end)), k in req))
+            item = n.tag(f"{ns}<{k}>", value, end)
+            if nested and {"object", "array"} & set(types_of(v, root)):
+                # or as nested elements (<item> per array element), as the template writes them
+                one = {"type": "object", "properties": {k: v}, "required": [k]}
+                item = n.or_(item, n.json_schema(with_defs(one, root), "minimax_m3_xml", n.WS))
+            items.append((item, k in req))
         return n.seq(ordered(items, n.ws()), n.ws())
 
     def invoke(t: FunctionTool) -> n.Node:
