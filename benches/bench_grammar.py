@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pytest
 import toolparse
 from toolparse import spec as tp_spec
-from toolparse.grammar import _CACHE
+from toolparse.grammar import _clear_caches
 
 N_TOOLS = 100
 
@@ -68,8 +68,8 @@ def build(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
 
 
 def build_cold(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
-    """A request never seen: the whole generator runs."""
-    _CACHE.clear()
+    """A request never seen: the whole generator runs (every cache of the builder emptied)."""
+    _clear_caches()
     return build(fmt, choice)
 
 
