@@ -1,0 +1,79 @@
+"""The faster structural-tag builder makes the same tags as before: every format's tags for a
+grid of requests (tests/grammar_goldens.py) hash as the builder before the speed-up made them
+(tests/fixtures/grammar/tag_hashes.json, generated from main at 4eaec09, before any change of
+the grammar-speed branch); and the request cache tells apart requests that differ."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any, Dict
+
+import grammar_goldens as goldens
+import pytest
+import toolparse
+from toolparse import grammar
+
+GOLDEN: Dict[str, Dict[str, str]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "grammar" / "tag_hashes.json").read_text()
+)
+
+
+@pytest.mark.parametrize("fmt", toolparse.list_formats())
+def test_tags_are_the_ones_the_builder_made_before(fmt: str) -> None:
+    grammar._clear_caches()
+    got = {name: goldens.digests(fmt, ts, full) for name, ts, full in goldens.tool_sets(fmt)}
+    assert got == GOLDEN[fmt]
+
+
+def test_every_format_has_golden_hashes() -> None:
+    assert sorted(GOLDEN) == sorted(toolparse.list_formats())
+
+
+def _tools() -> Any:
+    return copy.deepcopy(goldens.SMALL["weather_time"])
+
+
+def test_equal_requests_share_one_tag_and_different_ones_do_not() -> None:
+    grammar._clear_caches()
+    tools = _tools()
+    first = toolparse.structural_tag("hermes", tools, tool_choice="required", strict="parameter")
+    again = toolparse.structural_tag("hermes", _tools(), tool_choice="required", strict="parameter")
+    assert again is first
+    before = json.dumps(first)
+    tools = _tools()
+    tools[0]["function"]["parameters"]["properties"]["days"]["type"] = "number"
+    changed = toolparse.structural_tag("hermes", tools, tool_choice="required", strict="parameter")
+    assert json.dumps(changed) != before and '"number"' in json.dumps(changed)
+    # 1 and True, 1 and 1.0 are different schemas
+    for a, b in ((1, True), (1, 1.0)):
+        ta, tb = _tools(), _tools()
+        ta[0]["function"]["parameters"]["properties"]["days"]["minimum"] = a
+        tb[0]["function"]["parameters"]["properties"]["days"]["minimum"] = b
+        tag_a = toolparse.structural_tag("hermes", ta, tool_choice="required", strict="parameter")
+        tag_b = toolparse.structural_tag("hermes", tb, tool_choice="required", strict="parameter")
+        assert json.dumps(tag_a) != json.dumps(tag_b)
+
+
+def test_a_ref_in_a_request_is_resolved_after_a_request_without_one() -> None:
+    grammar._clear_caches()
+    plain = _tools()
+    toolparse.structural_tag("hermes", plain, tool_choice="required", strict="parameter")
+    refs = _tools()
+    refs[0]["function"]["parameters"]["properties"]["days"] = {"$ref": "#/$defs/Missing"}
+    tag = toolparse.structural_tag("hermes", refs, tool_choice="required", strict="parameter")
+    assert "#/$defs/Missing" not in json.dumps(tag)
+
+
+class _Str(str):
+    """A str subclass: marshal refuses it, JSON takes it."""
+
+
+def test_requests_marshal_refuses_are_built_and_cached_by_their_json() -> None:
+    grammar._clear_caches()
+    tools = _tools()
+    tools[1]["function"]["name"] = _Str("get_time")
+    first = toolparse.structural_tag("hermes", tools, tool_choice="required")
+    assert toolparse.structural_tag("hermes", tools, tool_choice="required") is first
+    assert "get_time" in json.dumps(first)
