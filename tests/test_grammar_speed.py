@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 from pathlib import Path
 from typing import Any, Dict
 
@@ -77,3 +78,29 @@ def test_requests_marshal_refuses_are_built_and_cached_by_their_json() -> None:
     first = toolparse.structural_tag("hermes", tools, tool_choice="required")
     assert toolparse.structural_tag("hermes", tools, tool_choice="required") is first
     assert "get_time" in json.dumps(first)
+
+
+def _logged(caplog: pytest.LogCaptureFixture, fmt: str, tools: Any, choice: Any) -> Any:
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="toolparse.grammar"):
+        tag = toolparse.structural_tag(fmt, tools, tool_choice=choice, strict="parameter")
+    return json.dumps(tag), [
+        r.getMessage() for r in caplog.records if r.name == "toolparse.grammar"
+    ]
+
+
+@pytest.mark.parametrize("fmt", ["functiongemma", "lfm2", "deepseek_v32", "minimax_m3", "beam"])
+def test_calls_kept_from_an_earlier_request_are_the_ones_built_and_log_what_they_drop(
+    fmt: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    tools = goldens.SMALL["hostile"] + goldens.SMALL["weather_time"]
+    named = {"type": "function", "function": {"name": "h"}}
+    grammar._clear_caches()
+    cold = _logged(caplog, fmt, tools, "required")
+    cold_named = _logged(caplog, fmt, tools, named)
+    assert any("pattern" in line for line in cold[1])  # the hostile schema drops keywords
+    grammar._clear_caches()
+    _logged(caplog, fmt, tools, "auto")  # builds every tool's call
+    assert grammar.families.PIECES
+    assert _logged(caplog, fmt, copy.deepcopy(tools), "required") == cold
+    assert _logged(caplog, fmt, copy.deepcopy(tools), named) == cold_named

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import spec as _spec
 from . import nodes as n
-from .families import FAMILIES, Block, Ctx, Plan
+from .families import FAMILIES, PIECES, Block, Ctx, Plan
 from .request import STRICT_LEVELS, FunctionTool, Request, resolve
 from .schema import Dropped, prepare
 
@@ -201,6 +201,7 @@ def _clear_caches() -> None:
     """Forget every tag and piece built (what a request never seen pays: the benchmarks' cold
     case, tests)."""
     _CACHE.clear()
+    PIECES.clear()
 
 
 def _registered(_spec: Any, _reasoning: Any) -> None:
