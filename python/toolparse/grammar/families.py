@@ -285,8 +285,20 @@ def llama3_json(c: Ctx) -> Plan:
     (``<|python_tag|>`` is optional), so the trigger is the object's brace."""
     w = n.ws_pattern()
 
+    parts = _envelope_parts(c)
+    # the envelope's opening and closing pieces without their braces (made once per tag)
+    bare_name = n.regex(parts.open_name["pattern"][2:])
+    bare_args = n.regex(parts.open_args["pattern"][2:])
+    bare_close = n.regex(parts.close["pattern"][:-2])
+
     def inner(t: FunctionTool) -> n.Node:
         """The envelope between its braces (the block's begin and end)."""
+        if not c.call.keyed_by_name:  # _envelope's two key orders, built without the braces
+            name, args = n.const(json.dumps(t.name, ensure_ascii=False)), c.args(t)
+            return n.or_(
+                n.seq(bare_name, name, parts.name_to_args, args, bare_close),
+                n.seq(bare_args, args, parts.args_to_name, name, bare_close),
+            )
         env = _envelope(c, t)
         out = []
         for e in env["elements"]:
