@@ -104,3 +104,20 @@ def test_calls_kept_from_an_earlier_request_are_the_ones_built_and_log_what_they
     assert grammar.families.PIECES
     assert _logged(caplog, fmt, copy.deepcopy(tools), "required") == cold
     assert _logged(caplog, fmt, copy.deepcopy(tools), named) == cold_named
+
+
+@pytest.mark.parametrize("fmt", ["lfm2", "deepseek_v32"])
+def test_a_caller_changing_its_tools_later_does_not_change_the_calls_kept(fmt: str) -> None:
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    grammar._clear_caches()
+    fresh = json.dumps(
+        toolparse.structural_tag(fmt, _tools(), tool_choice=named, strict="parameter")
+    )
+    grammar._clear_caches()
+    tools = _tools()
+    toolparse.structural_tag(fmt, tools, tool_choice="required", strict="parameter")
+    days = tools[0]["function"]["parameters"]["properties"]["days"]
+    days["type"] = "array"  # the caller reuses its dicts for something else
+    days["items"] = {"type": "string"}
+    again = toolparse.structural_tag(fmt, _tools(), tool_choice=named, strict="parameter")
+    assert json.dumps(again) == fresh

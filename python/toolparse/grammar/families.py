@@ -83,6 +83,7 @@ class Ctx:
         self.pad = n.ws(2)
         self.heads: Dict[Optional[str], List[n.Node]] = {}
         self._defs: Dict[int, bool] = {}
+        self._copies: List[Any] = []  # the schemas pieces were built from (Ctx.piece)
         self.envelope: Any = None
         self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
 
@@ -117,9 +118,10 @@ class Ctx:
         and the tool's name and schema (marshal's bytes of it, as the request cache keys): a
         request with tools seen before reuses their calls, and logs the keywords they drop."""
         try:
-            key = (self.spec.name, one.__code__, tool.name, marshal.dumps(cast(Any, tool.schema)))
+            schema = marshal.dumps(cast(Any, tool.schema))
         except ValueError:  # a schema of other types than JSON's: built every time
             return one(tool)
+        key = (self.spec.name, one.__code__, tool.name, schema)
         hit = PIECES.get(key)
         if hit is not None:
             if hit[1]:
@@ -128,7 +130,11 @@ class Ctx:
             return hit[0]
         added = self.drop.added
         start = len(added)
-        node = one(tool)
+        # built from a copy of the schema of its own: the caller changing its tools later
+        # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
+        copy = marshal.loads(schema)
+        self._copies.append(copy)
+        node = one(FunctionTool(tool.name, copy))
         if len(PIECES) >= PIECES_SIZE:
             PIECES.clear()
         PIECES[key] = (node, tuple(added[start:]))
