@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pytest
 import toolparse
 from toolparse import spec as tp_spec
-from toolparse.grammar import _CACHE
+from toolparse.grammar import _CACHE, _clear_caches
 
 N_TOOLS = 100
 
@@ -68,30 +68,47 @@ def build(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
 
 
 def build_cold(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
-    """A request never seen: the whole generator runs."""
+    """A request never seen: the whole generator runs (every cache of the builder emptied)."""
+    _clear_caches()
+    return build(fmt, choice)
+
+
+def build_seen(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
+    """A request never seen whose tools were (another tool choice, strict level or tool list
+    around them): the tags are built again, the calls of single tools kept are reused."""
     _CACHE.clear()
     return build(fmt, choice)
 
 
-@pytest.mark.parametrize("cold", [False, True], ids=["repeat", "first"])
+BUILDS = {"repeat": build, "first": build_cold, "seen_tools": build_seen}
+
+
+@pytest.mark.parametrize("kind", list(BUILDS))
 @pytest.mark.parametrize("choice", ["auto", "required"])
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_structural_tag_for_100_tools(benchmark: Any, fmt: str, choice: str, cold: bool) -> None:
-    benchmark.group = f"structural_tag {N_TOOLS} tools: {choice}, {'first' if cold else 'repeat'}"
-    tag = benchmark(build_cold if cold else build, fmt, choice)
+def test_structural_tag_for_100_tools(benchmark: Any, fmt: str, choice: str, kind: str) -> None:
+    benchmark.group = f"structural_tag {N_TOOLS} tools: {choice}, {kind}"
+    tag = benchmark(BUILDS[kind], fmt, choice)
     assert tag is not None and tag["type"] == "structural_tag"
     assert all(f"tool_{i}" in json.dumps(tag) for i in (0, N_TOOLS - 1))
 
 
 def report(formats: Sequence[str], repeat: int) -> None:
     print(f"structural_tag for {N_TOOLS} tools, median of {repeat} (CPU time), strict=parameter")
-    print("first: a request never seen (the generator runs); repeat: the same request again")
+    print("first: a request never seen (the generator runs); repeat: the same request again;")
+    print("seen tools: a request never seen whose tools were (single tools' calls reused)")
     print(
-        f"{'format':<18}{'family':<16}{'auto first':>12}{'required first':>16}{'repeat':>10}  (ms)"
+        f"{'format':<18}{'family':<16}{'auto first':>12}{'required first':>16}{'repeat':>10}"
+        f"{'seen tools':>12}  (ms)"
     )
     for fmt in formats:
         row = []
-        for choice, fn in (("auto", build_cold), ("required", build_cold), ("required", build)):
+        for choice, fn in (
+            ("auto", build_cold),
+            ("required", build_cold),
+            ("required", build),
+            ("required", build_seen),
+        ):
             fn(fmt, choice)  # warm
             times = []
             for _ in range(repeat):
@@ -100,7 +117,7 @@ def report(formats: Sequence[str], repeat: int) -> None:
                 times.append(time.thread_time() - t0)
             row.append(statistics.median(times) * 1e3)
         family = tp_spec.get_spec(fmt).family
-        print(f"{fmt:<18}{family:<16}{row[0]:>12.3f}{row[1]:>16.3f}{row[2]:>10.3f}")
+        print(f"{fmt:<18}{family:<16}{row[0]:>12.3f}{row[1]:>16.3f}{row[2]:>10.3f}{row[3]:>12.3f}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

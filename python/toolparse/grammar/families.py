@@ -6,8 +6,9 @@ one function; ``toolparse.grammar`` assembles them for the tool choice."""
 from __future__ import annotations
 
 import json
+import marshal
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 from ..spec import FormatSpec
 from ..spec_types import Call, Grammar, Message
@@ -31,6 +32,12 @@ ARGS_WS = 1 + INDENT * (CALL_LEVELS + ARGS_DEPTH)
 # Between the pieces of a JSON call list and of its call objects: a template's layout (command-r7b
 # rendered without trim_blocks writes ``,\n\n    \n    \n    {`` between two calls: 16 characters).
 LAYOUT_WS = 16
+
+
+# The calls of single tools built for earlier requests (Ctx.piece): read-only nodes, as the tags
+# holding them are
+PIECES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
+PIECES_SIZE = 4096
 
 
 @dataclass
@@ -76,6 +83,7 @@ class Ctx:
         self.pad = n.ws(2)
         self.heads: Dict[Optional[str], List[n.Node]] = {}
         self._defs: Dict[int, bool] = {}
+        self._copies: List[Any] = []  # the schemas pieces were built from (Ctx.piece)
         self.envelope: Any = None
         self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
 
@@ -97,6 +105,40 @@ class Ctx:
             key=lambda r: (r != prefix, r),
         )
         return [self.m[r] for r in keys]
+
+    def either(
+        self, tools: Sequence[FunctionTool], one: Callable[[FunctionTool], n.Node]
+    ) -> n.Node:
+        """A call of any of ``tools``: ``one`` builds a tool's call from this format and the
+        tool alone (what ``one`` reads besides the tool is the spec entry's)."""
+        return n.or_(*[self.piece(t, one) for t in tools])
+
+    def piece(self, tool: FunctionTool, one: Callable[[FunctionTool], n.Node]) -> n.Node:
+        """``one(tool)``, kept across requests under the format, the builder (``one``'s code)
+        and the tool's name and schema (marshal's bytes of it, as the request cache keys): a
+        request with tools seen before reuses their calls, and logs the keywords they drop."""
+        try:
+            schema = marshal.dumps(cast(Any, tool.schema))
+        except ValueError:  # a schema of other types than JSON's: built every time
+            return one(tool)
+        key = (self.spec.name, one.__code__, tool.name, schema)
+        hit = PIECES.get(key)
+        if hit is not None:
+            if hit[1]:
+                self.drop.items.update(hit[1])
+                self.drop.added.extend(hit[1])
+            return hit[0]
+        added = self.drop.added
+        start = len(added)
+        # built from a copy of the schema of its own: the caller changing its tools later
+        # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
+        copy = marshal.loads(schema)
+        self._copies.append(copy)
+        node = one(FunctionTool(tool.name, copy))
+        if len(PIECES) >= PIECES_SIZE:
+            PIECES.clear()
+        PIECES[key] = (node, tuple(added[start:]))
+        return node
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
@@ -255,8 +297,20 @@ def llama3_json(c: Ctx) -> Plan:
     (``<|python_tag|>`` is optional), so the trigger is the object's brace."""
     w = n.ws_pattern()
 
+    parts = _envelope_parts(c)
+    # the envelope's opening and closing pieces without their braces (made once per tag)
+    bare_name = n.regex(parts.open_name["pattern"][2:])
+    bare_args = n.regex(parts.open_args["pattern"][2:])
+    bare_close = n.regex(parts.close["pattern"][:-2])
+
     def inner(t: FunctionTool) -> n.Node:
         """The envelope between its braces (the block's begin and end)."""
+        if not c.call.keyed_by_name:  # _envelope's two key orders, built without the braces
+            name, args = n.const(json.dumps(t.name, ensure_ascii=False)), c.args(t)
+            return n.or_(
+                n.seq(bare_name, name, parts.name_to_args, args, bare_close),
+                n.seq(bare_args, args, parts.args_to_name, name, bare_close),
+            )
         env = _envelope(c, t)
         out = []
         for e in env["elements"]:
@@ -526,7 +580,7 @@ def xml_params(c: Ctx) -> Plan:
             [
                 Block(
                     fstart,
-                    lambda ts, s: _either(ts, lambda t: _function_rest(c, t)),
+                    lambda ts, s: c.either(ts, lambda t: _function_rest(c, t)),
                     _function_end(c),
                 )
             ]
@@ -537,7 +591,7 @@ def xml_params(c: Ctx) -> Plan:
         sep = tail = n.seq(n.ws(), n.optional(n.seq(n.const(m["call_sep"]), n.ws())))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return n.seq(n.ws(), _list(_either(ts, function), sep, s or not many), tail)
+        return n.seq(n.ws(), _list(c.either(ts, function), sep, s or not many), tail)
 
     plan = Plan([Block(m["call_start"], section, m["call_end"], holds_many=many)])
     if "text_end" in m and "text_end_2" in m:
@@ -590,7 +644,7 @@ def xml_elements(c: Ctx) -> Plan:
         )
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return n.seq(n.ws(), _list(_either(ts, invoke), n.ws(), s), n.ws())
+        return n.seq(n.ws(), _list(c.either(ts, invoke), n.ws(), s), n.ws())
 
     return Plan([Block(m["call_start"], section, m["call_end"], True)])
 
@@ -624,12 +678,12 @@ def pythonic(c: Ctx) -> Plan:
     if c.spec.calls == "newline":
 
         def lines(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-            return n.seq(n.ws(), _list(_either(ts, call), n.regex(r"[ \t]{0,4}\n" + w), s), n.ws())
+            return n.seq(n.ws(), _list(c.either(ts, call), n.regex(r"[ \t]{0,4}\n" + w), s), n.ws())
 
         return Plan([Block(m["section_start"], lines, m["section_end"], True)])
 
     def listed(ts: Sequence[FunctionTool], s: bool) -> n.Node:
-        return n.seq(n.ws(), _list(_either(ts, call), n.regex(w + "," + w), s), n.ws())
+        return n.seq(n.ws(), _list(c.either(ts, call), n.regex(w + "," + w), s), n.ws())
 
     if "section_start" in m:
 
@@ -650,7 +704,7 @@ def functiongemma(c: Ctx) -> Plan:
         v = Values(syn, root, c.drop, c.spec.name)
         return n.seq(n.const(m["name_start"] + t.name), v.obj(root if root else True, 4))
 
-    return Plan([Block(m["call_start"], lambda ts, s: _either(ts, call), m["call_end"])])
+    return Plan([Block(m["call_start"], lambda ts, s: c.either(ts, call), m["call_end"])])
 
 
 # ----- channel formats -----
@@ -737,7 +791,7 @@ def _channel_body(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node
     def fn(t: FunctionTool) -> n.Node:
         return n.seq(n.const(m["function_start"]), _function_rest(c, t), n.const(_function_end(c)))
 
-    invokes = n.one_or_more(_either(tools, fn), n.ws(), single=single)
+    invokes = n.one_or_more(c.either(tools, fn), n.ws(), single=single)
     return n.or_(
         n.seq(n.const(m["call_start"]), n.ws(), invokes, n.ws(), n.const(m["call_end"])), invokes
     )
@@ -761,7 +815,7 @@ def channels(c: Ctx) -> Plan:
         if c.spec.family == "muse":
             return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
         if c.call.shape == "recipient_xml_parameters":
-            return _either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
+            return c.either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
         return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
     def message(m: Message) -> n.Node:

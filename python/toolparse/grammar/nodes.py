@@ -41,22 +41,30 @@ def seq(*elements: Node) -> Node:
     """The elements one after another (nested sequences flattened, adjacent constants merged,
     empty constants dropped)."""
     out: List[Node] = []
+    last_const = False  # whether out[-1] is a constant
     for e in elements:
         kind = e["type"]
-        if kind == "sequence":
-            parts = e["elements"]
-        elif kind == "const_string":
+        if kind == "const_string":
             if not e["value"]:
                 continue
-            parts = (e,)
+            if last_const:
+                out[-1] = {"type": "const_string", "value": out[-1]["value"] + e["value"]}
+            else:
+                out.append(e)
+                last_const = True
+        elif kind == "sequence":
+            for p in e["elements"]:  # an inner sequence's own empty constants stay
+                if p["type"] != "const_string":
+                    out.append(p)
+                    last_const = False
+                elif last_const:
+                    out[-1] = {"type": "const_string", "value": out[-1]["value"] + p["value"]}
+                else:
+                    out.append(p)
+                    last_const = True
         else:
             out.append(e)
-            continue
-        for p in parts:
-            if out and p["type"] == "const_string" and out[-1]["type"] == "const_string":
-                out[-1] = {"type": "const_string", "value": out[-1]["value"] + p["value"]}
-            else:
-                out.append(p)
+            last_const = False
     if not out:
         return const("")
     return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}

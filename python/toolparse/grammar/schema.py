@@ -24,9 +24,11 @@ class Dropped:
 
     def __init__(self) -> None:
         self.items: Set[Tuple[str, str]] = set()
+        self.added: List[Tuple[str, str]] = []  # every add, in order (what a piece dropped)
 
     def add(self, where: str, keyword: str) -> None:
         self.items.add((where, keyword))
+        self.added.append((where, keyword))
 
     def flush(self, fmt: str) -> None:
         if self.items:

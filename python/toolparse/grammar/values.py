@@ -12,6 +12,7 @@ from typing import Any, Callable, List, Mapping, Sequence, Set, Tuple
 from . import nodes as n
 from .schema import (
     STRING_ONLY,
+    TYPES,
     Dropped,
     items_of,
     properties,
@@ -25,6 +26,8 @@ INT = r"-?(0|[1-9][0-9]*)"
 # an exponent of at most two digits: a value the converters turn into a finite JSON number
 NUMBER = r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]{1,2})?"
 ANY_DEPTH = 2  # nesting of a value the schema leaves open
+# what a value's schema is read for before its "type" (a reference, a choice of values)
+_READ_FIRST = frozenset(("$ref", "enum", "const"))
 
 
 @dataclass(frozen=True)
@@ -137,15 +140,19 @@ class Values:
 
     def value(self, schema: Any, depth: int = 4) -> n.Node:
         syn = self.syn
-        choices = scalar_choices(schema, self.root) if schema is not True else None
-        if choices is not None:
-            return n.or_(*[_scalar(v, syn) for v in choices])
-        node = resolve(schema, self.root) if isinstance(schema, dict) else {}
-        types = (
-            types_of(node, self.root)
-            if node
-            else list(("string", "number", "boolean", "null", "array", "object"))
-        )
+        ty = schema.get("type") if isinstance(schema, dict) else None
+        if ty.__class__ is str and ty in TYPES and not _READ_FIRST.intersection(schema):
+            node, types = schema, [ty]  # the common case: one plain type, nothing to look up
+        else:
+            choices = scalar_choices(schema, self.root) if schema is not True else None
+            if choices is not None:
+                return n.or_(*[_scalar(v, syn) for v in choices])
+            node = resolve(schema, self.root) if isinstance(schema, dict) else {}
+            types = (
+                types_of(node, self.root)
+                if node
+                else list(("string", "number", "boolean", "null", "array", "object"))
+            )
         if "integer" in types and "number" in types:
             types.remove("integer")
         if depth <= 0:
