@@ -2,7 +2,9 @@
 parallel_tool_calls x reasoning (with reasoning_started None/True/False), on the tools of
 tests/test_grammar.py (with its hostile schema), the conformance kit's tools and the bench's 100
 tools. tests/fixtures/grammar/tag_hashes.json holds these hashes as the grammar builder made
-them before it was made faster (generated from main at 4eaec09 with this script);
+them before it was made faster (generated with this script from main at 4eaec09, then again
+after the grammar-residue merge at 7db7d51 changed 15 formats' tags on purpose, before the faster
+builder was merged);
 tests/test_grammar_speed.py checks the builder still makes exactly those tags.
 
     PYTHONPATH=python python tests/grammar_goldens.py > tests/fixtures/grammar/tag_hashes.json
