@@ -68,11 +68,11 @@ def _pieces(turns: Sequence[Turn]) -> Dict[str, List[str]]:
         text = turn.text
         p["head"].append(text[content_end(turn) : calls[0][0]].strip())
         ends = []
-        for i, (n0, n1, params) in enumerate(calls):
+        for i, (_n0, n1, params) in enumerate(calls):
             nxt = calls[i + 1][0] if i + 1 < len(calls) else len(text)
             if params:
                 p["after_name"].append(text[n1 : params[0][0]])
-                for k0, k1, v0, v1 in params:
+                for _k0, k1, v0, _v1 in params:
                     p["kv"].append(text[k1:v0].strip())
                     p["raw_kv"].append(text[k1:v0])
                 for a, b in zip(params, params[1:]):
