@@ -28,7 +28,7 @@ from .locate import NoFit, Turn, split_ws
 __all__ = ["FAMILIES", "infer_format"]
 
 #: The families inference fills, in the order they are tried.
-FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Dict[str, Any]]], ...] = (
+FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("tagged_json", fit_tagged_json),
     ("xml_params", fit_xml_params),
     ("named_json", fit_named_json),
@@ -247,15 +247,17 @@ def infer_format(
     fitted: List[Tuple[str, Dict[str, Any]]] = []
     for family, fit in FAMILIES:
         try:
-            doc = _document(name, fit(turns), block, rendered)
+            specs = fit(turns)
         except NoFit as e:
             reasons.append(f"{family}: {e}")
             continue
-        leak = _leaks(doc["spec"], doc.get("reasoning"), words)
-        if leak:
-            reasons.append(f"{family}: {leak}")
-            continue
-        fitted.append((family, doc))
+        for spec in specs if isinstance(specs, list) else [specs]:
+            doc = _document(name, spec, block, rendered)
+            leak = _leaks(doc["spec"], doc.get("reasoning"), words)
+            if leak:
+                reasons.append(f"{family}: {leak}")
+                break
+            fitted.append((family, doc))
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
@@ -263,8 +265,10 @@ def infer_format(
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
         held_answers = _prove([d for _, d in fitted], more_tools, held_checks, proof_seed)
+        failed: Dict[str, str] = {}
         for (family, doc), a, b in zip(fitted, answers, held_answers):
             if not a and not b:
                 return doc
-            reasons.append(f"{family}: {a or 'held-out probes: ' + b}")
+            failed.setdefault(family, a or "held-out probes: " + b)
+        reasons.extend(f"{family}: {why}" for family, why in failed.items())
     raise ValueError("no family reproduces the template's calls: " + "; ".join(reasons))

@@ -9,6 +9,7 @@ function end), between a key and its value (parameter name end, value start), af
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List, Sequence, Tuple
 
 from .locate import NoFit, Turn, common_suffix, content_end, find_value, marker_start, split_ws
@@ -88,7 +89,21 @@ def _pieces(turns: Sequence[Turn]) -> Dict[str, List[str]]:
     return p
 
 
-def fit_xml_params(turns: Sequence[Turn]) -> Dict[str, Any]:
+def fit_xml_params(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
+    """The spec, and its variants for what the probes the fit reads cannot show: values that
+    may be Python literals (a template printing a dict with Jinja), and a name that ends at a
+    line end where the template writes none between the name and the first parameter."""
+    spec = _fit(turns)
+    out = [spec]
+    if not spec["markers"]["function_name_end"]:
+        spec["markers"]["function_name_end"] = "\n"
+    with_python = json.loads(json.dumps(spec))
+    with_python["call"]["python_values"] = True
+    out.append(with_python)
+    return out
+
+
+def _fit(turns: Sequence[Turn]) -> Dict[str, Any]:
     p = _pieces(turns)
     if not p["after_name"] or not p["vk"]:
         raise NoFit("no render with a call of two parameters")
@@ -97,7 +112,7 @@ def fit_xml_params(turns: Sequence[Turn]) -> Dict[str, Any]:
     vk = _one([v.strip() for v in p["vk"]], "the text between two parameters")
     kv = _one(p["kv"], "the text between a key and its value")
     tail = _one(p["tail"], "the text after the last value")
-    if any(c.isspace() for c in vk):
+    if len(split_ws(vk)) == 2:
         param_end, param_start = _pair(vk, "between two parameters")
     else:
         param_start = marker_start(common_suffix([vk, after.rstrip()]))
@@ -106,9 +121,7 @@ def fit_xml_params(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"no parameter start in {after!r} and {vk!r}")
     name_end = after.rstrip()[: len(after.rstrip()) - len(param_start)]
     name_end = name_end.strip() or name_end  # only whitespace: the name ends at it (glm's "\n")
-    if not name_end:
-        raise NoFit(f"nothing ends a function name in {after!r}")
-    if any(c.isspace() for c in kv):
+    if len(split_ws(kv)) == 2:
         name_close, value_start = _pair(kv, "between a key and its value")
     else:
         name_close, value_start = kv, ""

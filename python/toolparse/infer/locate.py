@@ -96,8 +96,12 @@ def marker_start(suffix: str) -> str:
 
 
 def split_ws(text: str) -> List[str]:
-    """``text`` split at runs of whitespace (markers hold none but their own)."""
-    return text.split()
+    """``text`` split into markers: at runs of whitespace, and between two adjacent tokens
+    (``><`` , ``][``, ``>[``, ``]<``)."""
+    out: List[str] = []
+    for chunk in text.split():
+        out.extend(p for p in re.split(r"(?<=[>\]])(?=[<\[])", chunk) if p)
+    return out
 
 
 def value_texts(value: Any) -> List[str]:
