@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from .locate import (
     NoFit,
@@ -103,7 +103,7 @@ def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     leads: List[str] = []
     tails: List[str] = []
     gaps: List[str] = []
-    keys = set()
+    keys: Set[Tuple[str, str, Tuple[str, ...]]] = set()
     strings = False
     arrays: List[bool] = []
     for turn in turns:
@@ -166,7 +166,7 @@ def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
 
 def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     """Bare call objects, nothing before them, separated by the text between two calls."""
-    keys = set()
+    keys: Set[Tuple[str, str]] = set()
     gaps: List[str] = []
     for turn in turns:
         if not turn.calls:
@@ -215,7 +215,10 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     """Section and call markers around ``NAME`` ``args_start`` ``{...}``: the section start and
     end from the text before the first and after the last call, the call markers from the text
     between two calls."""
-    heads, mids, tails, gaps = [], [], [], []
+    heads: List[str] = []
+    mids: List[str] = []
+    tails: List[str] = []
+    gaps: List[str] = []
     for turn in turns:
         if not turn.calls:
             continue
