@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import probes as _probes
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
+from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
 from .locate import NoFit, Turn, split_ws
 
@@ -33,6 +35,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("xml_params", fit_xml_params),
     ("named_json", fit_named_json),
     ("llama3_json", fit_llama3_json),
+    ("pythonic", fit_pythonic),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
@@ -60,6 +63,12 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
             start = opened[-1]
         started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
         return start, end, started
+    # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
+    # "<think>\n"): the output starts inside that block, which its closing tag ends
+    opened = split_ws(prompt)
+    tag = re.fullmatch(r"<([A-Za-z_][\w:.-]*)>", opened[-1]) if opened else None
+    if tag and not any(opened[-1] in t.text for _, t in rendered):
+        return opened[-1], f"</{tag.group(1)}>", True
     return "", "", False
 
 

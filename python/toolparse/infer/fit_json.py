@@ -48,6 +48,8 @@ def _call_object(
     JSON object holding this call."""
     if not isinstance(value, dict):
         return None
+    if list(value) == [name] and _is_args(value[name], args) is not None:
+        return "", "", [], bool(_is_args(value[name], args))  # keyed by the name: {N: {...}}
     name_key = next((k for k, v in value.items() if v == name), None)
     args_key = next((k for k, v in value.items() if _is_args(v, args) is not None), None)
     if name_key is None or args_key is None or name_key == args_key:
@@ -149,9 +151,11 @@ def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         calls = "repeated"
     call: Dict[str, Any] = {
         "shape": "array" if array else "object",
-        "name_keys": [name_key],
-        "args_keys": [args_key],
+        "name_keys": [name_key] if name_key else [],
+        "args_keys": [args_key] if args_key else [],
     }
+    if not name_key:
+        call["keyed_by_name"] = True
     if ids:
         call["id_keys"] = list(ids)
     return _skeleton(

@@ -96,10 +96,33 @@ def marker_start(suffix: str) -> str:
 
 
 def split_ws(text: str) -> List[str]:
-    """``text`` split into markers: at runs of whitespace, and between two adjacent tokens
-    (``><`` , ``][``, ``>[``, ``]<``)."""
+    """``text`` split into markers: at runs of whitespace (not a single space inside a ``<...``
+    tag that has not closed: ``<invoke name="``), and between two adjacent tokens (``><``,
+    ``][``, ``>[``, ``]<``)."""
+    chunks: List[str] = []
+    cur = ""
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c.isspace():
+            j = i
+            while j < len(text) and text[j].isspace():
+                j += 1
+            inside = cur.rfind("<") > cur.rfind(">")
+            if inside and text[i:j] == " " and j < len(text):
+                cur += " "
+            else:
+                if cur:
+                    chunks.append(cur)
+                cur = ""
+            i = j
+            continue
+        cur += c
+        i += 1
+    if cur:
+        chunks.append(cur)
     out: List[str] = []
-    for chunk in text.split():
+    for chunk in chunks:
         out.extend(p for p in re.split(r"(?<=[>\]])(?=[<\[])", chunk) if p)
     return out
 
