@@ -278,6 +278,6 @@ def infer_format(
         for (family, doc), a, b in zip(fitted, answers, held_answers):
             if not a and not b:
                 return doc
-            failed.setdefault(family, a or "held-out probes: " + b)
+            failed[family] = a or "held-out probes: " + b  # the last variant tried
         reasons.extend(f"{family}: {why}" for family, why in failed.items())
     raise ValueError("no family reproduces the template's calls: " + "; ".join(reasons))

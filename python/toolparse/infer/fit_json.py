@@ -101,7 +101,54 @@ def _skeleton(
 
 def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     """A start marker, then one call object (``repeated``) or an array of them (``list``), and
-    an end marker when the template writes one."""
+    an end marker when the template writes one; or a start marker, the name, an arguments marker
+    and the arguments object (Mistral's ``[TOOL_CALLS]N[ARGS]{...}``)."""
+    try:
+        return _fit_objects(turns)
+    except NoFit as e:
+        try:
+            return _fit_name_then_args(turns)
+        except NoFit as e2:
+            raise NoFit(f"{e}; as a name then arguments: {e2}") from None
+
+
+def _fit_name_then_args(turns: Sequence[Turn]) -> Dict[str, Any]:
+    heads: List[str] = []
+    mids: List[str] = []
+    gaps: List[str] = []
+    for turn in turns:
+        if not turn.calls:
+            continue
+        spans = _named_spans(turn)
+        heads.append(turn.text[content_end(turn) : spans[0][0]].strip())
+        if turn.text[spans[-1][3] :].strip():
+            raise NoFit(f"{turn.name}: text after the arguments")
+        mids.extend(turn.text[s[1] : s[2]].strip() for s in spans)
+        gaps.extend(turn.text[a[3] : b[0]].strip() for a, b in zip(spans, spans[1:]))
+    head = _one(heads, "the text before the calls")
+    if any(g != head for g in gaps):
+        raise NoFit(f"between two calls: {sorted(set(gaps))!r}, not the start marker")
+    markers = {"call_start": head}
+    ids = [re.fullmatch(r"(\[[A-Z_]+\])call\d{5}(\[[A-Z_]+\])", m) for m in mids]
+    if all(ids):
+        markers["call_id"] = _one([m.group(1) for m in ids if m], "the call id marker")
+        markers["args_start"] = _one([m.group(2) for m in ids if m], "the arguments marker")
+    else:
+        markers["args_start"] = _one(mids, "the text between a name and its arguments")
+    if not head or not markers["args_start"]:
+        raise NoFit("no start or arguments marker")
+    return _skeleton(
+        "tagged_json",
+        markers,
+        {"shape": "list_or_name_then_args", "name_keys": ["name"], "args_keys": ["arguments"]},
+        calls="list_or_repeated",
+        id_style="mistral",
+        content=f"text before {head}",
+        grammar={"trigger": head},
+    )
+
+
+def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
     leads: List[str] = []
     tails: List[str] = []
     gaps: List[str] = []
@@ -168,8 +215,9 @@ def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     )
 
 
-def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:
-    """Bare call objects, nothing before them, separated by the text between two calls."""
+def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:  # noqa: D401
+    """Bare call objects, nothing before them: refused (the family needs a call-start marker
+    no render shows), with the reason."""
     keys: Set[Tuple[str, str]] = set()
     gaps: List[str] = []
     for turn in turns:
@@ -184,15 +232,10 @@ def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         gaps.extend(turn.text[a[1] : b[0]].strip() for a, b in zip(spans, spans[1:]))
     if len(keys) != 1:
         raise NoFit(f"the call objects' keys differ: {sorted(keys)!r}")
-    ((name_key, args_key),) = keys
-    markers = {"object_start": "{"}
-    if gaps:
-        markers["separator"] = _one(gaps, "the separator between calls")
-    return _skeleton(
-        "llama3_json",
-        markers,
-        {"shape": "object", "name_keys": [name_key], "args_keys": [args_key]},
-        calls="separated",
+    raise NoFit(
+        "bare JSON call objects: the llama3_json family needs a call-start marker besides the "
+        "object's '{' (and a separator between calls), and no render shows one"
+        + ("" if gaps else " (the template writes one call at most)")
     )
 
 

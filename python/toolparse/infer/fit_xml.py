@@ -57,11 +57,17 @@ def _pair(text: str, what: str) -> Tuple[str, str]:
     return parts[0], parts[1]
 
 
+def turn_args(turn: Turn, i: int) -> List[Any]:
+    return list(turn.calls[i][1].values())
+
+
 def _pieces(turns: Sequence[Turn]) -> Dict[str, List[str]]:
     p: Dict[str, List[str]] = {
         k: [] for k in ("head", "after_name", "bare", "kv", "vk", "tail", "gap")
     }
     p["raw_kv"] = []
+    p["kv_str"] = []
+    p["kv_json"] = []
     for turn in turns:
         if not turn.calls:
             continue
@@ -73,8 +79,9 @@ def _pieces(turns: Sequence[Turn]) -> Dict[str, List[str]]:
             nxt = calls[i + 1][0] if i + 1 < len(calls) else len(text)
             if params:
                 p["after_name"].append(text[n1 : params[0][0]])
-                for _k0, k1, v0, _v1 in params:
-                    p["kv"].append(text[k1:v0].strip())
+                for (_k0, k1, v0, _v1), value in zip(params, turn_args(turn, i)):
+                    kind = "kv_str" if isinstance(value, str) else "kv_json"
+                    p[kind].append(text[k1:v0].strip())
                     p["raw_kv"].append(text[k1:v0])
                 for a, b in zip(params, params[1:]):
                     p["vk"].append(text[a[3] : b[0]])
@@ -100,6 +107,9 @@ def fit_xml_params(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
     with_python = json.loads(json.dumps(spec))
     with_python["call"]["python_values"] = True
     out.append(with_python)
+    with_cdata = json.loads(json.dumps(with_python))
+    with_cdata["call"]["cdata"] = True  # a value holding markup written as <![CDATA[...]]>
+    out.append(with_cdata)
     return out
 
 
@@ -110,7 +120,9 @@ def _fit(turns: Sequence[Turn]) -> Dict[str, Any]:
     head = _one(p["head"], "the text before the calls")
     after = _one(p["after_name"], "the text after a name")
     vk = _one([v.strip() for v in p["vk"]], "the text between two parameters")
-    kv = _one(p["kv"], "the text between a key and its value")
+    kv_str = _one(p["kv_str"], "the text between a key and a string value")
+    kv_json = _one(p["kv_json"], "the text between a key and a number") if p["kv_json"] else kv_str
+    kv = kv_str
     tail = _one(p["tail"], "the text after the last value")
     if len(split_ws(vk)) == 2:
         param_end, param_start = _pair(vk, "between two parameters")
@@ -121,7 +133,9 @@ def _fit(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"no parameter start in {after!r} and {vk!r}")
     name_end = after.rstrip()[: len(after.rstrip()) - len(param_start)]
     name_end = name_end.strip() or name_end  # only whitespace: the name ends at it (glm's "\n")
-    if len(split_ws(kv)) == 2:
+    if kv_json != kv_str:
+        name_close, value_start = kv_json, ""
+    elif len(split_ws(kv)) == 2:
         name_close, value_start = _pair(kv, "between a key and its value")
     else:
         name_close, value_start = kv, ""
@@ -149,6 +163,9 @@ def _fit(turns: Sequence[Turn]) -> Dict[str, Any]:
     )
     if value_start:
         markers["value_start"] = value_start
+    if kv_json != kv_str:
+        # the parameter tag says the value's type (DSML's string="true" / string="false")
+        markers.update(parameter_string=kv_str, parameter_json=kv_json, parameter_name_end=kv_json)
     per_section = "many"
     if "call_start" in markers and p["gap"]:
         if all(markers["call_start"] in g for g in p["gap"]):
