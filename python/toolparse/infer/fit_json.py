@@ -99,6 +99,15 @@ def _skeleton(
     return spec
 
 
+def _args_keys(key: str) -> List[str]:
+    """The arguments key the template writes, and its other common spelling (OpenAI's
+    "arguments", Llama's "parameters"), which models of either lineage write."""
+    if not key:
+        return []
+    other = {"arguments": "parameters", "parameters": "arguments"}.get(key)
+    return [key, other] if other else [key]
+
+
 def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     """A start marker, then one call object (``repeated``) or an array of them (``list``), and
     an end marker when the template writes one; or a start marker, the name, an arguments marker
@@ -153,7 +162,6 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
     tails: List[str] = []
     gaps: List[str] = []
     keys: Set[Tuple[str, str, Tuple[str, ...]]] = set()
-    strings = False
     arrays: List[bool] = []
     for turn in turns:
         if not turn.calls:
@@ -161,7 +169,6 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
         spans = _object_spans(turn)
         for s in spans:
             keys.add((s[2], s[3], tuple(s[4])))
-            strings = strings or s[5]
         first, last = spans[0], spans[-1]
         lead = turn.text[content_end(turn) : first[0]]
         tail = turn.text[last[1] :]
@@ -199,7 +206,7 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
     call: Dict[str, Any] = {
         "shape": "array" if array else "object",
         "name_keys": [name_key] if name_key else [],
-        "args_keys": [args_key] if args_key else [],
+        "args_keys": _args_keys(args_key),
     }
     if not name_key:
         call["keyed_by_name"] = True
@@ -210,7 +217,7 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
         markers,
         call,
         calls=calls,
-        arguments="json_object_or_json_string" if strings else "json_object",
+        arguments="json_object_or_json_string",  # as written, or a JSON string of it
         grammar={"trigger": start},
     )
 
