@@ -22,6 +22,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import probes as _probes
+from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
@@ -36,6 +37,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("named_json", fit_named_json),
     ("llama3_json", fit_llama3_json),
     ("pythonic", fit_pythonic),
+    ("functiongemma", fit_functiongemma),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]

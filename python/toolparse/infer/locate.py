@@ -152,9 +152,11 @@ def find_value(text: str, value: Any, at: int) -> Optional[Tuple[int, int]]:
 
 
 def content_end(turn: Turn) -> int:
-    """Where the content the render shows ends (0 when it shows none)."""
+    """Where the content the render shows before the calls ends (0 when it shows none there:
+    no content, or content after the calls, as Gemma 4 writes it)."""
     if turn.content:
         at = turn.text.find(turn.content)
-        if at >= 0:
+        first = turn.text.find(turn.calls[0][0]) if turn.calls else -1
+        if at >= 0 and (first < 0 or at < first):
             return at + len(turn.content)
     return 0
