@@ -36,6 +36,8 @@ INFERRED = {
     "Apertus-8B-Instruct": "tagged_json",
     "Bielik-11B-v3.0-Instruct": "tagged_json",
     "ByteDance-Seed-OSS": "xml_params",
+    "Cohere2MoE": "tagged_json",
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": "tagged_json",
     "GLM-4.6": "xml_params",
     "GLM-4.7-Flash": "xml_params",
     "Kimi-K2-Instruct": "named_json",
@@ -109,11 +111,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "Apriel-1.6-15b-Thinker-fixed": (
         NO_FAMILY,
         "content wrapped in [BEGIN FINAL RESPONSE] (text_start) is not fitted",
-    ),
-    "Cohere2MoE": (NO_FAMILY, "a call array with ids and a response wrapper is not fitted"),
-    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
-        NO_FAMILY,
-        "a call array with ids and a response wrapper is not fitted",
     ),
     "CohereForAI-c4ai-command-r-plus-tool_use": (
         NO_FAMILY,
@@ -276,7 +273,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 39
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 41
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -296,6 +293,10 @@ CROSS_DIFFERS = {
         "the template writes a list after [TOOL_CALLS], never a name",
     ),
     "unsloth-Apriel-1.5": (r"\[BEGIN FINAL RESPONSE\]", "the template writes no response wrapper"),
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
+        r"<\|END_RESPONSE\|>",
+        "the template's turn ends at <|END_RESPONSE|>, the stop token, so no render shows it",
+    ),
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
         "the template writes values inline; the registered format drops a newline around them",

@@ -96,6 +96,30 @@ def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
     return out
 
 
+def _wrapper(turns: Sequence[Turn]) -> Tuple[str, str]:
+    """The markers a turn's content is wrapped in (Cohere's ``<|START_TEXT|>...<|END_TEXT|>``),
+    from the turn with content and no call; ("", "") when the content stands bare, (start, "")
+    when only a start is written (the end is the turn's stop token, cut)."""
+    for turn in turns:
+        if turn.calls or not turn.content:
+            continue
+        at = turn.text.find(turn.content)
+        before = split_ws(turn.text[:at])
+        after = split_ws(turn.text[at + len(turn.content) :])
+        if before:
+            return before[-1], after[0] if after else ""
+    return "", ""
+
+
+def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
+    out = json.loads(json.dumps(spec))
+    if wrapper[1]:
+        out["markers"]["text_start"], out["markers"]["text_end"] = wrapper
+    else:  # a start marker alone: markup dropped from the content
+        out["dropped"] = [wrapper[0]]
+    return out
+
+
 def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
     start, end, started = block
     out = []
@@ -253,6 +277,7 @@ def infer_format(
     except NoFit as e:
         raise ValueError(f"cannot infer a format: the think block: {e}") from None
     turns = _turns(rendered, block)
+    wrapper = _wrapper(turns)
     words = _probe_strings(rendered)
     reasons: List[str] = []
     fitted: List[Tuple[str, Dict[str, Any]]] = []
@@ -262,7 +287,10 @@ def infer_format(
         except NoFit as e:
             reasons.append(f"{family}: {e}")
             continue
-        for spec in specs if isinstance(specs, list) else [specs]:
+        specs = specs if isinstance(specs, list) else [specs]
+        if wrapper[0] and family == "tagged_json":
+            specs = [_wrapped(s, wrapper) for s in specs] + specs
+        for spec in specs:
             doc = _document(name, spec, block, rendered)
             leak = _leaks(doc["spec"], doc.get("reasoning"), words)
             if leak:
