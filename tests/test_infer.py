@@ -65,6 +65,7 @@ INFERRED = {
     "ibm-granite-granite-4.0": "tagged_json",
     "ibm-granite-granite-4.1": "tagged_json",
     "inclusionai-ling-3.0-flash": "xml_params",
+    "llama-cpp-deepseek-r1": "named_json",
     "mistralai-Ministral-3-14B-Reasoning-2512": "tagged_json",
     "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
     "moonshotai-Kimi-K2": "named_json",
@@ -122,7 +123,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
     "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
-    "llama-cpp-deepseek-r1": (NO_FAMILY, "fenced JSON arguments (deepseek_v3 shape): no fitter"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
     "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
     "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
@@ -229,7 +229,9 @@ def _check_inferred(name: str) -> None:
     rows = _fresh_renders(name, doc, seed=123)
     got = _read_with(doc, [(text, mode, tools) for _, text, mode, tools in rows])
     for (probe, text, _, _), per_backend in zip(rows, got):
-        want_calls = [[n, a] for n, a in probe.calls]
+        # a template that drops the calls of a turn with content shows none of them
+        shown = any(n in text for n, _ in probe.calls)
+        want_calls = [[n, a] for n, a in probe.calls] if shown else []
         want_content = probe.content.strip() if probe.content and probe.content in text else ""
         want_reasoning = (
             probe.reasoning.strip() if probe.reasoning and probe.reasoning in text else ""
@@ -273,7 +275,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 41
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 42
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----

@@ -87,12 +87,21 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
     return text
 
 
+def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
+    """The probe's calls, or none when the render shows none of them (a template that drops the
+    calls of a turn with content writes only the content)."""
+    if probe.calls and not any(name in text for name, _ in probe.calls):
+        return ()
+    return probe.calls
+
+
 def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
     out = []
     for probe, turn in rendered:
         text = _strip_block(turn.text, *block)
         content = probe.content if probe.content and probe.content in text else ""
-        out.append(Turn(probe.name, text, content, probe.calls, turn.arguments == "json"))
+        calls = _shown_calls(probe, text)
+        out.append(Turn(probe.name, text, content, calls, turn.arguments == "json"))
     return out
 
 
@@ -133,7 +142,8 @@ def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
             # a turn whose render lacks the end of the block the prompt opened reads as starting
             # outside it: templates leave an empty block out of the history
             mode = started and end in text
-        out.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+        calls = _shown_calls(probe, text)
+        out.append([text, [list(c) for c in calls], content, reasoning, mode])
     return out
 
 

@@ -291,6 +291,30 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     gap = _one(gaps, "the text between two calls")
     call_end = marker_end(common_prefix([gap, tail]))
     call_start = marker_start(common_suffix([gap, head]))
+    fence = re.fullmatch(r"(```)\s*(\S.*)", call_end, re.S)
+    typed = re.fullmatch(r"(<[^<>]+>)([A-Za-z_]+)(<[^<>]+>)", call_start)
+    if fence and mid.startswith("```") and typed:
+        # DeepSeek R1's call: START type SEP NAME ```json {...} ``` END
+        markers = {
+            "call_start": typed.group(1),
+            "name_start": typed.group(3),
+            "args_start": "\n" + mid,
+            "args_end": fence.group(1),
+            "call_end": fence.group(2).strip(),
+        }
+        section_start = head[: len(head) - len(call_start)].strip()
+        section_end = tail[len(call_end) :].strip()
+        if section_start:
+            markers["section_start"] = section_start
+        if section_end:
+            markers["section_end"] = section_end
+        return _skeleton(
+            "named_json",
+            markers,
+            {"shape": "type_sep_name_fenced_args"},
+            content="text outside the tool-calls section",
+            grammar={"trigger": section_start or typed.group(1)},
+        )
     prefix = ""
     if call_start and not call_start.endswith((">", "]")):
         # a name prefix after the call start (``functions.``)
