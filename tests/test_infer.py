@@ -521,3 +521,37 @@ def test_docs_table_is_current():
 
 if __name__ == "__main__":
     sys.stdout.write(table())
+
+
+# ---- toolparse_auto falls back to inference ----
+
+_AUTO = r"""
+import json, sys
+from toolparse.integrations import auto
+from toolparse.parser import ToolParser
+template = sys.stdin.read()
+found = auto.resolve(template, model="acme/unknown-model")
+p = ToolParser(found.format, backend="rust")
+got = p.extract_tool_calls('Hi <invoke_x>\n{"name": "f", "arguments": {"a": 1}}\n</invoke_x>')
+names = [c.function.name for c in got.tool_calls]
+print(json.dumps([found.line, found.format, names, got.content]))
+"""
+
+
+def test_auto_falls_back_to_inference():
+    import os
+
+    text = _text("Qwen-Qwen2.5-7B-Instruct")
+    text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
+    done = subprocess.run(
+        [sys.executable, "-c", _AUTO],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    line, fmt, names, content = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "inferred" in line and fmt.startswith("inferred-")
+    assert names == ["f"] and content.strip() == "Hi"
