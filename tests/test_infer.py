@@ -555,3 +555,43 @@ def test_auto_falls_back_to_inference():
     line, fmt, names, content = json.loads(done.stdout.strip().splitlines()[-1])
     assert "inferred" in line and fmt.startswith("inferred-")
     assert names == ["f"] and content.strip() == "Hi"
+
+
+# ---- the guards: probe strings in markers, a spec that misreads a render ----
+
+
+def test_a_marker_holding_a_probe_string_is_refused():
+    from toolparse.infer import _leaks
+
+    spec = {"markers": {"call_start": "<call_kemubcrdlsb>"}, "call": {}}
+    assert "kemubcrdlsb" in _leaks(spec, None, ["kemubcrdlsb", "other"])
+    assert _leaks({"markers": {"call_start": "<tool_call>"}, "call": {}}, None, ["kemub"]) == ""
+
+
+def test_the_proof_fails_a_spec_that_misreads_the_renders():
+    import os
+
+    doc = _infer("Qwen-Qwen2.5-7B-Instruct")
+    rows = _fresh_renders("Qwen-Qwen2.5-7B-Instruct", doc, seed=9)
+    checks = []
+    for probe, text, mode, _ in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, "", mode])
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
+        " for d in r['docs']]))"
+    )
+    bad = json.loads(json.dumps(doc))
+    bad["spec"]["markers"]["call_end"] = "</tool_cal>"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"docs": [doc, bad], "tools": rows[0][3], "checks": checks}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    good, wrong = json.loads(done.stdout)
+    assert good == "" and "reads" in wrong

@@ -158,7 +158,8 @@ def _probe_strings(rendered: _Rendered) -> List[str]:
                     words.extend(v.split())
         for text in (probe.content, probe.reasoning):
             words.extend(w.strip(".").lower() for w in (text or "").split())
-    return [w for w in words if len(w) >= 3]
+    # five letters at least: a shorter random word may be part of a marker by chance
+    return [w for w in words if len(w) >= 5]
 
 
 def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: List[str]) -> str:
