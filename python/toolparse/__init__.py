@@ -15,6 +15,7 @@ from . import spec as _spec
 from .detect import Detection, detect_format
 from .grammar import structural_tag
 from .ids import IdSource
+from .infer import infer_format
 from .models import (
     DeltaFunctionCall,
     DeltaMessage,
@@ -132,6 +133,7 @@ __all__ = [
     "events",
     "format_for_model",
     "get_parser",
+    "infer_format",
     "list_formats",
     "list_reasoning_formats",
     "register_format",

@@ -348,10 +348,26 @@ def render(
 
     Raises ValueError for invalid Jinja, a template that raises or fails, or too much output.
     """
+    ctx = _checked_context(
+        template, messages, tools, add_generation_prompt, bos_token, eos_token, kwargs
+    )
+    return _render_context(template, ctx, max_output)
+
+
+def _checked_context(
+    template: Any,
+    messages: Sequence[Any],
+    tools: Optional[Sequence[Any]],
+    add_generation_prompt: bool,
+    bos_token: TokenLike,
+    eos_token: TokenLike,
+    kwargs: Dict[str, Any],
+) -> Dict[str, Any]:
+    """The argument handling :func:`render` and :func:`render_bounded` share: the template must
+    be a string; the rest becomes the template's context."""
     if not isinstance(template, str):
         raise TypeError("template must be a string")
-    ctx = _context(messages, tools, add_generation_prompt, bos_token, eos_token, kwargs)
-    return _render_context(template, ctx, max_output)
+    return _context(messages, tools, add_generation_prompt, bos_token, eos_token, kwargs)
 
 
 def _limit_memory(max_memory: int) -> None:
@@ -526,15 +542,15 @@ def render_bounded(
     Raises ValueError for invalid Jinja, a template that raises or fails, a timeout, too much
     memory, or too much output.
     """
-    if not isinstance(template, str):
-        raise TypeError("template must be a string")
+    ctx = _checked_context(
+        template, messages, tools, add_generation_prompt, bos_token, eos_token, kwargs
+    )
     if not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
         raise ValueError("timeout must be a positive number of seconds")
     if not (isinstance(max_memory, int) and max_memory > 0):
         raise ValueError("max_memory must be a positive number of bytes")
     if not (isinstance(max_output, int) and max_output >= 0):
         raise ValueError("max_output must be a number of characters")
-    ctx = _context(messages, tools, add_generation_prompt, bos_token, eos_token, kwargs)
     _check_syntax(template)
     try:
         request = json.dumps([template, ctx, max_output], allow_nan=False).encode()
@@ -682,6 +698,24 @@ def _common_prefix(a: str, b: str) -> int:
     return at
 
 
+def _opens(text: str, start: str, end: str) -> bool:
+    """Whether ``text`` ends inside a block opened by ``start`` and closed by ``end``."""
+    at = text.rfind(start)
+    return at >= 0 and (not end or text.rfind(end) < at)
+
+
+def _boundary(prompt: str, at: int, blocks: Sequence[Tuple[str, str]]) -> int:
+    """Where a turn starts in a render that shares ``prompt[:at]`` with the prompt: the prompt's
+    last line end or ``>`` before ``at``, or the start of a block the shared part opens and the
+    whole prompt closes."""
+    start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
+    for block_start, block_end in blocks:
+        if block_start and _opens(prompt[:at], block_start, block_end):
+            if not _opens(prompt, block_start, block_end):
+                start = min(start, prompt.rfind(block_start, 0, at))
+    return start
+
+
 def _next_prompt(prompt: str, plain: str) -> str:
     """What a template that ignores add_generation_prompt writes after every conversation: the
     longest common end of the conversation and the conversation with a plain turn, from the
@@ -707,6 +741,7 @@ def render_assistant(
     end_tokens: Sequence[str] = DEFAULT_END_TOKENS,
     arguments: str = "auto",
     prefix: str = "strict",
+    blocks: Sequence[Tuple[str, str]] = (),
     bounded: bool = True,
     timeout: float = TIMEOUT,
     max_output: int = MAX_OUTPUT,
@@ -722,6 +757,12 @@ def render_assistant(
     second render past the longest prefix the two share (not cutting a ``<...>`` token), for a
     template whose generation prompt pre-fills text it does not write for the turn (Gemma 4's
     empty thought channel with thinking off, a ``<think>`` the turn without reasoning lacks).
+    ``prefix="boundary"`` is "auto" with the turn's start, where the prompt is not a prefix, moved
+    back to the prompt's last line end or ``>`` before the shared part, so the turn never starts
+    inside a marker the prompt shares with it (``<think>`` and ``<tool_call>`` share ``<t``); and
+    where the shared part opens a block (``blocks``: (start, end) marker pairs, such as the
+    reasoning formats' think markers) that the prompt closes after it (thinking off: the prompt
+    closes an empty block the turn fills), back to that block's start marker.
     A template that writes the generation prompt whatever ``add_generation_prompt`` says also
     writes it after the turn: it is cut. Calls without an id get one of 9 letters and digits.
     Tools get a description on every tool and property that has none.
@@ -746,8 +787,8 @@ def render_assistant(
     this process with :func:`render`. Other keyword arguments are template variables
     (``enable_thinking``, ``thinking``, ...). Template problems raise ValueError.
     """
-    if prefix not in ("strict", "common", "auto"):
-        raise ValueError("prefix must be 'strict', 'common' or 'auto'")
+    if prefix not in ("strict", "common", "auto", "boundary"):
+        raise ValueError("prefix must be 'strict', 'common', 'auto' or 'boundary'")
     if arguments not in ("auto", "dict", "json"):
         raise ValueError("arguments must be 'auto', 'dict' or 'json'")
     if content is not None and not isinstance(content, str):
@@ -784,6 +825,8 @@ def render_assistant(
         if next_prompt and full.endswith(next_prompt):
             full = full[: len(full) - len(next_prompt)]
         at = len(prompt) if full.startswith(prompt) else _common_prefix(prompt, full)
+        if prefix == "boundary" and at != len(prompt):
+            at = _boundary(prompt, at, blocks)
         if prefix == "strict" and at != len(prompt):
             raise ValueError(
                 "the conversation with the assistant turn does not begin with its generation "

@@ -41,7 +41,14 @@ import sys
 import unicodedata
 from typing import Any, Dict, List, NoReturn, Optional, Sequence, TextIO, Tuple
 
-from .cli_detect import DetectError, add_detect_parser, cmd_detect
+from .cli_detect import (
+    DetectError,
+    InferRefused,
+    add_detect_parser,
+    add_infer_parser,
+    cmd_detect,
+    cmd_infer,
+)
 
 __all__ = ["main"]
 
@@ -654,6 +661,7 @@ def _argument_parser() -> argparse.ArgumentParser:
     )
     integrations.add_argument("--json", action="store_true", help="print the checks as JSON")
     add_detect_parser(sub)
+    add_infer_parser(sub)
     return p
 
 
@@ -662,6 +670,15 @@ def _cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
         return cmd_detect(args, out)
     except DetectError as e:
         raise CliError(str(e)) from None
+
+
+def _cmd_infer(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        return cmd_infer(args, out)
+    except DetectError as e:
+        raise CliError(str(e)) from None
+    except InferRefused as e:
+        raise CliError(str(e), code=3) from None
 
 
 def _silence_stdout() -> None:
@@ -682,6 +699,7 @@ _COMMANDS = {
     "bench": _cmd_bench,
     "grammar": _cmd_grammar,
     "detect": _cmd_detect,
+    "infer": _cmd_infer,
 }
 
 

@@ -7,7 +7,13 @@ import argparse
 import json
 from typing import Any, Dict, Optional, TextIO, Tuple
 
-__all__ = ["add_detect_parser", "cmd_detect", "template_from_config"]
+__all__ = [
+    "add_detect_parser",
+    "add_infer_parser",
+    "cmd_detect",
+    "cmd_infer",
+    "template_from_config",
+]
 
 
 class DetectError(Exception):
@@ -68,23 +74,71 @@ def _read(path: str) -> str:
         raise DetectError(f"cannot read {path}: {e}") from None
 
 
+def _source(args: argparse.Namespace) -> Tuple[str, Any, Any]:
+    """(template, bos_token, eos_token) from --template or --tokenizer-config."""
+    bos: Any = args.bos_token or ""
+    eos: Any = args.eos_token or ""
+    if args.template:
+        return _read(args.template), bos, eos
+    try:
+        config = json.loads(_read(args.tokenizer_config))
+    except ValueError as e:
+        raise DetectError(f"{args.tokenizer_config} is not JSON: {e}") from None
+    if not isinstance(config, dict):
+        raise DetectError(f"{args.tokenizer_config} is not a JSON object")
+    template, cbos, ceos = template_from_config(config, args.name)
+    return template, args.bos_token or cbos, args.eos_token or ceos
+
+
+def add_infer_parser(sub: Any) -> None:
+    infer = sub.add_parser(
+        "infer",
+        help="infer a format file from a chat template's renders (printed as JSON)",
+    )
+    src = infer.add_mutually_exclusive_group(required=True)
+    src.add_argument("--template", metavar="FILE", help="a chat template (chat_template.jinja)")
+    src.add_argument(
+        "--tokenizer-config", metavar="FILE", help="a tokenizer_config.json with a chat_template"
+    )
+    infer.add_argument("--name", metavar="NAME", help="which of the config's named templates")
+    infer.add_argument(
+        "--format-name",
+        metavar="NAME",
+        default="inferred",
+        help="the name of the inferred format (default: inferred)",
+    )
+    infer.add_argument("--bos-token", metavar="TEXT", help="the BOS token (with --template)")
+    infer.add_argument("--eos-token", metavar="TEXT", help="the EOS token (with --template)")
+    infer.add_argument("--seed", type=int, default=None, help="repeatable probe names")
+
+
+def cmd_infer(args: argparse.Namespace, out: TextIO) -> int:
+    """Prints the inferred format file; exit status 0, or 3 when no family reproduces the
+    template's calls (input problems are DetectError: exit 2)."""
+    from .infer import infer_format
+
+    template, bos, eos = _source(args)
+    try:
+        doc = infer_format(
+            template, name=args.format_name, bos_token=bos, eos_token=eos, seed=args.seed
+        )
+    except ValueError as e:
+        if str(e).startswith(("cannot infer", "no family")):
+            raise InferRefused(str(e)) from None
+        raise DetectError(str(e)) from None
+    out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+class InferRefused(Exception):
+    """No family reproduces the template's calls (exit status 3)."""
+
+
 def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
     """Prints the detection; exit status 0 when a format was found, 3 when none was."""
     from .detect import detect_format
 
-    bos: Any = args.bos_token or ""
-    eos: Any = args.eos_token or ""
-    if args.template:
-        template = _read(args.template)
-    else:
-        try:
-            config = json.loads(_read(args.tokenizer_config))
-        except ValueError as e:
-            raise DetectError(f"{args.tokenizer_config} is not JSON: {e}") from None
-        if not isinstance(config, dict):
-            raise DetectError(f"{args.tokenizer_config} is not a JSON object")
-        template, cbos, ceos = template_from_config(config, args.name)
-        bos, eos = args.bos_token or cbos, args.eos_token or ceos
+    template, bos, eos = _source(args)
     try:
         d = detect_format(template, bos_token=bos, eos_token=eos, model=args.model, seed=args.seed)
     except ValueError as e:

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import json
 import random
-import string
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import spec as _spec
+from .probes import Probe as _Probe
+from .probes import render_probes as _render_probes
 
 __all__ = ["Detection", "PREFERENCE", "detect_format"]
 
@@ -49,17 +50,6 @@ PREFERENCE: Tuple[str, ...] = (
     "glm45",
     "minimax_m2",
     "openai",
-)
-
-#: Errors from the renderer that are about the template as a whole, not one probe.
-_FATAL = (
-    "invalid chat template",
-    "took more than",
-    "too much memory",
-    "wrote more than",
-    "recursed too deeply",
-    "render process failed",
-    "bad answer from the render process",
 )
 
 
@@ -82,114 +72,6 @@ class Detection:
     reason: Optional[str] = None
     evidence: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     skipped: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
-
-
-@dataclass(frozen=True)
-class _Probe:
-    name: str
-    content: Optional[str]
-    reasoning: Optional[str]
-    calls: Tuple[Tuple[str, Dict[str, Any]], ...]
-
-
-def _word(rng: random.Random, n: int) -> str:
-    return "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
-
-
-def _probes(rng: random.Random) -> Tuple[List[Dict[str, Any]], List[_Probe]]:
-    """Two tools with random names and parameters, and the six probe turns using them."""
-    f1, f2, f3 = (f"{_word(rng, 5)}_{_word(rng, 6)}" for _ in range(3))
-    p1, p2, p3 = (_word(rng, 7) for _ in range(3))
-    tools = [
-        _tool(f1, {p1: {"type": "string"}, p2: {"type": "integer"}}, [p1]),
-        _tool(f2, {p3: {"type": "string"}}, [p3]),
-        _tool(f3, {}, []),
-    ]
-
-    def text() -> str:
-        return " ".join(_word(rng, rng.randint(3, 8)) for _ in range(4)).capitalize() + "."
-
-    def args1() -> Dict[str, Any]:
-        return {p1: f"{_word(rng, 5)} {_word(rng, 4)}", p2: rng.randint(10, 999)}
-
-    probes = [
-        _Probe("no call", text(), None, ()),
-        _Probe("one call", None, None, ((f1, args1()),)),
-        _Probe("two calls", None, None, ((f1, args1()), (f2, {p3: _word(rng, 6)}))),
-        _Probe("content then a call", text(), None, ((f2, {p3: _word(rng, 6)}),)),
-        _Probe("reasoning then a call", None, text(), ((f1, args1()),)),
-        _Probe("no arguments", None, None, ((f3, {}),)),
-    ]
-    return tools, probes
-
-
-def _tool(name: str, props: Dict[str, Any], required: List[str]) -> Dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "parameters": {"type": "object", "properties": props, "required": required},
-        },
-    }
-
-
-def _fatal(e: ValueError) -> bool:
-    return any(s in str(e) for s in _FATAL)
-
-
-def _render(template: str, probe: _Probe, tools: Any, common: Dict[str, Any]) -> Any:
-    from .chat_template import render_assistant
-
-    calls = [{"function": {"name": n, "arguments": a}} for n, a in probe.calls]
-    kwargs = dict(
-        content=probe.content, reasoning=probe.reasoning, tool_calls=calls, tools=tools, **common
-    )
-    try:
-        return render_assistant(template, **kwargs)
-    except ValueError as e:
-        if _fatal(e):
-            raise
-    # the generation prompt pre-fills text the turn does not write (an opened think block the
-    # history form leaves out): the turn is what follows the prefix both renders share
-    turn = render_assistant(template, prefix="common", **kwargs)
-    return _back_to_boundary(template, turn, probe, calls, tools, common)
-
-
-def _back_to_boundary(
-    template: str, turn: Any, probe: _Probe, calls: Any, tools: Any, common: Dict[str, Any]
-) -> Any:
-    """``turn`` (a common-prefix render) with its start moved back to the prompt's last line end
-    or ``>`` before the renders part, so it does not start inside a marker the prompt shares with
-    the turn (``<think>`` and ``<tool_call>`` share ``<t``)."""
-    from dataclasses import replace
-
-    from .chat_template import (
-        _DEFAULT_HISTORY,
-        _common_prefix,
-        _tool_calls,
-        _with_descriptions,
-        render_bounded,
-    )
-
-    msg: Dict[str, Any] = {"role": "assistant", "content": turn.content}
-    if probe.reasoning is not None:
-        msg["reasoning_content"] = probe.reasoning
-    if calls:
-        msg["tool_calls"] = _tool_calls(calls, turn.arguments == "json")
-    full = render_bounded(
-        template, [*_DEFAULT_HISTORY, msg], tools=_with_descriptions(tools), **common
-    )
-    prompt = turn.prompt
-    # where the turn's text starts: the shared prefix, backed off as render_assistant backs it
-    # off (never inside a ``<...>`` token)
-    at = _common_prefix(prompt, full)
-    start = max(prompt.rfind(">", 0, at), prompt.rfind("\n", 0, at)) + 1
-    for r in _spec.REASONING.values():
-        # thinking off: the prompt closes an empty block the turn fills; the turn then writes the
-        # whole block, from its start marker
-        if r.start and _opened(prompt[:at], r) and not _opened(prompt, r):
-            start = min(start, prompt.rfind(r.start, 0, at))
-    return replace(turn, text=full[start:at] + turn.text)
 
 
 def _opened(prompt: str, r: Any) -> Optional[bool]:
@@ -278,34 +160,6 @@ def _pick_reasoning(candidates: Sequence[str], fmt: str) -> str:
         if starts & set(_spec.REASONING[name].call_starts):
             return name
     return candidates[0]
-
-
-def _render_probes(
-    template: str, rng: random.Random, common: Dict[str, Any]
-) -> Tuple[Any, List[Tuple[_Probe, Any]], List[Tuple[str, str]], str]:
-    from .chat_template import render_bounded
-
-    tools, probes = _probes(rng)
-    rendered: List[Tuple[_Probe, Any]] = []
-    skipped: List[Tuple[str, str]] = []
-    for i, probe in enumerate(probes):
-        try:
-            rendered.append((probe, _render(template, probe, tools, common)))
-        except ValueError as e:
-            if i == 0 or _fatal(e):
-                raise
-            skipped.append((probe.name, str(e)))
-    # does the template show the tools at all? the first probe's prompt with and without them
-    history = [{"role": "user", "content": "What is the weather in Paris?"}]
-    try:
-        shown = rendered[0][1].prompt != render_bounded(
-            template, history, add_generation_prompt=True, **common
-        )
-    except ValueError as e:  # a template that needs its tools (iterates them unchecked)
-        if _fatal(e):
-            raise
-        shown = True
-    return tools, rendered, skipped, "" if shown else "the template does not render tools"
 
 
 def detect_format(

@@ -136,3 +136,19 @@ def test_auto_template_ignoring_tools_uses_model_id():
     assert parser._tool_parser.toolparse_format == tp_vllm.toolparse.format_for_model(
         "meta-llama/Llama-3.1-8B-Instruct"
     )
+
+
+def test_auto_infers_a_template_no_registered_format_reads(caplog):
+    text = (TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
+    text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
+    tok = TemplateTokenizer(text, "someone/renamed-markers", "<s>", "</s>")
+    with caplog.at_level(logging.WARNING, logger="toolparse"):
+        parser = compose(tok)(tok, TOOLS)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("toolparse:")]
+    assert len(lines) == 1 and "inferred from its chat template" in lines[0], lines
+    assert parser._tool_parser.toolparse_format.startswith("inferred-")
+    out = '<invoke_x>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</invoke_x>'
+    got = parser._tool_parser.extract_tool_calls(out, request())
+    assert [(c.function.name, c.function.arguments) for c in got.tool_calls] == [
+        ("get_weather", '{"city": "Oslo"}')
+    ]

@@ -66,3 +66,16 @@ def test_auto_without_think_block_names_what_to_pass():
 def test_auto_tool_parser_alone():
     got, _ = _run("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use", reasoning="toolparse_qwen3")
     assert got == ["toolparse_hermes", "toolparse_qwen3"]
+
+
+def test_auto_infers_a_template_no_registered_format_reads(tmp_path):
+    text = (TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
+    path = tmp_path / "renamed.jinja"
+    path.write_text(
+        text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
+    )
+    proc = run_startup(_BODY, "/nonexistent/local-model", str(path), "toolparse_qwen3")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got[0].startswith("toolparse_inferred-") and got[1] == "toolparse_qwen3", got
+    assert "inferred from its chat template" in proc.stderr

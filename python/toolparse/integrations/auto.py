@@ -6,9 +6,12 @@ tokens) and logs one line::
 
     toolparse: <model> writes <format> (+ <reasoning>; think block opened by the prompt: yes/no)
 
-When detection finds no format, or the tokenizer has no Jinja template, it falls back to
-:func:`toolparse.format_for_model` for the model's id; when that is unknown too it raises a
-ValueError naming what to pass instead. It never picks a parser silently.
+When the template renders calls no registered format reads, it infers a format from the template
+(:func:`toolparse.infer_format`, proved on the template's renders) and registers it, as
+``inferred-<hash of the template>``; the log line says "inferred". When neither works, or the
+tokenizer has no Jinja template, it falls back to :func:`toolparse.format_for_model` for the
+model's id; when that is unknown too it raises a ValueError naming what to pass instead. It never
+picks a parser silently.
 
 This module imports nothing from the servers.
 """
@@ -131,6 +134,11 @@ def _detect(template: Optional[str], bos: Any, eos: Any, model: str) -> Resolved
                     detection,
                 )
             why = detection.reason or "no format found"
+            if detection.reason == _UNREAD:
+                inferred = _infer(template, bos, eos, model)
+                if isinstance(inferred, Resolved):
+                    return inferred
+                why = f"{why}; {inferred}"
     fallback = _spec.format_for_model(model) if model else None
     how = f"{why}; " + (
         f"format_for_model({model!r})"
@@ -138,6 +146,30 @@ def _detect(template: Optional[str], bos: Any, eos: Any, model: str) -> Resolved
         else "pass --tool-call-parser toolparse_<format> (see `toolparse formats`)"
     )
     return Resolved(model or "the model", fallback, None, None, how, detection)
+
+
+_UNREAD = "no registered format reads the rendered calls back"
+
+
+def _infer(template: str, bos: Any, eos: Any, model: str) -> Any:
+    """The inferred format, registered (a :class:`Resolved`), or why inference failed."""
+    from toolparse.infer import infer_format
+    from toolparse.register import register_format
+
+    name = "inferred-" + hashlib.sha256(template.encode()).hexdigest()[:12]
+    try:
+        doc = infer_format(template, name=name, bos_token=bos, eos_token=eos)
+        register_format(doc, replace=True)
+    except (ValueError, TypeError) as e:
+        return f"inference failed: {e}"
+    r = doc.get("reasoning")
+    return Resolved(
+        model or "the model",
+        name,
+        name if r else None,
+        bool(r["started"]) if r else None,
+        f"inferred from its chat template ({doc['spec']['family']} family)",
+    )
 
 
 def resolve_tokenizer(tokenizer: Any, where: str = "") -> Resolved:

@@ -1,0 +1,324 @@
+"""A format file inferred from a chat template: :func:`infer_format`.
+
+The probe conversations of :mod:`toolparse.probes` (random names, parameters and values) are
+rendered with the template; each call's payload (its name, argument keys and values) is found in
+the renders, and the text between payloads is the marker text a family's fitter splits into that
+family's fields (``fit_json``, ``fit_xml``). The registered formats are not consulted: every
+marker comes from the renders. A fitted spec is then proved in a child process (``proof``): every
+probe render, and the held-out probes' (three calls, nested values, unicode, a value that looks
+like a marker), must parse back exactly on both backends, whole and streamed under random splits.
+The first family whose spec proves is returned; when none does, ValueError says, per family, what
+did not fit or round-trip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .. import probes as _probes
+from .fit_gemma import fit_functiongemma
+from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
+from .fit_pythonic import fit_pythonic
+from .fit_xml import fit_xml_params
+from .locate import NoFit, Turn, split_ws
+
+__all__ = ["FAMILIES", "infer_format"]
+
+#: The families inference fills, in the order they are tried.
+FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
+    ("tagged_json", fit_tagged_json),
+    ("xml_params", fit_xml_params),
+    ("named_json", fit_named_json),
+    ("llama3_json", fit_llama3_json),
+    ("pythonic", fit_pythonic),
+    ("functiongemma", fit_functiongemma),
+)
+
+_Rendered = List[Tuple[_probes.Probe, Any]]
+
+
+def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
+    """The think block's start and end markers and whether the prompt opens it, from the
+    "reasoning then a call" render ("", "", False: the template shows no reasoning)."""
+    prompt = rendered[0][1].prompt
+    for probe, turn in rendered:
+        if not probe.reasoning or probe.reasoning not in turn.text:
+            continue
+        at = turn.text.find(probe.reasoning)
+        before = split_ws(turn.text[:at])
+        after = split_ws(turn.text[at + len(probe.reasoning) :])
+        if not after:
+            raise NoFit("nothing closes the reasoning")
+        end = after[0]
+        if before:
+            start = before[-1]
+        else:
+            opened = split_ws(prompt)
+            if not opened:
+                raise NoFit("nothing opens the reasoning")
+            start = opened[-1]
+        started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
+        return start, end, started
+    # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
+    # "<think>\n"): the output starts inside that block, which its closing tag ends
+    opened = split_ws(prompt)
+    tag = re.fullmatch(r"<([A-Za-z_][\w:.-]*)>", opened[-1]) if opened else None
+    if tag and not any(opened[-1] in t.text for _, t in rendered):
+        return opened[-1], f"</{tag.group(1)}>", True
+    return "", "", False
+
+
+def _strip_block(text: str, start: str, end: str, started: bool) -> str:
+    """``text`` without a think block at its start."""
+    if not end:
+        return text
+    s = text.find(start) if start else -1
+    e = text.find(end)
+    if s >= 0 and not text[:s].strip() and e > s:
+        return text[e + len(end) :]
+    if started and e >= 0 and (s < 0 or e < s):
+        return text[e + len(end) :]
+    return text
+
+
+def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
+    """The probe's calls, or none when the render shows none of them (a template that drops the
+    calls of a turn with content writes only the content)."""
+    if probe.calls and not any(name in text for name, _ in probe.calls):
+        return ()
+    return probe.calls
+
+
+def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
+    out = []
+    for probe, turn in rendered:
+        text = _strip_block(turn.text, *block)
+        content = probe.content if probe.content and probe.content in text else ""
+        calls = _shown_calls(probe, text)
+        out.append(Turn(probe.name, text, content, calls, turn.arguments == "json"))
+    return out
+
+
+def _wrapper(turns: Sequence[Turn]) -> Tuple[str, str]:
+    """The markers a turn's content is wrapped in (Cohere's ``<|START_TEXT|>...<|END_TEXT|>``),
+    from the turn with content and no call; ("", "") when the content stands bare, (start, "")
+    when only a start is written (the end is the turn's stop token, cut)."""
+    for turn in turns:
+        if turn.calls or not turn.content:
+            continue
+        at = turn.text.find(turn.content)
+        before = split_ws(turn.text[:at])
+        after = split_ws(turn.text[at + len(turn.content) :])
+        if before:
+            return before[-1], after[0] if after else ""
+    return "", ""
+
+
+def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
+    out = json.loads(json.dumps(spec))
+    if wrapper[1]:
+        out["markers"]["text_start"], out["markers"]["text_end"] = wrapper
+    else:  # a start marker alone: markup dropped from the content
+        out["dropped"] = [wrapper[0]]
+    return out
+
+
+def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
+    start, end, started = block
+    out = []
+    for probe, turn in rendered:
+        text = turn.text
+        content = probe.content if probe.content and probe.content in text else ""
+        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+        if not end:
+            mode: Optional[bool] = None
+        else:
+            # a turn whose render lacks the end of the block the prompt opened reads as starting
+            # outside it: templates leave an empty block out of the history
+            mode = started and end in text
+        calls = _shown_calls(probe, text)
+        out.append([text, [list(c) for c in calls], content, reasoning, mode])
+    return out
+
+
+def _probe_strings(rendered: _Rendered) -> List[str]:
+    words: List[str] = []
+    for probe, _ in rendered:
+        for name, args in probe.calls:
+            words.append(name)
+            for k, v in args.items():
+                words.append(k)
+                if isinstance(v, str):
+                    words.extend(v.split())
+        for text in (probe.content, probe.reasoning):
+            words.extend(w.strip(".").lower() for w in (text or "").split())
+    # five letters at least: a shorter random word may be part of a marker by chance
+    return [w for w in words if len(w) >= 5]
+
+
+def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: List[str]) -> str:
+    kept = list(spec["markers"].values()) + [spec["call"].get("name_prefix") or ""]
+    if reasoning:
+        kept += [reasoning["start"], reasoning["end"]]
+    for marker in kept:
+        for w in words:
+            if w in marker.lower():
+                return f"the marker {marker!r} holds the probe text {w!r}"
+    return ""
+
+
+def _special(markers: Dict[str, str]) -> List[str]:
+    """The markers that read as special tokens (``<|...|>``, ``<｜...｜>``, ``[UPPER]``)."""
+    out = []
+    for m in markers.values():
+        if (m.startswith("<|") and m.endswith("|>")) or (m.startswith("<｜") and m.endswith("｜>")):
+            out.append(m)
+        elif m.startswith("[") and m.endswith("]") and m[1:-1].replace("_", "").isupper():
+            out.append(m)
+    return sorted(set(out))
+
+
+def _document(
+    name: str,
+    spec: Dict[str, Any],
+    block: Tuple[str, str, bool],
+    rendered: _Rendered,
+) -> Dict[str, Any]:
+    spec = {"name": name, **spec, "aliases": [], "models": []}
+    special = _special(spec["markers"])
+    if special:
+        spec["special_tokens"] = special
+        spec["keep_special_tokens"] = "always"
+    samples = [t.text for p, t in rendered if p.calls and t.text.strip()]
+    no_call = [t.text for p, t in rendered if not p.calls and t.text.strip()]
+    doc: Dict[str, Any] = {
+        "spec": spec,
+        "samples": samples,
+        "notes": "Inferred by toolparse.infer_format from the chat template's renders.",
+    }
+    if no_call:
+        doc["cases"] = {"no_call": no_call}
+    start, end, started = block
+    if end:
+        doc["reasoning"] = {
+            "name": name,
+            "aliases": [],
+            "start": start,
+            "end": end,
+            "started": started,
+            "unclosed": "reasoning",
+            "call_ends_block": True,
+            "call_starts": [spec["grammar"]["trigger"] or ""],
+        }
+        if not doc["reasoning"]["call_starts"][0]:
+            doc["reasoning"]["call_starts"] = []
+    return doc
+
+
+def _prove(docs: List[Dict[str, Any]], tools: Any, checks: List[Any], seed: int) -> List[str]:
+    """Each document's proof failure ("" where it proves), from the child process."""
+    if not docs:
+        return []
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    request = json.dumps({"docs": docs, "tools": tools, "checks": checks, "seed": seed})
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolparse.infer.proof"],
+            input=request,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return ["the proof took more than 300 s"] * len(docs)
+    if done.returncode != 0:
+        err = done.stderr.strip().splitlines()[-1:] or ["no output"]
+        return [f"the proof process failed: {err[0]}"] * len(docs)
+    answers: List[str] = json.loads(done.stdout)
+    return answers
+
+
+def infer_format(
+    chat_template: str,
+    *,
+    name: str,
+    bos_token: Any = "",
+    eos_token: Any = "",
+    seed: Optional[int] = None,
+) -> Dict[str, Any]:
+    """A whole format file (a dict :func:`toolparse.register_format` accepts) for a chat template's
+    tool calls, in one of the families in :data:`FAMILIES`, its markers taken from the template's
+    renders of random probe conversations, and proved: every probe render (and held-out ones the
+    fit did not see) parses back exactly on both backends, whole and streamed under random splits.
+
+    ``name``: the format's name (and its reasoning entry's, when the template shows a think block).
+    ``bos_token``/``eos_token``: strings or ``AddedToken`` dicts. ``seed``: repeatable probes.
+
+    Raises ValueError for a template that is not valid Jinja, raises on a plain conversation,
+    ignores the tools, renders no call, or whose calls no family reproduces (the message names
+    what did not fit or round-trip, per family).
+    """
+    from ..spec_types import NAME
+
+    if not isinstance(chat_template, str):
+        raise TypeError("chat_template must be a string")
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ValueError(f"name {name!r} is not a format name (lower case, digits, '_', '.', '-')")
+    rng = random.Random(seed)
+    proof_seed = rng.randrange(2**31)
+    common: Dict[str, Any] = dict(
+        bos_token=bos_token, eos_token=eos_token, enable_thinking=True, thinking=True
+    )
+    tools, rendered, _, refused = _probes.render_probes(chat_template, rng, common)
+    if refused:
+        raise ValueError(f"cannot infer a format: {refused}")
+    if not any(n in t.text for p, t in rendered for n, _ in p.calls):
+        raise ValueError("cannot infer a format: the template renders no call in an assistant turn")
+    try:
+        block = _reasoning(rendered)
+    except NoFit as e:
+        raise ValueError(f"cannot infer a format: the think block: {e}") from None
+    turns = _turns(rendered, block)
+    wrapper = _wrapper(turns)
+    words = _probe_strings(rendered)
+    reasons: List[str] = []
+    fitted: List[Tuple[str, Dict[str, Any]]] = []
+    for family, fit in FAMILIES:
+        try:
+            specs = fit(turns)
+        except NoFit as e:
+            reasons.append(f"{family}: {e}")
+            continue
+        specs = specs if isinstance(specs, list) else [specs]
+        if wrapper[0] and family == "tagged_json":
+            specs = [_wrapped(s, wrapper) for s in specs] + specs
+        for spec in specs:
+            doc = _document(name, spec, block, rendered)
+            leak = _leaks(doc["spec"], doc.get("reasoning"), words)
+            if leak:
+                reasons.append(f"{family}: {leak}")
+                break
+            fitted.append((family, doc))
+    if fitted:
+        more_tools, held = _probes.held_out_probes(rng, tools, ())
+        held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
+        checks = _checks(rendered, block)
+        held_checks = _checks(held_rendered, block)
+        answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
+        held_answers = _prove([d for _, d in fitted], more_tools, held_checks, proof_seed)
+        failed: Dict[str, str] = {}
+        for (family, doc), a, b in zip(fitted, answers, held_answers):
+            if not a and not b:
+                return doc
+            failed[family] = a or "held-out probes: " + b  # the last variant tried
+        reasons.extend(f"{family}: {why}" for family, why in failed.items())
+    raise ValueError("no family reproduces the template's calls: " + "; ".join(reasons))

@@ -1,0 +1,199 @@
+"""The probe conversations detection and inference render with a chat template.
+
+Tools and probe turns have random names, parameters and values (from a seeded
+:class:`random.Random`), so nothing in a render is mistaken for a marker. :func:`render_probes`
+renders each probe's assistant turn with :func:`toolparse.chat_template.render_assistant` (in its
+bounded worker process): strictly, the turn being the render past the generation prompt, or,
+where the generation prompt pre-fills text the turn does not write, past the prefix both share,
+backed off to a boundary (``prefix="boundary"``, with the registered reasoning formats' think
+markers as the blocks a turn may reopen: they only place the turn's start, they are never kept).
+
+The base probes (:func:`probes`): a turn with content and no call, one call, two calls, content
+then a call, reasoning then a call, and a call with no arguments. :func:`held_out_probes` adds
+turns inference does not fit from and checks a spec on: three calls, nested object and array
+values, unicode, and a string value that looks like a marker.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import spec as _spec
+
+__all__ = ["FATAL", "Probe", "held_out_probes", "is_fatal", "probes", "render", "render_probes"]
+
+#: Errors from the renderer that are about the template as a whole, not one probe.
+FATAL = (
+    "invalid chat template",
+    "took more than",
+    "too much memory",
+    "wrote more than",
+    "recursed too deeply",
+    "render process failed",
+    "bad answer from the render process",
+)
+
+NO_TOOLS = "the template does not render tools"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One assistant turn: its content, reasoning and calls ((name, arguments) pairs)."""
+
+    name: str
+    content: Optional[str]
+    reasoning: Optional[str]
+    calls: Tuple[Tuple[str, Dict[str, Any]], ...]
+
+
+def _word(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.ascii_lowercase) for _ in range(n))
+
+
+def _tool(name: str, props: Dict[str, Any], required: List[str]) -> Dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {"type": "object", "properties": props, "required": required},
+        },
+    }
+
+
+def probes(rng: random.Random) -> Tuple[List[Dict[str, Any]], List[Probe]]:
+    """Three tools with random names and parameters, and the six probe turns using them."""
+    f1, f2, f3 = (f"{_word(rng, 5)}_{_word(rng, 6)}" for _ in range(3))
+    p1, p2, p3 = (_word(rng, 7) for _ in range(3))
+    tools = [
+        _tool(f1, {p1: {"type": "string"}, p2: {"type": "integer"}}, [p1]),
+        _tool(f2, {p3: {"type": "string"}}, [p3]),
+        _tool(f3, {}, []),
+    ]
+
+    def text() -> str:
+        return " ".join(_word(rng, rng.randint(3, 8)) for _ in range(4)).capitalize() + "."
+
+    def args1() -> Dict[str, Any]:
+        return {p1: f"{_word(rng, 5)} {_word(rng, 4)}", p2: rng.randint(10, 999)}
+
+    turns = [
+        Probe("no call", text(), None, ()),
+        Probe("one call", None, None, ((f1, args1()),)),
+        Probe("two calls", None, None, ((f1, args1()), (f2, {p3: _word(rng, 6)}))),
+        Probe("content then a call", text(), None, ((f2, {p3: _word(rng, 6)}),)),
+        Probe("reasoning then a call", None, text(), ((f1, args1()),)),
+        Probe("no arguments", None, None, ((f3, {}),)),
+    ]
+    return tools, turns
+
+
+def held_out_probes(
+    rng: random.Random, tools: List[Dict[str, Any]], markers: Tuple[str, ...] = ()
+) -> Tuple[List[Dict[str, Any]], List[Probe]]:
+    """More tools and turns, for checking a spec on renders it was not fitted from: three calls,
+    nested object and array values, unicode text and values, and a string value that holds
+    ``markers`` (text that looks like a marker; ``<tool_call>`` when none is given)."""
+    f1 = tools[0]["function"]["name"]
+    p1, p2 = list(tools[0]["function"]["parameters"]["properties"])
+    f2 = tools[1]["function"]["name"]
+    (p3,) = list(tools[1]["function"]["parameters"]["properties"])
+    f4 = f"{_word(rng, 5)}_{_word(rng, 6)}"
+    q1, q2, q3 = (_word(rng, 7) for _ in range(3))
+    more = [
+        *tools,
+        _tool(
+            f4,
+            {q1: {"type": "object"}, q2: {"type": "array", "items": {"type": "integer"}}},
+            [q1],
+        ),
+        _tool(_word(rng, 8), {q3: {"type": "boolean"}}, []),
+    ]
+    look = " ".join(markers[:3]) if markers else "<tool_call>"
+    nested = {q1: {_word(rng, 4): _word(rng, 5), _word(rng, 4): [1, 2]}, q2: [3, 5, 8]}
+    turns = [
+        Probe(
+            "three calls",
+            None,
+            None,
+            (
+                (f1, {p1: _word(rng, 6), p2: rng.randint(10, 99)}),
+                (f2, {p3: _word(rng, 6)}),
+                (f1, {p1: _word(rng, 6), p2: rng.randint(10, 99)}),
+            ),
+        ),
+        Probe("nested values", None, None, ((f4, nested),)),
+        Probe("unicode", "Voilà, 東京 🚀.", None, ((f2, {p3: f"{_word(rng, 4)} — 東京 é"}),)),
+        Probe("marker-like value", None, None, ((f2, {p3: f"see {look} here"}),)),
+    ]
+    return more, turns
+
+
+def is_fatal(e: ValueError) -> bool:
+    """Whether a render error is about the template as a whole (not one probe)."""
+    return any(s in str(e) for s in FATAL)
+
+
+def _blocks() -> Tuple[Tuple[str, str], ...]:
+    return tuple((r.start, r.end) for r in _spec.REASONING.values() if r.start)
+
+
+def render(template: str, probe: Probe, tools: Any, common: Dict[str, Any]) -> Any:
+    """One probe's assistant turn (a :class:`toolparse.chat_template.RenderedTurn`): strictly
+    past the generation prompt, else past the shared prefix backed off to a boundary."""
+    from .chat_template import render_assistant
+
+    calls = [{"function": {"name": n, "arguments": a}} for n, a in probe.calls]
+    kwargs = dict(
+        content=probe.content, reasoning=probe.reasoning, tool_calls=calls, tools=tools, **common
+    )
+    try:
+        return render_assistant(template, **kwargs)
+    except ValueError as e:
+        if is_fatal(e):
+            raise
+    # the generation prompt pre-fills text the turn does not write (an opened think block the
+    # history form leaves out): the turn is what follows the prefix both renders share
+    return render_assistant(template, prefix="boundary", blocks=_blocks(), **kwargs)
+
+
+def render_all(
+    template: str, tools: Any, turns: List[Probe], common: Dict[str, Any], first_fatal: bool
+) -> Tuple[List[Tuple[Probe, Any]], List[Tuple[str, str]]]:
+    """Each turn rendered, or skipped with the reason (the template refused it: two calls in a
+    one-call template). A fatal error raises; so does any error of the first turn when
+    ``first_fatal``."""
+    rendered: List[Tuple[Probe, Any]] = []
+    skipped: List[Tuple[str, str]] = []
+    for i, probe in enumerate(turns):
+        try:
+            rendered.append((probe, render(template, probe, tools, common)))
+        except ValueError as e:
+            if (first_fatal and i == 0) or is_fatal(e):
+                raise
+            skipped.append((probe.name, str(e)))
+    return rendered, skipped
+
+
+def render_probes(
+    template: str, rng: random.Random, common: Dict[str, Any]
+) -> Tuple[Any, List[Tuple[Probe, Any]], List[Tuple[str, str]], str]:
+    """The tools, the rendered probes, the skipped ones, and "" or :data:`NO_TOOLS` when the
+    prompt is the same without the tools."""
+    from .chat_template import render_bounded
+
+    tools, turns = probes(rng)
+    rendered, skipped = render_all(template, tools, turns, common, True)
+    # does the template show the tools at all? the first probe's prompt with and without them
+    history = [{"role": "user", "content": "What is the weather in Paris?"}]
+    try:
+        shown = rendered[0][1].prompt != render_bounded(
+            template, history, add_generation_prompt=True, **common
+        )
+    except ValueError as e:  # a template that needs its tools (iterates them unchecked)
+        if is_fatal(e):
+            raise
+        shown = True
+    return tools, rendered, skipped, "" if shown else NO_TOOLS

@@ -1,0 +1,597 @@
+"""infer_format: which family each vendored llama.cpp chat template is inferred in, or why it is
+refused; inferred specs proved on renders they were not built from, on both backends; renamed-marker
+templates no registered format reads; bad input; the CLI; docs/infer.md's table.
+
+Inferring all 70 templates takes a few minutes on one core: the full table runs under
+``-m exhaustive``; the default run takes a sample of it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+pytest.importorskip("jinja2")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from toolparse import detect_format, infer_format  # noqa: E402
+from toolparse import probes as _probes  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+TEMPLATES = Path(__file__).parent / "fixtures" / "templates" / "llama.cpp"
+sys.path.insert(0, str(Path(__file__).parent))
+from test_detect import EXPECTED, OUT, RAISES  # noqa: E402
+
+# template -> the family its calls are inferred in (written from the wire format each template
+# writes, as tests/test_detect.py's table names it)
+INFERRED = {
+    "Apertus-8B-Instruct": "tagged_json",
+    "Bielik-11B-v3.0-Instruct": "tagged_json",
+    "ByteDance-Seed-OSS": "xml_params",
+    "Cohere2MoE": "tagged_json",
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": "tagged_json",
+    "GLM-4.6": "xml_params",
+    "GLM-4.7-Flash": "xml_params",
+    "Kimi-K2-Instruct": "named_json",
+    "Kimi-K2-Thinking": "named_json",
+    "LFM2.5-8B-A1B": "pythonic",
+    "MiMo-VL": "tagged_json",
+    "MiniMax-M2": "xml_params",
+    "Mistral-Small-3.2-24B-Instruct-2506": "tagged_json",
+    "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "xml_params",
+    "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": "tagged_json",
+    "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": "tagged_json",
+    "Qwen-QwQ-32B": "tagged_json",
+    "Qwen-Qwen2.5-7B-Instruct": "tagged_json",
+    "Qwen-Qwen3-0.6B": "tagged_json",
+    "Qwen3-Coder": "xml_params",
+    "Qwen3.5-4B": "xml_params",
+    "Reka-Edge": "tagged_json",
+    "Spark2.5": "xml_params",
+    "StepFun3.5-Flash": "xml_params",
+    "deepseek-ai-DeepSeek-V3.2": "xml_params",
+    "deepseek-ai-DeepSeek-V4": "xml_params",
+    "deepseek-ai-DeepSeek-V4-Flash-0731": "xml_params",
+    "google-gemma-4-31B-it": "functiongemma",
+    "google-gemma-4-31B-it-interleaved": "functiongemma",
+    "ibm-granite-granite-4.0": "tagged_json",
+    "ibm-granite-granite-4.1": "tagged_json",
+    "inclusionai-ling-3.0-flash": "xml_params",
+    "llama-cpp-deepseek-r1": "named_json",
+    "mistralai-Ministral-3-14B-Reasoning-2512": "tagged_json",
+    "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
+    "moonshotai-Kimi-K2": "named_json",
+    "openbmb-MiniCPM5-1B": "xml_params",
+    "poolside-Laguna-S-2.1": "xml_params",
+    "poolside-Laguna-XS-2.1": "xml_params",
+    "poolside-Laguna-XS.2": "xml_params",
+    "unsloth-Apriel-1.5": "tagged_json",
+    "unsloth-mistral-Devstral-Small-2507": "tagged_json",
+}
+
+NO_TOOLS = "the template does not render tools"
+NO_CALL = "the template renders no call in an assistant turn"
+NO_FAMILY = "no family reproduces the template's calls"
+
+# template -> (what the ValueError says, why the template is refused)
+REFUSED: Dict[str, Tuple[str, str]] = {
+    "HuggingFaceTB-SmolLM3-3B": (NO_TOOLS, "out: tools only through xml_tools"),
+    "deepseek-ai-DeepSeek-R1-Distill-Llama-8B": (NO_TOOLS, "out: no tool syntax"),
+    "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B": (NO_TOOLS, "out: no tool syntax"),
+    "deepseek-ai-DeepSeek-V3.1": (NO_TOOLS, "out: tools are the caller's system prompt"),
+    "google-gemma-2-2b-it": (NO_TOOLS, "out: no tool syntax"),
+    "llama-cpp-rwkv-world": (NO_TOOLS, "out: no tool syntax"),
+    "microsoft-Phi-3.5-mini-instruct": (NO_TOOLS, "out: no tool syntax"),
+    "LFM2-8B-A1B": (NO_CALL, "out: past calls are not rendered"),
+    "LFM2.5-Instruct": (NO_CALL, "out: past calls are not rendered"),
+    "ibm-granite-granite-3.3-2B-Instruct": (NO_CALL, "out: past calls are not rendered"),
+    "fireworks-ai-llama-3-firefunction-v2": (
+        "'functions' is undefined",
+        "out: the template needs a `functions` variable",
+    ),
+    "meta-llama-Llama-3.1-8B-Instruct": (
+        "llama3_json family needs a call-start marker",
+        "bare JSON objects: llama3_json needs a call-start marker no render shows",
+    ),
+    "meta-llama-Llama-3.2-3B-Instruct": (
+        "llama3_json family needs a call-start marker",
+        "bare JSON objects: llama3_json needs a call-start marker no render shows",
+    ),
+    "meta-llama-Llama-3.3-70B-Instruct": (
+        "llama3_json family needs a call-start marker",
+        "bare JSON objects: llama3_json needs a call-start marker no render shows",
+    ),
+    "Apriel-1.6-15b-Thinker-fixed": (
+        NO_FAMILY,
+        "content wrapped in [BEGIN FINAL RESPONSE] (text_start) is not fitted",
+    ),
+    "CohereForAI-c4ai-command-r-plus-tool_use": (
+        NO_FAMILY,
+        "Action: json block after a turn token; no family reads it",
+    ),
+    "GigaChat3-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
+    "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
+    "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
+    "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
+    "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
+    "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
+    "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
+    "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
+    "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
+    "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
+    "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
+    "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
+}
+
+#: the templates that render tool calls (the rest are out: no tools, no rendered call, raises)
+RENDER_CALLS = sorted(
+    n for n in set(INFERRED) | set(REFUSED) if not REFUSED.get(n, ("", "x"))[1].startswith("out:")
+)
+
+SAMPLE = [
+    "Qwen-Qwen3-0.6B",
+    "GLM-4.7-Flash",
+    "moonshotai-Kimi-K2",
+    "LFM2.5-8B-A1B",
+    "google-gemma-2-2b-it",
+]
+
+
+def _text(name: str) -> str:
+    return (TEMPLATES / f"{name}.jinja").read_text()
+
+
+def _infer(name: str, template: Optional[str] = None, seed: int = 7) -> Dict[str, Any]:
+    return infer_format(
+        template if template is not None else _text(name),
+        name="inferred-test",
+        bos_token="<s>",
+        eos_token="</s>",
+        seed=seed,
+    )
+
+
+# ---- reading texts with an inferred format, in a child process (the registry stays clean) ----
+
+_CHILD = r"""
+import json, sys
+from toolparse import register_format
+from toolparse.parser import ToolParser
+req = json.load(sys.stdin)
+doc = req["doc"]
+name = register_format(doc)
+rsn = doc.get("reasoning", {}).get("name")
+out = []
+for text, mode, tools in req["texts"]:
+    row = []
+    for backend in ("rust", "python"):
+        p = ToolParser(name, tools=tools, backend=backend,
+                       reasoning=rsn if mode is not None else None, reasoning_started=mode)
+        got = p.extract_tool_calls(text)
+        calls = [[c.function.name, json.loads(c.function.arguments or "{}")]
+                 for c in got.tool_calls]
+        row.append([calls, (got.content or "").strip(), (got.reasoning or "").strip()])
+    out.append(row)
+json.dump(out, sys.stdout)
+"""
+
+
+def _read_with(doc: Dict[str, Any], texts: List[Tuple[str, Optional[bool], Any]]) -> List[Any]:
+    """Each text read by ``doc`` on both backends: [[calls, content, reasoning] per backend]."""
+    env = {"PYTHONPATH": str(ROOT / "python")}
+    import os
+
+    env = {**os.environ, **env}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=json.dumps({"doc": doc, "texts": texts}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def _fresh_renders(
+    name: str, doc: Dict[str, Any], seed: int
+) -> List[Tuple[Any, Any, Optional[bool]]]:
+    """Probe and held-out renders of ``name`` with other random names than the fit's."""
+    rng = random.Random(seed)
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    tools, rendered, _, _ = _probes.render_probes(_text(name), rng, common)
+    more, held = _probes.held_out_probes(rng, tools)
+    held_rendered, _ = _probes.render_all(_text(name), more, held, common, False)
+    r = doc.get("reasoning")
+    out = []
+    for group_tools, group in ((tools, rendered), (more, held_rendered)):
+        for probe, turn in group:
+            mode = None
+            if r:
+                mode = bool(r["started"] and r["end"] in turn.text)
+            out.append((probe, turn.text, mode, group_tools))
+    return out
+
+
+def _check_inferred(name: str) -> None:
+    doc = _infer(name)
+    assert doc["spec"]["family"] == INFERRED[name], (name, doc["spec"])
+    assert doc["spec"]["name"] == "inferred-test"
+    rows = _fresh_renders(name, doc, seed=123)
+    got = _read_with(doc, [(text, mode, tools) for _, text, mode, tools in rows])
+    for (probe, text, _, _), per_backend in zip(rows, got):
+        # a template that drops the calls of a turn with content shows none of them
+        shown = any(n in text for n, _ in probe.calls)
+        want_calls = [[n, a] for n, a in probe.calls] if shown else []
+        want_content = probe.content.strip() if probe.content and probe.content in text else ""
+        want_reasoning = (
+            probe.reasoning.strip() if probe.reasoning and probe.reasoning in text else ""
+        )
+        for calls, content, reasoning in per_backend:
+            assert calls == want_calls, (name, probe.name, text)
+            assert content == want_content, (name, probe.name, text)
+            assert reasoning == want_reasoning, (name, probe.name, text)
+
+
+def _check(name: str) -> None:
+    if name in INFERRED:
+        _check_inferred(name)
+        return
+    match = REFUSED[name][0]
+    with pytest.raises(ValueError, match=re.escape(match)):
+        _infer(name)
+
+
+def test_table_covers_every_vendored_template():
+    names = {p.stem for p in TEMPLATES.glob("*.jinja")}
+    assert names == set(INFERRED) | set(REFUSED)
+    assert not set(INFERRED) & set(REFUSED)
+    # the out-of-scope rows are detect's: no tools, no rendered call, the template raises
+    out = {n for n, (_, why) in REFUSED.items() if why.startswith("out:")}
+    assert out == set(OUT) - {
+        n for n, (r, _) in OUT.items() if r.startswith("no registered")
+    } | set(RAISES)
+
+
+@pytest.mark.parametrize("name", SAMPLE)
+def test_sample(name):
+    _check(name)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", sorted(set(INFERRED) | set(REFUSED)))
+def test_every_template(name):
+    _check(name)
+
+
+def test_counts():
+    inferred = [n for n in RENDER_CALLS if n in INFERRED]
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 42
+
+
+# ---- the inferred spec reads the registered format's samples and kit cases the same way ----
+
+#: templates whose detected format is checked against the inferred spec (default run; all under
+#: exhaustive)
+CROSS_SAMPLE = ["Qwen-Qwen3-0.6B", "Qwen3-Coder", "moonshotai-Kimi-K2"]
+
+
+#: template -> (a regex of the registered format's texts the inferred spec reads otherwise, why):
+#: forms the registered parser also reads but the template never writes
+CROSS_DIFFERS = {
+    "mistralai-Ministral-3-14B-Reasoning-2512": (r"\[CALL_ID\]", "the template writes no call id"),
+    "unsloth-mistral-Devstral-Small-2507": (r"\[CALL_ID\]", "the template writes no call id"),
+    "mistralai-Mistral-Nemo-Instruct-2407": (
+        r"\[TOOL_CALLS\](?!\[)",
+        "the template writes a list after [TOOL_CALLS], never a name",
+    ),
+    "unsloth-Apriel-1.5": (r"\[BEGIN FINAL RESPONSE\]", "the template writes no response wrapper"),
+    "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
+        r"<\|END_RESPONSE\|>",
+        "the template's turn ends at <|END_RESPONSE|>, the stop token, so no render shows it",
+    ),
+    "ByteDance-Seed-OSS": (
+        r"<parameter=[^>]*>\n",
+        "the template writes values inline; the registered format drops a newline around them",
+    ),
+}
+
+
+def _cross(name: str) -> None:
+    from toolparse import get_parser
+    from toolparse.spec import get_spec
+    from toolparse.testing.patterns import cases
+
+    fmt = EXPECTED[name][0]
+    doc = _infer(name)
+    spec = get_spec(fmt)
+    texts = list(spec.samples) + [c.model_output for c in cases(fmt) if c.kind == "well_formed"]
+    if name in CROSS_DIFFERS:
+        skip = re.compile(CROSS_DIFFERS[name][0])
+        assert any(skip.search(t) for t in texts)
+        texts = [t for t in texts if not skip.search(t)]
+    assert texts
+    got = _read_with(doc, [(t, None, None) for t in texts])
+    parser = get_parser(fmt)
+    for text, per_backend in zip(texts, got):
+        ref = parser.extract_tool_calls(text)
+        want = [[c.function.name, json.loads(c.function.arguments or "{}")] for c in ref.tool_calls]
+        for calls, content, _ in per_backend:
+            assert calls == want, (name, fmt, text)
+            assert content == (ref.content or "").strip(), (name, fmt, text)
+
+
+@pytest.mark.parametrize("name", CROSS_SAMPLE)
+def test_inferred_reads_the_registered_format(name):
+    _cross(name)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("name", sorted(set(INFERRED) & set(EXPECTED)))
+def test_every_inferred_reads_the_registered_format(name):
+    _cross(name)
+
+
+# ---- synthetic templates: markers renamed, no registered format reads them ----
+
+RENAMED = {
+    "tagged_json": (
+        "Qwen-Qwen2.5-7B-Instruct",
+        [("<tool_call>", "<invoke_x>"), ("</tool_call>", "</invoke_x>")],
+    ),
+    "xml_params": (
+        "Qwen3-Coder",
+        [
+            ("<tool_call>", "<act>"),
+            ("</tool_call>", "</act>"),
+            ("<function=", "<fn:"),
+            ("</function>", "</fn>"),
+        ],
+    ),
+    "named_json": (
+        "moonshotai-Kimi-K2",
+        [("<|tool_calls_section_begin|>", "<|acts|>"), ("<|tool_calls_section_end|>", "<|/acts|>")],
+    ),
+    "functiongemma": (
+        "google-gemma-4-31B-it",
+        [("<|tool_call>", "<|act>"), ("<tool_call|>", "<act|>")],
+    ),
+    "pythonic": (
+        "LFM2.5-8B-A1B",
+        [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
+    ),
+}
+
+
+@pytest.mark.parametrize("family", sorted(RENAMED))
+def test_renamed_markers_are_inferred(family):
+    source, renames = RENAMED[family]
+    text = _text(source)
+    for old, new in renames:
+        assert old in text
+        text = text.replace(old, new)
+    detected = detect_format(text, seed=5)
+    assert detected.format is None and detected.reason, detected
+    doc = _infer(source, template=text)
+    assert doc["spec"]["family"] == family
+    kept = list(doc["spec"]["markers"].values())
+    for _, new in renames:
+        assert any(new in m for m in kept) or family == "xml_params", (new, kept)
+    # the renamed markers are the ones kept, not the registered format's
+    for old, _ in renames:
+        assert old not in kept
+
+
+# ---- bad input ----
+
+
+@pytest.mark.parametrize(
+    ("template", "match"),
+    [
+        ("{% for %}", "invalid chat template"),
+        ("{{ raise_exception('no') }}", "raised"),
+        ("{% for m in messages %}{{ m.content }}{% endfor %}", NO_TOOLS),
+    ],
+)
+def test_bad_templates(template, match):
+    with pytest.raises(ValueError, match=re.escape(match)):
+        infer_format(template, name="x")
+
+
+def test_unread_calls_are_refused_with_the_reason():
+    with pytest.raises(ValueError, match=NO_FAMILY) as e:
+        _infer("CohereForAI-c4ai-command-r-plus-tool_use")
+    for family in ("tagged_json", "xml_params", "named_json", "pythonic"):
+        assert f"{family}:" in str(e.value)
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError):
+        infer_format(None, name="x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a format name"):
+        infer_format(_text("Qwen-Qwen2.5-7B-Instruct"), name="Bad Name")
+
+
+def test_seed_repeats():
+    assert _infer("Qwen-Qwen2.5-7B-Instruct") == _infer("Qwen-Qwen2.5-7B-Instruct")
+
+
+def test_reasoning_entry():
+    doc = _infer("Qwen-Qwen3-0.6B")
+    r = doc["reasoning"]
+    assert (r["start"], r["end"], r["started"]) == ("<think>", "</think>", False)
+    assert r["name"] == "inferred-test"
+    assert "reasoning" not in _infer("Qwen-Qwen2.5-7B-Instruct")
+
+
+# ---- property: an inferred spec reads random splits of its renders as the whole ----
+
+_DOC: Dict[str, Any] = {}
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**31 - 1))
+def test_streaming_splits_property(seed):
+    from toolparse.infer.proof import check
+
+    if not _DOC:
+        _DOC.update(_infer("GLM-4.6"))
+    rows = _fresh_renders("GLM-4.6", _DOC, seed=seed % 1000)
+    checks = []
+    for probe, text, mode, _tools in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps(_prove(r['doc'],r['tools'],r['checks'],r['seed'])))"
+    )
+    import os
+
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"doc": _DOC, "tools": rows[0][3], "checks": checks, "seed": seed}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == "", done.stdout
+    assert callable(check)
+
+
+# ---- CLI ----
+
+
+def test_cli_infer(capsys):
+    from toolparse.cli import main
+
+    path = TEMPLATES / "Qwen3-Coder.jinja"
+    assert main(["infer", "--template", str(path), "--format-name", "qc", "--seed", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["spec"]["name"] == "qc" and doc["spec"]["family"] == "xml_params"
+    assert doc["samples"]
+
+
+def test_cli_infer_refused_and_bad(tmp_path, capsys):
+    from toolparse.cli import main
+
+    path = TEMPLATES / "google-gemma-2-2b-it.jinja"
+    assert main(["infer", "--template", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert NO_TOOLS in err and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "bad.jinja"
+    bad.write_text("{% if %}")
+    assert main(["infer", "--template", str(bad)]) == 1
+    assert "invalid chat template" in capsys.readouterr().err
+    assert main(["infer"]) == 2
+
+
+# ---- docs/infer.md's table ----
+
+
+def table() -> str:
+    """The markdown table of docs/infer.md: template, detected format, inferred family, or why
+    the template is refused."""
+    lines = ["| template | detected | inferred | refused: why |", "|---|---|---|---|"]
+    for name in sorted(set(INFERRED) | set(REFUSED)):
+        detected = EXPECTED[name][0] if name in EXPECTED else "-"
+        inferred = INFERRED.get(name, "-")
+        why = REFUSED[name][1] if name in REFUSED else ""
+        lines.append(f"| {name} | {detected} | {inferred} | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+def test_docs_table_is_current():
+    page = (ROOT / "docs" / "infer.md").read_text()
+    start = page.index("<!-- table -->\n") + len("<!-- table -->\n")
+    end = page.index("<!-- /table -->")
+    assert page[start:end] == table(), "regenerate: python tests/test_infer.py > table"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(table())
+
+
+# ---- toolparse_auto falls back to inference ----
+
+_AUTO = r"""
+import json, sys
+from toolparse.integrations import auto
+from toolparse.parser import ToolParser
+template = sys.stdin.read()
+found = auto.resolve(template, model="acme/unknown-model")
+p = ToolParser(found.format, backend="rust")
+got = p.extract_tool_calls('Hi <invoke_x>\n{"name": "f", "arguments": {"a": 1}}\n</invoke_x>')
+names = [c.function.name for c in got.tool_calls]
+print(json.dumps([found.line, found.format, names, got.content]))
+"""
+
+
+def test_auto_falls_back_to_inference():
+    import os
+
+    text = _text("Qwen-Qwen2.5-7B-Instruct")
+    text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
+    done = subprocess.run(
+        [sys.executable, "-c", _AUTO],
+        input=text,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    line, fmt, names, content = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "inferred" in line and fmt.startswith("inferred-")
+    assert names == ["f"] and content.strip() == "Hi"
+
+
+# ---- the guards: probe strings in markers, a spec that misreads a render ----
+
+
+def test_a_marker_holding_a_probe_string_is_refused():
+    from toolparse.infer import _leaks
+
+    spec = {"markers": {"call_start": "<call_kemubcrdlsb>"}, "call": {}}
+    assert "kemubcrdlsb" in _leaks(spec, None, ["kemubcrdlsb", "other"])
+    assert _leaks({"markers": {"call_start": "<tool_call>"}, "call": {}}, None, ["kemub"]) == ""
+
+
+def test_the_proof_fails_a_spec_that_misreads_the_renders():
+    import os
+
+    doc = _infer("Qwen-Qwen2.5-7B-Instruct")
+    rows = _fresh_renders("Qwen-Qwen2.5-7B-Instruct", doc, seed=9)
+    checks = []
+    for probe, text, mode, _ in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, "", mode])
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
+        " for d in r['docs']]))"
+    )
+    bad = json.loads(json.dumps(doc))
+    bad["spec"]["markers"]["call_end"] = "</tool_cal>"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"docs": [doc, bad], "tools": rows[0][3], "checks": checks}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    good, wrong = json.loads(done.stdout)
+    assert good == "" and "reads" in wrong
