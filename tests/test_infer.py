@@ -20,12 +20,16 @@ import pytest
 
 pytest.importorskip("jinja2")
 
+import toolparse  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from toolparse import detect_format, infer_format  # noqa: E402
 from toolparse import probes as _probes  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
+#: where the toolparse these tests import lives (the checkout's python/ in an editable install,
+#: site-packages in an installed wheel): the child processes import the same one
+PACKAGE_ROOT = str(Path(toolparse.__file__).resolve().parent.parent)
 TEMPLATES = Path(__file__).parent / "fixtures" / "templates" / "llama.cpp"
 sys.path.insert(0, str(Path(__file__).parent))
 from test_detect import EXPECTED, OUT, RAISES  # noqa: E402
@@ -186,7 +190,7 @@ json.dump(out, sys.stdout)
 
 def _read_with(doc: Dict[str, Any], texts: List[Tuple[str, Optional[bool], Any]]) -> List[Any]:
     """Each text read by ``doc`` on both backends: [[calls, content, reasoning] per backend]."""
-    env = {"PYTHONPATH": str(ROOT / "python")}
+    env = {"PYTHONPATH": PACKAGE_ROOT}
     import os
 
     env = {**os.environ, **env}
@@ -462,7 +466,7 @@ def test_streaming_splits_property(seed):
         input=json.dumps({"doc": _DOC, "tools": rows[0][3], "checks": checks, "seed": seed}),
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -548,7 +552,7 @@ def test_auto_falls_back_to_inference():
         input=text,
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -589,7 +593,7 @@ def test_the_proof_fails_a_spec_that_misreads_the_renders():
         input=json.dumps({"docs": [doc, bad], "tools": rows[0][3], "checks": checks}),
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
