@@ -70,6 +70,9 @@ INFERRED = {
     "ibm-granite-granite-4.1": "tagged_json",
     "inclusionai-ling-3.0-flash": "xml_params",
     "llama-cpp-deepseek-r1": "named_json",
+    "meta-llama-Llama-3.1-8B-Instruct": "llama3_json",
+    "meta-llama-Llama-3.2-3B-Instruct": "llama3_json",
+    "meta-llama-Llama-3.3-70B-Instruct": "llama3_json",
     "mistralai-Ministral-3-14B-Reasoning-2512": "tagged_json",
     "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
     "moonshotai-Kimi-K2": "named_json",
@@ -100,18 +103,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "fireworks-ai-llama-3-firefunction-v2": (
         "'functions' is undefined",
         "out: the template needs a `functions` variable",
-    ),
-    "meta-llama-Llama-3.1-8B-Instruct": (
-        "llama3_json family needs a call-start marker",
-        "bare JSON objects: llama3_json needs a call-start marker no render shows",
-    ),
-    "meta-llama-Llama-3.2-3B-Instruct": (
-        "llama3_json family needs a call-start marker",
-        "bare JSON objects: llama3_json needs a call-start marker no render shows",
-    ),
-    "meta-llama-Llama-3.3-70B-Instruct": (
-        "llama3_json family needs a call-start marker",
-        "bare JSON objects: llama3_json needs a call-start marker no render shows",
     ),
     "Apriel-1.6-15b-Thinker-fixed": (
         NO_FAMILY,
@@ -145,6 +136,7 @@ SAMPLE = [
     "GLM-4.7-Flash",
     "moonshotai-Kimi-K2",
     "LFM2.5-8B-A1B",
+    "meta-llama-Llama-3.2-3B-Instruct",
     "google-gemma-2-2b-it",
 ]
 
@@ -279,7 +271,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 42
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 45
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -303,6 +295,14 @@ CROSS_DIFFERS = {
         r"<\|END_RESPONSE\|>",
         "the template's turn ends at <|END_RESPONSE|>, the stop token, so no render shows it",
     ),
+    **{
+        name: (r"<\|python_tag\|>", "the template writes no <|python_tag|> before its JSON calls")
+        for name in (
+            "meta-llama-Llama-3.1-8B-Instruct",
+            "meta-llama-Llama-3.2-3B-Instruct",
+            "meta-llama-Llama-3.3-70B-Instruct",
+        )
+    },
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
         "the template writes values inline; the registered format drops a newline around them",
@@ -393,6 +393,93 @@ def test_renamed_markers_are_inferred(family):
     # the renamed markers are the ones kept, not the registered format's
     for old, _ in renames:
         assert old not in kept
+
+
+# Llama 3.2's single call, rewritten to write every call, separated by " | " (the family's ";"
+# renamed): the registered llama3_json reads the first call only
+_LLAMA_ONE_CALL = r"""        {%- if not message.tool_calls|length == 1 %}
+            {{- raise_exception("This model only supports single tool-calls at once!") }}
+        {%- endif %}
+        {%- set tool_call = message.tool_calls[0].function %}
+        {{- '<|start_header_id|>assistant<|end_header_id|>\n\n' -}}
+        {{- '{"name": "' + tool_call.name + '", ' }}
+        {{- '"parameters": ' }}
+        {{- tool_call.arguments | tojson }}
+        {{- "}" }}
+"""
+_LLAMA_CALLS = r"""        {{- '<|start_header_id|>assistant<|end_header_id|>\n\n' -}}
+        {%- for tc in message.tool_calls %}
+            {%- if not loop.first %}{{- ' | ' }}{%- endif %}
+            {{- '{"name": "' + tc.function.name + '", "parameters": ' }}
+            {{- tc.function.arguments | tojson }}
+            {{- "}" }}
+        {%- endfor %}
+"""
+
+
+def test_renamed_separator_is_inferred_for_bare_json_calls():
+    text = _text("meta-llama-Llama-3.2-3B-Instruct")
+    assert _LLAMA_ONE_CALL in text
+    text = text.replace(_LLAMA_ONE_CALL, _LLAMA_CALLS)
+    detected = detect_format(text, seed=5)
+    assert detected.format is None and detected.reason, detected
+    doc = _infer("meta-llama-Llama-3.2-3B-Instruct", template=text)
+    assert doc["spec"]["family"] == "llama3_json"
+    assert doc["spec"]["markers"] == {"call_start": "", "object_start": "{", "separator": "|"}
+    two = '{"name": "f", "parameters": {"a": 1}} | {"name": "g", "parameters": {}}'
+    for per_backend in _read_with(doc, [(two, None, None)])[0]:
+        assert per_backend[0] == [["f", {"a": 1}], ["g", {}]]
+
+
+_EMPTY_MARKER = r"""
+import json, random, sys
+from toolparse import register_format
+from toolparse.parser import ToolParser
+from toolparse.reconstruct import StreamingToolReconstructor
+doc = json.load(sys.stdin)
+name = register_format(doc)
+rng = random.Random(4)
+pieces = ['{"name": "f", "parameters": {"a": 1}}', '; ', ' ', 'text ', '{', '}', '{"x": 2}',
+          '<|python_tag|>', '\n', '{"name": "g", "arguments": {}}']
+out = []
+for _ in range(150):
+    s = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+    row = [s]
+    for backend in ("rust", "python"):
+        p = ToolParser(name, backend=backend)
+        got = p.extract_tool_calls(s)
+        stream, rec = p.stream(), StreamingToolReconstructor()
+        for d in [stream.feed(ch) for ch in s] + [stream.finish()]:
+            if d is not None:
+                rec.append_delta(d)
+        streamed = [c.function.name for c in rec.to_extracted().tool_calls]
+        row.append([[c.function.name for c in got.tool_calls], got.content, streamed])
+    out.append(row)
+json.dump(out, sys.stdout)
+"""
+
+
+def test_an_empty_call_start_is_never_found_on_both_backends():
+    """A llama3_json format with the empty call start (what inference writes for bare JSON
+    calls): both backends read bare objects as calls and agree on every text, whole and
+    streamed (a malformed text's first call may stream before the whole reads the text as
+    content: the registered llama3_json does the same)."""
+    import os
+
+    doc = _infer("meta-llama-Llama-3.2-3B-Instruct")
+    done = subprocess.run(
+        [sys.executable, "-c", _EMPTY_MARKER],
+        input=json.dumps(doc),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(done.stdout)
+    for s, rust, python in rows:
+        assert rust == python, s  # whole and streamed, the same on both backends
+    assert any(r[1][0] == ["f"] for r in rows if r[0].startswith('{"name": "f"'))
 
 
 # ---- bad input ----

@@ -222,9 +222,11 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
     )
 
 
-def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:  # noqa: D401
-    """Bare call objects, nothing before them: refused (the family needs a call-start marker
-    no render shows), with the reason."""
+def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:
+    """Bare call objects, nothing before them (Llama 3.x's ``{"name": N, "parameters": {...}}``):
+    the family's call start is then the empty marker (never found: a call starts at the object's
+    ``{``), the separator the text between two calls, or the family's usual ``;`` when the
+    template writes one call at most."""
     keys: Set[Tuple[str, str]] = set()
     gaps: List[str] = []
     for turn in turns:
@@ -239,10 +241,19 @@ def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:  # noqa: D401
         gaps.extend(turn.text[a[1] : b[0]].strip() for a, b in zip(spans, spans[1:]))
     if len(keys) != 1:
         raise NoFit(f"the call objects' keys differ: {sorted(keys)!r}")
-    raise NoFit(
-        "bare JSON call objects: the llama3_json family needs a call-start marker besides the "
-        "object's '{' (and a separator between calls), and no render shows one"
-        + ("" if gaps else " (the template writes one call at most)")
+    ((name_key, args_key),) = keys
+    if name_key != "name" or args_key not in ("parameters", "arguments"):
+        # the family's machine reads these keys only
+        raise NoFit(f"call objects keyed {name_key!r} and {args_key!r}, not name and parameters")
+    separator = _one(gaps, "the text between two calls") if gaps else ";"
+    if not separator:
+        raise NoFit("nothing between two call objects")
+    return _skeleton(
+        "llama3_json",
+        {"call_start": "", "object_start": "{", "separator": separator},
+        {"shape": "object", "name_keys": ["name"], "args_keys": _args_keys(args_key)},
+        calls="separated",
+        content="text outside the calls",
     )
 
 

@@ -46,7 +46,9 @@ class Markers:
         self.list = tuple(markers)
         # one search for any marker's first character (a `find` per character would rescan the
         # text to its end for a character that never occurs)
-        firsts = sorted({m[0] for m in self.list})
+        # (an empty marker has no first character and is never found, as in Rust: a llama3_json
+        # format whose template writes no call start)
+        firsts = sorted({m[0] for m in self.list if m})
         # (an empty set never matches)
         chars = "".join(re.escape(c) for c in firsts)
         self._firsts = re.compile("[" + chars + "]" if chars else "(?!)")
