@@ -472,7 +472,7 @@ def test_an_empty_call_start_is_never_found_on_both_backends():
         input=json.dumps(doc),
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
