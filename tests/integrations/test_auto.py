@@ -4,7 +4,10 @@ detects), then the named parser from the template's detection on every request."
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -138,17 +141,42 @@ def test_auto_template_ignoring_tools_uses_model_id():
     )
 
 
-def test_auto_infers_a_template_no_registered_format_reads(caplog):
-    text = (TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
-    text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
-    tok = TemplateTokenizer(text, "someone/renamed-markers", "<s>", "</s>")
-    with caplog.at_level(logging.WARNING, logger="toolparse"):
-        parser = compose(tok)(tok, TOOLS)
-    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("toolparse:")]
+_INFER_CHILD = """
+import json, logging, sys
+sys.path.insert(0, sys.argv[1])
+import test_auto as t
+text = (t.TEMPLATES / "Qwen-Qwen2.5-7B-Instruct.jinja").read_text()
+text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
+tok = t.TemplateTokenizer(text, "someone/renamed-markers", "<s>", "</s>")
+lines = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        lines.append(record.getMessage())
+logging.getLogger("toolparse").addHandler(Keep())
+logging.getLogger("toolparse").setLevel(logging.WARNING)
+parser = t.compose(tok)(tok, t.TOOLS)
+out = '<invoke_x>\\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\\n</invoke_x>'
+got = parser._tool_parser.extract_tool_calls(out, t.request())
+print(json.dumps({
+    "lines": [x for x in lines if x.startswith("toolparse:")],
+    "format": parser._tool_parser.toolparse_format,
+    "calls": [[c.function.name, c.function.arguments] for c in got.tool_calls],
+}))
+"""
+
+
+def test_auto_infers_a_template_no_registered_format_reads():
+    # in a child process: the inferred format stays registered for the process it is made in,
+    # and the other tests here count the registered formats
+    proc = subprocess.run(
+        [sys.executable, "-c", _INFER_CHILD, str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = got["lines"]
     assert len(lines) == 1 and "inferred from its chat template" in lines[0], lines
-    assert parser._tool_parser.toolparse_format.startswith("inferred-")
-    out = '<invoke_x>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</invoke_x>'
-    got = parser._tool_parser.extract_tool_calls(out, request())
-    assert [(c.function.name, c.function.arguments) for c in got.tool_calls] == [
-        ("get_weather", '{"city": "Oslo"}')
-    ]
+    assert got["format"].startswith("inferred-"), got
+    assert got["calls"] == [["get_weather", '{"city": "Oslo"}']]
