@@ -273,29 +273,6 @@ def _message(message: Any, i: int) -> Dict[str, Any]:
     return m
 
 
-def _context(
-    messages: Sequence[Any],
-    tools: Optional[Sequence[Any]],
-    add_generation_prompt: bool,
-    bos_token: TokenLike,
-    eos_token: TokenLike,
-    kwargs: Mapping[str, Any],
-) -> Dict[str, Any]:
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError("messages must be a list of message mappings")
-    if tools is not None and (isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence)):
-        raise TypeError("tools must be a list of OpenAI tool dicts or None")
-    ctx: Dict[str, Any] = {k: _plain(v, k) for k, v in kwargs.items()}
-    ctx.update(
-        messages=[_message(m, i) for i, m in enumerate(messages)],
-        tools=_plain(list(tools), "tools") if tools is not None else None,
-        add_generation_prompt=bool(add_generation_prompt),
-        bos_token=token_text(bos_token, name="bos_token"),
-        eos_token=token_text(eos_token, name="eos_token"),
-    )
-    return ctx
-
-
 def _render_context(template: str, ctx: Dict[str, Any], max_output: int) -> str:
     compiled = _compile(template)
     parts: List[str] = []
@@ -361,13 +338,25 @@ def _checked_context(
     add_generation_prompt: bool,
     bos_token: TokenLike,
     eos_token: TokenLike,
-    kwargs: Dict[str, Any],
+    kwargs: Mapping[str, Any],
 ) -> Dict[str, Any]:
     """The argument handling :func:`render` and :func:`render_bounded` share: the template must
-    be a string; the rest becomes the template's context."""
+    be a string, the messages and tools lists; the rest becomes the template's context."""
     if not isinstance(template, str):
         raise TypeError("template must be a string")
-    return _context(messages, tools, add_generation_prompt, bos_token, eos_token, kwargs)
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TypeError("messages must be a list of message mappings")
+    if tools is not None and (isinstance(tools, (str, bytes)) or not isinstance(tools, Sequence)):
+        raise TypeError("tools must be a list of OpenAI tool dicts or None")
+    ctx: Dict[str, Any] = {k: _plain(v, k) for k, v in kwargs.items()}
+    ctx.update(
+        messages=[_message(m, i) for i, m in enumerate(messages)],
+        tools=_plain(list(tools), "tools") if tools is not None else None,
+        add_generation_prompt=bool(add_generation_prompt),
+        bos_token=token_text(bos_token, name="bos_token"),
+        eos_token=token_text(eos_token, name="eos_token"),
+    )
+    return ctx
 
 
 def _limit_memory(max_memory: int) -> None:
