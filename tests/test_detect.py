@@ -33,6 +33,11 @@ EXPECTED = {
     "Cohere2MoE": ("cohere_command4", "cohere_command4", True),
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": ("cohere_command3", "cohere_command3", False),
     "Kimi-K3": ("kimi_k3", "kimi_k3", True),
+    # both write a turn's first call only (the two-call probe is skipped, with the reason)
+    "GigaChat3-10B-A1.8B": ("gigachat3", None, None),
+    "GigaChat3.1-10B-A1.8B": ("gigachat3", None, None),
+    # writes a call turn's content in the analysis channel, which reads back as reasoning
+    "openai-gpt-oss-120b": ("openai", "openai_gptoss", None),
     "google-gemma-4-31B-it": ("gemma4", "gemma4", False),
     "GLM-4.6": (GLM, GLM, False),
     "GLM-4.7-Flash": ("glm47", GLM, True),
@@ -95,12 +100,9 @@ OUT = {
     "LFM2.5-Instruct": (NO_CALL, "past calls are not rendered"),
     "ibm-granite-granite-3.3-2B-Instruct": (NO_CALL, "past calls are not rendered"),
     "CohereForAI-c4ai-command-r-plus-tool_use": (UNREAD, "Action: json block, not read"),
-    "GigaChat3-10B-A1.8B": (UNREAD, "history form differs from gigachat3's"),
-    "GigaChat3.1-10B-A1.8B": (UNREAD, "history form differs from gigachat3's"),
     "MiniMax-M1": (UNREAD, "MiniMax-M1's <tool_calls> format is not read"),
     "NVIDIA-Nemotron-Nano-v2": (UNREAD, "history form differs from nemotron_nano_v2's"),
     "llama-cpp-deepseek-r1": (UNREAD, "llama.cpp's own R1 variant"),
-    "openai-gpt-oss-120b": (UNREAD, "history writes ' to=' before the channel"),
     "tencent-Hy3": (UNREAD, "<…:opensource> markers, not hy_v3's"),
     "upstage-Solar-Open-100B": (UNREAD, "a format toolparse does not read"),
 }
@@ -266,3 +268,12 @@ def test_cli_bad_template(tmp_path, capsys):
     path.write_text("{% if %}")
     assert main(["detect", "--template", str(path)]) == 1
     assert "invalid chat template" in capsys.readouterr().err
+
+
+def test_a_template_writing_one_call_of_two_skips_that_probe():
+    d = _detect("GigaChat3-10B-A1.8B")
+    assert d.format == "gigachat3"
+    assert [name for name, _ in d.skipped] == ["two calls"]
+    assert "first of the turn's calls" in d.skipped[0][1]
+    # the other call probes are read back, not skipped
+    assert {"one call", "content then a call", "no arguments"} <= {p for p, _ in d.evidence}

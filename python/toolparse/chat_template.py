@@ -13,7 +13,9 @@ build (Kimi-K2's tool-call id queue); what the template sees is a fresh copy of 
 plain JSON types, so it can change nothing of the caller's.
 
 Jinja has no time limit and its sandbox does not stop ``'x' * 10**9``, so :func:`render_bounded`
-renders in a child process with a time limit, a memory limit (POSIX ``RLIMIT_AS``; where the
+renders in a child process with a time limit (the render's CPU time, where POSIX gives a
+profiling timer, so a loaded machine does not time a template out; a wall-clock backstop ten times
+as long kills a render stuck inside one C call), a memory limit (POSIX ``RLIMIT_AS``; where the
 platform has no ``resource`` module only the time limit applies) and an output cap. Every problem
 with the template, bounded or not, is a ``ValueError`` naming it: invalid Jinja, a template that
 raises (``raise_exception`` or an error in an expression), a timeout, too much memory, too much
@@ -34,6 +36,7 @@ import atexit
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -67,8 +70,12 @@ __all__ = [
 MAX_OUTPUT = 1_000_000
 #: The memory a bounded render may take beyond what its process starts with, in bytes.
 MAX_MEMORY = 256 * 1024 * 1024
-#: The time a bounded render may take, in seconds (process start-up not counted).
+#: The time a bounded render may take, in seconds of CPU time where the platform has
+#: ``signal.setitimer`` (else of wall-clock time; process start-up not counted).
 TIMEOUT = 1.0
+#: The wall-clock time a bounded render may take, as a multiple of its CPU-time limit: the backstop
+#: for a render stuck in one C call, which the CPU-time signal cannot interrupt.
+_WALL_FACTOR = 10.0
 #: End-of-turn tokens that :func:`assistant_text` cuts from the end of a turn besides the template's
 #: own turn end and ``eos_token``: the model stops at them, so they are not text it writes.
 DEFAULT_END_TOKENS: Tuple[str, ...] = (
@@ -394,6 +401,33 @@ def _write_frame(stream: Any, data: bytes) -> None:
     stream.flush()
 
 
+class _CpuTimeUp(BaseException):
+    """Raised in the worker when a render has used its CPU time (a BaseException, so the
+    renderer's own ``except Exception`` does not turn it into a template error)."""
+
+
+def _time_up(signum: int, frame: Any) -> None:
+    raise _CpuTimeUp
+
+
+class _cpu_limit:
+    """Within the block, SIGPROF raises :class:`_CpuTimeUp` after ``seconds`` of CPU time
+    (nothing where the platform has no ``setitimer``: the caller's wall clock bounds it)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.on = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
+
+    def __enter__(self) -> None:
+        if self.on:
+            signal.signal(signal.SIGPROF, _time_up)
+            signal.setitimer(signal.ITIMER_PROF, self.seconds)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.on:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+
+
 def _worker_main(max_memory: int) -> None:
     """The bounded renderer's worker process: limits its memory, then renders requests (JSON frames
     on stdin: template, context, output cap) and answers each ({"ok": text} or {"error": why})."""
@@ -404,8 +438,11 @@ def _worker_main(max_memory: int) -> None:
         if frame is None:
             return
         try:
-            template, ctx, max_output = json.loads(frame)
-            answer: Dict[str, str] = {"ok": _render_context(template, ctx, max_output)}
+            template, ctx, max_output, cpu_seconds = json.loads(frame)
+            with _cpu_limit(cpu_seconds):
+                answer: Dict[str, str] = {"ok": _render_context(template, ctx, max_output)}
+        except _CpuTimeUp:
+            answer = {"error": f"the chat template took more than {cpu_seconds:g} s to render"}
         except ValueError as e:
             answer = {"error": str(e)}
         except MemoryError:
@@ -487,8 +524,9 @@ def _bounded(request: bytes, timeout: float, max_memory: int) -> Dict[str, str]:
             _worker = _Worker(max_memory)
             fresh = True
         worker = _worker
+        wall = timeout * (_WALL_FACTOR if _cpu_limit(timeout).on else 1.0)
         try:
-            raw = worker.ask(request, timeout + (_STARTUP_ALLOWANCE if fresh else 0.0))
+            raw = worker.ask(request, wall + (_STARTUP_ALLOWANCE if fresh else 0.0))
         except TimeoutError:
             _worker = None
             raise ValueError(f"the chat template took more than {timeout:g} s to render") from None
@@ -521,8 +559,9 @@ def render_bounded(
     max_memory: int = MAX_MEMORY,
     **kwargs: Any,
 ) -> str:
-    """:func:`render` in a separate process that may take ``timeout`` seconds, ``max_memory``
-    bytes more than it starts with (POSIX) and write ``max_output`` characters.
+    """:func:`render` in a separate process that may take ``timeout`` seconds of CPU time
+    (POSIX; elsewhere, of wall-clock time), ``max_memory`` bytes more than it starts with (POSIX)
+    and write ``max_output`` characters.
 
     The process is started on first use (its start-up is not counted in the timeout) and kept for
     the next renders; it is killed when a render runs out of time. Invalid Jinja is found in this
@@ -542,7 +581,7 @@ def render_bounded(
         raise ValueError("max_output must be a number of characters")
     _check_syntax(template)
     try:
-        request = json.dumps([template, ctx, max_output], allow_nan=False).encode()
+        request = json.dumps([template, ctx, max_output, timeout], allow_nan=False).encode()
     except ValueError:
         raise ValueError("messages, tools and template variables must be finite JSON") from None
     answer = _bounded(request, float(timeout), max_memory)
