@@ -756,6 +756,30 @@ def _next_prompt(prompt: str, plain: str) -> str:
     return tail[start:] if start >= 0 else ""
 
 
+def _trailer(bare: str, gen: str, plain: str) -> int:
+    """Where the text a template writes after every conversation, before its generation prompt,
+    starts in ``bare`` (the conversation rendered without the generation prompt; ``gen`` is what
+    the generation prompt adds to it), or ``len(bare)`` where it writes none. Command R+ ends
+    every conversation with a system turn of instructions, so the conversation with a turn after
+    it (``plain``) is not the prompt followed by the turn: it is ``bare``'s head, the turn (which
+    begins with ``gen``) and the same trailer. The split is the latest that reads ``plain`` so,
+    and the trailer starts at a token (``<``)."""
+    if plain.startswith(bare + gen):
+        return len(bare)
+    n = len(bare)
+    head = 0  # the common prefix of bare and plain
+    while head < min(n, len(plain)) and bare[head] == plain[head]:
+        head += 1
+    tail = 0  # the common end of bare and plain
+    while tail < min(n, len(plain)) and bare[-1 - tail] == plain[-1 - tail]:
+        tail += 1
+    for k in range(min(head, n - 1), n - tail - 1, -1):
+        # (k >= n - tail: plain ends with the trailer bare[k:])
+        if bare[k] == "<" and plain.startswith(gen, k) and len(plain) - (n - k) >= k + len(gen):
+            return k
+    return n
+
+
 def render_assistant(
     template: str,
     *,
@@ -844,14 +868,25 @@ def render_assistant(
     plain = run([*history, {"role": "assistant", "content": _SENTINEL}], False)
     # a template that writes the generation prompt whatever add_generation_prompt says writes it
     # after the turn too: it is not the turn's
-    next_prompt = _next_prompt(prompt, plain) if run(history, False) == prompt else ""
+    bare = run(history, False)
+    next_prompt = _next_prompt(prompt, plain) if bare == prompt else ""
+    # a template that writes text after every conversation (Command R+'s instructions), before
+    # the generation prompt: the turn comes before that text
+    head = len(bare)
+    if not next_prompt and prompt.startswith(bare) and bare != prompt:
+        head = _trailer(bare, prompt[len(bare) :], plain)
+    trailer = bare[head:]
     at = plain.rfind(_SENTINEL)
-    turn_end = plain[at + len(_SENTINEL) : len(plain) - len(next_prompt)] if at >= 0 else ""
+    turn_end = plain[at + len(_SENTINEL) : len(plain) - len(next_prompt or trailer)]
+    turn_end = turn_end if at >= 0 else ""
 
     def split(turn: Dict[str, Any]) -> Tuple[str, str]:
         full = run([*history, turn], False)
         if next_prompt and full.endswith(next_prompt):
             full = full[: len(full) - len(next_prompt)]
+        opened = bare[:head] + prompt[len(bare) :]  # the conversation's head, then the prompt
+        if trailer and full.startswith(opened) and full.endswith(trailer):
+            return full[: len(opened)], full[len(opened) : len(full) - len(trailer)]
         at = len(prompt) if full.startswith(prompt) else _common_prefix(prompt, full)
         if prefix == "boundary" and at != len(prompt):
             at = _boundary(prompt, at, blocks)

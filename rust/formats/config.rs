@@ -134,8 +134,14 @@ pub fn tagged_json(e: &'static Entry) -> Result<tagged_json::Tags, String> {
     }
     let mut after_name = args.clone();
     after_name.extend(e.marker("call_id"));
+    // After a body: the markers, then in a newline section the next call object's `{`.
+    let mut after = all.clone();
+    if e.calls == "newline" {
+        after.push("{");
+    }
     Ok(tagged_json::Tags {
         markers: markers(all),
+        after: markers(after),
         ends: ends.len(),
         array: shape == Some("array"),
         keys: CallKeys {

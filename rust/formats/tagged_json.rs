@@ -32,6 +32,9 @@
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
 //! missing); whitespace and then an end marker close it; anything else is content.
+//! - `after` (`calls` = "newline"): what is read after a body, the markers and then `{`: a
+//!   section holds call objects one per line, with no marker of their own (`<tool_calls>\n{A}\n{B}\n
+//!   </tool_calls>`), so whitespace and then `{` begin another call object of the same section.
 //!
 //! The name form (mistral v11 and later): `START NAME{...}`, `START NAME ARGS {...}` with the
 //! optional separator `args` (`[ARGS]`), and `START NAME ID_MARKER ID ARGS {...}` when the
@@ -81,6 +84,9 @@ pub struct Tags {
     pub args: Markers,
     /// What may follow a name: the separator, then the call-id marker if the format has one.
     pub after_name: Markers,
+    /// What is read after a body: `markers`, then (`calls` = "newline") `{`, another call
+    /// object of the same section.
+    pub after: Markers,
 }
 
 /// In `after_name`: the call-id marker.
@@ -377,7 +383,11 @@ impl Machine for TaggedJson {
             State::Text => self.on_text(input, i, out),
             // The driver makes the rest content.
             State::Fallback => (Next::Hold(i), None),
-            State::After { ws } => match after_call(ws, input, &mut i, &tags.markers, out) {
+            State::After { ws } => match after_call(ws, input, &mut i, &tags.after, out) {
+                // (newline sections) another call object: its `{` is read again, by the body
+                After::Marker(which) if which == tags.markers.list.len() => {
+                    (Next::Go(i - 1), Some(self.body("")))
+                }
                 // Another call with the previous one's end marker missing.
                 After::Marker(which) if which >= tags.ends => {
                     self.opened(tags.markers.list[which], i)

@@ -88,11 +88,17 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
 
 
 def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
-    """The probe's calls, or none when the render shows none of them (a template that drops the
-    calls of a turn with content writes only the content)."""
-    if probe.calls and not any(name in text for name, _ in probe.calls):
+    """The probe's calls the render shows: none when it shows none of them (a template that drops
+    the calls of a turn with content writes only the content); the first alone when it shows the
+    first call's name and not the second's, another name (a template that writes one call per
+    assistant turn: GigaChat 3 writes the first of two, as Llama 3.x raises on two); else all."""
+    calls = probe.calls
+    if calls and not any(name in text for name, _ in calls):
         return ()
-    return probe.calls
+    if len(calls) > 1 and calls[0][0] != calls[1][0]:
+        if calls[0][0] in text and calls[1][0] not in text:
+            return calls[:1]
+    return calls
 
 
 def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
@@ -173,15 +179,14 @@ def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: Lis
     return ""
 
 
+_SPECIAL = re.compile(r"<\|[^<>|\s]+\|>|<｜[^<>｜\s]+｜>|\[[A-Z][A-Z_]*\]")
+
+
 def _special(markers: Dict[str, str]) -> List[str]:
-    """The markers that read as special tokens (``<|...|>``, ``<｜...｜>``, ``[UPPER]``)."""
-    out = []
-    for m in markers.values():
-        if (m.startswith("<|") and m.endswith("|>")) or (m.startswith("<｜") and m.endswith("｜>")):
-            out.append(m)
-        elif m.startswith("[") and m.endswith("]") and m[1:-1].replace("_", "").isupper():
-            out.append(m)
-    return sorted(set(out))
+    """The special tokens the markers hold (``<|...|>``, ``<｜...｜>``, ``[UPPER]``; a marker
+    may hold several, with text between them: GigaChat's
+    ``<|message_sep|>\\n\\nfunction call<|role_sep|>``)."""
+    return sorted({t for m in markers.values() for t in _SPECIAL.findall(m)})
 
 
 def _document(
@@ -197,11 +202,14 @@ def _document(
         spec["keep_special_tokens"] = "always"
     samples = [t.text for p, t in rendered if p.calls and t.text.strip()]
     no_call = [t.text for p, t in rendered if not p.calls and t.text.strip()]
-    doc: Dict[str, Any] = {
-        "spec": spec,
-        "samples": samples,
-        "notes": "Inferred by toolparse.infer_format from the chat template's renders.",
-    }
+    notes = "Inferred by toolparse.infer_format from the chat template's renders."
+    if not any(len(_shown_calls(p, t.text)) > 1 for p, t in rendered):
+        # the two-call probe raised, or its render shows the first call only
+        notes += (
+            " The template writes one call per assistant turn: the format reads the calls as it"
+            " writes one, and how the model writes parallel calls is not proved."
+        )
+    doc: Dict[str, Any] = {"spec": spec, "samples": samples, "notes": notes}
     if no_call:
         doc["cases"] = {"no_call": no_call}
     start, end, started = block

@@ -196,6 +196,10 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
         if any(g != "," for g in gaps):
             raise NoFit(f"the array's calls are separated by {sorted(set(gaps))!r}")
         calls = "list"
+    elif gaps and not any(gaps):
+        # a section of call objects one per line, no marker of their own (MiniMax-M1's
+        # ``<tool_calls>\n{...}\n{...}\n</tool_calls>``)
+        calls = "newline"
     else:
         for g in gaps:
             if g != (end + "\n" + start).strip() and not re.fullmatch(

@@ -3,7 +3,8 @@ END`` (hermes, granite4, longcat, internlm, gigachat3) or ``START [{call}, ...] 
 hunyuan_a13b, granite, phi4_mini_json, cohere_command3/4; ``{NAME: {...}}`` calls in apertus),
 configured by :class:`Tags` from the spec entry (see the Rust module for the rules). With
 ``forms`` (mistral) the start marker may also be followed by ``NAME{...}``, ``NAME[ARGS]{...}`` or
-``NAME[CALL_ID]ID[ARGS]{...}``, and calls have no end marker."""
+``NAME[CALL_ID]ID[ARGS]{...}``, and calls have no end marker. With ``newline`` (``calls``
+"newline") a section holds call objects one per line: ``START {call}\n{call}\n END``."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ class Tags:
         forms: bool = False,
         args: Sequence[str] = (),
         call_id: Sequence[str] = (),
+        newline: bool = False,
     ) -> None:
         self.markers = Markers(markers)
         self.ends = ends
@@ -81,6 +83,9 @@ class Tags:
         self.forms = forms
         self.args = Markers(args)
         self.after_name = Markers([*args, *call_id])
+        # what is read after a body: the markers, then (``calls`` "newline": a section of call
+        # objects one per line, no marker of their own) ``{``, another call object
+        self.after = Markers([*markers, "{"]) if newline else self.markers
 
 
 class TaggedJson(Machine):
@@ -156,7 +161,11 @@ class TaggedJson(Machine):
         if st == "Fallback":
             return i, HOLD  # the driver makes the rest content
         if st == "After":
-            kind, which, i = after_call(self.ws, s, i, self.tags.markers, out)
+            kind, which, i = after_call(self.ws, s, i, self.tags.after, out)
+            if kind == "marker" and which == len(self.tags.markers.list):
+                # (newline sections) another call object: its ``{`` is read again, by the body
+                self._body("")
+                return i - 1, GO
             if kind == "marker" and which >= self.tags.ends:
                 # Another call with the previous one's end marker missing.
                 return self._opened(self.tags.markers.list[which], i)
