@@ -41,13 +41,17 @@ INFERRED = {
     "Bielik-11B-v3.0-Instruct": "tagged_json",
     "ByteDance-Seed-OSS": "xml_params",
     "Cohere2MoE": "tagged_json",
+    "CohereForAI-c4ai-command-r-plus-tool_use": "tagged_json",
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": "tagged_json",
     "GLM-4.6": "xml_params",
+    "GigaChat3-10B-A1.8B": "tagged_json",
+    "GigaChat3.1-10B-A1.8B": "tagged_json",
     "GLM-4.7-Flash": "xml_params",
     "Kimi-K2-Instruct": "named_json",
     "Kimi-K2-Thinking": "named_json",
     "LFM2.5-8B-A1B": "pythonic",
     "MiMo-VL": "tagged_json",
+    "MiniMax-M1": "tagged_json",
     "MiniMax-M2": "xml_params",
     "Mistral-Small-3.2-24B-Instruct-2506": "tagged_json",
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "xml_params",
@@ -108,14 +112,7 @@ REFUSED: Dict[str, Tuple[str, str]] = {
         NO_FAMILY,
         "content wrapped in [BEGIN FINAL RESPONSE] (text_start) is not fitted",
     ),
-    "CohereForAI-c4ai-command-r-plus-tool_use": (
-        NO_FAMILY,
-        "Action: json block after a turn token; no family reads it",
-    ),
-    "GigaChat3-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
-    "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
     "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
-    "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
     "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
@@ -218,6 +215,18 @@ def _fresh_renders(
     return out
 
 
+def _rendered_calls(probe: Any, text: str) -> List[Any]:
+    """The probe's calls the render writes: the longest run of them from the first whose names
+    the text holds as often as the run does (a template that drops the calls of a turn with
+    content writes none; one that writes one call per turn, the first)."""
+    out: List[Any] = []
+    for name, args in probe.calls:
+        if text.count(name) <= sum(1 for n, _ in out if n == name):
+            break
+        out.append([name, args])
+    return out
+
+
 def _check_inferred(name: str) -> None:
     doc = _infer(name)
     assert doc["spec"]["family"] == INFERRED[name], (name, doc["spec"])
@@ -225,9 +234,7 @@ def _check_inferred(name: str) -> None:
     rows = _fresh_renders(name, doc, seed=123)
     got = _read_with(doc, [(text, mode, tools) for _, text, mode, tools in rows])
     for (probe, text, _, _), per_backend in zip(rows, got):
-        # a template that drops the calls of a turn with content shows none of them
-        shown = any(n in text for n, _ in probe.calls)
-        want_calls = [[n, a] for n, a in probe.calls] if shown else []
+        want_calls = _rendered_calls(probe, text)
         want_content = probe.content.strip() if probe.content and probe.content in text else ""
         want_reasoning = (
             probe.reasoning.strip() if probe.reasoning and probe.reasoning in text else ""
@@ -271,7 +278,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 45
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 49
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -303,6 +310,21 @@ CROSS_DIFFERS = {
             "meta-llama-Llama-3.3-70B-Instruct",
         )
     },
+    "CohereForAI-c4ai-command-r-plus-tool_use": (
+        r"Action: ```",
+        "the template writes Action: and the json fence on two lines, never on one",
+    ),
+    "GigaChat3-10B-A1.8B": (
+        r"<\|function_call\|>|(?<!<\|message_sep\|>\n\n)function call<\|role_sep\|>|</s>(?!$)",
+        "the template writes GigaChat 3's function call role after <|message_sep|> (never "
+        "without it), never 3.1's <|function_call|>, and one call per turn: never the EOS "
+        "token </s> between calls",
+    ),
+    "GigaChat3.1-10B-A1.8B": (
+        r"function call<\|role_sep\|>|</s>(?!$)",
+        "the template writes <|function_call|>, never GigaChat 3's function call role, and one "
+        "call per turn: never the EOS token </s> between calls",
+    ),
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
         "the template writes values inline; the registered format drops a newline around them",
@@ -319,6 +341,9 @@ def _cross(name: str) -> None:
     doc = _infer(name)
     spec = get_spec(fmt)
     texts = list(spec.samples) + [c.model_output for c in cases(fmt) if c.kind == "well_formed"]
+    # the EOS token (the tests' "</s>") ends the output, and renders are cut before it: both
+    # formats read a text that ends with it without it (gigachat3's samples)
+    texts = [t[: -len("</s>")] if t.endswith("</s>") else t for t in texts]
     if name in CROSS_DIFFERS:
         skip = re.compile(CROSS_DIFFERS[name][0])
         assert any(skip.search(t) for t in texts)
