@@ -367,6 +367,44 @@ def check_reasoning_entry() -> None:
     raises(clash, "reasoning.name", "'qwen3'")
 
 
+def check_newline_section() -> None:
+    """tagged_json with ``calls`` "newline": a section of call objects one per line and no
+    marker of their own (MiniMax-M1's ``<tool_calls>``), on both backends, whole and streamed;
+    the same text read as ``repeated`` calls holds one call, the second object being text."""
+    doc = remarked(renamed("hermes", "lines"), "tool_call>", "tool_calls>")
+    doc["spec"]["calls"] = "newline"
+    toolparse.register_format(doc)
+    toolparse.register_format(remarked(renamed("hermes", "one_each"), "tool_call>", "tool_calls>"))
+    a = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    b = '{"name": "search", "arguments": {"query": "x {y}"}}'
+    calls = [("get_weather", '{"city": "Paris"}'), ("search", '{"query": "x {y}"}')]
+    cases = [
+        (f"<tool_calls>\n{a}\n{b}\n</tool_calls>", None, calls),
+        (f"Hi <tool_calls>\n{a}\n  {b}", "Hi", calls),  # the end marker missing
+        (f"<tool_calls>{a}{b}</tool_calls>", None, calls),  # no whitespace between them
+        # after the section's end a JSON object is text
+        (f"<tool_calls>\n{a}\n</tool_calls>\n{b}", b, calls[:1]),
+        (f"<tool_calls>\n{a}\n</tool_calls> then <tool_calls>\n{b}\n</tool_calls>", "then", calls),
+    ]
+    for text, content, want in cases:
+        for backend in BACKENDS:
+            got = outcome("lines", text, backend)
+            assert (got[0] or "").strip() == (content or ""), (text, backend, got)
+            assert got[2] == want, (text, backend, got)
+            for chunks in splits(text, len(text)):
+                streamed = outcome("lines", text, backend, chunks)
+                assert streamed[2] == want and streamed[0] == got[0], (chunks, backend, streamed)
+    # a JSON object that is not a call, in the section: malformed markup, as after any start
+    # marker (the whole output is then content)
+    bad = f"<tool_calls>\n{a}\n" + '{"x": 1}\n</tool_calls>'
+    for backend in BACKENDS:
+        assert outcome("lines", bad, backend)[::2] == (bad, []), backend
+    # read as repeated calls, the second object is not a call
+    for backend in BACKENDS:
+        got = outcome("one_each", cases[0][0], backend)
+        assert got[2] == calls[:1] and b in (got[0] or ""), got
+
+
 CHECKS = {
     f.__name__: f
     for f in (
@@ -380,6 +418,7 @@ CHECKS = {
         check_refused,
         check_replace,
         check_reasoning_entry,
+        check_newline_section,
     )
 }
 

@@ -523,9 +523,18 @@ def test_bad_templates(template, match):
         infer_format(template, name="x")
 
 
+# calls written as ``CALL NAME WITH key:value; END``: no family reads them
+_UNREAD = (
+    "{{ tools | tojson }}{% for m in messages %}{% if m.tool_calls %}{% for c in m.tool_calls %}"
+    "CALL {{ c.function.name }} WITH {% for k, v in c.function.arguments.items() %}"
+    "{{ k }}:{{ v }}; {% endfor %}END {% endfor %}{% else %}{{ m.role }}: {{ m.content }}\n"
+    "{% endif %}{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}"
+)
+
+
 def test_unread_calls_are_refused_with_the_reason():
     with pytest.raises(ValueError, match=NO_FAMILY) as e:
-        _infer("CohereForAI-c4ai-command-r-plus-tool_use")
+        _infer("unread", template=_UNREAD)
     for family in ("tagged_json", "xml_params", "named_json", "pythonic"):
         assert f"{family}:" in str(e.value)
 

@@ -474,6 +474,8 @@ mod tests {
     fn generated_tags() {
         assert_eq!(GRANITE_TAGS.markers.list, ["<|tool_call|>", "<tool_call>"]);
         assert_eq!(GRANITE_TAGS.ends, 0);
+        // (not a newline section: after a body, only the markers)
+        assert_eq!(GRANITE_TAGS.after.list, GRANITE_TAGS.markers.list);
         assert!(GRANITE_TAGS.array && !GRANITE_TAGS.keys.strings);
         assert_eq!(INTERNLM_TAGS.ends, 1);
         assert_eq!(INTERNLM_TAGS.keys.args, ["parameters", "arguments"]);
