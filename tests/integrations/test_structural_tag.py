@@ -289,3 +289,53 @@ def test_the_whole_matrix(fmt: str, strict: str, parallel: bool) -> None:
             for backend in BACKENDS:
                 calls = _parsed(canonical, text, backend, tools)
                 assert all(n in names for n, _ in calls)
+
+
+# ---- tagged_json "newline" sections (inferred for MiniMax-M1): registered in a child process,
+# so the other tests' list of formats stays the built-in one ----
+
+_NEWLINE_SECTION = r"""
+import json, sys
+import vllm.tool_parsers  # noqa: F401  (sets up the torch stand-in xgrammar needs)
+import xgrammar
+from xgrammar.testing import _is_grammar_accept_string
+import toolparse
+from toolparse import samples
+doc = json.load(sys.stdin)
+toolparse.register_format(doc)
+a = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+b = '{"name": "get_weather", "arguments": {"city": "Rome"}}'
+texts = [f"<tool_calls>\n{a}\n{b}\n</tool_calls>", f"<tool_calls>\n{a}\n</tool_calls>",
+         f"<tool_calls>\n{a} {b}\n</tool_calls>", f"<tool_calls>\n{a}\n</tool_calls><tool_calls>"]
+out = {}
+for choice in ("auto", "required"):
+    tag = toolparse.structural_tag("lines", samples.tools(), tool_choice=choice, strict="function")
+    g = xgrammar.Grammar.from_structural_tag(json.dumps(tag))
+    out[choice] = [bool(_is_grammar_accept_string(g, t)) for t in texts]
+print(json.dumps(out))
+"""
+
+
+def test_newline_section_admits_one_call_per_line() -> None:
+    """A tagged_json section of call objects one per line (``calls`` "newline"): the grammar
+    admits the template's form, one call or several, each on a line of its own, and not two
+    calls on one line."""
+    import os
+    import subprocess
+    import sys
+
+    with open(os.path.join(os.path.dirname(toolparse.__file__), "formats", "hermes.json")) as f:
+        doc = json.load(f)
+    doc = json.loads(json.dumps(doc).replace("tool_call>", "tool_calls>"))
+    doc.pop("model_ids", None)
+    doc["spec"].update({"name": "lines", "aliases": [], "models": [], "calls": "newline"})
+    done = subprocess.run(
+        [sys.executable, "-c", _NEWLINE_SECTION],
+        input=json.dumps(doc),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"auto": [True, True, False, False], "required": [True, True, False, False]}

@@ -246,6 +246,11 @@ def tagged_json(c: Ctx) -> Plan:
 
         return content
 
+    def lines(ts: Sequence[FunctionTool], s: bool) -> n.Node:
+        # a section of call objects one per line (``calls`` "newline")
+        sep = n.regex(r"[ \t]{0,4}\n" + n.ws_pattern())
+        return n.seq(n.ws(), _list(_either(ts, lambda t: _envelope(c, t)), sep, s), n.ws())
+
     def bare_list(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return _json_items(c, ts, s)  # the list's own brackets begin and end the block
 
@@ -267,7 +272,9 @@ def tagged_json(c: Ctx) -> Plan:
     blocks: List[Block] = []
     for start in starts:
         end = end_for(start)
-        if shape == "object":
+        if shape == "object" and c.spec.calls == "newline":
+            blocks.append(Block(start, lines, [end, *also] if also else end, holds_many=True))
+        elif shape == "object":
             closes = [end, *also] if also else end
             blocks.append(Block(start, objects(n.ws() if end else n.const("")), closes))
         elif shape == "array" and start == "[":  # xlam's bare list
