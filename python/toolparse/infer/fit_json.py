@@ -122,18 +122,10 @@ def fit_tagged_json(turns: Sequence[Turn]) -> Dict[str, Any]:
 
 
 def _fit_name_then_args(turns: Sequence[Turn]) -> Dict[str, Any]:
-    heads: List[str] = []
-    mids: List[str] = []
-    gaps: List[str] = []
-    for turn in turns:
-        if not turn.calls:
-            continue
-        spans = _named_spans(turn)
-        heads.append(turn.text[content_end(turn) : spans[0][0]].strip())
-        if turn.text[spans[-1][3] :].strip():
-            raise NoFit(f"{turn.name}: text after the arguments")
-        mids.extend(turn.text[s[1] : s[2]].strip() for s in spans)
-        gaps.extend(turn.text[a[3] : b[0]].strip() for a, b in zip(spans, spans[1:]))
+    heads, mids, tails, gaps = _named_parts(turns)
+    mids = [m.strip() for m in mids]
+    if any(tails):
+        raise NoFit(f"text after the arguments: {sorted(set(t for t in tails if t))[:3]!r}")
     head = _one(heads, "the text before the calls")
     if any(g != head for g in gaps):
         raise NoFit(f"between two calls: {sorted(set(gaps))!r}, not the start marker")
@@ -280,10 +272,11 @@ def _named_spans(turn: Turn) -> List[Tuple[int, int, int, int]]:
     return spans
 
 
-def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
-    """Section and call markers around ``NAME`` ``args_start`` ``{...}``: the section start and
-    end from the text before the first and after the last call, the call markers from the text
-    between two calls."""
+def _named_parts(turns: Sequence[Turn]) -> Tuple[List[str], List[str], List[str], List[str]]:
+    """The marker text around the calls written as a name then an arguments object, over the
+    turns with calls: before the first call (heads) and after the last (tails) of each turn,
+    between each name and its arguments (mids, as written), and between two calls (gaps);
+    heads, tails and gaps without the whitespace around them."""
     heads: List[str] = []
     mids: List[str] = []
     tails: List[str] = []
@@ -296,6 +289,14 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         tails.append(turn.text[spans[-1][3] :].strip())
         mids.extend(turn.text[s[1] : s[2]] for s in spans)
         gaps.extend(turn.text[a[3] : b[0]].strip() for a, b in zip(spans, spans[1:]))
+    return heads, mids, tails, gaps
+
+
+def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
+    """Section and call markers around ``NAME`` ``args_start`` ``{...}``: the section start and
+    end from the text before the first and after the last call, the call markers from the text
+    between two calls."""
+    heads, mids, tails, gaps = _named_parts(turns)
     head = _one(heads, "the text before the calls")
     tail = _one(tails, "the text after the calls")
     ids = all(re.match(r":\d+", m) for m in mids)
