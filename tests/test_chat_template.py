@@ -334,6 +334,27 @@ def test_assistant_text_template_that_always_writes_the_generation_prompt() -> N
     assert turn.prompt.endswith("<|assistant|>")
 
 
+def test_assistant_text_template_that_writes_text_after_every_conversation() -> None:
+    # Command R+'s form: a system turn of instructions after the last message, then the
+    # generation prompt; the turn comes before the instructions, which are not its text
+    template = (
+        "{% for m in messages %}<|START|><|{{ m.role }}|>{{ m.content }}"
+        "{% for c in m.tool_calls or [] %}Action: {{ c.function.name }}\n{% endfor %}"
+        "{% if not m.tool_calls %}<|END|>{% endif %}{% endfor %}"
+        "<|START|><|system|>Write 'Action:' then the name.<|END|>"
+        "{% if add_generation_prompt %}<|START|><|assistant|>{% endif %}"
+    )
+    turn = ct.render_assistant(template, content="Hi", tool_calls=[CALL], messages=USER)
+    assert turn.text == "HiAction: f\n"
+    assert turn.prompt.endswith("<|END|><|START|><|assistant|>")
+    assert turn.turn_end == "<|END|>"  # the plain turn's end, the instructions cut from it
+    assert ct.assistant_text(template, content="Hi", messages=USER) == "Hi"
+    # a prompt that is not a prefix for another reason (a pre-filled block) is no trailer
+    prefilled = template.replace("<|assistant|>{% endif %}", "<|assistant|><think>{% endif %}")
+    with pytest.raises(ValueError, match="generation prompt"):
+        ct.render_assistant(prefilled, content="Hi", messages=USER)
+
+
 def test_assistant_text_auto_prefix_backs_off_to_a_token() -> None:
     # the prompt opens <think>; the turn without reasoning closes an empty block instead
     template = (

@@ -456,6 +456,46 @@ def test_renamed_separator_is_inferred_for_bare_json_calls():
         assert per_backend[0] == [["f", {"a": 1}], ["g", {}]]
 
 
+def test_renamed_newline_section_is_inferred():
+    """MiniMax-M1's section of call objects one per line, its tags renamed (no registered
+    format reads them): tagged_json with ``calls`` "newline", the renamed tags kept."""
+    text = _text("MiniMax-M1").replace("<tool_calls>", "<acts>").replace("</tool_calls>", "</acts>")
+    assert "<acts>" in text and "tool_calls>" not in text
+    detected = detect_format(text, seed=5)
+    assert detected.format is None and detected.reason, detected
+    doc = _infer("MiniMax-M1", template=text)
+    assert doc["spec"]["family"] == "tagged_json" and doc["spec"]["calls"] == "newline"
+    assert doc["spec"]["markers"] == {"call_start": "<acts>", "call_end": "</acts>"}
+    two = '<acts>\n{"name": "f", "arguments": {"a": 1}}\n{"name": "g", "arguments": {}}\n</acts>'
+    for per_backend in _read_with(doc, [(two, None, None)])[0]:
+        assert per_backend[0] == [["f", {"a": 1}], ["g", {}]]
+
+
+def test_one_call_per_turn_is_inferred_and_noted():
+    """GigaChat 3.1 writes the first call of a turn only, its marker renamed: the format reads the
+    one call the template writes, and its notes say parallel calls are not proved."""
+    text = _text("GigaChat3.1-10B-A1.8B").replace("<|function_call|>", "<|fn|>")
+    detected = detect_format(text, seed=5)
+    assert detected.format is None and detected.reason, detected
+    doc = _infer("GigaChat3.1-10B-A1.8B", template=text)
+    assert doc["spec"]["family"] == "tagged_json"
+    assert doc["spec"]["markers"] == {"call_start": "<|fn|>"}
+    assert "one call per assistant turn" in doc["notes"]
+    assert "one call per assistant turn" not in _infer("Qwen-Qwen2.5-7B-Instruct")["notes"]
+
+
+def test_shown_calls():
+    """The calls a render shows: all, none (the template drops them), or the first alone when
+    the second call's name is missing (one call per turn)."""
+    p = _probes.Probe("two", None, None, (("f_one", {}), ("g_two", {"a": 1})))
+    assert _probes.shown_calls(p, "f_one g_two") == p.calls
+    assert _probes.shown_calls(p, "content only") == ()
+    assert _probes.shown_calls(p, "f_one only") == p.calls[:1]
+    # the same name twice: nothing tells the calls apart, so all are expected (the proof decides)
+    same = _probes.Probe("two", None, None, (("f_one", {}), ("f_one", {"a": 1})))
+    assert _probes.shown_calls(same, "f_one once") == same.calls
+
+
 _EMPTY_MARKER = r"""
 import json, random, sys
 from toolparse import register_format
