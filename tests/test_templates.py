@@ -55,10 +55,6 @@ TEMPLATE_LIMITS: Dict[Tuple[str, str], str] = {
 }
 
 PARSE = "parse"
-_R_PLUS = (
-    "the template writes its tool-use instruction and the next turn's header after every "
-    "conversation, add_generation_prompt or not: the turn's text keeps them after the call"
-)
 _HY3 = (
     "Hy3's template writes <tool_calls:opensource>/<tool_call:opensource>/<arg_key:opensource> "
     "markup; hy_v3 reads <tool_calls>/<tool_call>/<arg_key>"
@@ -66,11 +62,6 @@ _HY3 = (
 # (template, shape, check): why it fails today (strict xfail: fixing it makes the xfail an error)
 KNOWN_FAILURES: Dict[Tuple[str, str, str], str] = {
     **{("tencent-Hy3", s, PARSE): _HY3 for s in tc.SHAPES},
-    **{
-        ("CohereForAI-c4ai-command-r-plus-tool_use", s, PARSE): _R_PLUS
-        for s in tc.SHAPES
-        if s != "reasoning_before"
-    },
     ("NVIDIA-Nemotron-Nano-v2", "content_before", PARSE): "the template writes a turn break "
     "(<SPECIAL_12>\\n<SPECIAL_11>Assistant) between the content and <TOOLCALL>: read as content",
 }
