@@ -403,6 +403,12 @@ def check_newline_section() -> None:
     for backend in BACKENDS:
         got = outcome("one_each", cases[0][0], backend)
         assert got[2] == calls[:1] and b in (got[0] or ""), got
+    # the kit writes the format's sections with several calls one per line, and both pass them
+    kit = testing.cases("lines")
+    assert any("}\n{" in c.model_output and c.model_output.count("<tool_calls>") == 1 for c in kit)
+    for backend in BACKENDS:
+        report = testing.check("lines", kit, backend=backend, n_random=1)
+        assert report.ok, report
 
 
 CHECKS = {

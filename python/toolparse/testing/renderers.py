@@ -147,7 +147,8 @@ class Pythonic(Renderer):
 
 
 class TaggedJson(Renderer):
-    """``START {call} END`` or ``START [{call}, ...] END`` as the format's spec entry says: its
+    """``START {call} END``, ``START [{call}, ...] END`` or ``START {call}\n{call} END`` (a
+    newline section) as the format's spec entry says: its
     start markers (every one gets a form), end marker (may be missing: form ``no_close``), shape,
     name and argument keys (the second argument key gets a form; apertus' calls are
     ``{NAME: {...}}``), whether the arguments may be a JSON string, and the content's wrapper
@@ -163,6 +164,8 @@ class TaggedJson(Renderer):
 
         self.starts, self.ends = roles("call_start"), roles("call_end")
         self.array = call.shape == "array"
+        # a section of call objects one per line (``calls`` "newline"), but in form per_call
+        self.lines = sp.calls == "newline" and not self.array
         self.end = self.end_for(self.starts[0])
         self.args_keys = list(call.args_keys or ())
         self.name_key = call.name_keys[0] if call.name_keys else ""
@@ -233,6 +236,8 @@ class TaggedJson(Renderer):
             groups = ["[" + nl + sep.join(objs) + nl + "]"]
         elif self.array:
             groups = ["[" + o + "]" for o in objs]
+        elif self.lines and form != "per_call":
+            groups = ["\n".join(objs)]
         else:
             groups = objs
         # without an end marker, whitespace after the body is the content's
