@@ -487,13 +487,15 @@ def test_one_call_per_turn_is_inferred_and_noted():
 def test_shown_calls():
     """The calls a render shows: all, none (the template drops them), or the first alone when
     the second call's name is missing (one call per turn)."""
+    from toolparse.infer import _shown_calls
+
     p = _probes.Probe("two", None, None, (("f_one", {}), ("g_two", {"a": 1})))
-    assert _probes.shown_calls(p, "f_one g_two") == p.calls
-    assert _probes.shown_calls(p, "content only") == ()
-    assert _probes.shown_calls(p, "f_one only") == p.calls[:1]
+    assert _shown_calls(p, "f_one g_two") == p.calls
+    assert _shown_calls(p, "content only") == ()
+    assert _shown_calls(p, "f_one only") == p.calls[:1]
     # the same name twice: nothing tells the calls apart, so all are expected (the proof decides)
     same = _probes.Probe("two", None, None, (("f_one", {}), ("f_one", {"a": 1})))
-    assert _probes.shown_calls(same, "f_one once") == same.calls
+    assert _shown_calls(same, "f_one once") == same.calls
 
 
 _EMPTY_MARKER = r"""
