@@ -134,9 +134,10 @@ pub fn tagged_json(e: &'static Entry) -> Result<tagged_json::Tags, String> {
     }
     let mut after_name = args.clone();
     after_name.extend(e.marker("call_id"));
-    // After a body: the markers, then in a newline section the next call object's `{`.
+    // After a body: the markers, then in a newline section (object bodies) the next call
+    // object's `{`.
     let mut after = all.clone();
-    if e.calls == "newline" {
+    if e.calls == "newline" && shape != Some("array") {
         after.push("{");
     }
     Ok(tagged_json::Tags {

@@ -32,9 +32,10 @@
 //!
 //! After a body, whitespace and then a start marker begin another body (the previous end marker
 //! missing); whitespace and then an end marker close it; anything else is content.
-//! - `after` (`calls` = "newline"): what is read after a body, the markers and then `{`: a
-//!   section holds call objects one per line, with no marker of their own (`<tool_calls>\n{A}\n{B}\n
-//!   </tool_calls>`), so whitespace and then `{` begin another call object of the same section.
+//! - `after` (`calls` = "newline", object bodies): what is read after a body, the markers and
+//!   then `{`: a section holds call objects one per line, with no marker of their own
+//!   (`<tool_calls>\n{A}\n{B}\n</tool_calls>`), so whitespace and then `{` begin another call
+//!   object of the same section.
 //!
 //! The name form (mistral v11 and later): `START NAME{...}`, `START NAME ARGS {...}` with the
 //! optional separator `args` (`[ARGS]`), and `START NAME ID_MARKER ID ARGS {...}` when the

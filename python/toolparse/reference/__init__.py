@@ -60,7 +60,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             forms=forms,
             args=[m[r] for r in ("args_start",) if r in m],
             call_id=[m[r] for r in ("call_id",) if r in m],
-            newline=spec.calls == "newline",
+            newline=spec.calls == "newline" and call.shape != "array",
         )
         return lambda _tools: tagged_json.TaggedJson(tags)
     if spec.family == "pythonic":
