@@ -13,6 +13,7 @@ did not fit or round-trip.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -26,7 +27,7 @@ from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
-from .locate import NoFit, Turn, split_ws
+from .locate import NoFit, Turn, common_suffix, split_ws
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -55,14 +56,15 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         after = split_ws(turn.text[at + len(probe.reasoning) :])
         if not after:
             raise NoFit("nothing closes the reasoning")
-        end = after[0]
+        end = _words(after[0], _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
         if before:
             start = before[-1]
         else:
             opened = split_ws(prompt)
             if not opened:
                 raise NoFit("nothing opens the reasoning")
-            start = opened[-1]
+            # the prompt's last line, where it is words (Apriel's "Here are my reasoning steps:")
+            start = _words(opened[-1], prompt.rstrip().rsplit("\n", 1)[-1], True)
         started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
         return start, end, started
     # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
@@ -72,6 +74,74 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
     if tag and not any(opened[-1] in t.text for _, t in rendered):
         return opened[-1], f"</{tag.group(1)}>", True
     return "", "", False
+
+
+def _split_turns(rendered: _Rendered) -> _Rendered:
+    """Each render, or two where the template writes a turn's content and its calls as two
+    assistant turns (Nemotron Nano v2 ends the turn after the content and opens another for the
+    calls: ``CONTENT<stop token>HEADER<calls>``, the header a line of the generation prompt): the
+    model writes each of them as a turn of its own, so each is fitted and proved as one (the
+    content turn with no call, the calls turn with no content)."""
+    from ..chat_template import stop_token
+
+    out: _Rendered = []
+    for probe, turn in rendered:
+        stop = stop_token(turn.turn_end)
+        at = turn.text.find(stop) if stop and probe.content and probe.calls else -1
+        head, rest = turn.text[:at], turn.text[at + len(stop) :].lstrip()
+        line = rest.split("\n", 1)[0]
+        if (
+            at < 0
+            or probe.content not in head
+            or any(name in head or name not in rest for name, _ in probe.calls)
+            or not line.strip()
+            or line + "\n" not in turn.prompt
+        ):
+            out.append((probe, turn))
+            continue
+        first = _probes.Probe(probe.name + " (its content)", probe.content, None, ())
+        second = _probes.Probe(probe.name + " (its calls)", None, probe.reasoning, probe.calls)
+        out.append((first, dataclasses.replace(turn, text=head)))
+        out.append((second, dataclasses.replace(turn, text=rest[len(line) + 1 :])))
+    return out
+
+
+def _plain(word: str) -> bool:
+    return not any(c in word for c in "<>[]|")
+
+
+def _words(marker: str, line: str, backwards: bool = False) -> str:
+    """``marker`` (one whitespace-free chunk) grown to the multi-word marker ``line`` holds
+    around it: ``line`` itself where it is one line of words separated by single spaces, ends
+    (``backwards``) or starts with ``marker``, and is markup (``[BEGIN FINAL RESPONSE]``: one
+    bracketed token) or plain words; else ``marker``."""
+    line = line.strip()
+    words = line.split(" ")
+    if len(words) < 2 or any(not w or w != w.strip() for w in words):
+        return marker
+    if (words[-1] if backwards else words[0]) != marker:
+        return marker
+    bracketed = line[0] in "[<" and line[-1] == {"[": "]", "<": ">"}[line[0]]
+    if bracketed and all(_plain(w) for w in line[1:-1].split(" ")):
+        return line
+    return line if all(_plain(w) for w in words) else marker
+
+
+def _closing(rendered: _Rendered, probe: _probes.Probe, after: str) -> str:
+    """The text that closes the reasoning in the "reasoning then a call" render: what follows the
+    reasoning up to the calls, less what every render of calls alone writes before them (its
+    call markup), one line at most; "" when it is not one line."""
+    first = probe.calls[0][0] if probe.calls else ""
+    if not first or first not in after:
+        return ""
+    leads = [after[: after.find(first)]]
+    for p, t in rendered:
+        if p.calls and not p.content and not p.reasoning and p.calls[0][0] in t.text:
+            leads.append(t.text[: t.text.find(p.calls[0][0])])
+    if len(leads) < 2:
+        return ""
+    closing = leads[0][: len(leads[0]) - len(common_suffix(leads))].strip()
+    return closing if "\n" not in closing else ""
 
 
 def _strip_block(text: str, start: str, end: str, started: bool) -> str:
@@ -279,6 +349,7 @@ def infer_format(
         bos_token=bos_token, eos_token=eos_token, enable_thinking=True, thinking=True
     )
     tools, rendered, _, refused = _probes.render_probes(chat_template, rng, common)
+    rendered = _split_turns(rendered)
     if refused:
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
@@ -311,6 +382,7 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
+        held_rendered = _split_turns(held_rendered)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
