@@ -51,6 +51,7 @@ INFERRED = {
     "LFM2.5-8B-A1B": "pythonic",
     "MiMo-VL": "tagged_json",
     "MiniMax-M2": "xml_params",
+    "MiniMax-M3": "xml_elements",
     "Mistral-Small-3.2-24B-Instruct-2506": "tagged_json",
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "xml_params",
     "NVIDIA-Nemotron-Nano-v2": "tagged_json",
@@ -115,7 +116,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
     "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
-    "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
     "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
     "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
@@ -271,7 +271,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 47
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 48
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -377,6 +377,10 @@ RENAMED = {
     "pythonic": (
         "LFM2.5-8B-A1B",
         [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
+    ),
+    "xml_elements": (
+        "MiniMax-M3",
+        [("]<]minimax[>[", "]<]acme[>["), ("<tool_call>", "<acts>"), ("</tool_call>", "</acts>")],
     ),
 }
 
@@ -526,7 +530,64 @@ def test_reasoning_entry():
     r = doc["reasoning"]
     assert (r["start"], r["end"], r["started"]) == ("<think>", "</think>", False)
     assert r["name"] == "inferred-test"
+    assert "stray_end_text" not in r
     assert "reasoning" not in _infer("Qwen-Qwen2.5-7B-Instruct")
+
+
+@pytest.mark.parametrize(
+    "name, start, end, started",
+    [
+        # multi-word markers: the prompt's last line opens the block, the line between the
+        # reasoning and the calls' markup closes it
+        (
+            "Apriel-1.6-15b-Thinker-fixed",
+            "Here are my reasoning steps:",
+            "[BEGIN FINAL RESPONSE]",
+            True,
+        ),
+        # the prompt opens the block, no history turn shows it
+        ("NVIDIA-Nemotron-Nano-v2", "<think>", "</think>", True),
+        # a tag ends at its ">", not at the namespace after it
+        ("MiniMax-M3", "<mm:think>", "</mm:think>", False),
+    ],
+)
+def test_reasoning_markers(name, start, end, started):
+    r = _infer(name)["reasoning"]
+    assert (r["start"], r["end"], r["started"]) == (start, end, started)
+    # MiniMax M3 closes an empty block before a turn without reasoning: markup where it leads
+    assert r.get("stray_end_text", False) == (name == "MiniMax-M3")
+
+
+def test_a_multi_word_marker_is_one_line_of_words():
+    from toolparse.infer import _words
+
+    assert _words("[BEGIN", "[BEGIN FINAL RESPONSE]") == "[BEGIN FINAL RESPONSE]"
+    assert _words("steps:", "Here are my reasoning steps:", True) == "Here are my reasoning steps:"
+    # not a line of single-spaced words, or not starting (ending) with the marker: the marker
+    assert _words("</think>", "</think>") == "</think>"
+    assert _words("[BEGIN", "[BEGIN  FINAL]") == "[BEGIN"
+    assert _words("[BEGIN", "x [BEGIN FINAL]") == "[BEGIN"
+    assert _words("steps:", "<|im_start|>assistant steps:", True) == "steps:"
+
+
+def test_a_turn_written_as_two_is_read_as_two():
+    from toolparse.infer import _split_turns
+
+    rng = random.Random(3)
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    _, rendered, _, _ = _probes.render_probes(_text("NVIDIA-Nemotron-Nano-v2"), rng, common)
+    split = _split_turns(rendered)
+    assert len(split) == len(rendered) + 1
+    ((probe, turn),) = [(p, t) for p, t in rendered if p.content and p.calls]
+    (first, one), (second, two) = [(p, t) for p, t in split if p.name.startswith(probe.name)]
+    # the content turn, then the calls turn: the turn end and the header between them are
+    # neither's text
+    assert (first.content, first.calls, one.text.strip()) == (probe.content, (), probe.content)
+    assert (second.content, second.calls) == (None, probe.calls)
+    assert two.text.startswith("<TOOLCALL>") and "<SPECIAL_1" not in two.text
+    # a template that writes content and calls in one turn keeps it whole
+    _, rendered, _, _ = _probes.render_probes(_text("Qwen-Qwen2.5-7B-Instruct"), rng, common)
+    assert _split_turns(rendered) == rendered
 
 
 # ---- property: an inferred spec reads random splits of its renders as the whole ----

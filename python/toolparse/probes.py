@@ -102,17 +102,20 @@ def held_out_probes(
     (p3,) = list(tools[1]["function"]["parameters"]["properties"])
     f4 = f"{_word(rng, 5)}_{_word(rng, 6)}"
     q1, q2, q3 = (_word(rng, 7) for _ in range(3))
+    f5 = _word(rng, 8)
+    k1, v1, k2 = _word(rng, 4), _word(rng, 5), _word(rng, 4)
+    # the nested object's schema is declared, as real tools declare theirs: a template that
+    # writes values as untyped text (MiniMax M3's elements, an array as <item> elements) loses
+    # what an untyped value was, and the schema is what tells an array (and 1 from "1") back
+    ints = {"type": "array", "items": {"type": "integer"}}
+    inner = {"type": "object", "properties": {k1: {"type": "string"}, k2: ints}}
     more = [
         *tools,
-        _tool(
-            f4,
-            {q1: {"type": "object"}, q2: {"type": "array", "items": {"type": "integer"}}},
-            [q1],
-        ),
-        _tool(_word(rng, 8), {q3: {"type": "boolean"}}, []),
+        _tool(f4, {q1: inner, q2: ints}, [q1]),
+        _tool(f5, {q3: {"type": "boolean"}}, []),
     ]
     look = " ".join(markers[:3]) if markers else "<tool_call>"
-    nested = {q1: {_word(rng, 4): _word(rng, 5), _word(rng, 4): [1, 2]}, q2: [3, 5, 8]}
+    nested = {q1: {k1: v1, k2: [1, 2]}, q2: [3, 5, 8]}
     turns = [
         Probe(
             "three calls",

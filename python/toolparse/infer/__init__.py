@@ -27,6 +27,7 @@ from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
+from .fit_xml_elements import fit_xml_elements
 from .locate import NoFit, Turn, common_suffix, split_ws
 
 __all__ = ["FAMILIES", "infer_format"]
@@ -39,6 +40,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("llama3_json", fit_llama3_json),
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
+    ("xml_elements", fit_xml_elements),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
@@ -56,7 +58,10 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         after = split_ws(turn.text[at + len(probe.reasoning) :])
         if not after:
             raise NoFit("nothing closes the reasoning")
-        end = _words(after[0], _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
+        # a tag ends at its ">" (MiniMax M3's "</mm:think>" before "]<]minimax[>[")
+        tag = re.match(r"<[^<>]+>", after[0])
+        end = tag.group(0) if tag else after[0]
+        end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
         if before:
             start = before[-1]
         else:
@@ -154,7 +159,17 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
         return text[e + len(end) :]
     if started and e >= 0 and (s < 0 or e < s):
         return text[e + len(end) :]
+    if _stray_end(text, start, end):
+        return text[e + len(end) :]
     return text
+
+
+def _stray_end(text: str, start: str, end: str) -> bool:
+    """Whether ``text`` begins with the block's end and never opens it: a template that closes
+    an empty block the turn does not open (MiniMax M3 writes ``</mm:think>`` before a turn without
+    reasoning); the reasoning entry then reads a leading end marker as markup
+    (``stray_end_text``)."""
+    return bool(end) and text.lstrip().startswith(end) and (not start or start not in text)
 
 
 def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
@@ -288,6 +303,8 @@ def _document(
         }
         if not doc["reasoning"]["call_starts"][0]:
             doc["reasoning"]["call_starts"] = []
+        if not started and any(_stray_end(t.text, start, end) for _, t in rendered):
+            doc["reasoning"]["stray_end_text"] = True
     return doc
 
 
