@@ -44,6 +44,8 @@ EXPECTED = {
     "MiniMax-M3": ("minimax_m3", "minimax_m3", False),
     "Mistral-Small-3.2-24B-Instruct-2506": ("mistral", None, None),
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (QWEN_XML, "qwen3", True),
+    # the template writes a turn's content and its calls as two turns (probes.split_turns)
+    "NVIDIA-Nemotron-Nano-v2": ("nemotron_nano_v2", "deepseek_r1", True),
     "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": (HERMES, None, None),
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": (HERMES, None, None),
     "Qwen-QwQ-32B": (HERMES, "qwen3", True),
@@ -98,7 +100,6 @@ OUT = {
     "GigaChat3-10B-A1.8B": (UNREAD, "history form differs from gigachat3's"),
     "GigaChat3.1-10B-A1.8B": (UNREAD, "history form differs from gigachat3's"),
     "MiniMax-M1": (UNREAD, "MiniMax-M1's <tool_calls> format is not read"),
-    "NVIDIA-Nemotron-Nano-v2": (UNREAD, "history form differs from nemotron_nano_v2's"),
     "llama-cpp-deepseek-r1": (UNREAD, "llama.cpp's own R1 variant"),
     "openai-gpt-oss-120b": (UNREAD, "history writes ' to=' before the channel"),
     "tencent-Hy3": (UNREAD, "<…:opensource> markers, not hy_v3's"),

@@ -25,7 +25,6 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from toolparse import detect_format, infer_format  # noqa: E402
 from toolparse import probes as _probes  # noqa: E402
-from toolparse.infer import _split_turns  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 #: where the toolparse these tests import lives (the checkout's python/ in an editable install,
@@ -205,8 +204,6 @@ def _fresh_renders(
     tools, rendered, _, _ = _probes.render_probes(_text(name), rng, common)
     more, held = _probes.held_out_probes(rng, tools)
     held_rendered, _ = _probes.render_all(_text(name), more, held, common, False)
-    # a turn the template writes as two (its content, then its calls) is read as two
-    rendered, held_rendered = _split_turns(rendered), _split_turns(held_rendered)
     r = doc.get("reasoning")
     out = []
     for group_tools, group in ((tools, rendered), (more, held_rendered)):
@@ -571,23 +568,22 @@ def test_a_multi_word_marker_is_one_line_of_words():
 
 
 def test_a_turn_written_as_two_is_read_as_two():
-    from toolparse.infer import _split_turns
+    from toolparse.probes import split_turns
 
-    rng = random.Random(3)
     common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
-    _, rendered, _, _ = _probes.render_probes(_text("NVIDIA-Nemotron-Nano-v2"), rng, common)
-    split = _split_turns(rendered)
-    assert len(split) == len(rendered) + 1
-    ((probe, turn),) = [(p, t) for p, t in rendered if p.content and p.calls]
-    (first, one), (second, two) = [(p, t) for p, t in split if p.name.startswith(probe.name)]
+    tools, turns = _probes.probes(random.Random(3))
+    (probe,) = [p for p in turns if p.content and p.calls]
+    turn = _probes.render(_text("NVIDIA-Nemotron-Nano-v2"), probe, tools, common)
+    (first, one), (second, two) = split_turns([(probe, turn)])
     # the content turn, then the calls turn: the turn end and the header between them are
     # neither's text
     assert (first.content, first.calls, one.text.strip()) == (probe.content, (), probe.content)
     assert (second.content, second.calls) == (None, probe.calls)
     assert two.text.startswith("<TOOLCALL>") and "<SPECIAL_1" not in two.text
+    assert "<SPECIAL_12>" in turn.text  # the render as the template writes it
     # a template that writes content and calls in one turn keeps it whole
-    _, rendered, _, _ = _probes.render_probes(_text("Qwen-Qwen2.5-7B-Instruct"), rng, common)
-    assert _split_turns(rendered) == rendered
+    turn = _probes.render(_text("Qwen-Qwen2.5-7B-Instruct"), probe, tools, common)
+    assert split_turns([(probe, turn)]) == [(probe, turn)]
 
 
 # ---- property: an inferred spec reads random splits of its renders as the whole ----

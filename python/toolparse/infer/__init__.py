@@ -13,7 +13,6 @@ did not fit or round-trip.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import random
@@ -79,36 +78,6 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
     if tag and not any(opened[-1] in t.text for _, t in rendered):
         return opened[-1], f"</{tag.group(1)}>", True
     return "", "", False
-
-
-def _split_turns(rendered: _Rendered) -> _Rendered:
-    """Each render, or two where the template writes a turn's content and its calls as two
-    assistant turns (Nemotron Nano v2 ends the turn after the content and opens another for the
-    calls: ``CONTENT<stop token>HEADER<calls>``, the header a line of the generation prompt): the
-    model writes each of them as a turn of its own, so each is fitted and proved as one (the
-    content turn with no call, the calls turn with no content)."""
-    from ..chat_template import stop_token
-
-    out: _Rendered = []
-    for probe, turn in rendered:
-        stop = stop_token(turn.turn_end)
-        at = turn.text.find(stop) if stop and probe.content and probe.calls else -1
-        head, rest = turn.text[:at], turn.text[at + len(stop) :].lstrip()
-        line = rest.split("\n", 1)[0]
-        if (
-            at < 0
-            or probe.content not in head
-            or any(name in head or name not in rest for name, _ in probe.calls)
-            or not line.strip()
-            or line + "\n" not in turn.prompt
-        ):
-            out.append((probe, turn))
-            continue
-        first = _probes.Probe(probe.name + " (its content)", probe.content, None, ())
-        second = _probes.Probe(probe.name + " (its calls)", None, probe.reasoning, probe.calls)
-        out.append((first, dataclasses.replace(turn, text=head)))
-        out.append((second, dataclasses.replace(turn, text=rest[len(line) + 1 :])))
-    return out
 
 
 def _plain(word: str) -> bool:
@@ -366,7 +335,6 @@ def infer_format(
         bos_token=bos_token, eos_token=eos_token, enable_thinking=True, thinking=True
     )
     tools, rendered, _, refused = _probes.render_probes(chat_template, rng, common)
-    rendered = _split_turns(rendered)
     if refused:
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
@@ -399,7 +367,6 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
-        held_rendered = _split_turns(held_rendered)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
