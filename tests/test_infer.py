@@ -555,6 +555,56 @@ def test_reasoning_markers(name, start, end, started):
     assert r.get("stray_end_text", False) == (name == "MiniMax-M3")
 
 
+def test_the_held_out_nested_probe_declares_its_schema():
+    tools, _ = _probes.probes(random.Random(1))
+    more, held = _probes.held_out_probes(random.Random(2), tools)
+    (probe,) = [p for p in held if p.name == "nested values"]
+    ((name, args),) = probe.calls
+    (tool,) = [t for t in more if t["function"]["name"] == name]
+    props = tool["function"]["parameters"]["properties"]
+    obj, arr = list(args)
+    # still a nested object holding an array, and an array parameter
+    assert isinstance(args[obj], dict) and isinstance(args[arr], list)
+    assert any(isinstance(v, list) for v in args[obj].values())
+    # every value inside the object is typed by the schema
+    inner = props[obj]["properties"]
+    assert set(inner) == set(args[obj])
+    for key, value in args[obj].items():
+        assert inner[key]["type"] == ("array" if isinstance(value, list) else "string")
+    assert props[arr]["type"] == "array"
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_xml_elements_reads_an_item_list_as_an_array_only_where_the_schema_says_so(backend):
+    # why the held-out probe declares its nested schema: MiniMax M3 writes an array as <item>
+    # elements, which an untyped object reads back as an object of strings (as vLLM's and
+    # SGLang's minimax_m3 parsers do), a typed one as the array
+    from toolparse.chat_template import render_assistant
+    from toolparse.parser import ToolParser
+
+    ints = {"type": "array", "items": {"type": "integer"}}
+    typed = {"type": "object", "properties": {"tags": {"type": "string"}, "nums": ints}}
+    args = {"opts": {"tags": "red", "nums": [1, 2]}}
+    for schema, want in (
+        (typed, args),
+        ({"type": "object"}, {"opts": {"tags": "red", "nums": {"item": ["1", "2"]}}}),
+    ):
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": "set_opts",
+                    "parameters": {"type": "object", "properties": {"opts": schema}},
+                },
+            }
+        ]
+        call = [{"function": {"name": "set_opts", "arguments": args}}]
+        text = render_assistant(_text("MiniMax-M3"), tool_calls=call, tools=tools).text
+        assert "<item>1" in text
+        got = ToolParser("minimax_m3", tools=tools, backend=backend).extract_tool_calls(text)
+        assert [json.loads(c.function.arguments) for c in got.tool_calls] == [want]
+
+
 def test_a_multi_word_marker_is_one_line_of_words():
     from toolparse.infer import _words
 
