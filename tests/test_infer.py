@@ -38,6 +38,7 @@ from test_detect import EXPECTED, OUT, RAISES  # noqa: E402
 # writes, as tests/test_detect.py's table names it)
 INFERRED = {
     "Apertus-8B-Instruct": "tagged_json",
+    "Apriel-1.6-15b-Thinker-fixed": "tagged_json",
     "Bielik-11B-v3.0-Instruct": "tagged_json",
     "ByteDance-Seed-OSS": "xml_params",
     "Cohere2MoE": "tagged_json",
@@ -49,8 +50,10 @@ INFERRED = {
     "LFM2.5-8B-A1B": "pythonic",
     "MiMo-VL": "tagged_json",
     "MiniMax-M2": "xml_params",
+    "MiniMax-M3": "xml_elements",
     "Mistral-Small-3.2-24B-Instruct-2506": "tagged_json",
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "xml_params",
+    "NVIDIA-Nemotron-Nano-v2": "tagged_json",
     "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": "tagged_json",
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": "tagged_json",
     "Qwen-QwQ-32B": "tagged_json",
@@ -104,10 +107,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
         "'functions' is undefined",
         "out: the template needs a `functions` variable",
     ),
-    "Apriel-1.6-15b-Thinker-fixed": (
-        NO_FAMILY,
-        "content wrapped in [BEGIN FINAL RESPONSE] (text_start) is not fitted",
-    ),
     "CohereForAI-c4ai-command-r-plus-tool_use": (
         NO_FAMILY,
         "Action: json block after a turn token; no family reads it",
@@ -116,8 +115,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
     "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
-    "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
-    "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
     "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
     "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
@@ -271,7 +268,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 45
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 48
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -291,6 +288,11 @@ CROSS_DIFFERS = {
         "the template writes a list after [TOOL_CALLS], never a name",
     ),
     "unsloth-Apriel-1.5": (r"\[BEGIN FINAL RESPONSE\]", "the template writes no response wrapper"),
+    "Apriel-1.6-15b-Thinker-fixed": (
+        r"\[BEGIN FINAL RESPONSE\]",
+        "the template writes [BEGIN FINAL RESPONSE] only as the end of the reasoning (the inferred "
+        "reasoning entry's end), never [END FINAL RESPONSE] around content",
+    ),
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
         r"<\|END_RESPONSE\|>",
         "the template's turn ends at <|END_RESPONSE|>, the stop token, so no render shows it",
@@ -372,6 +374,10 @@ RENAMED = {
     "pythonic": (
         "LFM2.5-8B-A1B",
         [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
+    ),
+    "xml_elements": (
+        "MiniMax-M3",
+        [("]<]minimax[>[", "]<]acme[>["), ("<tool_call>", "<acts>"), ("</tool_call>", "</acts>")],
     ),
 }
 
@@ -521,7 +527,113 @@ def test_reasoning_entry():
     r = doc["reasoning"]
     assert (r["start"], r["end"], r["started"]) == ("<think>", "</think>", False)
     assert r["name"] == "inferred-test"
+    assert "stray_end_text" not in r
     assert "reasoning" not in _infer("Qwen-Qwen2.5-7B-Instruct")
+
+
+@pytest.mark.parametrize(
+    "name, start, end, started",
+    [
+        # multi-word markers: the prompt's last line opens the block, the line between the
+        # reasoning and the calls' markup closes it
+        (
+            "Apriel-1.6-15b-Thinker-fixed",
+            "Here are my reasoning steps:",
+            "[BEGIN FINAL RESPONSE]",
+            True,
+        ),
+        # the prompt opens the block, no history turn shows it
+        ("NVIDIA-Nemotron-Nano-v2", "<think>", "</think>", True),
+        # a tag ends at its ">", not at the namespace after it
+        ("MiniMax-M3", "<mm:think>", "</mm:think>", False),
+    ],
+)
+def test_reasoning_markers(name, start, end, started):
+    r = _infer(name)["reasoning"]
+    assert (r["start"], r["end"], r["started"]) == (start, end, started)
+    # MiniMax M3 closes an empty block before a turn without reasoning: markup where it leads
+    assert r.get("stray_end_text", False) == (name == "MiniMax-M3")
+
+
+def test_the_held_out_nested_probe_declares_its_schema():
+    tools, _ = _probes.probes(random.Random(1))
+    more, held = _probes.held_out_probes(random.Random(2), tools)
+    (probe,) = [p for p in held if p.name == "nested values"]
+    ((name, args),) = probe.calls
+    (tool,) = [t for t in more if t["function"]["name"] == name]
+    props = tool["function"]["parameters"]["properties"]
+    obj, arr = list(args)
+    # still a nested object holding an array, and an array parameter
+    assert isinstance(args[obj], dict) and isinstance(args[arr], list)
+    assert any(isinstance(v, list) for v in args[obj].values())
+    # every value inside the object is typed by the schema
+    inner = props[obj]["properties"]
+    assert set(inner) == set(args[obj])
+    for key, value in args[obj].items():
+        assert inner[key]["type"] == ("array" if isinstance(value, list) else "string")
+    assert props[arr]["type"] == "array"
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_xml_elements_reads_an_item_list_as_an_array_only_where_the_schema_says_so(backend):
+    # why the held-out probe declares its nested schema: MiniMax M3 writes an array as <item>
+    # elements, which an untyped object reads back as an object of strings (as vLLM's and
+    # SGLang's minimax_m3 parsers do), a typed one as the array
+    from toolparse.chat_template import render_assistant
+    from toolparse.parser import ToolParser
+
+    ints = {"type": "array", "items": {"type": "integer"}}
+    typed = {"type": "object", "properties": {"tags": {"type": "string"}, "nums": ints}}
+    args = {"opts": {"tags": "red", "nums": [1, 2]}}
+    for schema, want in (
+        (typed, args),
+        ({"type": "object"}, {"opts": {"tags": "red", "nums": {"item": ["1", "2"]}}}),
+    ):
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": "set_opts",
+                    "parameters": {"type": "object", "properties": {"opts": schema}},
+                },
+            }
+        ]
+        call = [{"function": {"name": "set_opts", "arguments": args}}]
+        text = render_assistant(_text("MiniMax-M3"), tool_calls=call, tools=tools).text
+        assert "<item>1" in text
+        got = ToolParser("minimax_m3", tools=tools, backend=backend).extract_tool_calls(text)
+        assert [json.loads(c.function.arguments) for c in got.tool_calls] == [want]
+
+
+def test_a_multi_word_marker_is_one_line_of_words():
+    from toolparse.infer import _words
+
+    assert _words("[BEGIN", "[BEGIN FINAL RESPONSE]") == "[BEGIN FINAL RESPONSE]"
+    assert _words("steps:", "Here are my reasoning steps:", True) == "Here are my reasoning steps:"
+    # not a line of single-spaced words, or not starting (ending) with the marker: the marker
+    assert _words("</think>", "</think>") == "</think>"
+    assert _words("[BEGIN", "[BEGIN  FINAL]") == "[BEGIN"
+    assert _words("[BEGIN", "x [BEGIN FINAL]") == "[BEGIN"
+    assert _words("steps:", "<|im_start|>assistant steps:", True) == "steps:"
+
+
+def test_a_turn_written_as_two_is_read_as_two():
+    from toolparse.probes import split_turns
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    tools, turns = _probes.probes(random.Random(3))
+    (probe,) = [p for p in turns if p.content and p.calls]
+    turn = _probes.render(_text("NVIDIA-Nemotron-Nano-v2"), probe, tools, common)
+    (first, one), (second, two) = split_turns([(probe, turn)])
+    # the content turn, then the calls turn: the turn end and the header between them are
+    # neither's text
+    assert (first.content, first.calls, one.text.strip()) == (probe.content, (), probe.content)
+    assert (second.content, second.calls) == (None, probe.calls)
+    assert two.text.startswith("<TOOLCALL>") and "<SPECIAL_1" not in two.text
+    assert "<SPECIAL_12>" in turn.text  # the render as the template writes it
+    # a template that writes content and calls in one turn keeps it whole
+    turn = _probes.render(_text("Qwen-Qwen2.5-7B-Instruct"), probe, tools, common)
+    assert split_turns([(probe, turn)]) == [(probe, turn)]
 
 
 # ---- property: an inferred spec reads random splits of its renders as the whole ----

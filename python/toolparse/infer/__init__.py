@@ -26,7 +26,8 @@ from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
-from .locate import NoFit, Turn, split_ws
+from .fit_xml_elements import fit_xml_elements
+from .locate import NoFit, Turn, common_suffix, split_ws
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -38,6 +39,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("llama3_json", fit_llama3_json),
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
+    ("xml_elements", fit_xml_elements),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
@@ -55,14 +57,18 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         after = split_ws(turn.text[at + len(probe.reasoning) :])
         if not after:
             raise NoFit("nothing closes the reasoning")
-        end = after[0]
+        # a tag ends at its ">" (MiniMax M3's "</mm:think>" before "]<]minimax[>[")
+        tag = re.match(r"<[^<>]+>", after[0])
+        end = tag.group(0) if tag else after[0]
+        end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
         if before:
             start = before[-1]
         else:
             opened = split_ws(prompt)
             if not opened:
                 raise NoFit("nothing opens the reasoning")
-            start = opened[-1]
+            # the prompt's last line, where it is words (Apriel's "Here are my reasoning steps:")
+            start = _words(opened[-1], prompt.rstrip().rsplit("\n", 1)[-1], True)
         started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
         return start, end, started
     # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
@@ -72,6 +78,44 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
     if tag and not any(opened[-1] in t.text for _, t in rendered):
         return opened[-1], f"</{tag.group(1)}>", True
     return "", "", False
+
+
+def _plain(word: str) -> bool:
+    return not any(c in word for c in "<>[]|")
+
+
+def _words(marker: str, line: str, backwards: bool = False) -> str:
+    """``marker`` (one whitespace-free chunk) grown to the multi-word marker ``line`` holds
+    around it: ``line`` itself where it is one line of words separated by single spaces, ends
+    (``backwards``) or starts with ``marker``, and is markup (``[BEGIN FINAL RESPONSE]``: one
+    bracketed token) or plain words; else ``marker``."""
+    line = line.strip()
+    words = line.split(" ")
+    if len(words) < 2 or any(not w or w != w.strip() for w in words):
+        return marker
+    if (words[-1] if backwards else words[0]) != marker:
+        return marker
+    bracketed = line[0] in "[<" and line[-1] == {"[": "]", "<": ">"}[line[0]]
+    if bracketed and all(_plain(w) for w in line[1:-1].split(" ")):
+        return line
+    return line if all(_plain(w) for w in words) else marker
+
+
+def _closing(rendered: _Rendered, probe: _probes.Probe, after: str) -> str:
+    """The text that closes the reasoning in the "reasoning then a call" render: what follows the
+    reasoning up to the calls, less what every render of calls alone writes before them (its
+    call markup), one line at most; "" when it is not one line."""
+    first = probe.calls[0][0] if probe.calls else ""
+    if not first or first not in after:
+        return ""
+    leads = [after[: after.find(first)]]
+    for p, t in rendered:
+        if p.calls and not p.content and not p.reasoning and p.calls[0][0] in t.text:
+            leads.append(t.text[: t.text.find(p.calls[0][0])])
+    if len(leads) < 2:
+        return ""
+    closing = leads[0][: len(leads[0]) - len(common_suffix(leads))].strip()
+    return closing if "\n" not in closing else ""
 
 
 def _strip_block(text: str, start: str, end: str, started: bool) -> str:
@@ -84,7 +128,17 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
         return text[e + len(end) :]
     if started and e >= 0 and (s < 0 or e < s):
         return text[e + len(end) :]
+    if _stray_end(text, start, end):
+        return text[e + len(end) :]
     return text
+
+
+def _stray_end(text: str, start: str, end: str) -> bool:
+    """Whether ``text`` begins with the block's end and never opens it: a template that closes
+    an empty block the turn does not open (MiniMax M3 writes ``</mm:think>`` before a turn without
+    reasoning); the reasoning entry then reads a leading end marker as markup
+    (``stray_end_text``)."""
+    return bool(end) and text.lstrip().startswith(end) and (not start or start not in text)
 
 
 def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
@@ -218,6 +272,8 @@ def _document(
         }
         if not doc["reasoning"]["call_starts"][0]:
             doc["reasoning"]["call_starts"] = []
+        if not started and any(_stray_end(t.text, start, end) for _, t in rendered):
+            doc["reasoning"]["stray_end_text"] = True
     return doc
 
 
