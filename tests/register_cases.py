@@ -367,6 +367,40 @@ def check_reasoning_entry() -> None:
     raises(clash, "reasoning.name", "'qwen3'")
 
 
+def check_functionary_without_raw_code() -> None:
+    """A functionary format without call.raw_code (an inferred one: no render shows raw code)
+    reads no function's call as raw code, on both backends; the raw marker without it is
+    refused."""
+    v31 = renamed("functionary_v31", "no_raw_v31")
+    del v31["spec"]["call"]["raw_code"], v31["spec"]["markers"]["call_start_raw"]
+    v32 = renamed("functionary_v32", "no_raw_v32")
+    del v32["spec"]["call"]["raw_code"]
+    toolparse.register_format(v31)
+    toolparse.register_format(v32)
+    call = [("python", '{"code": "x"}')]
+    cases = [
+        # (format, text, content, calls): the raw forms are text, a JSON call to python a call
+        ("no_raw_v31", "Run <|python_tag|>print(1)", "Run <|python_tag|>print(1)", []),
+        ("no_raw_v31", '<function=python>{"code": "x"}</function>', None, call),
+        ("no_raw_v32", "python\nprint(1)", "python\nprint(1)", []),
+        ("no_raw_v32", 'python\n{"code": "x"}', None, call),
+        ("no_raw_v32", 'all\nHi>>>python\n{"code": "x"}', "Hi", call),
+    ]
+    for k, (fmt, text, content, calls) in enumerate(cases):
+        for backend in BACKENDS:
+            got = outcome(fmt, text, backend)
+            assert (got[0], got[2]) == (content, calls), (fmt, text, backend, got)
+            for chunks in splits(text, k):
+                assert outcome(fmt, text, backend, chunks)[:3] == got[:3], (fmt, chunks)
+    # the registered formats still read raw code
+    assert outcome("functionary_v31", "<|python_tag|>print(1)", "rust")[2] == [
+        ("python", '{"code": "print(1)"}')
+    ]
+    marker_only = renamed("functionary_v31", "raw_marker_only")
+    del marker_only["spec"]["call"]["raw_code"]
+    raises(marker_only, "call_start_raw")
+
+
 CHECKS = {
     f.__name__: f
     for f in (
@@ -380,6 +414,7 @@ CHECKS = {
         check_refused,
         check_replace,
         check_reasoning_entry,
+        check_functionary_without_raw_code,
     )
 }
 

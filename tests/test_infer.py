@@ -70,6 +70,8 @@ INFERRED = {
     "ibm-granite-granite-4.1": "tagged_json",
     "inclusionai-ling-3.0-flash": "xml_params",
     "llama-cpp-deepseek-r1": "named_json",
+    "meetkai-functionary-medium-v3.1": "functionary",
+    "meetkai-functionary-medium-v3.2": "functionary",
     "meta-llama-Llama-3.1-8B-Instruct": "llama3_json",
     "meta-llama-Llama-3.2-3B-Instruct": "llama3_json",
     "meta-llama-Llama-3.3-70B-Instruct": "llama3_json",
@@ -80,8 +82,10 @@ INFERRED = {
     "poolside-Laguna-S-2.1": "xml_params",
     "poolside-Laguna-XS-2.1": "xml_params",
     "poolside-Laguna-XS.2": "xml_params",
+    "tencent-Hy3": "xml_params",
     "unsloth-Apriel-1.5": "tagged_json",
     "unsloth-mistral-Devstral-Small-2507": "tagged_json",
+    "upstage-Solar-Open-100B": "named_json",
 }
 
 NO_TOOLS = "the template does not render tools"
@@ -118,12 +122,8 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
     "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
-    "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
-    "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
     "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
     "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
-    "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
-    "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
 }
 
 #: the templates that render tool calls (the rest are out: no tools, no rendered call, raises)
@@ -213,7 +213,11 @@ def _fresh_renders(
         for probe, turn in group:
             mode = None
             if r:
-                mode = bool(r["started"] and r["end"] in turn.text)
+                # the turn starts inside the block: the prompt opened it and the turn closes it,
+                # or the turn closes a block it never opens (the prompt wrote an empty block,
+                # which the render fills: Hy3)
+                end, start = turn.text.find(r["end"]), turn.text.find(r["start"])
+                mode = end >= 0 and (r["started"] or start < 0 or end < start)
             out.append((probe, turn.text, mode, group_tools))
     return out
 
@@ -271,7 +275,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 45
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 49
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -303,6 +307,15 @@ CROSS_DIFFERS = {
             "meta-llama-Llama-3.3-70B-Instruct",
         )
     },
+    "meetkai-functionary-medium-v3.1": (
+        r"<\|python_tag\|>",
+        "no render shows raw code: the template writes a call to python as <|python_tag|> then "
+        "its JSON arguments, which the registered format would read as code",
+    ),
+    "meetkai-functionary-medium-v3.2": (
+        r"(^|>>>)python\n(?!\{)",
+        "no render shows raw code: the template writes a call to python as any other call",
+    ),
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
         "the template writes values inline; the registered format drops a newline around them",
@@ -368,6 +381,10 @@ RENAMED = {
     "functiongemma": (
         "google-gemma-4-31B-it",
         [("<|tool_call>", "<|act>"), ("<tool_call|>", "<act|>")],
+    ),
+    "functionary": (
+        "meetkai-functionary-medium-v3.1",
+        [("<function=", "<act:"), ("</function>", "</act>")],
     ),
     "pythonic": (
         "LFM2.5-8B-A1B",

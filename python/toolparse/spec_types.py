@@ -498,9 +498,11 @@ def _markers(f: Fields) -> Mapping[str, str]:
 
 def _check_functionary(f: Fields, call: Call, markers: Mapping[str, str]) -> None:
     """A functionary format's ``call`` fields (``rust/formats/config.rs`` checks the same)."""
-    if call.raw_code is None:
-        raise f.error("call.raw_code", "a functionary format needs it")
-    if call.raw_code.start == "marker" and "call_start_raw" not in markers:
+    # no raw_code: no function's call carries raw code (an inferred format)
+    raw = call.raw_code
+    if raw is None and "call_start_raw" in markers:
+        raise f.error("markers", "the marker call_start_raw needs call.raw_code")
+    if raw is not None and raw.start == "marker" and "call_start_raw" not in markers:
         raise f.error("call.raw_code.start", "'marker' needs the marker call_start_raw")
     if call.bad_header is None:
         raise f.error("call.bad_header", "a functionary format needs it ('text' or 'malformed')")
