@@ -703,3 +703,58 @@ def test_the_proof_fails_a_spec_that_misreads_the_renders():
     assert done.returncode == 0, done.stderr[-2000:]
     good, wrong = json.loads(done.stdout)
     assert good == "" and "reads" in wrong
+
+
+def test_reasoning_of_an_empty_prompt_block_and_of_a_reopened_turn():
+    # Hy3's prompt writes an empty block (thinking off): its markers, not started; Solar's turn
+    # writes the generation prompt's "<|begin|>assistant" again after the block: the end's
+    hy3 = _infer("tencent-Hy3")["reasoning"]
+    assert (hy3["start"], hy3["end"], hy3["started"]) == (
+        "<think:opensource>",
+        "</think:opensource>",
+        False,
+    )
+    solar = _infer("upstage-Solar-Open-100B")["reasoning"]
+    assert (solar["start"], solar["end"], solar["started"]) == (
+        "<|think|>",
+        "<|end|><|begin|>assistant",
+        False,
+    )
+
+
+def test_the_proof_fails_a_wrong_block_for_a_turn_that_starts_inside_it():
+    # Hy3's turn with reasoning starts inside the block (its render shares the block's start
+    # with the prompt): read as starting there, the inferred entry proves; one whose end is
+    # another tag, or no entry at all, does not
+    import os
+
+    doc = _infer("tencent-Hy3")
+    rows = _fresh_renders("tencent-Hy3", doc, seed=9)
+    checks = []
+    for probe, text, mode, _ in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+    assert any(c[3] and c[4] and not c[0].startswith("<think") for c in checks)
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
+        " for d in r['docs']]))"
+    )
+    other_end = json.loads(json.dumps(doc))
+    other_end["reasoning"]["end"] = "</think>"
+    no_entry = json.loads(json.dumps(doc))
+    del no_entry["reasoning"]
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(
+            {"docs": [doc, other_end, no_entry], "tools": rows[0][3], "checks": checks}
+        ),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    good, wrong_end, none = json.loads(done.stdout)
+    assert good == "" and "reads" in wrong_end and "reads" in none
