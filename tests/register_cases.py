@@ -401,6 +401,57 @@ def check_functionary_without_raw_code() -> None:
     raises(marker_only, "call_start_raw")
 
 
+def check_named_json_id_field() -> None:
+    """A named_json format whose header's first field is the call's id (call.id_field, an
+    inferred Solar's): the id is the call's, on both backends, whole and streamed; an empty or
+    repeated id gets a generated one; the field without name_start is refused."""
+    doc = renamed("deepseek_v3", "id_first")
+    doc["spec"]["markers"] = {
+        "section_start": "<|calls|>",
+        "section_end": "<|/calls|>",
+        "call_start": "<|call|>",
+        "name_start": "<|name|>",
+        "args_start": "<|args|>",
+        "call_end": "<|/call|>",
+    }
+    doc["spec"]["call"] = {"shape": "name_sep_args", "id_field": True}
+    doc["spec"]["grammar"] = {"trigger": "<|calls|>"}
+    doc["spec"]["special_tokens"] = []
+    doc["samples"], doc["cases"] = [], {}
+    toolparse.register_format(doc)
+
+    def call(cid: str, name: str, args: str) -> str:
+        return f"<|call|>{cid}<|name|>{name}<|args|>{args}<|/call|>"
+
+    text = (
+        "Hi <|calls|>"
+        + call("ab12", "get_weather", '{"city": "Paris"}')
+        + call(" ", "get_time", "{}")
+        + call("ab12", "get_time", '{"tz": "UTC"}')
+        + "<|/calls|>"
+    )
+    for backend in BACKENDS:
+        p = toolparse.get_parser("id_first", tools=samples.tools(), backend=backend)
+        info = p.extract_tool_calls(text)
+        assert info.content == "Hi " and len(info.tool_calls) == 3, (backend, info)
+        ids = [c.id for c in info.tool_calls]
+        assert ids[0] == "ab12" and ids[1] != " " and ids[2] != "ab12", (backend, ids)
+        assert [c.function.name for c in info.tool_calls] == ["get_weather", "get_time", "get_time"]
+        for chunks in splits(text, 3):
+            rec = toolparse.StreamingToolReconstructor()
+            s = p.stream()
+            for d in [*(s.feed(c) for c in chunks), s.finish()]:
+                if d is not None:
+                    rec.append_delta(d)
+            assert rec.tool_calls[0].id == "ab12", (backend, chunks)
+            got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+            assert got == [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    bad = copy.deepcopy(doc)
+    bad["spec"]["name"] = "id_first_bad"
+    del bad["spec"]["markers"]["name_start"]
+    raises(bad, "id_field")
+
+
 CHECKS = {
     f.__name__: f
     for f in (
@@ -415,6 +466,7 @@ CHECKS = {
         check_replace,
         check_reasoning_entry,
         check_functionary_without_raw_code,
+        check_named_json_id_field,
     )
 }
 

@@ -758,3 +758,31 @@ def test_the_proof_fails_a_wrong_block_for_a_turn_that_starts_inside_it():
     assert done.returncode == 0, done.stderr[-2000:]
     good, wrong_end, none = json.loads(done.stdout)
     assert good == "" and "reads" in wrong_end and "reads" in none
+
+
+def test_solar_s_call_ids_are_the_model_s():
+    # the id Solar's template writes before each name is read as the call's id (call.id_field)
+    import os
+
+    doc = _infer("upstage-Solar-Open-100B")
+    assert doc["spec"]["call"].get("id_field") is True
+    rows = _fresh_renders("upstage-Solar-Open-100B", doc, seed=5)
+    text, tools = next((t, tl) for p, t, _, tl in rows if len(p.calls) == 2)
+    assert "call00000" in text and "call00001" in text
+    script = (
+        "import json,sys\nfrom toolparse import register_format\n"
+        "from toolparse.parser import ToolParser\nr=json.load(sys.stdin)\n"
+        "n=register_format(r['doc'])\nprint(json.dumps([[c.id for c in ToolParser(n,"
+        "tools=r['tools'],backend=b).extract_tool_calls(r['text']).tool_calls]"
+        " for b in ('rust','python')]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"doc": doc, "tools": tools, "text": text}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [["call00000", "call00001"]] * 2

@@ -189,6 +189,9 @@ pub fn named_json(e: &'static Entry) -> Result<named_json::Style, String> {
     let mut close = vec![ce, cs];
     close.extend(fence);
     close.extend(&ends);
+    if e.call.id_field && e.marker("name_start").is_none() {
+        return Err(format!("{name}: call.id_field needs the marker name_start"));
+    }
     let drop_between = match e.call.between_calls.as_deref() {
         None | Some("whitespace") => false,
         Some("dropped") => true,
@@ -201,6 +204,7 @@ pub fn named_json(e: &'static Entry) -> Result<named_json::Style, String> {
         close: markers(close),
         fence: fence.is_some(),
         id: e.id_style == "model",
+        id_field: e.call.id_field,
         drop_between,
     })
 }

@@ -345,7 +345,7 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     section_end = tail[len(call_end) :].strip()
     markers = {"call_start": call_start, "call_end": call_end, "args_start": mid}
     if name_start:
-        markers["name_start"] = name_start  # the id field before it is not read
+        markers["name_start"] = name_start  # the call id stands before it
     if section_start:
         markers["section_start"] = section_start
     if section_end:
@@ -356,6 +356,8 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"text {prefix!r} before the name but no call index after it")
     else:
         call = {"shape": "name_sep_args"}
+    if name_start:
+        call["id_field"] = True
     return _skeleton(
         "named_json",
         markers,
