@@ -73,6 +73,8 @@ INFERRED = {
     "ibm-granite-granite-4.1": "tagged_json",
     "inclusionai-ling-3.0-flash": "xml_params",
     "llama-cpp-deepseek-r1": "named_json",
+    "meetkai-functionary-medium-v3.1": "functionary",
+    "meetkai-functionary-medium-v3.2": "functionary",
     "meta-llama-Llama-3.1-8B-Instruct": "llama3_json",
     "meta-llama-Llama-3.2-3B-Instruct": "llama3_json",
     "meta-llama-Llama-3.3-70B-Instruct": "llama3_json",
@@ -83,8 +85,10 @@ INFERRED = {
     "poolside-Laguna-S-2.1": "xml_params",
     "poolside-Laguna-XS-2.1": "xml_params",
     "poolside-Laguna-XS.2": "xml_params",
+    "tencent-Hy3": "xml_params",
     "unsloth-Apriel-1.5": "tagged_json",
     "unsloth-mistral-Devstral-Small-2507": "tagged_json",
+    "upstage-Solar-Open-100B": "named_json",
 }
 
 NO_TOOLS = "the template does not render tools"
@@ -115,12 +119,8 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
     "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
-    "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
-    "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
     "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
     "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
-    "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
-    "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
 }
 
 #: the templates that render tool calls (the rest are out: no tools, no rendered call, raises)
@@ -210,7 +210,11 @@ def _fresh_renders(
         for probe, turn in group:
             mode = None
             if r:
-                mode = bool(r["started"] and r["end"] in turn.text)
+                # the turn starts inside the block: the prompt opened it and the turn closes it,
+                # or the turn closes a block it never opens (the prompt wrote an empty block,
+                # which the render fills: Hy3)
+                end, start = turn.text.find(r["end"]), turn.text.find(r["start"])
+                mode = end >= 0 and (r["started"] or start < 0 or end < start)
             out.append((probe, turn.text, mode, group_tools))
     return out
 
@@ -268,7 +272,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 48
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 52
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -305,6 +309,15 @@ CROSS_DIFFERS = {
             "meta-llama-Llama-3.3-70B-Instruct",
         )
     },
+    "meetkai-functionary-medium-v3.1": (
+        r"<\|python_tag\|>",
+        "no render shows raw code: the template writes a call to python as <|python_tag|> then "
+        "its JSON arguments, which the registered format would read as code",
+    ),
+    "meetkai-functionary-medium-v3.2": (
+        r"(^|>>>)python\n(?!\{)",
+        "no render shows raw code: the template writes a call to python as any other call",
+    ),
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
         "the template writes values inline; the registered format drops a newline around them",
@@ -370,6 +383,10 @@ RENAMED = {
     "functiongemma": (
         "google-gemma-4-31B-it",
         [("<|tool_call>", "<|act>"), ("<tool_call|>", "<act|>")],
+    ),
+    "functionary": (
+        "meetkai-functionary-medium-v3.1",
+        [("<function=", "<act:"), ("</function>", "</act>")],
     ),
     "pythonic": (
         "LFM2.5-8B-A1B",
@@ -798,3 +815,86 @@ def test_the_proof_fails_a_spec_that_misreads_the_renders():
     assert done.returncode == 0, done.stderr[-2000:]
     good, wrong = json.loads(done.stdout)
     assert good == "" and "reads" in wrong
+
+
+def test_reasoning_of_an_empty_prompt_block_and_of_a_reopened_turn():
+    # Hy3's prompt writes an empty block (thinking off): its markers, not started; Solar's turn
+    # writes the generation prompt's "<|begin|>assistant" again after the block: the end's
+    hy3 = _infer("tencent-Hy3")["reasoning"]
+    assert (hy3["start"], hy3["end"], hy3["started"]) == (
+        "<think:opensource>",
+        "</think:opensource>",
+        False,
+    )
+    solar = _infer("upstage-Solar-Open-100B")["reasoning"]
+    assert (solar["start"], solar["end"], solar["started"]) == (
+        "<|think|>",
+        "<|end|><|begin|>assistant",
+        False,
+    )
+
+
+def test_the_proof_fails_a_wrong_block_for_a_turn_that_starts_inside_it():
+    # Hy3's turn with reasoning starts inside the block (its render shares the block's start
+    # with the prompt): read as starting there, the inferred entry proves; one whose end is
+    # another tag, or no entry at all, does not
+    import os
+
+    doc = _infer("tencent-Hy3")
+    rows = _fresh_renders("tencent-Hy3", doc, seed=9)
+    checks = []
+    for probe, text, mode, _ in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+    assert any(c[3] and c[4] and not c[0].startswith("<think") for c in checks)
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
+        " for d in r['docs']]))"
+    )
+    other_end = json.loads(json.dumps(doc))
+    other_end["reasoning"]["end"] = "</think>"
+    no_entry = json.loads(json.dumps(doc))
+    del no_entry["reasoning"]
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(
+            {"docs": [doc, other_end, no_entry], "tools": rows[0][3], "checks": checks}
+        ),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    good, wrong_end, none = json.loads(done.stdout)
+    assert good == "" and "reads" in wrong_end and "reads" in none
+
+
+def test_solar_s_call_ids_are_the_model_s():
+    # the id Solar's template writes before each name is read as the call's id (call.id_field)
+    import os
+
+    doc = _infer("upstage-Solar-Open-100B")
+    assert doc["spec"]["call"].get("id_field") is True
+    rows = _fresh_renders("upstage-Solar-Open-100B", doc, seed=5)
+    text, tools = next((t, tl) for p, t, _, tl in rows if len(p.calls) == 2)
+    assert "call00000" in text and "call00001" in text
+    script = (
+        "import json,sys\nfrom toolparse import register_format\n"
+        "from toolparse.parser import ToolParser\nr=json.load(sys.stdin)\n"
+        "n=register_format(r['doc'])\nprint(json.dumps([[c.id for c in ToolParser(n,"
+        "tools=r['tools'],backend=b).extract_tool_calls(r['text']).tool_calls]"
+        " for b in ('rust','python')]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"doc": doc, "tools": tools, "text": text}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [["call00000", "call00001"]] * 2

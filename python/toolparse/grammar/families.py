@@ -344,6 +344,19 @@ def named_json(c: Ctx) -> Plan:
                 w,
                 n.const(m["call_end"]),
             )
+        if shape == "name_sep_args" and "name_start" in m:
+            # a field before the name (an inferred Solar's call id), which the parser skips
+            return n.seq(
+                n.const(m["call_start"]),
+                n.regex("[A-Za-z0-9_.:-]{1,64}"),
+                n.const(m["name_start"] + t.name),
+                w,
+                n.const(m["args_start"]),
+                w,
+                a,
+                w,
+                n.const(m["call_end"]),
+            )
         if shape == "name_sep_args":
             return n.seq(
                 n.const(m["call_start"] + t.name),

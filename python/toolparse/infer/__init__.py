@@ -22,6 +22,7 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import probes as _probes
+from .fit_functionary import fit_functionary
 from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_pythonic import fit_pythonic
@@ -40,6 +41,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
     ("xml_elements", fit_xml_elements),
+    ("functionary", fit_functionary),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
@@ -61,10 +63,21 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         tag = re.match(r"<[^<>]+>", after[0])
         end = tag.group(0) if tag else after[0]
         end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
+        opened = split_ws(prompt)
+        at_end = turn.text.find(end, at + len(probe.reasoning))
+        rest = turn.text[at_end + len(end) :]
+        if opened and opened[-1] != end and rest.lstrip().startswith(opened[-1]):
+            # the turn writes the generation prompt's last marker again after the block
+            # (Solar's "<|end|><|begin|>assistant"): that is the block's end too
+            end += rest[: len(rest) - len(rest.lstrip())] + opened[-1]
         if before:
             start = before[-1]
         else:
             opened = split_ws(prompt)
+            if opened and opened[-1] == end:
+                # the prompt writes an empty block (thinking off, Hy3), which the turn with
+                # reasoning fills: the render shares its start with the prompt
+                opened.pop()
             if not opened:
                 raise NoFit("nothing opens the reasoning")
             # the prompt's last line, where it is words (Apriel's "Here are my reasoning steps:")
@@ -118,6 +131,17 @@ def _closing(rendered: _Rendered, probe: _probes.Probe, after: str) -> str:
     return closing if "\n" not in closing else ""
 
 
+def _inside(text: str, start: str, end: str, started: bool) -> bool:
+    """Whether ``text`` starts inside the think block: the prompt opened it (``started``) and the
+    text closes it, or the text closes a block it never opens (the prompt wrote an empty block
+    the turn's render fills, Hy3's, so the render shares the block's start with the prompt)."""
+    e = text.find(end)
+    if started or e < 0:
+        return started and e >= 0
+    s = text.find(start) if start else -1
+    return s < 0 or e < s
+
+
 def _strip_block(text: str, start: str, end: str, started: bool) -> str:
     """``text`` without a think block at its start."""
     if not end:
@@ -126,7 +150,7 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
     e = text.find(end)
     if s >= 0 and not text[:s].strip() and e > s:
         return text[e + len(end) :]
-    if started and e >= 0 and (s < 0 or e < s):
+    if e >= 0 and (s < 0 or e < s) and _inside(text, start, end, started):
         return text[e + len(end) :]
     if _stray_end(text, start, end):
         return text[e + len(end) :]
@@ -195,7 +219,7 @@ def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
         else:
             # a turn whose render lacks the end of the block the prompt opened reads as starting
             # outside it: templates leave an empty block out of the history
-            mode = started and end in text
+            mode = _inside(text, start, end, started)
         calls = _shown_calls(probe, text)
         out.append([text, [list(c) for c in calls], content, reasoning, mode])
     return out
@@ -356,6 +380,10 @@ def infer_format(
             continue
         specs = specs if isinstance(specs, list) else [specs]
         if wrapper[0] and family == "tagged_json":
+            specs = [_wrapped(s, wrapper) for s in specs] + specs
+        elif not wrapper[1] and re.fullmatch(r"<[^<>]+>|\[[^\[\]]+\]", wrapper[0]):
+            # a start tag alone (Solar's "<|content|>"): markup dropped, in any family (a
+            # word, as functionary's "all" header, is no markup to drop everywhere)
             specs = [_wrapped(s, wrapper) for s in specs] + specs
         for spec in specs:
             doc = _document(name, spec, block, rendered)

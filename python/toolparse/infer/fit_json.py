@@ -292,6 +292,14 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         tails.append(turn.text[spans[-1][3] :].strip())
         mids.extend(turn.text[s[1] : s[2]] for s in spans)
         gaps.extend(turn.text[a[3] : b[0]].strip() for a, b in zip(spans, spans[1:]))
+    # a call id before the name (Solar's "<|tool_call:begin|>ID<|tool_call:name|>NAME"): the
+    # renderer's ids (call00000, call00001, ...) then a marker, the header's first field
+    before_name = [re.search(r"call\d{5}(\S+)$", t) for t in heads + gaps]
+    name_start = ""
+    if all(before_name):
+        name_start = _one([m.group(1) for m in before_name if m], "the text after a call id")
+        heads = [h[: len(h) - len(name_start) - 9] for h in heads]
+        gaps = [g[: len(g) - len(name_start) - 9] for g in gaps]
     head = _one(heads, "the text before the calls")
     tail = _one(tails, "the text after the calls")
     ids = all(re.match(r":\d+", m) for m in mids)
@@ -336,6 +344,8 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     section_start = head[: len(head) - len(call_start) - len(prefix)].strip()
     section_end = tail[len(call_end) :].strip()
     markers = {"call_start": call_start, "call_end": call_end, "args_start": mid}
+    if name_start:
+        markers["name_start"] = name_start  # the call id stands before it
     if section_start:
         markers["section_start"] = section_start
     if section_end:
@@ -346,6 +356,8 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"text {prefix!r} before the name but no call index after it")
     else:
         call = {"shape": "name_sep_args"}
+    if name_start:
+        call["id_field"] = True
     return _skeleton(
         "named_json",
         markers,
