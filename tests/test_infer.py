@@ -46,6 +46,7 @@ INFERRED = {
     "GLM-4.7-Flash": "xml_params",
     "Kimi-K2-Instruct": "named_json",
     "Kimi-K2-Thinking": "named_json",
+    "Kimi-K3": "xml_params",
     "LFM2.5-8B-A1B": "pythonic",
     "MiMo-VL": "tagged_json",
     "MiniMax-M2": "xml_params",
@@ -114,7 +115,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     ),
     "GigaChat3-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
     "GigaChat3.1-10B-A1.8B": (NO_FAMILY, "renders one call of two (no family reproduces it)"),
-    "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
     "MiniMax-M1": (NO_FAMILY, "a <tool_calls> block of JSON lines: no family reads it"),
     "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
@@ -271,7 +271,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 45
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 46
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -429,6 +429,54 @@ def test_renamed_separator_is_inferred_for_bare_json_calls():
     two = '{"name": "f", "parameters": {"a": 1}} | {"name": "g", "parameters": {}}'
     for per_backend in _read_with(doc, [(two, None, None)])[0]:
         assert per_backend[0] == [["f", {"a": 1}], ["g", {}]]
+
+
+def test_renamed_attribute_tags_are_inferred():
+    """Kimi K3's XTML with its separator token and attribute names renamed: the attribute that
+    counts the calls is skipped up to the tag's end, the typed heads are spelled from the renamed
+    attribute, and three calls with typed values read back on both backends."""
+    text = _text("Kimi-K3")
+    renames = [
+        ("'<|sep|>'", "'<|end_tag|>'"),
+        ("('tool', fn.name), ('index', loop.index)", "('fn', fn.name), ('seq', loop.index)"),
+        ("('type', xtml_type(value))", "('kind', xtml_type(value))"),
+    ]
+    for old, new in renames:
+        assert old in text
+        text = text.replace(old, new)
+    detected = detect_format(text, seed=5)
+    assert detected.format is None and detected.reason, detected
+    doc = _infer("Kimi-K3", template=text)
+    spec = doc["spec"]
+    assert spec["family"] == "xml_params"
+    m = spec["markers"]
+    assert (m["function_start"], m["function_name_end"]) == ('<|open|>call fn="', '"')
+    assert m["function_attrs_end"] == "<|end_tag|>"
+    assert spec["grammar"]["function_attrs"] == ' seq="[0-9]+"'
+    heads = {v for k, v in m.items() if k.startswith("parameter_json")}
+    assert '" kind="object"<|end_tag|>' in heads and '" kind="boolean"<|end_tag|>' in heads
+    assert m["parameter_string"] == '" kind="string"<|end_tag|>'
+    assert not any("<|sep|>" in v for v in m.values())
+    call = '<|open|>call fn="{}" seq="{}"<|end_tag|>{}<|close|>call<|end_tag|>'
+    arg = '<|open|>argument key="{}" kind="{}"<|end_tag|>{}<|close|>argument<|end_tag|>'
+    body = (
+        "<|open|>response<|end_tag|>Hi<|close|>response<|end_tag|><|open|>tools<|end_tag|>"
+        + call.format("f", 1, arg.format("a", "string", "x y") + arg.format("b", "boolean", "true"))
+        + call.format("g", 2, "")
+        + call.format("f", 12, arg.format("c", "array", "[1, 2]"))
+        + "<|close|>tools<|end_tag|><|close|>message<|end_tag|>"
+    )
+    want = [["f", {"a": "x y", "b": True}], ["g", {}], ["f", {"c": [1, 2]}]]
+    for per_backend in _read_with(doc, [(body, None, None)])[0]:
+        assert per_backend[:2] == [want, "Hi"]
+
+
+def test_typed_heads_only_where_the_heads_name_json_types():
+    from toolparse.infer.fit_xml import _typed_heads
+
+    assert _typed_heads('" string="true">', '" string="false">') == {}  # DSML
+    heads = _typed_heads("' t='string'>", "' t='integer'>")
+    assert heads["parameter_json_2"] == "' t='number'>" and len(heads) == 5
 
 
 _EMPTY_MARKER = r"""

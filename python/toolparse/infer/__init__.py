@@ -120,6 +120,65 @@ def _wrapper(turns: Sequence[Turn]) -> Tuple[str, str]:
     return "", ""
 
 
+def _wrapper_ends(turns: Sequence[Turn], start: str) -> List[str]:
+    """Every marker after the content of the turn with content and no call whose content
+    ``start`` opens (Kimi K3's ``<|close|>response<|sep|>`` then ``<|close|>message<|sep|>``):
+    the end of the wrapper, then markup that closes the turn; two at most."""
+    for turn in turns:
+        if turn.calls or not turn.content:
+            continue
+        at = turn.text.find(turn.content)
+        before = split_ws(turn.text[:at])
+        if before and before[-1] == start:
+            return split_ws(turn.text[at + len(turn.content) :])[:2]
+    return []
+
+
+def _unwrapped(turns: Sequence[Turn], markers: Sequence[str]) -> List[Turn]:
+    """The turns without the content wrapper's markers (markup the parser drops wherever they
+    stand), for a family whose spec drops them (``text_start``, ``text_end``, ``text_end_2``):
+    the fitter then reads the calls' markers alone."""
+    out = []
+    for t in turns:
+        text = t.text
+        for m in markers:
+            text = text.replace(m, "")
+        out.append(Turn(t.name, text, t.content, t.calls, t.json_arguments))
+    return out
+
+
+#: the families whose spec can drop a content wrapper that has an end (text_start, text_end and,
+#: for xml_params, text_end_2), besides tagged_json, which is fitted on the turns as rendered
+_UNWRAP = ("xml_params",)
+
+
+def _fits(
+    family: str, fit: Callable[[Sequence[Turn]], Any], turns: Sequence[Turn], ends: List[str]
+) -> List[Dict[str, Any]]:
+    """The family's specs fitted on the turns as rendered, then (where the content has a closed
+    wrapper and the family can drop it) on the turns without the wrapper's markers."""
+    specs: List[Dict[str, Any]] = []
+    why = ""
+    try:
+        got = fit(turns)
+        specs = got if isinstance(got, list) else [got]
+    except NoFit as e:
+        why = str(e)
+    if family in _UNWRAP and len(ends) > 1:
+        try:
+            got = fit(_unwrapped(turns, ends))
+        except NoFit:
+            got = []
+        for spec in got if isinstance(got, list) else [got]:
+            spec = json.loads(json.dumps(spec))
+            roles = ("text_start", "text_end", "text_end_2")
+            spec["markers"].update(zip(roles, ends))
+            specs.append(spec)
+    if not specs:
+        raise NoFit(why)
+    return specs
+
+
 def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
     out = json.loads(json.dumps(spec))
     if wrapper[1]:
@@ -292,13 +351,13 @@ def infer_format(
     words = _probe_strings(rendered)
     reasons: List[str] = []
     fitted: List[Tuple[str, Dict[str, Any]]] = []
+    ends = [wrapper[0], *_wrapper_ends(turns, wrapper[0])] if wrapper[1] else []
     for family, fit in FAMILIES:
         try:
-            specs = fit(turns)
+            specs = _fits(family, fit, turns, ends)
         except NoFit as e:
             reasons.append(f"{family}: {e}")
             continue
-        specs = specs if isinstance(specs, list) else [specs]
         if wrapper[0] and family == "tagged_json":
             specs = [_wrapped(s, wrapper) for s in specs] + specs
         for spec in specs:
