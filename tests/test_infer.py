@@ -77,6 +77,7 @@ INFERRED = {
     "mistralai-Ministral-3-14B-Reasoning-2512": "tagged_json",
     "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
     "moonshotai-Kimi-K2": "named_json",
+    "muse-glimmer": "muse",
     "openbmb-MiniCPM5-1B": "xml_params",
     "poolside-Laguna-S-2.1": "xml_params",
     "poolside-Laguna-XS-2.1": "xml_params",
@@ -120,7 +121,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
     "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
-    "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
     "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
     "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
     "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
@@ -212,8 +212,8 @@ def _fresh_renders(
     for group_tools, group in ((tools, rendered), (more, held_rendered)):
         for probe, turn in group:
             mode = None
-            if r:
-                mode = bool(r["started"] and r["end"] in turn.text)
+            if r:  # a channel family's entry names the format: no block, started or not
+                mode = bool(r.get("started") and r["end"] in turn.text)
             out.append((probe, turn.text, mode, group_tools))
     return out
 
@@ -271,7 +271,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 46
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 47
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -369,6 +369,15 @@ RENAMED = {
         "google-gemma-4-31B-it",
         [("<|tool_call>", "<|act>"), ("<tool_call|>", "<act|>")],
     ),
+    "muse": (
+        "muse-glimmer",
+        [
+            ("<|message|>", "<|msg|>"),
+            ("<|eom|>", "<|em|>"),
+            ("atem:", "tk:"),
+            ("to=self", "to=inner"),
+        ],
+    ),
     "pythonic": (
         "LFM2.5-8B-A1B",
         [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
@@ -389,10 +398,14 @@ def test_renamed_markers_are_inferred(family):
     assert doc["spec"]["family"] == family
     kept = list(doc["spec"]["markers"].values())
     for _, new in renames:
-        assert any(new in m for m in kept) or family == "xml_params", (new, kept)
+        recipient = new.startswith("to=")  # a recipient, checked below
+        assert any(new in m for m in kept) or family == "xml_params" or recipient, (new, kept)
     # the renamed markers are the ones kept, not the registered format's
     for old, _ in renames:
         assert old not in kept
+    if family == "muse":  # the reasoning recipient too, and the entry names the format
+        assert doc["spec"]["call"]["recipients"]["reasoning"] == ["inner"]
+        assert doc["reasoning"]["tool_format"] == doc["spec"]["name"]
 
 
 # Llama 3.2's single call, rewritten to write every call, separated by " | " (the family's ";"

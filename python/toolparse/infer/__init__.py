@@ -13,6 +13,7 @@ did not fit or round-trip.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -24,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from .. import probes as _probes
 from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
+from .fit_muse import fit_muse
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
 from .locate import NoFit, Turn, split_ws
@@ -38,9 +40,13 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("llama3_json", fit_llama3_json),
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
+    ("muse", fit_muse),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
+
+#: the families whose machine separates the reasoning messages itself
+CHANNELS = ("muse", "openai")
 
 
 def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
@@ -101,7 +107,19 @@ def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
         text = _strip_block(turn.text, *block)
         content = probe.content if probe.content and probe.content in text else ""
         calls = _shown_calls(probe, text)
-        out.append(Turn(probe.name, text, content, calls, turn.arguments == "json"))
+        shown = probe.reasoning if probe.reasoning and probe.reasoning in turn.text else ""
+        out.append(
+            Turn(
+                probe.name,
+                text,
+                content,
+                calls,
+                turn.arguments == "json",
+                turn.text,
+                shown,
+                turn.turn_end.strip(),
+            )
+        )
     return out
 
 
@@ -143,7 +161,7 @@ def _unwrapped(turns: Sequence[Turn], markers: Sequence[str]) -> List[Turn]:
         text = t.text
         for m in markers:
             text = text.replace(m, "")
-        out.append(Turn(t.name, text, t.content, t.calls, t.json_arguments))
+        out.append(dataclasses.replace(t, text=text))
     return out
 
 
@@ -223,8 +241,10 @@ def _probe_strings(rendered: _Rendered) -> List[str]:
 
 def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: List[str]) -> str:
     kept = list(spec["markers"].values()) + [spec["call"].get("name_prefix") or ""]
+    kept += [spec["call"].get("role") or ""]  # the channel families' role and recipients
+    kept += [r for rs in (spec["call"].get("recipients") or {}).values() for r in rs]
     if reasoning:
-        kept += [reasoning["start"], reasoning["end"]]
+        kept += [reasoning.get("start", ""), reasoning.get("end", "")]
     for marker in kept:
         for w in words:
             if w in marker.lower():
@@ -264,7 +284,16 @@ def _document(
     if no_call:
         doc["cases"] = {"no_call": no_call}
     start, end, started = block
-    if end:
+    if end and spec["family"] in CHANNELS:
+        # the family's machine reads the reasoning messages itself (harmony's analysis channel,
+        # Muse's to=self): the reasoning entry names the format, as openai_gptoss and muse do
+        doc["reasoning"] = {
+            "name": name,
+            "aliases": [],
+            "tool_format": name,
+            "end_token": spec["markers"]["end"],
+        }
+    elif end:
         doc["reasoning"] = {
             "name": name,
             "aliases": [],
