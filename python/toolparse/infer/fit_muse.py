@@ -137,14 +137,14 @@ def fit_muse(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
             first = t.raw.find(t.calls[0][0], at + len(t.reasoning))
             seps.append(t.raw[at + len(t.reasoning) : first])
     for gap in gaps:
-        end = gap.rfind(body_end)
-        nxt = gap[end + len(body_end) :] if end >= 0 else ""
+        cut = gap.rfind(body_end)
+        nxt = gap[cut + len(body_end) :] if cut >= 0 else ""
         if not nxt:
             raise NoFit(f"a call's body does not end with {body_end!r}: {gap!r}")
         seps.append(nxt)
     if not seps:
         raise NoFit("no render with a message after another")
-    end, start, role = _between(_one([s for s in seps], "the text between messages"), prefix)
+    end, start, role = _between(_one(seps, "the text between messages"), prefix)
     content_to = []
     for t in turns:
         if not t.calls and t.content and t.raw:
