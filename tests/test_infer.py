@@ -78,6 +78,7 @@ INFERRED = {
     "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
     "moonshotai-Kimi-K2": "named_json",
     "muse-glimmer": "muse",
+    "openai-gpt-oss-120b": "openai",
     "openbmb-MiniCPM5-1B": "xml_params",
     "poolside-Laguna-S-2.1": "xml_params",
     "poolside-Laguna-XS-2.1": "xml_params",
@@ -121,7 +122,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
     "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
     "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
     "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
-    "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
     "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
     "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
 }
@@ -218,13 +218,33 @@ def _fresh_renders(
     return out
 
 
+def _as_written(name: str, probe: Any, text: str, tools: Any) -> Any:
+    """The probe a render shows: where the template writes ``probe`` exactly as it writes the probe
+    with its first call only, or with its content given as reasoning (gpt-oss: one call per
+    message, a call turn's content on the analysis channel), the text holds no more than that."""
+    import dataclasses
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    alts = []
+    if len(probe.calls) > 1:
+        alts.append(lambda p: dataclasses.replace(p, calls=p.calls[:1]))
+    if probe.content and probe.calls and not probe.reasoning and probe.content in text:
+        alts.append(lambda p: dataclasses.replace(p, content=None, reasoning=p.content))
+    for alt in alts:
+        simpler = alt(probe)
+        if _probes.render(_text(name), simpler, tools, common).text == text:
+            probe = simpler
+    return probe
+
+
 def _check_inferred(name: str) -> None:
     doc = _infer(name)
     assert doc["spec"]["family"] == INFERRED[name], (name, doc["spec"])
     assert doc["spec"]["name"] == "inferred-test"
     rows = _fresh_renders(name, doc, seed=123)
     got = _read_with(doc, [(text, mode, tools) for _, text, mode, tools in rows])
-    for (probe, text, _, _), per_backend in zip(rows, got):
+    for (probe, text, _, tools), per_backend in zip(rows, got):
+        probe = _as_written(name, probe, text, tools)
         # a template that drops the calls of a turn with content shows none of them
         shown = any(n in text for n, _ in probe.calls)
         want_calls = [[n, a] for n, a in probe.calls] if shown else []
@@ -271,7 +291,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 47
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 48
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -378,6 +398,15 @@ RENAMED = {
             ("to=self", "to=inner"),
         ],
     ),
+    "openai": (
+        "openai-gpt-oss-120b",
+        [
+            ("<|call|>", "<|invoke|>"),
+            ("<|message|>", "<|msg|>"),
+            ("<|return|>", "<|done|>"),
+            ('"functions." + tool_call.name', '"tools." + tool_call.name'),
+        ],
+    ),
     "pythonic": (
         "LFM2.5-8B-A1B",
         [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
@@ -398,13 +427,17 @@ def test_renamed_markers_are_inferred(family):
     assert doc["spec"]["family"] == family
     kept = list(doc["spec"]["markers"].values())
     for _, new in renames:
-        recipient = new.startswith("to=")  # a recipient, checked below
+        recipient = new.startswith(("to=", '"tools.'))  # a recipient, checked below
         assert any(new in m for m in kept) or family == "xml_params" or recipient, (new, kept)
     # the renamed markers are the ones kept, not the registered format's
     for old, _ in renames:
         assert old not in kept
     if family == "muse":  # the reasoning recipient too, and the entry names the format
         assert doc["spec"]["call"]["recipients"]["reasoning"] == ["inner"]
+        assert doc["reasoning"]["tool_format"] == doc["spec"]["name"]
+    if family == "openai":  # the function prefix, and the stop token as the final's end
+        assert doc["spec"]["call"]["name_prefix"] == "tools."
+        assert doc["spec"]["markers"]["return"] == "<|done|>"
         assert doc["reasoning"]["tool_format"] == doc["spec"]["name"]
 
 
@@ -490,6 +523,63 @@ def test_typed_heads_only_where_the_heads_name_json_types():
     assert _typed_heads('" string="true">', '" string="false">') == {}  # DSML
     heads = _typed_heads("' t='string'>", "' t='integer'>")
     assert heads["parameter_json_2"] == "' t='number'>" and len(heads) == 5
+
+
+def test_a_render_reads_as_the_simpler_probe_it_equals():
+    """gpt-oss writes the first of two calls only, and a call turn's content on the analysis
+    channel: those probes become the probe the render equals (one call; the content as
+    reasoning), and the spec notes say so. Qwen 2.5 writes every call and its content as
+    content: its probes stay as they are."""
+    from toolparse.infer.shown import as_shown
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    for name, changed in (("openai-gpt-oss-120b", True), ("Qwen-Qwen2.5-7B-Instruct", False)):
+        tools, rendered, _, _ = _probes.render_probes(_text(name), random.Random(3), common)
+        shown, lost = as_shown(_text(name), tools, rendered, common)
+        by_name = {p.name: (p, q) for (p, _), (q, _) in zip(rendered, shown)}
+        two, two_shown = by_name["two calls"]
+        both, both_shown = by_name["content then a call"]
+        if changed:
+            assert two_shown.calls == two.calls[:1] and len(two.calls) == 2
+            assert (both_shown.content, both_shown.reasoning) == (None, both.content)
+            assert len(lost) == 2
+        else:
+            assert shown == rendered and lost == []
+    doc = _infer("openai-gpt-oss-120b")
+    assert "first call of a turn only" in doc["notes"]
+
+
+def test_the_proof_still_refuses_a_misreading_of_gpt_oss():
+    """The inferred harmony spec proves on what the renders show; demanding the content of a call
+    turn as content (which the template writes on the analysis channel) or two calls where one
+    is written still fails the proof."""
+    import os
+
+    doc = _infer("openai-gpt-oss-120b")
+    call = ' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>'
+    text = "<|channel|>analysis<|message|>Some words.<|end|><|start|>assistant" + call
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    right = [text, [["f", {"a": 1}]], "", "Some words.", None]
+    checks = {
+        "right": [right],
+        "content": [[text, [["f", {"a": 1}]], "Some words.", "", None]],
+        "two": [[text, [["f", {"a": 1}], ["f", {"a": 1}]], "", "Some words.", None]],
+    }
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps(_prove(r['doc'],r['tools'],r['checks'],1)))"
+    )
+    for what, rows in checks.items():
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=json.dumps({"doc": doc, "tools": tools, "checks": rows}),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert (json.loads(done.stdout) == "") == (what == "right"), (what, done.stdout)
 
 
 _EMPTY_MARKER = r"""

@@ -26,9 +26,11 @@ from .. import probes as _probes
 from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
 from .fit_muse import fit_muse
+from .fit_openai import fit_openai
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
 from .locate import NoFit, Turn, split_ws
+from .shown import as_shown
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -41,6 +43,7 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
     ("muse", fit_muse),
+    ("openai", fit_openai),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
@@ -102,6 +105,8 @@ def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, 
 
 
 def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
+    from ..chat_template import stop_token  # imported with jinja2's renderer, not at import
+
     out = []
     for probe, turn in rendered:
         text = _strip_block(turn.text, *block)
@@ -117,7 +122,7 @@ def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
                 turn.arguments == "json",
                 turn.text,
                 shown,
-                turn.turn_end.strip(),
+                stop_token(turn.turn_end),
             )
         )
     return out
@@ -371,6 +376,7 @@ def infer_format(
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
         raise ValueError("cannot infer a format: the template renders no call in an assistant turn")
+    rendered, lost = as_shown(chat_template, tools, rendered, common)
     try:
         block = _reasoning(rendered)
     except NoFit as e:
@@ -399,6 +405,7 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
+        held_rendered, _ = as_shown(chat_template, more_tools, held_rendered, common)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
@@ -406,6 +413,8 @@ def infer_format(
         failed: Dict[str, str] = {}
         for (family, doc), a, b in zip(fitted, answers, held_answers):
             if not a and not b:
+                if lost:  # what no render can show, so no proof demands
+                    doc["notes"] += " The template " + "; ".join(lost) + "."
                 return doc
             failed[family] = a or "held-out probes: " + b  # the last variant tried
         reasons.extend(f"{family}: {why}" for family, why in failed.items())
