@@ -1,7 +1,10 @@
 """The fitter of the openai family (harmony, gpt-oss): a sequence of messages, each a header with
 a channel, an optional recipient and content type, then a body::
 
-    <|channel|>analysis<|message|>REASONING<|end|><|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>{ARGS}<|call|>
+    <|channel|>analysis<|message|>REASONING<|end|>
+    <|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>{ARGS}<|call|>
+
+(one line: the line break here is for the page).
 
 The family's machine fixes the words (the role ``assistant``; the channels ``analysis``,
 ``commentary`` and ``final``; ``to=`` before a recipient): the renders give the markers around
