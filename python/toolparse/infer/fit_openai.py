@@ -69,9 +69,9 @@ def _call_header(text: str, name: str, channel: str, message: str) -> Tuple[str,
     return prefix, chan, kind.group(1) or ""
 
 
-def _call(turn: Turn, channel: str, message: str) -> Tuple[str, str, str, str, str]:
-    """The first call's header in ``turn`` (from ``at``) with its name as ``{name}``, prefix,
-    channel, content-type marker and the call's end marker."""
+def _call(turn: Turn, channel: str, message: str) -> Tuple[str, str, str, str]:
+    """The call's header in ``turn`` (after the reasoning) with its name as ``{name}``, the
+    prefix before the name, the content-type marker and the call's end marker."""
     raw = turn.raw
     at = raw.find(turn.reasoning) + len(turn.reasoning) if turn.reasoning else 0
     name, args = turn.calls[0]
@@ -82,13 +82,13 @@ def _call(turn: Turn, channel: str, message: str) -> Tuple[str, str, str, str, s
     start = raw.rfind(" to=", at, n)  # the header: from its recipient or its channel marker
     head_at = min(i for i in (raw.find(channel, at), start) if i >= 0)
     header = raw[head_at : found[0][0]]
-    prefix, chan, constrain = _call_header(header, name, channel, message)
+    prefix, _, constrain = _call_header(header, name, channel, message)
     if len(turn.calls) > 1:
         raise NoFit(f"{turn.name}: more than one call in a turn is not fitted")
     end = split_ws(raw[found[0][1] :])
     if len(end) != 1:
         raise NoFit(f"{turn.name}: the call's end {raw[found[0][1] :]!r} is not one marker")
-    return header.replace(name, "{name}", 1), prefix, chan, constrain, end[0]
+    return header.replace(name, "{name}", 1), prefix, constrain, end[0]
 
 
 def fit_openai(turns: Sequence[Turn]) -> Dict[str, Any]:
@@ -106,10 +106,9 @@ def fit_openai(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit("no render with a call")
     found = [_call(t, channel, message) for t in calls]
     header = _one([f[0].lstrip() for f in found], "the call's header")
-    prefix, chan, constrain, call_end = (
-        _one([f[i] for f in found], "the call's header") for i in (1, 2, 3, 4)
+    prefix, constrain, call_end = (
+        _one([f[i] for f in found], "the call's header") for i in (1, 2, 3)
     )
-    del chan
     seps: List[str] = []
     for t in calls:
         if not t.reasoning:
