@@ -13,6 +13,7 @@ did not fit or round-trip.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -25,10 +26,13 @@ from .. import probes as _probes
 from .fit_functionary import fit_functionary
 from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
+from .fit_muse import fit_muse
+from .fit_openai import fit_openai
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
 from .fit_xml_elements import fit_xml_elements
 from .locate import NoFit, Turn, common_suffix, split_ws
+from .shown import as_shown
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -42,9 +46,14 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("functiongemma", fit_functiongemma),
     ("xml_elements", fit_xml_elements),
     ("functionary", fit_functionary),
+    ("muse", fit_muse),
+    ("openai", fit_openai),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
+
+#: the families whose machine separates the reasoning messages itself
+CHANNELS = ("muse", "openai")
 
 
 def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
@@ -60,7 +69,7 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         if not after:
             raise NoFit("nothing closes the reasoning")
         # a tag ends at its ">" (MiniMax M3's "</mm:think>" before "]<]minimax[>[")
-        tag = re.match(r"<[^<>]+>", after[0])
+        tag = re.match(r"<[^<>]+>(?!\w)", after[0])
         end = tag.group(0) if tag else after[0]
         end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
         opened = split_ws(prompt)
@@ -174,12 +183,26 @@ def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, 
 
 
 def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
+    from ..chat_template import stop_token  # imported with jinja2's renderer, not at import
+
     out = []
     for probe, turn in rendered:
         text = _strip_block(turn.text, *block)
         content = probe.content if probe.content and probe.content in text else ""
         calls = _shown_calls(probe, text)
-        out.append(Turn(probe.name, text, content, calls, turn.arguments == "json"))
+        shown = probe.reasoning if probe.reasoning and probe.reasoning in turn.text else ""
+        out.append(
+            Turn(
+                probe.name,
+                text,
+                content,
+                calls,
+                turn.arguments == "json",
+                turn.text,
+                shown,
+                stop_token(turn.turn_end),
+            )
+        )
     return out
 
 
@@ -196,6 +219,65 @@ def _wrapper(turns: Sequence[Turn]) -> Tuple[str, str]:
         if before:
             return before[-1], after[0] if after else ""
     return "", ""
+
+
+def _wrapper_ends(turns: Sequence[Turn], start: str) -> List[str]:
+    """Every marker after the content of the turn with content and no call whose content
+    ``start`` opens (Kimi K3's ``<|close|>response<|sep|>`` then ``<|close|>message<|sep|>``):
+    the end of the wrapper, then markup that closes the turn; two at most."""
+    for turn in turns:
+        if turn.calls or not turn.content:
+            continue
+        at = turn.text.find(turn.content)
+        before = split_ws(turn.text[:at])
+        if before and before[-1] == start:
+            return split_ws(turn.text[at + len(turn.content) :])[:2]
+    return []
+
+
+def _unwrapped(turns: Sequence[Turn], markers: Sequence[str]) -> List[Turn]:
+    """The turns without the content wrapper's markers (markup the parser drops wherever they
+    stand), for a family whose spec drops them (``text_start``, ``text_end``, ``text_end_2``):
+    the fitter then reads the calls' markers alone."""
+    out = []
+    for t in turns:
+        text = t.text
+        for m in markers:
+            text = text.replace(m, "")
+        out.append(dataclasses.replace(t, text=text))
+    return out
+
+
+#: the families whose spec can drop a content wrapper that has an end (text_start, text_end and,
+#: for xml_params, text_end_2), besides tagged_json, which is fitted on the turns as rendered
+_UNWRAP = ("xml_params",)
+
+
+def _fits(
+    family: str, fit: Callable[[Sequence[Turn]], Any], turns: Sequence[Turn], ends: List[str]
+) -> List[Dict[str, Any]]:
+    """The family's specs fitted on the turns as rendered, then (where the content has a closed
+    wrapper and the family can drop it) on the turns without the wrapper's markers."""
+    specs: List[Dict[str, Any]] = []
+    why = ""
+    try:
+        got = fit(turns)
+        specs = got if isinstance(got, list) else [got]
+    except NoFit as e:
+        why = str(e)
+    if family in _UNWRAP and len(ends) > 1:
+        try:
+            got = fit(_unwrapped(turns, ends))
+        except NoFit:
+            got = []
+        for spec in got if isinstance(got, list) else [got]:
+            spec = json.loads(json.dumps(spec))
+            roles = ("text_start", "text_end", "text_end_2")
+            spec["markers"].update(zip(roles, ends))
+            specs.append(spec)
+    if not specs:
+        raise NoFit(why)
+    return specs
 
 
 def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
@@ -242,8 +324,10 @@ def _probe_strings(rendered: _Rendered) -> List[str]:
 
 def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: List[str]) -> str:
     kept = list(spec["markers"].values()) + [spec["call"].get("name_prefix") or ""]
+    kept += [spec["call"].get("role") or ""]  # the channel families' role and recipients
+    kept += [r for rs in (spec["call"].get("recipients") or {}).values() for r in rs]
     if reasoning:
-        kept += [reasoning["start"], reasoning["end"]]
+        kept += [reasoning.get("start", ""), reasoning.get("end", "")]
     for marker in kept:
         for w in words:
             if w in marker.lower():
@@ -283,7 +367,16 @@ def _document(
     if no_call:
         doc["cases"] = {"no_call": no_call}
     start, end, started = block
-    if end:
+    if end and spec["family"] in CHANNELS:
+        # the family's machine reads the reasoning messages itself (harmony's analysis channel,
+        # Muse's to=self): the reasoning entry names the format, as openai_gptoss and muse do
+        doc["reasoning"] = {
+            "name": name,
+            "aliases": [],
+            "tool_format": name,
+            "end_token": spec["markers"]["end"],
+        }
+    elif end:
         doc["reasoning"] = {
             "name": name,
             "aliases": [],
@@ -363,6 +456,7 @@ def infer_format(
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
         raise ValueError("cannot infer a format: the template renders no call in an assistant turn")
+    rendered, lost = as_shown(chat_template, tools, rendered, common)
     try:
         block = _reasoning(rendered)
     except NoFit as e:
@@ -372,13 +466,13 @@ def infer_format(
     words = _probe_strings(rendered)
     reasons: List[str] = []
     fitted: List[Tuple[str, Dict[str, Any]]] = []
+    ends = [wrapper[0], *_wrapper_ends(turns, wrapper[0])] if wrapper[1] else []
     for family, fit in FAMILIES:
         try:
-            specs = fit(turns)
+            specs = _fits(family, fit, turns, ends)
         except NoFit as e:
             reasons.append(f"{family}: {e}")
             continue
-        specs = specs if isinstance(specs, list) else [specs]
         if wrapper[0] and family == "tagged_json":
             specs = [_wrapped(s, wrapper) for s in specs] + specs
         elif not wrapper[1] and re.fullmatch(r"<[^<>]+>|\[[^\[\]]+\]", wrapper[0]):
@@ -395,6 +489,7 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
+        held_rendered, _ = as_shown(chat_template, more_tools, held_rendered, common)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
@@ -402,6 +497,8 @@ def infer_format(
         failed: Dict[str, str] = {}
         for (family, doc), a, b in zip(fitted, answers, held_answers):
             if not a and not b:
+                if lost:  # what no render can show, so no proof demands
+                    doc["notes"] += " The template " + "; ".join(lost) + "."
                 return doc
             failed[family] = a or "held-out probes: " + b  # the last variant tried
         reasons.extend(f"{family}: {why}" for family, why in failed.items())
