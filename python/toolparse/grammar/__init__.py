@@ -17,26 +17,27 @@ after it. Tools of other kinds (custom, built-in) are not constrained.
 
 from __future__ import annotations
 
+import copy
 import json
 import marshal
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import spec as _spec
 from . import nodes as n
-from .families import FAMILIES, PIECES, Block, Ctx, Plan
+from .families import FAMILIES, PIECES, SHAPES, Block, Ctx, Plan
 from .request import STRICT_LEVELS, FunctionTool, Request, resolve
 from .schema import Dropped, prepare
 
 __all__ = ["STRICT_LEVELS", "structural_tag"]
 
 
-def _plan(fmt: str, drop: Dropped) -> Plan:
+def _plan(fmt: str, drop: Dropped, private: bool = False) -> Plan:
     spec = _spec.get_spec(fmt)
     build = FAMILIES.get(spec.family)
     if build is None:  # every family has a builder; a new family must add one
         raise NotImplementedError(f"structural_tag: no grammar for family {spec.family!r}")
-    plan = build(Ctx(spec, drop))  # a family without blocks (channels) assembles its messages
+    plan = build(Ctx(spec, drop, private))  # a family without blocks (channels) assembles its messages
     # the spec names the trigger (None: no marker tells a call from text); its block goes first
     trigger = spec.grammar.trigger
     plan.distinct = trigger is not None
@@ -166,22 +167,21 @@ def structural_tag(
     named function not in ``tools``.
 
     Requests repeat their tools: the tags of the last requests are kept, keyed by the arguments'
-    JSON text, and the same arguments get the same object back. Treat it as read-only (copy it
-    before changing it)."""
-    key = _key(
-        format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started
-    )
+    bytes, and the same arguments get the same object back. Treat it as read-only (copy it
+    before changing it). A tag is built from a copy of the arguments: a caller changing its
+    tools afterwards changes no tag kept."""
+    args = (format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started)
+    key = _key(*args)
     if key is not None:
         hit = _CACHE.get(key, _MISS)
         if hit is not _MISS:
             _CACHE.move_to_end(key)
             return hit  # type: ignore[return-value]
+        args = _private(key, args)
     # no "$ref" anywhere in the request: no schema has one to resolve (a key that holds the
     # text elsewhere, in a description, only costs the per-schema check)
     refs = key is None or _REF in key
-    tag = _build(
-        format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started, refs
-    )
+    tag = _build(*args, refs, private=key is not None)
     if key is not None:
         _CACHE[key] = tag
         if len(_CACHE) > _CACHE_SIZE:
@@ -211,11 +211,21 @@ def _key(*args: Any) -> Optional[bytes]:
         return None
 
 
+def _private(key: bytes, args: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The arguments copied, the builder's own: loaded back from their marshal bytes (the cache
+    key), or deep-copied where the key is their JSON text (JSON would turn their types, keys
+    and tuples into others)."""
+    if key[:1] == b"[":  # JSON writes the arguments as a list; marshal never begins with "["
+        return copy.deepcopy(args)
+    return marshal.loads(key)  # type: ignore[no-any-return]
+
+
 def _clear_caches() -> None:
     """Forget every tag and piece built (what a request never seen pays: the benchmarks' cold
     case, tests)."""
     _CACHE.clear()
     PIECES.clear()
+    SHAPES.clear()
 
 
 def _registered(_spec: Any, _reasoning: Any) -> None:
@@ -233,6 +243,7 @@ def _build(
     reasoning: Optional[str],
     reasoning_started: Optional[bool],
     refs: bool = True,
+    private: bool = False,
 ) -> Optional[Dict[str, Any]]:
     try:
         fmt = _spec.canonical(format)
@@ -257,7 +268,7 @@ def _build(
         req.mode,
         req.single,
     )
-    plan = _plan(fmt, drop)
+    plan = _plan(fmt, drop, private)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
     asked = reasoning is not None

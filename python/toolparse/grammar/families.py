@@ -38,6 +38,12 @@ LAYOUT_WS = 16
 # holding them are
 PIECES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
 PIECES_SIZE = 4096
+# The parts of calls a tool's schema alone decides (its parameters: Ctx.shaped), kept under the
+# format, the builder and the schema's bytes: tools of one shape share one part, in one request
+# and across requests. Built under the name ANON, so the dropped keywords they log name no tool
+# (``ANON.key``) and are logged again under each tool's own name.
+SHAPES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
+ANON = "\x00"
 
 
 @dataclass
@@ -72,8 +78,12 @@ class Plan:
 class Ctx:
     """What the builders share for one tag: the spec entry and the dropped-keyword log."""
 
-    def __init__(self, spec: FormatSpec, drop: Dropped) -> None:
+    def __init__(self, spec: FormatSpec, drop: Dropped, private: bool = False) -> None:
         self.spec, self.drop = spec, drop
+        # whether the tools' schemas are the builder's own (copied from the caller's): the
+        # pieces kept across requests may then hold them as they are
+        self.private = private
+        self._bytes: Dict[int, Tuple[Any, bytes]] = {}  # a schema's marshal bytes (Ctx.piece)
         self.m: Mapping[str, str] = spec.markers
         self.call: Call = spec.call
         self.g: Grammar = spec.grammar
@@ -130,15 +140,52 @@ class Ctx:
             return hit[0]
         added = self.drop.added
         start = len(added)
-        # built from a copy of the schema of its own: the caller changing its tools later
-        # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
-        copy = marshal.loads(schema)
-        self._copies.append(copy)
-        node = one(FunctionTool(tool.name, copy))
+        if not self.private:
+            # built from a copy of the schema of its own: the caller changing its tools later
+            # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
+            copy = marshal.loads(schema)
+            self._copies.append(copy)
+            tool = FunctionTool(tool.name, copy)
+        self._bytes[id(tool.schema)] = (tool.schema, schema)
+        node = one(tool)
         if len(PIECES) >= PIECES_SIZE:
             PIECES.clear()
         PIECES[key] = (node, tuple(added[start:]))
         return node
+
+    def shaped(self, tool: FunctionTool, part: Callable[[FunctionTool], n.Node]) -> n.Node:
+        """``part(tool)`` for a part of a call that does not hold the tool's name (its
+        parameters), kept under the format, the builder (``part``'s code) and the schema's
+        bytes: every tool of that schema shares it. Built under the name ``ANON``; the keywords
+        it drops are logged under the tool's name."""
+        schema = tool.schema
+        known = self._bytes.get(id(schema))
+        if known is not None and known[0] is schema:
+            data = known[1]
+        else:
+            try:
+                data = marshal.dumps(cast(Any, schema))
+            except ValueError:  # a schema of other types than JSON's: built every time
+                return part(tool)
+        key = (self.spec.name, part.__code__, data)
+        hit = SHAPES.get(key)
+        if hit is None:
+            drop, self.drop = self.drop, Dropped()  # what the part drops, kept with it
+            try:
+                node = part(FunctionTool(ANON, schema))
+                dropped = tuple(self.drop.added)
+            finally:
+                self.drop = drop
+            if len(SHAPES) >= PIECES_SIZE:
+                SHAPES.clear()
+            hit = SHAPES[key] = (node, dropped)
+        if hit[1]:
+            prefix = ANON + "."
+            for where, keyword in hit[1]:
+                if where.startswith(prefix):
+                    where = tool.name + where[len(ANON) :]
+                self.drop.add(where, keyword)
+        return hit[0]
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
@@ -553,7 +600,8 @@ def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
         head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
     else:
         head = n.const(t.name + name_end)
-    return n.seq(head, n.ws() if name_end.strip() else n.const(""), _params(c, t))
+    params = c.shaped(t, lambda t: _params(c, t))
+    return n.seq(head, n.ws() if name_end.strip() else n.const(""), params)
 
 
 def _function_end(c: Ctx) -> str:
@@ -639,7 +687,7 @@ def xml_elements(c: Ctx) -> Plan:
         return n.seq(
             n.const(m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"),
             n.ws(),
-            params(t),
+            c.shaped(t, params),
             n.const(m["invoke_end"]),
         )
 
@@ -672,7 +720,8 @@ def pythonic(c: Ctx) -> Plan:
         return Values(syn, root, c.drop, c.spec.name)
 
     def call(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+        args = c.shaped(t, lambda t: _kwargs(c, t, values))
+        return n.seq(n.const(t.name + "("), n.ws(2), args, n.ws(2), n.const(")"))
 
     w = n.ws_pattern()
     if c.spec.calls == "newline":
@@ -699,10 +748,12 @@ def functiongemma(c: Ctx) -> Plan:
     # Gemma 4's values as its chat template writes them (None, dictsort order, bare keys)
     syn = gemma(m["string"], template=c.spec.arguments == "gemma4_values")
 
-    def call(t: FunctionTool) -> n.Node:
+    def args(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
-        v = Values(syn, root, c.drop, c.spec.name)
-        return n.seq(n.const(m["name_start"] + t.name), v.obj(root if root else True, 4))
+        return Values(syn, root, c.drop, c.spec.name).obj(root if root else True, 4)
+
+    def call(t: FunctionTool) -> n.Node:
+        return n.seq(n.const(m["name_start"] + t.name), c.shaped(t, args))
 
     return Plan([Block(m["call_start"], lambda ts, s: c.either(ts, call), m["call_end"])])
 
@@ -815,7 +866,9 @@ def channels(c: Ctx) -> Plan:
         if c.spec.family == "muse":
             return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
         if c.call.shape == "recipient_xml_parameters":
-            return c.either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
+            return c.either(
+                tools, lambda t: n.seq(head(t), n.ws(), c.shaped(t, lambda t: _params(c, t)), ends)
+            )
         return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
     def message(m: Message) -> n.Node:
