@@ -37,7 +37,9 @@ def _plan(fmt: str, drop: Dropped, private: bool = False) -> Plan:
     build = FAMILIES.get(spec.family)
     if build is None:  # every family has a builder; a new family must add one
         raise NotImplementedError(f"structural_tag: no grammar for family {spec.family!r}")
-    plan = build(Ctx(spec, drop, private))  # a family without blocks (channels) assembles its messages
+    plan = build(
+        Ctx(spec, drop, private)
+    )  # a family without blocks (channels) assembles its messages
     # the spec names the trigger (None: no marker tells a call from text); its block goes first
     trigger = spec.grammar.trigger
     plan.distinct = trigger is not None
