@@ -262,14 +262,12 @@ def _build(
     if req is None:
         return None
     drop = Dropped()
-    req = Request(
-        tuple(
-            FunctionTool(t.name, prepare(t.schema, drop, t.name) if refs else t.schema)
-            for t in req.tools
-        ),
-        req.mode,
-        req.single,
-    )
+    if refs:
+        req = Request(
+            tuple(FunctionTool(t.name, prepare(t.schema, drop, t.name)) for t in req.tools),
+            req.mode,
+            req.single,
+        )
     plan = _plan(fmt, drop, private)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
