@@ -79,7 +79,7 @@ class Ctx:
     """What the builders share for one tag: the spec entry and the dropped-keyword log."""
 
     def __init__(self, spec: FormatSpec, drop: Dropped, private: bool = False) -> None:
-        self.spec, self.drop = spec, drop
+        self.spec, self.drop, self.name = spec, drop, spec.name
         # whether the tools' schemas are the builder's own (copied from the caller's): the
         # pieces kept across requests may then hold them as they are
         self.private = private
@@ -128,10 +128,10 @@ class Ctx:
         and the tool's name and schema (marshal's bytes of it, as the request cache keys): a
         request with tools seen before reuses their calls, and logs the keywords they drop."""
         try:
-            schema = marshal.dumps(cast(Any, tool.schema))
+            schema = marshal.dumps(tool.schema)  # type: ignore[arg-type]
         except ValueError:  # a schema of other types than JSON's: built every time
             return one(tool)
-        key = (self.spec.name, one.__code__, tool.name, schema)
+        key = (self.name, one.__code__, tool.name, schema)
         hit = PIECES.get(key)
         if hit is not None:
             if hit[1]:
@@ -153,9 +153,12 @@ class Ctx:
         PIECES[key] = (node, tuple(added[start:]))
         return node
 
-    def shaped(self, tool: FunctionTool, part: Callable[[FunctionTool], n.Node]) -> n.Node:
-        """``part(tool)`` for a part of a call that does not hold the tool's name (its
-        parameters), kept under the format, the builder (``part``'s code) and the schema's
+    def shaped(
+        self, tool: FunctionTool, part: Callable[[FunctionTool], n.Node], variant: str = ""
+    ) -> n.Node:
+        """``part(tool)`` for a part of a call that does not hold the tool's name (what follows
+        it: the parameters), kept under the format, the builder (``part``'s code, and
+        ``variant``: what else ``part`` reads that is not the spec entry's) and the schema's
         bytes: every tool of that schema shares it. Built under the name ``ANON``; the keywords
         it drops are logged under the tool's name."""
         schema = tool.schema
@@ -164,10 +167,10 @@ class Ctx:
             data = known[1]
         else:
             try:
-                data = marshal.dumps(cast(Any, schema))
+                data = marshal.dumps(schema)  # type: ignore[arg-type]
             except ValueError:  # a schema of other types than JSON's: built every time
                 return part(tool)
-        key = (self.spec.name, part.__code__, data)
+        key = (self.name, part.__code__, variant, data)
         hit = SHAPES.get(key)
         if hit is None:
             drop, self.drop = self.drop, Dropped()  # what the part drops, kept with it
@@ -587,8 +590,9 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
     return n.seq(body, sep)
 
 
-def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
-    """A function after its start marker: name, name end, parameters, end."""
+def _function_rest(c: Ctx, t: FunctionTool, end: str = "") -> n.Node:
+    """A function after its start marker: name, name end, parameters, then ``end`` (its end
+    marker, where the block does not end with it)."""
     m = c.m
     name_end = m["function_name_end"]
     attrs = c.g.function_attrs
@@ -600,8 +604,12 @@ def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
         head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
     else:
         head = n.const(t.name + name_end)
-    params = c.shaped(t, lambda t: _params(c, t))
-    return n.seq(head, n.ws() if name_end.strip() else n.const(""), params)
+
+    def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
+        gap = n.ws() if name_end.strip() else n.const("")
+        return n.seq(gap, _params(c, t), n.const(end))
+
+    return n.seq(head, c.shaped(t, rest, end))
 
 
 def _function_end(c: Ctx) -> str:
@@ -620,8 +628,10 @@ def xml_params(c: Ctx) -> Plan:
         again = n.seq(n.const(lead + t.name), n.ws(), n.const(fstart[len(lead) :]))
         return n.or_(n.const(fstart), again)
 
+    fend = _function_end(c)
+
     def function(t: FunctionTool) -> n.Node:
-        return n.seq(start(t), _function_rest(c, t), n.const(_function_end(c)))
+        return n.seq(start(t), _function_rest(c, t, fend))
 
     if "call_start" not in m:
         return Plan(
@@ -683,13 +693,12 @@ def xml_elements(c: Ctx) -> Plan:
             items.append((item, k in req))
         return n.seq(ordered(items, n.ws()), n.ws())
 
+    def rest(t: FunctionTool) -> n.Node:  # what follows the name
+        return n.seq(n.ws(), params(t), n.const(m["invoke_end"]))
+
     def invoke(t: FunctionTool) -> n.Node:
-        return n.seq(
-            n.const(m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"),
-            n.ws(),
-            c.shaped(t, params),
-            n.const(m["invoke_end"]),
-        )
+        name = m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"
+        return n.seq(n.const(name), c.shaped(t, rest))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), _list(c.either(ts, invoke), n.ws(), s), n.ws())
@@ -719,9 +728,11 @@ def pythonic(c: Ctx) -> Plan:
     def values(root: Mapping[str, Any]) -> Values:
         return Values(syn, root, c.drop, c.spec.name)
 
+    def rest(t: FunctionTool) -> n.Node:  # what follows the name
+        return n.seq(n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+
     def call(t: FunctionTool) -> n.Node:
-        args = c.shaped(t, lambda t: _kwargs(c, t, values))
-        return n.seq(n.const(t.name + "("), n.ws(2), args, n.ws(2), n.const(")"))
+        return n.seq(n.const(t.name + "("), c.shaped(t, rest))
 
     w = n.ws_pattern()
     if c.spec.calls == "newline":
@@ -840,7 +851,7 @@ def _channel_body(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node
     m = c.m
 
     def fn(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(m["function_start"]), _function_rest(c, t), n.const(_function_end(c)))
+        return n.seq(n.const(m["function_start"]), _function_rest(c, t, _function_end(c)))
 
     invokes = n.one_or_more(c.either(tools, fn), n.ws(), single=single)
     return n.or_(
@@ -858,17 +869,23 @@ def channels(c: Ctx) -> Plan:
     sep = n.const(spec.separator)
     ends = n.or_(*[n.const(e) for e in spec.call.end])
 
+    headers = spec.call.headers
+
     def head(t: FunctionTool) -> n.Node:
-        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec.call.headers])
+        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in headers])
+
+    def rest(t: FunctionTool) -> n.Node:  # an XML call message after its header
+        return n.seq(n.ws(), _params(c, t), ends)
+
+    def xml_call(t: FunctionTool) -> n.Node:
+        return n.seq(head(t), c.shaped(t, rest))
 
     def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
         """One call message (muse: one message may hold several invokes)."""
         if c.spec.family == "muse":
             return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
         if c.call.shape == "recipient_xml_parameters":
-            return c.either(
-                tools, lambda t: n.seq(head(t), n.ws(), c.shaped(t, lambda t: _params(c, t)), ends)
-            )
+            return c.either(tools, xml_call)
         return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
     def message(m: Message) -> n.Node:
