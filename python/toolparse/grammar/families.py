@@ -590,26 +590,28 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
     return n.seq(body, sep)
 
 
-def _function_rest(c: Ctx, t: FunctionTool, end: str = "") -> n.Node:
-    """A function after its start marker: name, name end, parameters, then ``end`` (its end
-    marker, where the block does not end with it)."""
+def _function_rest(c: Ctx, t: FunctionTool, end: str = "", start: str = "") -> n.Node:
+    """A function after ``start`` (its start marker, where the block does not begin with it):
+    name, name end, parameters, then ``end`` (its end marker, where the block does not end
+    with it)."""
     m = c.m
     name_end = m["function_name_end"]
     attrs = c.g.function_attrs
-    head: n.Node
+    head: Optional[n.Node] = None  # the common case: one constant up to the shared part
     if "function_attrs_end" in m:
         head = n.seq(n.const(t.name + name_end), n.regex(attrs), n.const(m["function_attrs_end"]))
     elif name_end.strip() == "":
         # a newline after the name, then any layout (glm47 writes none)
         head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
-    else:
-        head = n.const(t.name + name_end)
 
     def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
         gap = n.ws() if name_end.strip() else n.const("")
         return n.seq(gap, _params(c, t), n.const(end))
 
-    return n.seq(head, c.shaped(t, rest, end))
+    shared = c.shaped(t, rest, end)
+    if head is None:
+        return n.prefixed(start + t.name + name_end, shared)
+    return n.seq(n.const(start), head, shared)
 
 
 def _function_end(c: Ctx) -> str:
@@ -631,6 +633,8 @@ def xml_params(c: Ctx) -> Plan:
     fend = _function_end(c)
 
     def function(t: FunctionTool) -> n.Node:
+        if lead is None:
+            return _function_rest(c, t, fend, fstart)
         return n.seq(start(t), _function_rest(c, t, fend))
 
     if "call_start" not in m:
@@ -698,7 +702,7 @@ def xml_elements(c: Ctx) -> Plan:
 
     def invoke(t: FunctionTool) -> n.Node:
         name = m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"
-        return n.seq(n.const(name), c.shaped(t, rest))
+        return n.prefixed(name, c.shaped(t, rest))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), _list(c.either(ts, invoke), n.ws(), s), n.ws())
@@ -732,7 +736,7 @@ def pythonic(c: Ctx) -> Plan:
         return n.seq(n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
 
     def call(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(t.name + "("), c.shaped(t, rest))
+        return n.prefixed(t.name + "(", c.shaped(t, rest))
 
     w = n.ws_pattern()
     if c.spec.calls == "newline":
@@ -764,7 +768,7 @@ def functiongemma(c: Ctx) -> Plan:
         return Values(syn, root, c.drop, c.spec.name).obj(root if root else True, 4)
 
     def call(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(m["name_start"] + t.name), c.shaped(t, args))
+        return n.prefixed(m["name_start"] + t.name, c.shaped(t, args))
 
     return Plan([Block(m["call_start"], lambda ts, s: c.either(ts, call), m["call_end"])])
 
@@ -851,7 +855,7 @@ def _channel_body(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node
     m = c.m
 
     def fn(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(m["function_start"]), _function_rest(c, t, _function_end(c)))
+        return _function_rest(c, t, _function_end(c), m["function_start"])
 
     invokes = n.one_or_more(c.either(tools, fn), n.ws(), single=single)
     return n.or_(
@@ -878,7 +882,10 @@ def channels(c: Ctx) -> Plan:
         return n.seq(n.ws(), _params(c, t), ends)
 
     def xml_call(t: FunctionTool) -> n.Node:
-        return n.seq(head(t), c.shaped(t, rest))
+        h = head(t)
+        if h["type"] == "const_string":
+            return n.prefixed(h["value"], c.shaped(t, rest))
+        return n.seq(h, c.shaped(t, rest))
 
     def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
         """One call message (muse: one message may hold several invokes)."""
