@@ -23,8 +23,9 @@ import toolparse
 from toolparse import spec as tp_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benches.bench_grammar import tools as bench_tools  # noqa: E402
 from test_grammar import HOSTILE as _HOSTILE  # noqa: E402
+
+from benches.bench_grammar import tools as bench_tools  # noqa: E402
 
 
 def _tool(name: str, params: Any, strict: Any = None) -> Dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import marshal
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..spec import FormatSpec
 from ..spec_types import Call, Grammar, Message

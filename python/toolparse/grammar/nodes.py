@@ -80,7 +80,7 @@ def prefixed(text: str, node: Node) -> Node:
         if first["type"] == "const_string":
             head = {"type": "const_string", "value": text + first["value"]}
             return {"type": "sequence", "elements": [head, *elements[1:]]}
-        return {"type": "sequence", "elements": [{"type": "const_string", "value": text}, *elements]}
+        return {"type": "sequence", "elements": [const(text), *elements]}
     return seq(const(text), node)
 
 
