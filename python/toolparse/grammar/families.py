@@ -83,7 +83,8 @@ class Ctx:
         # whether the tools' schemas are the builder's own (copied from the caller's): the
         # pieces kept across requests may then hold them as they are
         self.private = private
-        self._bytes: Dict[int, Tuple[Any, bytes]] = {}  # a schema's marshal bytes (Ctx.piece)
+        self._bytes: Tuple[Any, bytes] = (None, b"")  # the last piece's schema and its bytes
+        self.parts: Dict[Any, Callable[[FunctionTool], n.Node]] = {}  # builders made once a tag
         self.m: Mapping[str, str] = spec.markers
         self.call: Call = spec.call
         self.g: Grammar = spec.grammar
@@ -146,7 +147,7 @@ class Ctx:
             copy = marshal.loads(schema)
             self._copies.append(copy)
             tool = FunctionTool(tool.name, copy)
-        self._bytes[id(tool.schema)] = (tool.schema, schema)
+        self._bytes = (tool.schema, schema)  # for Ctx.shaped, which one(tool) may call
         node = one(tool)
         if len(PIECES) >= PIECES_SIZE:
             PIECES.clear()
@@ -162,8 +163,8 @@ class Ctx:
         bytes: every tool of that schema shares it. Built under the name ``ANON``; the keywords
         it drops are logged under the tool's name."""
         schema = tool.schema
-        known = self._bytes.get(id(schema))
-        if known is not None and known[0] is schema:
+        known = self._bytes
+        if known[0] is schema:
             data = known[1]
         else:
             try:
@@ -604,10 +605,14 @@ def _function_rest(c: Ctx, t: FunctionTool, end: str = "", start: str = "") -> n
         # a newline after the name, then any layout (glm47 writes none)
         head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
 
-    def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
-        gap = n.ws() if name_end.strip() else n.const("")
-        return n.seq(gap, _params(c, t), n.const(end))
+    rest = c.parts.get(("function_rest", end))
+    if rest is None:
 
+        def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
+            gap = n.ws() if name_end.strip() else n.const("")
+            return n.seq(gap, _params(c, t), n.const(end))
+
+        c.parts[("function_rest", end)] = rest
     shared = c.shaped(t, rest, end)
     if head is None:
         return n.prefixed(start + t.name + name_end, shared)
