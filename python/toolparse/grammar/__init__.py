@@ -21,11 +21,11 @@ import copy
 import json
 import marshal
 from collections import OrderedDict
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from .. import spec as _spec
 from . import nodes as n
-from .families import FAMILIES, PIECES, SHAPES, Block, Ctx, Plan
+from .families import FAMILIES, PIECES, SHAPES, Block, Ctx, Plan, keeps_copies
 from .request import STRICT_LEVELS, FunctionTool, Request, resolve
 from .schema import Dropped, prepare
 
@@ -179,11 +179,10 @@ def structural_tag(
         if hit is not _MISS:
             _CACHE.move_to_end(key)
             return hit  # type: ignore[return-value]
-        args = _private(key, args)
     # no "$ref" anywhere in the request: no schema has one to resolve (a key that holds the
     # text elsewhere, in a description, only costs the per-schema check)
     refs = key is None or _REF in key
-    tag = _build(*args, refs, private=key is not None)
+    tag = _build(*args, refs, key)
     if key is not None:
         _CACHE[key] = tag
         if len(_CACHE) > _CACHE_SIZE:
@@ -213,13 +212,13 @@ def _key(*args: Any) -> Optional[bytes]:
         return None
 
 
-def _private(key: bytes, args: Tuple[Any, ...]) -> Tuple[Any, ...]:
-    """The arguments copied, the builder's own: loaded back from their marshal bytes (the cache
-    key), or deep-copied where the key is their JSON text (JSON would turn their types, keys
-    and tuples into others)."""
+def _private(key: bytes, tools: Any) -> Any:
+    """The tools copied, the builder's own: loaded back from the arguments' marshal bytes (the
+    cache key), or deep-copied where the key is their JSON text (JSON would turn their types,
+    keys and tuples into others)."""
     if key[:1] == b"[":  # JSON writes the arguments as a list; marshal never begins with "["
-        return copy.deepcopy(args)
-    return marshal.loads(key)  # type: ignore[no-any-return]
+        return copy.deepcopy(tools)
+    return marshal.loads(key)[1]
 
 
 def _clear_caches() -> None:
@@ -245,12 +244,18 @@ def _build(
     reasoning: Optional[str],
     reasoning_started: Optional[bool],
     refs: bool = True,
-    private: bool = False,
+    key: Optional[bytes] = None,
 ) -> Optional[Dict[str, Any]]:
     try:
         fmt = _spec.canonical(format)
     except (ValueError, TypeError) as e:
         raise ValueError(f"format: {e}") from None
+    # a tag kept under ``key`` is built from a copy of the tools, so that the caller changing
+    # them later changes no tag: a copy of the request's, or (formats whose calls hold schemas
+    # only through Ctx.shaped, which copies what it keeps) of each shared part's schema
+    private = False
+    if key is not None and (key[:1] == b"[" or not keeps_copies(_spec.get_spec(fmt))):
+        tools, private = _private(key, tools), True
     if reasoning is not None:
         try:
             _spec.reasoning_canonical(reasoning)

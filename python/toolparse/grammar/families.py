@@ -75,6 +75,17 @@ class Plan:
     open_last: bool = False  # the last block may end with the turn, without its end marker
 
 
+# The families whose calls hold a tool's schema only through Ctx.shaped (and beam's XML call
+# messages): the part kept is built from a copy, so their requests' tools need no copy
+_SHAPED_FAMILIES = frozenset(("xml_params", "xml_elements", "pythonic", "functiongemma", "muse"))
+
+
+def keeps_copies(spec: FormatSpec) -> bool:
+    """Whether a tag of ``spec``'s format holds the request's schemas only through parts built
+    from copies of their own (Ctx.shaped), so that the request's tools need no copy."""
+    return spec.family in _SHAPED_FAMILIES or spec.call.shape == "recipient_xml_parameters"
+
+
 class Ctx:
     """What the builders share for one tag: the spec entry and the dropped-keyword log."""
 
@@ -141,12 +152,7 @@ class Ctx:
             return hit[0]
         added = self.drop.added
         start = len(added)
-        if not self.private:
-            # built from a copy of the schema of its own: the caller changing its tools later
-            # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
-            copy = marshal.loads(schema)
-            self._copies.append(copy)
-            tool = FunctionTool(tool.name, copy)
+        # (the piece holds the tool's schema only through Ctx.shaped, which copies it)
         self._bytes = (tool.schema, schema)  # for Ctx.shaped, which one(tool) may call
         node = one(tool)
         if len(PIECES) >= PIECES_SIZE:
@@ -174,6 +180,11 @@ class Ctx:
         key = (self.name, part.__code__, variant, data)
         hit = SHAPES.get(key)
         if hit is None:
+            if not self.private:
+                # built from a copy of the schema of its own: the caller changing its tools
+                # later cannot change the part kept (kept alive with the Ctx: defs_of keys on id)
+                schema = marshal.loads(data)
+                self._copies.append(schema)
             drop, self.drop = self.drop, Dropped()  # what the part drops, kept with it
             try:
                 node = part(FunctionTool(ANON, schema))
