@@ -92,7 +92,7 @@ class Ctx:
     def __init__(self, spec: FormatSpec, drop: Dropped, private: bool = False) -> None:
         self.spec, self.drop, self.name = spec, drop, spec.name
         # whether the tools' schemas are the builder's own (copied from the caller's): the
-        # pieces kept across requests may then hold them as they are
+        # parts kept across requests (Ctx.shaped) may then hold them as they are
         self.private = private
         self._bytes: Tuple[Any, bytes] = (None, b"")  # the last piece's schema and its bytes
         self.parts: Dict[Any, Callable[[FunctionTool], n.Node]] = {}  # builders made once a tag
