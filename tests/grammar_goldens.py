@@ -23,6 +23,8 @@ import toolparse
 from toolparse import spec as tp_spec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from test_grammar import HOSTILE as _HOSTILE  # noqa: E402
+
 from benches.bench_grammar import tools as bench_tools  # noqa: E402
 
 
@@ -37,29 +39,16 @@ def _obj(props: Dict[str, Any]) -> Dict[str, Any]:
     return {"type": "object", "properties": props, "required": list(props)}
 
 
+# test_grammar.py's hostile schema (a $ref, a dangling one, keywords the composed styles drop)
+# with three more value types: a nullable string, a boolean, an integer-or-number
 HOSTILE = {
-    "type": "object",
-    "$defs": {
-        "Loc": {
-            "type": "object",
-            "properties": {"lat": {"type": "number"}, "lng": {"type": "number"}},
-        }
-    },
+    **_HOSTILE,
     "properties": {
-        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "minLength": 3},
-        "mail": {"type": "string", "format": "email"},
-        "where": {"$ref": "#/$defs/Loc"},
-        "either": {"anyOf": [{"$ref": "#/$defs/Loc"}, {"type": "null"}]},
-        "kind": {"enum": ["a", "b", "c"]},
-        "grid": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
-        "empty": {"type": "object", "properties": {}},
-        "lost": {"$ref": "#/$defs/Nowhere"},
-        "multi": {"type": ["string", "integer"]},
+        **_HOSTILE["properties"],
         "lit": {"type": ["string", "null"]},
         "flag": {"type": "boolean"},
         "n": {"type": ["integer", "number"]},
     },
-    "required": ["code", "where"],
 }
 
 SMALL: Dict[str, List[Dict[str, Any]]] = {

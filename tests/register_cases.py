@@ -411,6 +411,91 @@ def check_newline_section() -> None:
         assert report.ok, report
 
 
+def check_functionary_without_raw_code() -> None:
+    """A functionary format without call.raw_code (an inferred one: no render shows raw code)
+    reads no function's call as raw code, on both backends; the raw marker without it is
+    refused."""
+    v31 = renamed("functionary_v31", "no_raw_v31")
+    del v31["spec"]["call"]["raw_code"], v31["spec"]["markers"]["call_start_raw"]
+    v32 = renamed("functionary_v32", "no_raw_v32")
+    del v32["spec"]["call"]["raw_code"]
+    toolparse.register_format(v31)
+    toolparse.register_format(v32)
+    call = [("python", '{"code": "x"}')]
+    cases = [
+        # (format, text, content, calls): the raw forms are text, a JSON call to python a call
+        ("no_raw_v31", "Run <|python_tag|>print(1)", "Run <|python_tag|>print(1)", []),
+        ("no_raw_v31", '<function=python>{"code": "x"}</function>', None, call),
+        ("no_raw_v32", "python\nprint(1)", "python\nprint(1)", []),
+        ("no_raw_v32", 'python\n{"code": "x"}', None, call),
+        ("no_raw_v32", 'all\nHi>>>python\n{"code": "x"}', "Hi", call),
+    ]
+    for k, (fmt, text, content, calls) in enumerate(cases):
+        for backend in BACKENDS:
+            got = outcome(fmt, text, backend)
+            assert (got[0], got[2]) == (content, calls), (fmt, text, backend, got)
+            for chunks in splits(text, k):
+                assert outcome(fmt, text, backend, chunks)[:3] == got[:3], (fmt, chunks)
+    # the registered formats still read raw code
+    assert outcome("functionary_v31", "<|python_tag|>print(1)", "rust")[2] == [
+        ("python", '{"code": "print(1)"}')
+    ]
+    marker_only = renamed("functionary_v31", "raw_marker_only")
+    del marker_only["spec"]["call"]["raw_code"]
+    raises(marker_only, "call_start_raw")
+
+
+def check_named_json_id_field() -> None:
+    """A named_json format whose header's first field is the call's id (call.id_field, an
+    inferred Solar's): the id is the call's, on both backends, whole and streamed; an empty or
+    repeated id gets a generated one; the field without name_start is refused."""
+    doc = renamed("deepseek_v3", "id_first")
+    doc["spec"]["markers"] = {
+        "section_start": "<|calls|>",
+        "section_end": "<|/calls|>",
+        "call_start": "<|call|>",
+        "name_start": "<|name|>",
+        "args_start": "<|args|>",
+        "call_end": "<|/call|>",
+    }
+    doc["spec"]["call"] = {"shape": "name_sep_args", "id_field": True}
+    doc["spec"]["grammar"] = {"trigger": "<|calls|>"}
+    doc["spec"]["special_tokens"] = []
+    doc["samples"], doc["cases"] = [], {}
+    toolparse.register_format(doc)
+
+    def call(cid: str, name: str, args: str) -> str:
+        return f"<|call|>{cid}<|name|>{name}<|args|>{args}<|/call|>"
+
+    text = (
+        "Hi <|calls|>"
+        + call("ab12", "get_weather", '{"city": "Paris"}')
+        + call(" ", "get_time", "{}")
+        + call("ab12", "get_time", '{"tz": "UTC"}')
+        + "<|/calls|>"
+    )
+    for backend in BACKENDS:
+        p = toolparse.get_parser("id_first", tools=samples.tools(), backend=backend)
+        info = p.extract_tool_calls(text)
+        assert info.content == "Hi " and len(info.tool_calls) == 3, (backend, info)
+        ids = [c.id for c in info.tool_calls]
+        assert ids[0] == "ab12" and ids[1] != " " and ids[2] != "ab12", (backend, ids)
+        assert [c.function.name for c in info.tool_calls] == ["get_weather", "get_time", "get_time"]
+        for chunks in splits(text, 3):
+            rec = toolparse.StreamingToolReconstructor()
+            s = p.stream()
+            for d in [*(s.feed(c) for c in chunks), s.finish()]:
+                if d is not None:
+                    rec.append_delta(d)
+            assert rec.tool_calls[0].id == "ab12", (backend, chunks)
+            got = [(c.function.name, c.function.arguments) for c in rec.tool_calls]
+            assert got == [(c.function.name, c.function.arguments) for c in info.tool_calls]
+    bad = copy.deepcopy(doc)
+    bad["spec"]["name"] = "id_first_bad"
+    del bad["spec"]["markers"]["name_start"]
+    raises(bad, "id_field")
+
+
 CHECKS = {
     f.__name__: f
     for f in (
@@ -425,6 +510,8 @@ CHECKS = {
         check_replace,
         check_reasoning_entry,
         check_newline_section,
+        check_functionary_without_raw_code,
+        check_named_json_id_field,
     )
 }
 

@@ -221,6 +221,25 @@ def test_assistant_text_eos_and_end_tokens() -> None:
     assert ct.assistant_text(template, content="x<END>", end_tokens=["<END>"]) == "x"
 
 
+def test_assistant_text_stop_token_of_an_earlier_turn() -> None:
+    """A template that writes its end-of-turn token after every turn but the conversation's last
+    plain one (Hy3): the token after an earlier plain turn is cut from a turn with calls; a
+    user turn's header right after a plain turn (already in the prompt) is not."""
+    template = (
+        "{% for m in messages %}{% if m.role == 'user' %}<|U|>{{ m.content }}{% else %}<|A|>"
+        "{% if m.tool_calls %}<c>{{ m.tool_calls[0].function.name }}</c><|eos:x|>"
+        "{% elif loop.last %}{{ m.content }}{% else %}{{ m.content }}<|eos:x|>{% endif %}"
+        "{% endif %}{% endfor %}{% if add_generation_prompt %}<|A|>{% endif %}"
+    )
+    assert ct.assistant_text(template, tool_calls=[CALL]) == "<c>f</c>"
+    assert ct.assistant_text(template, content="x<|eos:x|>") == "x"
+    no_end = template.replace("<|eos:x|>", "")
+    assert ct.assistant_text(no_end + "{{ '' }}", tool_calls=[CALL]) == "<c>f</c>"
+    # without that token, a call turn's last tag is kept: the user header is no stop token
+    header_last = no_end.replace("</c>", "</c><|U|>")
+    assert ct.assistant_text(header_last, tool_calls=[CALL]) == "<c>f</c><|U|>"
+
+
 def test_assistant_text_arguments_as_json_when_dicts_leak_or_raise() -> None:
     leaks = (
         "{% for m in messages %}{% for c in m.tool_calls or [] %}"

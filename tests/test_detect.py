@@ -51,6 +51,8 @@ EXPECTED = {
     "MiniMax-M3": ("minimax_m3", "minimax_m3", False),
     "Mistral-Small-3.2-24B-Instruct-2506": ("mistral", None, None),
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (QWEN_XML, "qwen3", True),
+    # the template writes a turn's content and its calls as two turns (probes.split_turns)
+    "NVIDIA-Nemotron-Nano-v2": ("nemotron_nano_v2", "deepseek_r1", True),
     "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": (HERMES, None, None),
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": (HERMES, None, None),
     "Qwen-QwQ-32B": (HERMES, "qwen3", True),
@@ -102,7 +104,6 @@ OUT = {
     "LFM2.5-Instruct": (NO_CALL, "past calls are not rendered"),
     "ibm-granite-granite-3.3-2B-Instruct": (NO_CALL, "past calls are not rendered"),
     "MiniMax-M1": (UNREAD, "MiniMax-M1's <tool_calls> format is not read"),
-    "NVIDIA-Nemotron-Nano-v2": (UNREAD, "history form differs from nemotron_nano_v2's"),
     "llama-cpp-deepseek-r1": (UNREAD, "llama.cpp's own R1 variant"),
     "tencent-Hy3": (UNREAD, "<…:opensource> markers, not hy_v3's"),
     "upstage-Solar-Open-100B": (UNREAD, "a format toolparse does not read"),

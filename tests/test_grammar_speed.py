@@ -133,3 +133,38 @@ def test_a_caller_changing_its_tools_later_does_not_change_the_calls_kept(fmt: s
     days["items"] = {"type": "string"}
     again = toolparse.structural_tag(fmt, _tools(), tool_choice=named, strict="parameter")
     assert json.dumps(again) == fresh
+
+
+def test_a_caller_changing_its_tools_after_a_call_changes_no_tag_kept() -> None:
+    for fmt in toolparse.list_formats():
+        grammar._clear_caches()
+        tools = _tools()
+        tag = toolparse.structural_tag(fmt, tools, tool_choice="required", strict="parameter")
+        before = json.dumps(tag)
+        days = tools[0]["function"]["parameters"]["properties"]["days"]
+        days["type"] = "array"  # the caller reuses its dicts for something else
+        days["items"] = {"type": "string"}
+        tools[0]["function"]["parameters"]["required"].append("hours")
+        assert json.dumps(tag) == before, fmt  # the tag given out holds no dict of the caller's
+        again = toolparse.structural_tag(fmt, _tools(), tool_choice="required", strict="parameter")
+        assert json.dumps(again) == before, fmt  # nor does the one kept for the next request
+
+
+@pytest.mark.parametrize("fmt", ["functiongemma", "lfm2", "deepseek_v32", "minimax_m3", "beam"])
+def test_tools_sharing_a_schema_share_its_part_and_log_what_it_drops_under_each_name(
+    fmt: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    h = goldens.SMALL["hostile"][0]
+    twin = copy.deepcopy(h)
+    twin["function"]["name"] = "h2"
+    grammar._clear_caches()
+    text, lines = _logged(caplog, fmt, [h, twin], "required")
+    assert len(lines) == 1 and "\x00" not in lines[0]
+    # the XML formats log a value's keyword under tool.key, the others under the format's name
+    xml = fmt in ("deepseek_v32", "minimax_m3", "beam")
+    for where in ("h.code", "h2.code") if xml else (fmt,):
+        assert f"pattern ({where})" in lines[0]
+    assert len(grammar.families.SHAPES) == 1  # one part for the two tools
+    grammar._CACHE.clear()  # a new request: the part kept, the calls built again
+    grammar.families.PIECES.clear()
+    assert _logged(caplog, fmt, [h, twin], "required") == (text, lines)

@@ -38,23 +38,28 @@ from test_detect import EXPECTED, OUT, RAISES  # noqa: E402
 # writes, as tests/test_detect.py's table names it)
 INFERRED = {
     "Apertus-8B-Instruct": "tagged_json",
+    "Apriel-1.6-15b-Thinker-fixed": "tagged_json",
     "Bielik-11B-v3.0-Instruct": "tagged_json",
     "ByteDance-Seed-OSS": "xml_params",
     "Cohere2MoE": "tagged_json",
     "CohereForAI-c4ai-command-r-plus-tool_use": "tagged_json",
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": "tagged_json",
     "GLM-4.6": "xml_params",
+    "GLM-4.7-Flash": "xml_params",
+    # one call per turn: the two-call probe renders as its first call alone (infer/shown.py)
     "GigaChat3-10B-A1.8B": "tagged_json",
     "GigaChat3.1-10B-A1.8B": "tagged_json",
-    "GLM-4.7-Flash": "xml_params",
     "Kimi-K2-Instruct": "named_json",
     "Kimi-K2-Thinking": "named_json",
+    "Kimi-K3": "xml_params",
     "LFM2.5-8B-A1B": "pythonic",
     "MiMo-VL": "tagged_json",
     "MiniMax-M1": "tagged_json",
     "MiniMax-M2": "xml_params",
+    "MiniMax-M3": "xml_elements",
     "Mistral-Small-3.2-24B-Instruct-2506": "tagged_json",
     "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": "xml_params",
+    "NVIDIA-Nemotron-Nano-v2": "tagged_json",
     "NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use": "tagged_json",
     "NousResearch-Hermes-3-Llama-3.1-8B-tool_use": "tagged_json",
     "Qwen-QwQ-32B": "tagged_json",
@@ -74,18 +79,24 @@ INFERRED = {
     "ibm-granite-granite-4.1": "tagged_json",
     "inclusionai-ling-3.0-flash": "xml_params",
     "llama-cpp-deepseek-r1": "named_json",
+    "meetkai-functionary-medium-v3.1": "functionary",
+    "meetkai-functionary-medium-v3.2": "functionary",
     "meta-llama-Llama-3.1-8B-Instruct": "llama3_json",
     "meta-llama-Llama-3.2-3B-Instruct": "llama3_json",
     "meta-llama-Llama-3.3-70B-Instruct": "llama3_json",
     "mistralai-Ministral-3-14B-Reasoning-2512": "tagged_json",
     "mistralai-Mistral-Nemo-Instruct-2407": "tagged_json",
     "moonshotai-Kimi-K2": "named_json",
+    "muse-glimmer": "muse",
+    "openai-gpt-oss-120b": "openai",
     "openbmb-MiniCPM5-1B": "xml_params",
     "poolside-Laguna-S-2.1": "xml_params",
     "poolside-Laguna-XS-2.1": "xml_params",
     "poolside-Laguna-XS.2": "xml_params",
+    "tencent-Hy3": "xml_params",
     "unsloth-Apriel-1.5": "tagged_json",
     "unsloth-mistral-Devstral-Small-2507": "tagged_json",
+    "upstage-Solar-Open-100B": "named_json",
 }
 
 NO_TOOLS = "the template does not render tools"
@@ -108,19 +119,6 @@ REFUSED: Dict[str, Tuple[str, str]] = {
         "'functions' is undefined",
         "out: the template needs a `functions` variable",
     ),
-    "Apriel-1.6-15b-Thinker-fixed": (
-        NO_FAMILY,
-        "content wrapped in [BEGIN FINAL RESPONSE] (text_start) is not fitted",
-    ),
-    "Kimi-K3": (NO_FAMILY, "attribute-style markers (<|open|>call tool=...) are not fitted"),
-    "MiniMax-M3": (NO_FAMILY, "xml_elements family: no fitter"),
-    "NVIDIA-Nemotron-Nano-v2": (NO_FAMILY, "the history form differs from the generation's"),
-    "meetkai-functionary-medium-v3.1": (NO_FAMILY, "functionary family: no fitter"),
-    "meetkai-functionary-medium-v3.2": (NO_FAMILY, "functionary family: no fitter"),
-    "muse-glimmer": (NO_FAMILY, "muse family: no fitter"),
-    "openai-gpt-oss-120b": (NO_FAMILY, "openai (harmony) family: no fitter"),
-    "tencent-Hy3": (NO_FAMILY, "<…:opensource> markers around the reasoning and calls"),
-    "upstage-Solar-Open-100B": (NO_FAMILY, "a format no family reads"),
 }
 
 #: the templates that render tool calls (the rest are out: no tools, no rendered call, raises)
@@ -209,22 +207,35 @@ def _fresh_renders(
     for group_tools, group in ((tools, rendered), (more, held_rendered)):
         for probe, turn in group:
             mode = None
-            if r:
-                mode = bool(r["started"] and r["end"] in turn.text)
+            if r and r.get("tool_format"):  # a channel family's entry names the format: no block
+                mode = False
+            elif r:
+                # the turn starts inside the block: the prompt opened it and the turn closes it,
+                # or the turn closes a block it never opens (the prompt wrote an empty block,
+                # which the render fills: Hy3)
+                end, start = turn.text.find(r["end"]), turn.text.find(r["start"])
+                mode = end >= 0 and (r["started"] or start < 0 or end < start)
             out.append((probe, turn.text, mode, group_tools))
     return out
 
 
-def _rendered_calls(probe: Any, text: str) -> List[Any]:
-    """The probe's calls the render writes: the longest run of them from the first whose names
-    the text holds as often as the run does (a template that drops the calls of a turn with
-    content writes none; one that writes one call per turn, the first)."""
-    out: List[Any] = []
-    for name, args in probe.calls:
-        if text.count(name) <= sum(1 for n, _ in out if n == name):
-            break
-        out.append([name, args])
-    return out
+def _as_written(name: str, probe: Any, text: str, tools: Any) -> Any:
+    """The probe a render shows: where the template writes ``probe`` exactly as it writes the probe
+    with its first call only, or with its content given as reasoning (gpt-oss: one call per
+    message, a call turn's content on the analysis channel), the text holds no more than that."""
+    import dataclasses
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    alts = []
+    if len(probe.calls) > 1:
+        alts.append(lambda p: dataclasses.replace(p, calls=p.calls[:1]))
+    if probe.content and probe.calls and not probe.reasoning and probe.content in text:
+        alts.append(lambda p: dataclasses.replace(p, content=None, reasoning=p.content))
+    for alt in alts:
+        simpler = alt(probe)
+        if _probes.render(_text(name), simpler, tools, common).text == text:
+            probe = simpler
+    return probe
 
 
 def _check_inferred(name: str) -> None:
@@ -233,8 +244,11 @@ def _check_inferred(name: str) -> None:
     assert doc["spec"]["name"] == "inferred-test"
     rows = _fresh_renders(name, doc, seed=123)
     got = _read_with(doc, [(text, mode, tools) for _, text, mode, tools in rows])
-    for (probe, text, _, _), per_backend in zip(rows, got):
-        want_calls = _rendered_calls(probe, text)
+    for (probe, text, _, tools), per_backend in zip(rows, got):
+        probe = _as_written(name, probe, text, tools)
+        # a template that drops the calls of a turn with content shows none of them
+        shown = any(n in text for n, _ in probe.calls)
+        want_calls = [[n, a] for n, a in probe.calls] if shown else []
         want_content = probe.content.strip() if probe.content and probe.content in text else ""
         want_reasoning = (
             probe.reasoning.strip() if probe.reasoning and probe.reasoning in text else ""
@@ -278,7 +292,7 @@ def test_every_template(name):
 
 def test_counts():
     inferred = [n for n in RENDER_CALLS if n in INFERRED]
-    assert len(RENDER_CALLS) == 59 and len(inferred) == 49
+    assert len(RENDER_CALLS) == 59 and len(inferred) == 59
 
 
 # ---- the inferred spec reads the registered format's samples and kit cases the same way ----
@@ -298,6 +312,11 @@ CROSS_DIFFERS = {
         "the template writes a list after [TOOL_CALLS], never a name",
     ),
     "unsloth-Apriel-1.5": (r"\[BEGIN FINAL RESPONSE\]", "the template writes no response wrapper"),
+    "Apriel-1.6-15b-Thinker-fixed": (
+        r"\[BEGIN FINAL RESPONSE\]",
+        "the template writes [BEGIN FINAL RESPONSE] only as the end of the reasoning (the inferred "
+        "reasoning entry's end), never [END FINAL RESPONSE] around content",
+    ),
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": (
         r"<\|END_RESPONSE\|>",
         "the template's turn ends at <|END_RESPONSE|>, the stop token, so no render shows it",
@@ -324,6 +343,15 @@ CROSS_DIFFERS = {
         r"function call<\|role_sep\|>|</s>(?!$)",
         "the template writes <|function_call|>, never GigaChat 3's function call role, and one "
         "call per turn: never the EOS token </s> between calls",
+    ),
+    "meetkai-functionary-medium-v3.1": (
+        r"<\|python_tag\|>",
+        "no render shows raw code: the template writes a call to python as <|python_tag|> then "
+        "its JSON arguments, which the registered format would read as code",
+    ),
+    "meetkai-functionary-medium-v3.2": (
+        r"(^|>>>)python\n(?!\{)",
+        "no render shows raw code: the template writes a call to python as any other call",
     ),
     "ByteDance-Seed-OSS": (
         r"<parameter=[^>]*>\n",
@@ -394,9 +422,35 @@ RENAMED = {
         "google-gemma-4-31B-it",
         [("<|tool_call>", "<|act>"), ("<tool_call|>", "<act|>")],
     ),
+    "functionary": (
+        "meetkai-functionary-medium-v3.1",
+        [("<function=", "<act:"), ("</function>", "</act>")],
+    ),
+    "muse": (
+        "muse-glimmer",
+        [
+            ("<|message|>", "<|msg|>"),
+            ("<|eom|>", "<|em|>"),
+            ("atem:", "tk:"),
+            ("to=self", "to=inner"),
+        ],
+    ),
+    "openai": (
+        "openai-gpt-oss-120b",
+        [
+            ("<|call|>", "<|invoke|>"),
+            ("<|message|>", "<|msg|>"),
+            ("<|return|>", "<|done|>"),
+            ('"functions." + tool_call.name', '"tools." + tool_call.name'),
+        ],
+    ),
     "pythonic": (
         "LFM2.5-8B-A1B",
         [("<|tool_call_start|>", "<|do|>"), ("<|tool_call_end|>", "<|done|>")],
+    ),
+    "xml_elements": (
+        "MiniMax-M3",
+        [("]<]minimax[>[", "]<]acme[>["), ("<tool_call>", "<acts>"), ("</tool_call>", "</acts>")],
     ),
 }
 
@@ -414,10 +468,18 @@ def test_renamed_markers_are_inferred(family):
     assert doc["spec"]["family"] == family
     kept = list(doc["spec"]["markers"].values())
     for _, new in renames:
-        assert any(new in m for m in kept) or family == "xml_params", (new, kept)
+        recipient = new.startswith(("to=", '"tools.'))  # a recipient, checked below
+        assert any(new in m for m in kept) or family == "xml_params" or recipient, (new, kept)
     # the renamed markers are the ones kept, not the registered format's
     for old, _ in renames:
         assert old not in kept
+    if family == "muse":  # the reasoning recipient too, and the entry names the format
+        assert doc["spec"]["call"]["recipients"]["reasoning"] == ["inner"]
+        assert doc["reasoning"]["tool_format"] == doc["spec"]["name"]
+    if family == "openai":  # the function prefix, and the stop token as the final's end
+        assert doc["spec"]["call"]["name_prefix"] == "tools."
+        assert doc["spec"]["markers"]["return"] == "<|done|>"
+        assert doc["reasoning"]["tool_format"] == doc["spec"]["name"]
 
 
 # Llama 3.2's single call, rewritten to write every call, separated by " | " (the family's ";"
@@ -471,31 +533,109 @@ def test_renamed_newline_section_is_inferred():
         assert per_backend[0] == [["f", {"a": 1}], ["g", {}]]
 
 
-def test_one_call_per_turn_is_inferred_and_noted():
-    """GigaChat 3.1 writes the first call of a turn only, its marker renamed: the format reads the
-    one call the template writes, and its notes say parallel calls are not proved."""
-    text = _text("GigaChat3.1-10B-A1.8B").replace("<|function_call|>", "<|fn|>")
+def test_renamed_attribute_tags_are_inferred():
+    """Kimi K3's XTML with its separator token and attribute names renamed: the attribute that
+    counts the calls is skipped up to the tag's end, the typed heads are spelled from the renamed
+    attribute, and three calls with typed values read back on both backends."""
+    text = _text("Kimi-K3")
+    renames = [
+        ("'<|sep|>'", "'<|end_tag|>'"),
+        ("('tool', fn.name), ('index', loop.index)", "('fn', fn.name), ('seq', loop.index)"),
+        ("('type', xtml_type(value))", "('kind', xtml_type(value))"),
+    ]
+    for old, new in renames:
+        assert old in text
+        text = text.replace(old, new)
     detected = detect_format(text, seed=5)
     assert detected.format is None and detected.reason, detected
-    doc = _infer("GigaChat3.1-10B-A1.8B", template=text)
-    assert doc["spec"]["family"] == "tagged_json"
-    assert doc["spec"]["markers"] == {"call_start": "<|fn|>"}
-    assert "one call per assistant turn" in doc["notes"]
-    assert "one call per assistant turn" not in _infer("Qwen-Qwen2.5-7B-Instruct")["notes"]
+    doc = _infer("Kimi-K3", template=text)
+    spec = doc["spec"]
+    assert spec["family"] == "xml_params"
+    m = spec["markers"]
+    assert (m["function_start"], m["function_name_end"]) == ('<|open|>call fn="', '"')
+    assert m["function_attrs_end"] == "<|end_tag|>"
+    assert spec["grammar"]["function_attrs"] == ' seq="[0-9]+"'
+    heads = {v for k, v in m.items() if k.startswith("parameter_json")}
+    assert '" kind="object"<|end_tag|>' in heads and '" kind="boolean"<|end_tag|>' in heads
+    assert m["parameter_string"] == '" kind="string"<|end_tag|>'
+    assert not any("<|sep|>" in v for v in m.values())
+    call = '<|open|>call fn="{}" seq="{}"<|end_tag|>{}<|close|>call<|end_tag|>'
+    arg = '<|open|>argument key="{}" kind="{}"<|end_tag|>{}<|close|>argument<|end_tag|>'
+    body = (
+        "<|open|>response<|end_tag|>Hi<|close|>response<|end_tag|><|open|>tools<|end_tag|>"
+        + call.format("f", 1, arg.format("a", "string", "x y") + arg.format("b", "boolean", "true"))
+        + call.format("g", 2, "")
+        + call.format("f", 12, arg.format("c", "array", "[1, 2]"))
+        + "<|close|>tools<|end_tag|><|close|>message<|end_tag|>"
+    )
+    want = [["f", {"a": "x y", "b": True}], ["g", {}], ["f", {"c": [1, 2]}]]
+    for per_backend in _read_with(doc, [(body, None, None)])[0]:
+        assert per_backend[:2] == [want, "Hi"]
 
 
-def test_shown_calls():
-    """The calls a render shows: all, none (the template drops them), or the first alone when
-    the second call's name is missing (one call per turn)."""
-    from toolparse.infer import _shown_calls
+def test_typed_heads_only_where_the_heads_name_json_types():
+    from toolparse.infer.fit_xml import _typed_heads
 
-    p = _probes.Probe("two", None, None, (("f_one", {}), ("g_two", {"a": 1})))
-    assert _shown_calls(p, "f_one g_two") == p.calls
-    assert _shown_calls(p, "content only") == ()
-    assert _shown_calls(p, "f_one only") == p.calls[:1]
-    # the same name twice: nothing tells the calls apart, so all are expected (the proof decides)
-    same = _probes.Probe("two", None, None, (("f_one", {}), ("f_one", {"a": 1})))
-    assert _shown_calls(same, "f_one once") == same.calls
+    assert _typed_heads('" string="true">', '" string="false">') == {}  # DSML
+    heads = _typed_heads("' t='string'>", "' t='integer'>")
+    assert heads["parameter_json_2"] == "' t='number'>" and len(heads) == 5
+
+
+def test_a_render_reads_as_the_simpler_probe_it_equals():
+    """gpt-oss writes the first of two calls only, and a call turn's content on the analysis
+    channel: those probes become the probe the render equals (one call; the content as
+    reasoning), and the spec notes say so. Qwen 2.5 writes every call and its content as
+    content: its probes stay as they are."""
+    from toolparse.infer.shown import as_shown
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    for name, changed in (("openai-gpt-oss-120b", True), ("Qwen-Qwen2.5-7B-Instruct", False)):
+        tools, rendered, _, _ = _probes.render_probes(_text(name), random.Random(3), common)
+        shown, lost = as_shown(_text(name), tools, rendered, common)
+        by_name = {p.name: (p, q) for (p, _), (q, _) in zip(rendered, shown)}
+        two, two_shown = by_name["two calls"]
+        both, both_shown = by_name["content then a call"]
+        if changed:
+            assert two_shown.calls == two.calls[:1] and len(two.calls) == 2
+            assert (both_shown.content, both_shown.reasoning) == (None, both.content)
+            assert len(lost) == 2
+        else:
+            assert shown == rendered and lost == []
+    doc = _infer("openai-gpt-oss-120b")
+    assert "first call of a turn only" in doc["notes"]
+
+
+def test_the_proof_still_refuses_a_misreading_of_gpt_oss():
+    """The inferred harmony spec proves on what the renders show; demanding the content of a call
+    turn as content (which the template writes on the analysis channel) or two calls where one
+    is written still fails the proof."""
+    import os
+
+    doc = _infer("openai-gpt-oss-120b")
+    call = ' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>'
+    text = "<|channel|>analysis<|message|>Some words.<|end|><|start|>assistant" + call
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    right = [text, [["f", {"a": 1}]], "", "Some words.", None]
+    checks = {
+        "right": [right],
+        "content": [[text, [["f", {"a": 1}]], "Some words.", "", None]],
+        "two": [[text, [["f", {"a": 1}], ["f", {"a": 1}]], "", "Some words.", None]],
+    }
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps(_prove(r['doc'],r['tools'],r['checks'],1)))"
+    )
+    for what, rows in checks.items():
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=json.dumps({"doc": doc, "tools": tools, "checks": rows}),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert (json.loads(done.stdout) == "") == (what == "right"), (what, done.stdout)
 
 
 _EMPTY_MARKER = r"""
@@ -597,7 +737,113 @@ def test_reasoning_entry():
     r = doc["reasoning"]
     assert (r["start"], r["end"], r["started"]) == ("<think>", "</think>", False)
     assert r["name"] == "inferred-test"
+    assert "stray_end_text" not in r
     assert "reasoning" not in _infer("Qwen-Qwen2.5-7B-Instruct")
+
+
+@pytest.mark.parametrize(
+    "name, start, end, started",
+    [
+        # multi-word markers: the prompt's last line opens the block, the line between the
+        # reasoning and the calls' markup closes it
+        (
+            "Apriel-1.6-15b-Thinker-fixed",
+            "Here are my reasoning steps:",
+            "[BEGIN FINAL RESPONSE]",
+            True,
+        ),
+        # the prompt opens the block, no history turn shows it
+        ("NVIDIA-Nemotron-Nano-v2", "<think>", "</think>", True),
+        # a tag ends at its ">", not at the namespace after it
+        ("MiniMax-M3", "<mm:think>", "</mm:think>", False),
+    ],
+)
+def test_reasoning_markers(name, start, end, started):
+    r = _infer(name)["reasoning"]
+    assert (r["start"], r["end"], r["started"]) == (start, end, started)
+    # MiniMax M3 closes an empty block before a turn without reasoning: markup where it leads
+    assert r.get("stray_end_text", False) == (name == "MiniMax-M3")
+
+
+def test_the_held_out_nested_probe_declares_its_schema():
+    tools, _ = _probes.probes(random.Random(1))
+    more, held = _probes.held_out_probes(random.Random(2), tools)
+    (probe,) = [p for p in held if p.name == "nested values"]
+    ((name, args),) = probe.calls
+    (tool,) = [t for t in more if t["function"]["name"] == name]
+    props = tool["function"]["parameters"]["properties"]
+    obj, arr = list(args)
+    # still a nested object holding an array, and an array parameter
+    assert isinstance(args[obj], dict) and isinstance(args[arr], list)
+    assert any(isinstance(v, list) for v in args[obj].values())
+    # every value inside the object is typed by the schema
+    inner = props[obj]["properties"]
+    assert set(inner) == set(args[obj])
+    for key, value in args[obj].items():
+        assert inner[key]["type"] == ("array" if isinstance(value, list) else "string")
+    assert props[arr]["type"] == "array"
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_xml_elements_reads_an_item_list_as_an_array_only_where_the_schema_says_so(backend):
+    # why the held-out probe declares its nested schema: MiniMax M3 writes an array as <item>
+    # elements, which an untyped object reads back as an object of strings (as vLLM's and
+    # SGLang's minimax_m3 parsers do), a typed one as the array
+    from toolparse.chat_template import render_assistant
+    from toolparse.parser import ToolParser
+
+    ints = {"type": "array", "items": {"type": "integer"}}
+    typed = {"type": "object", "properties": {"tags": {"type": "string"}, "nums": ints}}
+    args = {"opts": {"tags": "red", "nums": [1, 2]}}
+    for schema, want in (
+        (typed, args),
+        ({"type": "object"}, {"opts": {"tags": "red", "nums": {"item": ["1", "2"]}}}),
+    ):
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": "set_opts",
+                    "parameters": {"type": "object", "properties": {"opts": schema}},
+                },
+            }
+        ]
+        call = [{"function": {"name": "set_opts", "arguments": args}}]
+        text = render_assistant(_text("MiniMax-M3"), tool_calls=call, tools=tools).text
+        assert "<item>1" in text
+        got = ToolParser("minimax_m3", tools=tools, backend=backend).extract_tool_calls(text)
+        assert [json.loads(c.function.arguments) for c in got.tool_calls] == [want]
+
+
+def test_a_multi_word_marker_is_one_line_of_words():
+    from toolparse.infer import _words
+
+    assert _words("[BEGIN", "[BEGIN FINAL RESPONSE]") == "[BEGIN FINAL RESPONSE]"
+    assert _words("steps:", "Here are my reasoning steps:", True) == "Here are my reasoning steps:"
+    # not a line of single-spaced words, or not starting (ending) with the marker: the marker
+    assert _words("</think>", "</think>") == "</think>"
+    assert _words("[BEGIN", "[BEGIN  FINAL]") == "[BEGIN"
+    assert _words("[BEGIN", "x [BEGIN FINAL]") == "[BEGIN"
+    assert _words("steps:", "<|im_start|>assistant steps:", True) == "steps:"
+
+
+def test_a_turn_written_as_two_is_read_as_two():
+    from toolparse.probes import split_turns
+
+    common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
+    tools, turns = _probes.probes(random.Random(3))
+    (probe,) = [p for p in turns if p.content and p.calls]
+    turn = _probes.render(_text("NVIDIA-Nemotron-Nano-v2"), probe, tools, common)
+    (first, one), (second, two) = split_turns([(probe, turn)])
+    # the content turn, then the calls turn: the turn end and the header between them are
+    # neither's text
+    assert (first.content, first.calls, one.text.strip()) == (probe.content, (), probe.content)
+    assert (second.content, second.calls) == (None, probe.calls)
+    assert two.text.startswith("<TOOLCALL>") and "<SPECIAL_1" not in two.text
+    assert "<SPECIAL_12>" in turn.text  # the render as the template writes it
+    # a template that writes content and calls in one turn keeps it whole
+    turn = _probes.render(_text("Qwen-Qwen2.5-7B-Instruct"), probe, tools, common)
+    assert split_turns([(probe, turn)]) == [(probe, turn)]
 
 
 # ---- property: an inferred spec reads random splits of its renders as the whole ----
@@ -762,3 +1008,86 @@ def test_the_proof_fails_a_spec_that_misreads_the_renders():
     assert done.returncode == 0, done.stderr[-2000:]
     good, wrong = json.loads(done.stdout)
     assert good == "" and "reads" in wrong
+
+
+def test_reasoning_of_an_empty_prompt_block_and_of_a_reopened_turn():
+    # Hy3's prompt writes an empty block (thinking off): its markers, not started; Solar's turn
+    # writes the generation prompt's "<|begin|>assistant" again after the block: the end's
+    hy3 = _infer("tencent-Hy3")["reasoning"]
+    assert (hy3["start"], hy3["end"], hy3["started"]) == (
+        "<think:opensource>",
+        "</think:opensource>",
+        False,
+    )
+    solar = _infer("upstage-Solar-Open-100B")["reasoning"]
+    assert (solar["start"], solar["end"], solar["started"]) == (
+        "<|think|>",
+        "<|end|><|begin|>assistant",
+        False,
+    )
+
+
+def test_the_proof_fails_a_wrong_block_for_a_turn_that_starts_inside_it():
+    # Hy3's turn with reasoning starts inside the block (its render shares the block's start
+    # with the prompt): read as starting there, the inferred entry proves; one whose end is
+    # another tag, or no entry at all, does not
+    import os
+
+    doc = _infer("tencent-Hy3")
+    rows = _fresh_renders("tencent-Hy3", doc, seed=9)
+    checks = []
+    for probe, text, mode, _ in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+    assert any(c[3] and c[4] and not c[0].startswith("<think") for c in checks)
+    script = (
+        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
+        " for d in r['docs']]))"
+    )
+    other_end = json.loads(json.dumps(doc))
+    other_end["reasoning"]["end"] = "</think>"
+    no_entry = json.loads(json.dumps(doc))
+    del no_entry["reasoning"]
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(
+            {"docs": [doc, other_end, no_entry], "tools": rows[0][3], "checks": checks}
+        ),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    good, wrong_end, none = json.loads(done.stdout)
+    assert good == "" and "reads" in wrong_end and "reads" in none
+
+
+def test_solar_s_call_ids_are_the_model_s():
+    # the id Solar's template writes before each name is read as the call's id (call.id_field)
+    import os
+
+    doc = _infer("upstage-Solar-Open-100B")
+    assert doc["spec"]["call"].get("id_field") is True
+    rows = _fresh_renders("upstage-Solar-Open-100B", doc, seed=5)
+    text, tools = next((t, tl) for p, t, _, tl in rows if len(p.calls) == 2)
+    assert "call00000" in text and "call00001" in text
+    script = (
+        "import json,sys\nfrom toolparse import register_format\n"
+        "from toolparse.parser import ToolParser\nr=json.load(sys.stdin)\n"
+        "n=register_format(r['doc'])\nprint(json.dumps([[c.id for c in ToolParser(n,"
+        "tools=r['tools'],backend=b).extract_tool_calls(r['text']).tool_calls]"
+        " for b in ('rust','python')]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps({"doc": doc, "tools": tools, "text": text}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == [["call00000", "call00001"]] * 2

@@ -36,6 +36,7 @@ import atexit
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -44,7 +45,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import jinja2
 import jinja2.ext
@@ -598,6 +599,7 @@ _SENTINEL = "Zq7Xk2Vw9Lm4"
 _DEFAULT_HISTORY: Tuple[Dict[str, Any], ...] = (
     {"role": "user", "content": "What is the weather in Paris?"},
 )
+_NEXT_USER: Tuple[Dict[str, Any], ...] = ({"role": "user", "content": "And in Rome?"},)
 
 
 @dataclass(frozen=True)
@@ -698,6 +700,23 @@ def stop_token(turn_end: str) -> str:
         if end.endswith(close) and opening in end:
             return end[end.rindex(opening) :]
     return end.split()[-1] if end else ""
+
+
+def _inner_stop_token(
+    run: Callable[[List[Any], bool], str], history: List[Any], prompt: str
+) -> str:
+    """The stop token of a template that writes none after the conversation's last turn (Hy3
+    writes its ``<｜hy_eos:opensource｜>`` after every other plain turn and after every turn with
+    calls): the ``<...>`` token right after a plain turn a user turn follows, unless the prompt
+    already holds it (then it is the user turn's header); "" when there is none."""
+    try:
+        text = run([*history, {"role": "assistant", "content": _SENTINEL}, *_NEXT_USER], False)
+    except ValueError:
+        return ""
+    at = text.rfind(_SENTINEL)
+    after = text[at + len(_SENTINEL) :].lstrip() if at >= 0 else ""
+    m = re.match(r"<[^<>\s]+>", after)
+    return m.group(0) if m and m.group(0) not in prompt else ""
 
 
 def _cut_turn_end(text: str, stop: str, end_tokens: Sequence[str]) -> str:
@@ -879,6 +898,7 @@ def render_assistant(
     at = plain.rfind(_SENTINEL)
     turn_end = plain[at + len(_SENTINEL) : len(plain) - len(next_prompt or trailer)]
     turn_end = turn_end if at >= 0 else ""
+    stop = stop_token(turn_end) or _inner_stop_token(run, history, prompt)
 
     def split(turn: Dict[str, Any]) -> Tuple[str, str]:
         full = run([*history, turn], False)
@@ -918,7 +938,7 @@ def render_assistant(
                 error = error or ValueError("the template prints arguments dicts as Python does")
                 break
             ends = [token_text(eos_token, name="eos_token"), *end_tokens]
-            text = _cut_turn_end(raw, stop_token(turn_end), ends)
+            text = _cut_turn_end(raw, stop, ends)
             return RenderedTurn(text, prompt, turn_end, mode, body, len(before))
     assert error is not None
     raise error

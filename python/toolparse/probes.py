@@ -18,12 +18,21 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import spec as _spec
 
-__all__ = ["FATAL", "Probe", "held_out_probes", "is_fatal", "probes", "render", "render_probes"]
+__all__ = [
+    "FATAL",
+    "Probe",
+    "held_out_probes",
+    "is_fatal",
+    "probes",
+    "render",
+    "render_probes",
+    "split_turns",
+]
 
 #: Errors from the renderer that are about the template as a whole, not one probe.
 FATAL = (
@@ -102,17 +111,20 @@ def held_out_probes(
     (p3,) = list(tools[1]["function"]["parameters"]["properties"])
     f4 = f"{_word(rng, 5)}_{_word(rng, 6)}"
     q1, q2, q3 = (_word(rng, 7) for _ in range(3))
+    f5 = _word(rng, 8)
+    k1, v1, k2 = _word(rng, 4), _word(rng, 5), _word(rng, 4)
+    # the nested object's schema is declared, as real tools declare theirs: a template that
+    # writes values as untyped text (MiniMax M3's elements, an array as <item> elements) loses
+    # what an untyped value was, and the schema is what tells an array (and 1 from "1") back
+    ints = {"type": "array", "items": {"type": "integer"}}
+    inner = {"type": "object", "properties": {k1: {"type": "string"}, k2: ints}}
     more = [
         *tools,
-        _tool(
-            f4,
-            {q1: {"type": "object"}, q2: {"type": "array", "items": {"type": "integer"}}},
-            [q1],
-        ),
-        _tool(_word(rng, 8), {q3: {"type": "boolean"}}, []),
+        _tool(f4, {q1: inner, q2: ints}, [q1]),
+        _tool(f5, {q3: {"type": "boolean"}}, []),
     ]
     look = " ".join(markers[:3]) if markers else "<tool_call>"
-    nested = {q1: {_word(rng, 4): _word(rng, 5), _word(rng, 4): [1, 2]}, q2: [3, 5, 8]}
+    nested = {q1: {k1: v1, k2: [1, 2]}, q2: [3, 5, 8]}
     turns = [
         Probe(
             "three calls",
@@ -159,12 +171,42 @@ def render(template: str, probe: Probe, tools: Any, common: Dict[str, Any]) -> A
     return render_assistant(template, prefix="boundary", blocks=_blocks(), **kwargs)
 
 
+def split_turns(rendered: List[Tuple[Probe, Any]]) -> List[Tuple[Probe, Any]]:
+    """Each render, or two where the template writes a turn's content and its calls as two
+    assistant turns (Nemotron Nano v2 ends the turn after the content and opens another for the
+    calls: ``CONTENT<stop token>HEADER<calls>``, the header a line of the generation prompt): the
+    model writes each of them as a turn of its own (it stops after the first), so each is read as
+    one, the content turn with no call and the calls turn with no content."""
+    from .chat_template import stop_token
+
+    out: List[Tuple[Probe, Any]] = []
+    for probe, turn in rendered:
+        stop = stop_token(turn.turn_end)
+        at = turn.text.find(stop) if stop and probe.content and probe.calls else -1
+        head, rest = turn.text[:at], turn.text[at + len(stop) :].lstrip()
+        line = rest.split("\n", 1)[0]
+        if (
+            at < 0
+            or probe.content not in head
+            or any(name in head or name not in rest for name, _ in probe.calls)
+            or not line.strip()
+            or line + "\n" not in turn.prompt
+        ):
+            out.append((probe, turn))
+            continue
+        first = Probe(probe.name + " (its content)", probe.content, None, ())
+        second = Probe(probe.name + " (its calls)", None, probe.reasoning, probe.calls)
+        out.append((first, replace(turn, text=head)))
+        out.append((second, replace(turn, text=rest[len(line) + 1 :])))
+    return out
+
+
 def render_all(
     template: str, tools: Any, turns: List[Probe], common: Dict[str, Any], first_fatal: bool
 ) -> Tuple[List[Tuple[Probe, Any]], List[Tuple[str, str]]]:
     """Each turn rendered, or skipped with the reason (the template refused it: two calls in a
     one-call template). A fatal error raises; so does any error of the first turn when
-    ``first_fatal``."""
+    ``first_fatal``. A turn the template writes as two is two (:func:`split_turns`)."""
     rendered: List[Tuple[Probe, Any]] = []
     skipped: List[Tuple[str, str]] = []
     for i, probe in enumerate(turns):
@@ -174,7 +216,7 @@ def render_all(
             if (first_fatal and i == 0) or is_fatal(e):
                 raise
             skipped.append((probe.name, str(e)))
-    return rendered, skipped
+    return split_turns(rendered), skipped
 
 
 def render_probes(

@@ -198,6 +198,7 @@ class Call:
     bad_header: Optional[str] = None  # functionary: "text" | "malformed"
     content_recipient: Optional[str] = None  # functionary v3.2's "all"
     starts_with_header: bool = False  # functionary: the output begins at a header
+    id_field: bool = False  # named_json: the header's first field is the call's id (Solar)
 
 
 def _call(f: Fields) -> Call:
@@ -238,6 +239,7 @@ def _call(f: Fields) -> Call:
         bad_header=f.choice("bad_header", ("text", "malformed")),
         content_recipient=f.text("content_recipient"),
         starts_with_header=f.flag("starts_with_header"),
+        id_field=f.flag("id_field"),
     )
 
 
@@ -498,9 +500,11 @@ def _markers(f: Fields) -> Mapping[str, str]:
 
 def _check_functionary(f: Fields, call: Call, markers: Mapping[str, str]) -> None:
     """A functionary format's ``call`` fields (``rust/formats/config.rs`` checks the same)."""
-    if call.raw_code is None:
-        raise f.error("call.raw_code", "a functionary format needs it")
-    if call.raw_code.start == "marker" and "call_start_raw" not in markers:
+    # no raw_code: no function's call carries raw code (an inferred format)
+    raw = call.raw_code
+    if raw is None and "call_start_raw" in markers:
+        raise f.error("markers", "the marker call_start_raw needs call.raw_code")
+    if raw is not None and raw.start == "marker" and "call_start_raw" not in markers:
         raise f.error("call.raw_code.start", "'marker' needs the marker call_start_raw")
     if call.bad_header is None:
         raise f.error("call.bad_header", "a functionary format needs it ('text' or 'malformed')")
@@ -566,6 +570,8 @@ def format_spec(entry: Any, doc: Optional[Mapping[str, Any]], where: str) -> For
     call = _call(call_fields)
     if family == "functionary":
         _check_functionary(f, call, markers)
+    if call.id_field and (family != "named_json" or "name_start" not in markers):
+        raise f.error("call.id_field", "a named_json format with the marker name_start only")
     special_tokens = f.strings("special_tokens", _REQUIRED, texts=True)
     keep = "with_tools" if special_tokens else "never"
     spaces = f.d.get("spaces_between_special_tokens", True)

@@ -196,6 +196,9 @@ pub fn named_json(e: &'static Entry) -> Result<named_json::Style, String> {
     let mut close = vec![ce, cs];
     close.extend(fence);
     close.extend(&ends);
+    if e.call.id_field && e.marker("name_start").is_none() {
+        return Err(format!("{name}: call.id_field needs the marker name_start"));
+    }
     let drop_between = match e.call.between_calls.as_deref() {
         None | Some("whitespace") => false,
         Some("dropped") => true,
@@ -208,6 +211,7 @@ pub fn named_json(e: &'static Entry) -> Result<named_json::Style, String> {
         close: markers(close),
         fence: fence.is_some(),
         id: e.id_style == "model",
+        id_field: e.call.id_field,
         drop_between,
     })
 }
@@ -568,10 +572,9 @@ pub fn functiongemma(e: &'static Entry) -> Result<functiongemma::Style, String> 
 pub fn functionary(e: &'static Entry) -> Result<functionary::Style, String> {
     let name = &e.name;
     let call = &e.call;
-    let raw = call
-        .raw_code
-        .as_ref()
-        .ok_or_else(|| format!("{name}: no call.raw_code object"))?;
+    // no raw_code: no function's call carries raw code (an inferred format, whose template's
+    // renders cannot show one)
+    let raw = call.raw_code.as_ref();
     let raw_field = |key: &str, v: &'static str| -> Result<&'static str, String> {
         if v.is_empty() {
             return Err(format!(
@@ -581,10 +584,25 @@ pub fn functionary(e: &'static Entry) -> Result<functionary::Style, String> {
         Ok(v)
     };
     let (call_start, raw_marker) = (e.need("call_start")?, e.marker("call_start_raw"));
-    let raw_by_header = match raw_field("start", &raw.start)? {
-        "marker" if raw_marker.is_some() => false,
-        "header" => true,
-        other => return Err(format!("{name}: call.raw_code.start {other:?}")),
+    let (raw_name, raw_key, raw_by_header) = match raw {
+        Some(raw) => {
+            let by_header = match raw_field("start", &raw.start)? {
+                "marker" if raw_marker.is_some() => false,
+                "header" => true,
+                other => return Err(format!("{name}: call.raw_code.start {other:?}")),
+            };
+            (
+                raw_field("name", &raw.name)?,
+                raw_field("key", &raw.key)?,
+                by_header,
+            )
+        }
+        None if raw_marker.is_some() => {
+            return Err(format!(
+                "{name}: the marker call_start_raw without call.raw_code"
+            ))
+        }
+        None => ("", "", false),
     };
     let loose_headers = match call.bad_header.as_deref() {
         Some("text") => true,
@@ -601,8 +619,8 @@ pub fn functionary(e: &'static Entry) -> Result<functionary::Style, String> {
         call_start,
         name_end: e.need("name_end")?,
         call_end: some_markers(e.marker("call_end")),
-        raw_name: raw_field("name", &raw.name)?,
-        raw_key: raw_field("key", &raw.key)?,
+        raw_name,
+        raw_key,
         raw_by_header,
         content_recipient: call.content_recipient.as_deref(),
         starts_with_header: call.starts_with_header,

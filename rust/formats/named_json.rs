@@ -62,6 +62,9 @@ pub struct Style {
     pub fence: bool,
     /// The header is the model's call id, `[functions.]NAME:IDX` (`id_style` "model").
     pub id: bool,
+    /// The header's first field (before `name_start`) is the model's call id (Solar's
+    /// `<|tool_call:begin|>ID<|tool_call:name|>NAME`, the spec's `call.id_field`).
+    pub id_field: bool,
     /// The section holds only calls: text in it outside a call is dropped, and a section with no
     /// call in it is markup (the spec's `call.between_calls: "dropped"`).
     pub drop_between: bool,
@@ -100,13 +103,14 @@ enum State {
     Fallback,
 }
 
-/// A call's header being read: field `field`, its text so far, the header's length in
-/// characters, the markup read (`raw`).
+/// A call's header being read: field `field`, its text so far, the first field's text once read,
+/// the header's length in characters, the markup read (`raw`).
 #[derive(Debug)]
 struct Header {
     raw: String,
     field: usize,
     text: String,
+    first: String,
     chars: usize,
 }
 
@@ -145,6 +149,16 @@ impl NamedJson {
 }
 
 impl Names {
+    /// The call's id from the header's first field (`id_field`): `None` (a generated id) when it
+    /// is empty, holds whitespace, or an earlier call of the output has it.
+    fn field_id(&mut self, field: &str) -> Option<String> {
+        let id = field.trim_matches(is_ws);
+        if id.is_empty() || id.contains(is_ws) {
+            return None;
+        }
+        self.ids.insert(id.to_owned()).then(|| id.to_owned())
+    }
+
     /// The call's id and name from the header's last field; `None` when it is not one.
     fn header(&mut self, style: &Style, field: &str) -> Option<(Option<String>, String)> {
         let h = field.trim_matches(is_ws);
@@ -192,6 +206,7 @@ fn to_header(raw: String) -> State {
         raw,
         field: 0,
         text: String::new(),
+        first: String::new(),
         chars: 0,
     })
 }
@@ -297,12 +312,19 @@ fn on_header(
             h.raw.push_str(m);
             i += m.len();
             if h.field + 1 < style.fields.len() {
+                if h.field == 0 {
+                    h.first = std::mem::take(&mut h.text);
+                }
                 h.field += 1;
                 h.text.clear();
                 return (Next::Go(i), None);
             }
             let raw = std::mem::take(&mut h.raw);
             let st = match names.header(style, &h.text) {
+                Some((_, name)) if style.id_field => {
+                    let id = names.field_id(&h.first);
+                    State::Open { raw, id, name }
+                }
                 Some((id, name)) => State::Open { raw, id, name },
                 None => fail(&raw, out),
             };

@@ -107,6 +107,8 @@ pub struct Call {
     pub content_recipient: Option<String>,
     #[serde(default)]
     pub starts_with_header: bool,
+    #[serde(default)]
+    pub id_field: bool,
 }
 
 #[derive(Deserialize)]

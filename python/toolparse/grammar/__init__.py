@@ -17,6 +17,7 @@ after it. Tools of other kinds (custom, built-in) are not constrained.
 
 from __future__ import annotations
 
+import copy
 import json
 import marshal
 from collections import OrderedDict
@@ -24,19 +25,21 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import spec as _spec
 from . import nodes as n
-from .families import FAMILIES, PIECES, Block, Ctx, Plan
+from .families import FAMILIES, PIECES, SHAPES, Block, Ctx, Plan, keeps_copies
 from .request import STRICT_LEVELS, FunctionTool, Request, resolve
 from .schema import Dropped, prepare
 
 __all__ = ["STRICT_LEVELS", "structural_tag"]
 
 
-def _plan(fmt: str, drop: Dropped) -> Plan:
+def _plan(fmt: str, drop: Dropped, private: bool = False) -> Plan:
     spec = _spec.get_spec(fmt)
     build = FAMILIES.get(spec.family)
     if build is None:  # every family has a builder; a new family must add one
         raise NotImplementedError(f"structural_tag: no grammar for family {spec.family!r}")
-    plan = build(Ctx(spec, drop))  # a family without blocks (channels) assembles its messages
+    plan = build(
+        Ctx(spec, drop, private)
+    )  # a family without blocks (channels) assembles its messages
     # the spec names the trigger (None: no marker tells a call from text); its block goes first
     trigger = spec.grammar.trigger
     plan.distinct = trigger is not None
@@ -166,11 +169,11 @@ def structural_tag(
     named function not in ``tools``.
 
     Requests repeat their tools: the tags of the last requests are kept, keyed by the arguments'
-    JSON text, and the same arguments get the same object back. Treat it as read-only (copy it
-    before changing it)."""
-    key = _key(
-        format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started
-    )
+    bytes, and the same arguments get the same object back. Treat it as read-only (copy it
+    before changing it). A tag is built from a copy of the arguments: a caller changing its
+    tools afterwards changes no tag kept."""
+    args = (format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started)
+    key = _key(*args)
     if key is not None:
         hit = _CACHE.get(key, _MISS)
         if hit is not _MISS:
@@ -179,9 +182,7 @@ def structural_tag(
     # no "$ref" anywhere in the request: no schema has one to resolve (a key that holds the
     # text elsewhere, in a description, only costs the per-schema check)
     refs = key is None or _REF in key
-    tag = _build(
-        format, tools, tool_choice, strict, parallel_tool_calls, reasoning, reasoning_started, refs
-    )
+    tag = _build(*args, refs, key)
     if key is not None:
         _CACHE[key] = tag
         if len(_CACHE) > _CACHE_SIZE:
@@ -211,11 +212,21 @@ def _key(*args: Any) -> Optional[bytes]:
         return None
 
 
+def _private(key: bytes, tools: Any) -> Any:
+    """The tools copied, the builder's own: loaded back from the arguments' marshal bytes (the
+    cache key), or deep-copied where the key is their JSON text (JSON would turn their types,
+    keys and tuples into others)."""
+    if key[:1] == b"[":  # JSON writes the arguments as a list; marshal never begins with "["
+        return copy.deepcopy(tools)
+    return marshal.loads(key)[1]
+
+
 def _clear_caches() -> None:
     """Forget every tag and piece built (what a request never seen pays: the benchmarks' cold
     case, tests)."""
     _CACHE.clear()
     PIECES.clear()
+    SHAPES.clear()
 
 
 def _registered(_spec: Any, _reasoning: Any) -> None:
@@ -233,11 +244,18 @@ def _build(
     reasoning: Optional[str],
     reasoning_started: Optional[bool],
     refs: bool = True,
+    key: Optional[bytes] = None,
 ) -> Optional[Dict[str, Any]]:
     try:
         fmt = _spec.canonical(format)
     except (ValueError, TypeError) as e:
         raise ValueError(f"format: {e}") from None
+    # a tag kept under ``key`` is built from a copy of the tools, so that the caller changing
+    # them later changes no tag: a copy of the request's, or (formats whose calls hold schemas
+    # only through Ctx.shaped, which copies what it keeps) of each shared part's schema
+    private = False
+    if key is not None and (key[:1] == b"[" or not keeps_copies(_spec.get_spec(fmt))):
+        tools, private = _private(key, tools), True
     if reasoning is not None:
         try:
             _spec.reasoning_canonical(reasoning)
@@ -249,15 +267,13 @@ def _build(
     if req is None:
         return None
     drop = Dropped()
-    req = Request(
-        tuple(
-            FunctionTool(t.name, prepare(t.schema, drop, t.name) if refs else t.schema)
-            for t in req.tools
-        ),
-        req.mode,
-        req.single,
-    )
-    plan = _plan(fmt, drop)
+    if refs:
+        req = Request(
+            tuple(FunctionTool(t.name, prepare(t.schema, drop, t.name)) for t in req.tools),
+            req.mode,
+            req.single,
+        )
+    plan = _plan(fmt, drop, private)
     if req.mode == "auto" and not plan.distinct and strict == "auto":
         return None
     asked = reasoning is not None

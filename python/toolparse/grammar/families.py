@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import marshal
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..spec import FormatSpec
 from ..spec_types import Call, Grammar, Message
@@ -38,6 +38,12 @@ LAYOUT_WS = 16
 # holding them are
 PIECES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
 PIECES_SIZE = 4096
+# The parts of calls a tool's schema alone decides (its parameters: Ctx.shaped), kept under the
+# format, the builder and the schema's bytes: tools of one shape share one part, in one request
+# and across requests. Built under the name ANON, so the dropped keywords they log name no tool
+# (``ANON.key``) and are logged again under each tool's own name.
+SHAPES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
+ANON = "\x00"
 
 
 @dataclass
@@ -69,11 +75,27 @@ class Plan:
     open_last: bool = False  # the last block may end with the turn, without its end marker
 
 
+# The families whose calls hold a tool's schema only through Ctx.shaped (and beam's XML call
+# messages): the part kept is built from a copy, so their requests' tools need no copy
+_SHAPED_FAMILIES = frozenset(("xml_params", "xml_elements", "pythonic", "functiongemma", "muse"))
+
+
+def keeps_copies(spec: FormatSpec) -> bool:
+    """Whether a tag of ``spec``'s format holds the request's schemas only through parts built
+    from copies of their own (Ctx.shaped), so that the request's tools need no copy."""
+    return spec.family in _SHAPED_FAMILIES or spec.call.shape == "recipient_xml_parameters"
+
+
 class Ctx:
     """What the builders share for one tag: the spec entry and the dropped-keyword log."""
 
-    def __init__(self, spec: FormatSpec, drop: Dropped) -> None:
-        self.spec, self.drop = spec, drop
+    def __init__(self, spec: FormatSpec, drop: Dropped, private: bool = False) -> None:
+        self.spec, self.drop, self.name = spec, drop, spec.name
+        # whether the tools' schemas are the builder's own (copied from the caller's): the
+        # parts kept across requests (Ctx.shaped) may then hold them as they are
+        self.private = private
+        self._bytes: Tuple[Any, bytes] = (None, b"")  # the last piece's schema and its bytes
+        self.parts: Dict[Any, Callable[[FunctionTool], n.Node]] = {}  # builders made once a tag
         self.m: Mapping[str, str] = spec.markers
         self.call: Call = spec.call
         self.g: Grammar = spec.grammar
@@ -118,10 +140,10 @@ class Ctx:
         and the tool's name and schema (marshal's bytes of it, as the request cache keys): a
         request with tools seen before reuses their calls, and logs the keywords they drop."""
         try:
-            schema = marshal.dumps(cast(Any, tool.schema))
+            schema = marshal.dumps(tool.schema)  # type: ignore[arg-type]
         except ValueError:  # a schema of other types than JSON's: built every time
             return one(tool)
-        key = (self.spec.name, one.__code__, tool.name, schema)
+        key = (self.name, one.__code__, tool.name, schema)
         hit = PIECES.get(key)
         if hit is not None:
             if hit[1]:
@@ -130,15 +152,55 @@ class Ctx:
             return hit[0]
         added = self.drop.added
         start = len(added)
-        # built from a copy of the schema of its own: the caller changing its tools later
-        # cannot change the piece kept for them (kept alive with the Ctx: defs_of keys on id)
-        copy = marshal.loads(schema)
-        self._copies.append(copy)
-        node = one(FunctionTool(tool.name, copy))
+        # (the piece holds the tool's schema only through Ctx.shaped, which copies it)
+        self._bytes = (tool.schema, schema)  # for Ctx.shaped, which one(tool) may call
+        node = one(tool)
         if len(PIECES) >= PIECES_SIZE:
             PIECES.clear()
         PIECES[key] = (node, tuple(added[start:]))
         return node
+
+    def shaped(
+        self, tool: FunctionTool, part: Callable[[FunctionTool], n.Node], variant: str = ""
+    ) -> n.Node:
+        """``part(tool)`` for a part of a call that does not hold the tool's name (what follows
+        it: the parameters), kept under the format, the builder (``part``'s code, and
+        ``variant``: what else ``part`` reads that is not the spec entry's) and the schema's
+        bytes: every tool of that schema shares it. Built under the name ``ANON``; the keywords
+        it drops are logged under the tool's name."""
+        schema = tool.schema
+        known = self._bytes
+        if known[0] is schema:
+            data = known[1]
+        else:
+            try:
+                data = marshal.dumps(schema)  # type: ignore[arg-type]
+            except ValueError:  # a schema of other types than JSON's: built every time
+                return part(tool)
+        key = (self.name, part.__code__, variant, data)
+        hit = SHAPES.get(key)
+        if hit is None:
+            if not self.private:
+                # built from a copy of the schema of its own: the caller changing its tools
+                # later cannot change the part kept (kept alive with the Ctx: defs_of keys on id)
+                schema = marshal.loads(data)
+                self._copies.append(schema)
+            drop, self.drop = self.drop, Dropped()  # what the part drops, kept with it
+            try:
+                node = part(FunctionTool(ANON, schema))
+                dropped = tuple(self.drop.added)
+            finally:
+                self.drop = drop
+            if len(SHAPES) >= PIECES_SIZE:
+                SHAPES.clear()
+            hit = SHAPES[key] = (node, dropped)
+        if hit[1]:
+            prefix = ANON + "."
+            for where, keyword in hit[1]:
+                if where.startswith(prefix):
+                    where = tool.name + where[len(ANON) :]
+                self.drop.add(where, keyword)
+        return hit[0]
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""
@@ -351,6 +413,19 @@ def named_json(c: Ctx) -> Plan:
                 w,
                 n.const(m["call_end"]),
             )
+        if shape == "name_sep_args" and "name_start" in m:
+            # a field before the name (an inferred Solar's call id), which the parser skips
+            return n.seq(
+                n.const(m["call_start"]),
+                n.regex("[A-Za-z0-9_.:-]{1,64}"),
+                n.const(m["name_start"] + t.name),
+                w,
+                n.const(m["args_start"]),
+                w,
+                a,
+                w,
+                n.const(m["call_end"]),
+            )
         if shape == "name_sep_args":
             return n.seq(
                 n.const(m["call_start"] + t.name),
@@ -547,20 +622,32 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
     return n.seq(body, sep)
 
 
-def _function_rest(c: Ctx, t: FunctionTool) -> n.Node:
-    """A function after its start marker: name, name end, parameters, end."""
+def _function_rest(c: Ctx, t: FunctionTool, end: str = "", start: str = "") -> n.Node:
+    """A function after ``start`` (its start marker, where the block does not begin with it):
+    name, name end, parameters, then ``end`` (its end marker, where the block does not end
+    with it)."""
     m = c.m
     name_end = m["function_name_end"]
     attrs = c.g.function_attrs
-    head: n.Node
+    head: Optional[n.Node] = None  # the common case: one constant up to the shared part
     if "function_attrs_end" in m:
         head = n.seq(n.const(t.name + name_end), n.regex(attrs), n.const(m["function_attrs_end"]))
     elif name_end.strip() == "":
         # a newline after the name, then any layout (glm47 writes none)
         head = n.seq(n.const(t.name), n.optional(n.seq(n.const(name_end), n.ws())))
-    else:
-        head = n.const(t.name + name_end)
-    return n.seq(head, n.ws() if name_end.strip() else n.const(""), _params(c, t))
+
+    rest = c.parts.get(("function_rest", end))
+    if rest is None:
+
+        def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
+            gap = n.ws() if name_end.strip() else n.const("")
+            return n.seq(gap, _params(c, t), n.const(end))
+
+        c.parts[("function_rest", end)] = rest
+    shared = c.shaped(t, rest, end)
+    if head is None:
+        return n.prefixed(start + t.name + name_end, shared)
+    return n.seq(n.const(start), head, shared)
 
 
 def _function_end(c: Ctx) -> str:
@@ -579,8 +666,12 @@ def xml_params(c: Ctx) -> Plan:
         again = n.seq(n.const(lead + t.name), n.ws(), n.const(fstart[len(lead) :]))
         return n.or_(n.const(fstart), again)
 
+    fend = _function_end(c)
+
     def function(t: FunctionTool) -> n.Node:
-        return n.seq(start(t), _function_rest(c, t), n.const(_function_end(c)))
+        if lead is None:
+            return _function_rest(c, t, fend, fstart)
+        return n.seq(start(t), _function_rest(c, t, fend))
 
     if "call_start" not in m:
         return Plan(
@@ -642,13 +733,12 @@ def xml_elements(c: Ctx) -> Plan:
             items.append((item, k in req))
         return n.seq(ordered(items, n.ws()), n.ws())
 
+    def rest(t: FunctionTool) -> n.Node:  # what follows the name
+        return n.seq(n.ws(), params(t), n.const(m["invoke_end"]))
+
     def invoke(t: FunctionTool) -> n.Node:
-        return n.seq(
-            n.const(m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"),
-            n.ws(),
-            params(t),
-            n.const(m["invoke_end"]),
-        )
+        name = m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"
+        return n.prefixed(name, c.shaped(t, rest))
 
     def section(ts: Sequence[FunctionTool], s: bool) -> n.Node:
         return n.seq(n.ws(), _list(c.either(ts, invoke), n.ws(), s), n.ws())
@@ -678,8 +768,11 @@ def pythonic(c: Ctx) -> Plan:
     def values(root: Mapping[str, Any]) -> Values:
         return Values(syn, root, c.drop, c.spec.name)
 
+    def rest(t: FunctionTool) -> n.Node:  # what follows the name
+        return n.seq(n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+
     def call(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(t.name + "("), n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+        return n.prefixed(t.name + "(", c.shaped(t, rest))
 
     w = n.ws_pattern()
     if c.spec.calls == "newline":
@@ -706,10 +799,12 @@ def functiongemma(c: Ctx) -> Plan:
     # Gemma 4's values as its chat template writes them (None, dictsort order, bare keys)
     syn = gemma(m["string"], template=c.spec.arguments == "gemma4_values")
 
-    def call(t: FunctionTool) -> n.Node:
+    def args(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
-        v = Values(syn, root, c.drop, c.spec.name)
-        return n.seq(n.const(m["name_start"] + t.name), v.obj(root if root else True, 4))
+        return Values(syn, root, c.drop, c.spec.name).obj(root if root else True, 4)
+
+    def call(t: FunctionTool) -> n.Node:
+        return n.prefixed(m["name_start"] + t.name, c.shaped(t, args))
 
     return Plan([Block(m["call_start"], lambda ts, s: c.either(ts, call), m["call_end"])])
 
@@ -796,7 +891,7 @@ def _channel_body(c: Ctx, tools: Sequence[FunctionTool], single: bool) -> n.Node
     m = c.m
 
     def fn(t: FunctionTool) -> n.Node:
-        return n.seq(n.const(m["function_start"]), _function_rest(c, t), n.const(_function_end(c)))
+        return _function_rest(c, t, _function_end(c), m["function_start"])
 
     invokes = n.one_or_more(c.either(tools, fn), n.ws(), single=single)
     return n.or_(
@@ -814,15 +909,26 @@ def channels(c: Ctx) -> Plan:
     sep = n.const(spec.separator)
     ends = n.or_(*[n.const(e) for e in spec.call.end])
 
+    headers = spec.call.headers
+
     def head(t: FunctionTool) -> n.Node:
-        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in spec.call.headers])
+        return n.or_(*[n.const(h.replace("{name}", t.name)) for h in headers])
+
+    def rest(t: FunctionTool) -> n.Node:  # an XML call message after its header
+        return n.seq(n.ws(), _params(c, t), ends)
+
+    def xml_call(t: FunctionTool) -> n.Node:
+        h = head(t)
+        if h["type"] == "const_string":
+            return n.prefixed(h["value"], c.shaped(t, rest))
+        return n.seq(h, c.shaped(t, rest))
 
     def calls(tools: Sequence[FunctionTool], single: bool) -> n.Node:
         """One call message (muse: one message may hold several invokes)."""
         if c.spec.family == "muse":
             return n.seq(_either(tools, head), _channel_body(c, tools, single), ends)
         if c.call.shape == "recipient_xml_parameters":
-            return c.either(tools, lambda t: n.seq(head(t), n.ws(), _params(c, t), ends))
+            return c.either(tools, xml_call)
         return _either(tools, lambda t: n.seq(head(t), c.args(t), ends))
 
     def message(m: Message) -> n.Node:

@@ -70,6 +70,20 @@ def seq(*elements: Node) -> Node:
     return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}
 
 
+def prefixed(text: str, node: Node) -> Node:
+    """``seq(const(text), node)``, made directly where ``node`` is a sequence ``seq`` made (no
+    two constants next to each other): a call's name before the part every tool of its schema
+    shares, once per tool."""
+    if text and node["type"] == "sequence" and len(node["elements"]) > 1:
+        elements = node["elements"]
+        first = elements[0]
+        if first["type"] == "const_string":
+            head = {"type": "const_string", "value": text + first["value"]}
+            return {"type": "sequence", "elements": [head, *elements[1:]]}
+        return {"type": "sequence", "elements": [const(text), *elements]}
+    return seq(const(text), node)
+
+
 def or_(*elements: Node) -> Node:
     return elements[0] if len(elements) == 1 else {"type": "or", "elements": list(elements)}
 

@@ -13,6 +13,7 @@ did not fit or round-trip.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -22,11 +23,16 @@ import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import probes as _probes
+from .fit_functionary import fit_functionary
 from .fit_gemma import fit_functiongemma
 from .fit_json import fit_llama3_json, fit_named_json, fit_tagged_json
+from .fit_muse import fit_muse
+from .fit_openai import fit_openai
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
-from .locate import NoFit, Turn, split_ws
+from .fit_xml_elements import fit_xml_elements
+from .locate import NoFit, Turn, common_suffix, split_ws
+from .shown import as_shown
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -38,9 +44,16 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("llama3_json", fit_llama3_json),
     ("pythonic", fit_pythonic),
     ("functiongemma", fit_functiongemma),
+    ("xml_elements", fit_xml_elements),
+    ("functionary", fit_functionary),
+    ("muse", fit_muse),
+    ("openai", fit_openai),
 )
 
 _Rendered = List[Tuple[_probes.Probe, Any]]
+
+#: the families whose machine separates the reasoning messages itself
+CHANNELS = ("muse", "openai")
 
 
 def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
@@ -55,14 +68,29 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
         after = split_ws(turn.text[at + len(probe.reasoning) :])
         if not after:
             raise NoFit("nothing closes the reasoning")
-        end = after[0]
+        # a tag ends at its ">" (MiniMax M3's "</mm:think>" before "]<]minimax[>[")
+        tag = re.match(r"<[^<>]+>(?!\w)", after[0])
+        end = tag.group(0) if tag else after[0]
+        end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
+        opened = split_ws(prompt)
+        at_end = turn.text.find(end, at + len(probe.reasoning))
+        rest = turn.text[at_end + len(end) :]
+        if opened and opened[-1] != end and rest.lstrip().startswith(opened[-1]):
+            # the turn writes the generation prompt's last marker again after the block
+            # (Solar's "<|end|><|begin|>assistant"): that is the block's end too
+            end += rest[: len(rest) - len(rest.lstrip())] + opened[-1]
         if before:
             start = before[-1]
         else:
             opened = split_ws(prompt)
+            if opened and opened[-1] == end:
+                # the prompt writes an empty block (thinking off, Hy3), which the turn with
+                # reasoning fills: the render shares its start with the prompt
+                opened.pop()
             if not opened:
                 raise NoFit("nothing opens the reasoning")
-            start = opened[-1]
+            # the prompt's last line, where it is words (Apriel's "Here are my reasoning steps:")
+            start = _words(opened[-1], prompt.rstrip().rsplit("\n", 1)[-1], True)
         started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
         return start, end, started
     # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
@@ -74,6 +102,55 @@ def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
     return "", "", False
 
 
+def _plain(word: str) -> bool:
+    return not any(c in word for c in "<>[]|")
+
+
+def _words(marker: str, line: str, backwards: bool = False) -> str:
+    """``marker`` (one whitespace-free chunk) grown to the multi-word marker ``line`` holds
+    around it: ``line`` itself where it is one line of words separated by single spaces, ends
+    (``backwards``) or starts with ``marker``, and is markup (``[BEGIN FINAL RESPONSE]``: one
+    bracketed token) or plain words; else ``marker``."""
+    line = line.strip()
+    words = line.split(" ")
+    if len(words) < 2 or any(not w or w != w.strip() for w in words):
+        return marker
+    if (words[-1] if backwards else words[0]) != marker:
+        return marker
+    bracketed = line[0] in "[<" and line[-1] == {"[": "]", "<": ">"}[line[0]]
+    if bracketed and all(_plain(w) for w in line[1:-1].split(" ")):
+        return line
+    return line if all(_plain(w) for w in words) else marker
+
+
+def _closing(rendered: _Rendered, probe: _probes.Probe, after: str) -> str:
+    """The text that closes the reasoning in the "reasoning then a call" render: what follows the
+    reasoning up to the calls, less what every render of calls alone writes before them (its
+    call markup), one line at most; "" when it is not one line."""
+    first = probe.calls[0][0] if probe.calls else ""
+    if not first or first not in after:
+        return ""
+    leads = [after[: after.find(first)]]
+    for p, t in rendered:
+        if p.calls and not p.content and not p.reasoning and p.calls[0][0] in t.text:
+            leads.append(t.text[: t.text.find(p.calls[0][0])])
+    if len(leads) < 2:
+        return ""
+    closing = leads[0][: len(leads[0]) - len(common_suffix(leads))].strip()
+    return closing if "\n" not in closing else ""
+
+
+def _inside(text: str, start: str, end: str, started: bool) -> bool:
+    """Whether ``text`` starts inside the think block: the prompt opened it (``started``) and the
+    text closes it, or the text closes a block it never opens (the prompt wrote an empty block
+    the turn's render fills, Hy3's, so the render shares the block's start with the prompt)."""
+    e = text.find(end)
+    if started or e < 0:
+        return started and e >= 0
+    s = text.find(start) if start else -1
+    return s < 0 or e < s
+
+
 def _strip_block(text: str, start: str, end: str, started: bool) -> str:
     """``text`` without a think block at its start."""
     if not end:
@@ -82,32 +159,50 @@ def _strip_block(text: str, start: str, end: str, started: bool) -> str:
     e = text.find(end)
     if s >= 0 and not text[:s].strip() and e > s:
         return text[e + len(end) :]
-    if started and e >= 0 and (s < 0 or e < s):
+    if e >= 0 and (s < 0 or e < s) and _inside(text, start, end, started):
+        return text[e + len(end) :]
+    if _stray_end(text, start, end):
         return text[e + len(end) :]
     return text
 
 
+def _stray_end(text: str, start: str, end: str) -> bool:
+    """Whether ``text`` begins with the block's end and never opens it: a template that closes
+    an empty block the turn does not open (MiniMax M3 writes ``</mm:think>`` before a turn without
+    reasoning); the reasoning entry then reads a leading end marker as markup
+    (``stray_end_text``)."""
+    return bool(end) and text.lstrip().startswith(end) and (not start or start not in text)
+
+
 def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
-    """The probe's calls the render shows: none when it shows none of them (a template that drops
-    the calls of a turn with content writes only the content); the first alone when it shows the
-    first call's name and not the second's, another name (a template that writes one call per
-    assistant turn: GigaChat 3 writes the first of two, as Llama 3.x raises on two); else all."""
-    calls = probe.calls
-    if calls and not any(name in text for name, _ in calls):
+    """The probe's calls, or none when the render shows none of them (a template that drops the
+    calls of a turn with content writes only the content)."""
+    if probe.calls and not any(name in text for name, _ in probe.calls):
         return ()
-    if len(calls) > 1 and calls[0][0] != calls[1][0]:
-        if calls[0][0] in text and calls[1][0] not in text:
-            return calls[:1]
-    return calls
+    return probe.calls
 
 
 def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
+    from ..chat_template import stop_token  # imported with jinja2's renderer, not at import
+
     out = []
     for probe, turn in rendered:
         text = _strip_block(turn.text, *block)
         content = probe.content if probe.content and probe.content in text else ""
         calls = _shown_calls(probe, text)
-        out.append(Turn(probe.name, text, content, calls, turn.arguments == "json"))
+        shown = probe.reasoning if probe.reasoning and probe.reasoning in turn.text else ""
+        out.append(
+            Turn(
+                probe.name,
+                text,
+                content,
+                calls,
+                turn.arguments == "json",
+                turn.text,
+                shown,
+                stop_token(turn.turn_end),
+            )
+        )
     return out
 
 
@@ -124,6 +219,65 @@ def _wrapper(turns: Sequence[Turn]) -> Tuple[str, str]:
         if before:
             return before[-1], after[0] if after else ""
     return "", ""
+
+
+def _wrapper_ends(turns: Sequence[Turn], start: str) -> List[str]:
+    """Every marker after the content of the turn with content and no call whose content
+    ``start`` opens (Kimi K3's ``<|close|>response<|sep|>`` then ``<|close|>message<|sep|>``):
+    the end of the wrapper, then markup that closes the turn; two at most."""
+    for turn in turns:
+        if turn.calls or not turn.content:
+            continue
+        at = turn.text.find(turn.content)
+        before = split_ws(turn.text[:at])
+        if before and before[-1] == start:
+            return split_ws(turn.text[at + len(turn.content) :])[:2]
+    return []
+
+
+def _unwrapped(turns: Sequence[Turn], markers: Sequence[str]) -> List[Turn]:
+    """The turns without the content wrapper's markers (markup the parser drops wherever they
+    stand), for a family whose spec drops them (``text_start``, ``text_end``, ``text_end_2``):
+    the fitter then reads the calls' markers alone."""
+    out = []
+    for t in turns:
+        text = t.text
+        for m in markers:
+            text = text.replace(m, "")
+        out.append(dataclasses.replace(t, text=text))
+    return out
+
+
+#: the families whose spec can drop a content wrapper that has an end (text_start, text_end and,
+#: for xml_params, text_end_2), besides tagged_json, which is fitted on the turns as rendered
+_UNWRAP = ("xml_params",)
+
+
+def _fits(
+    family: str, fit: Callable[[Sequence[Turn]], Any], turns: Sequence[Turn], ends: List[str]
+) -> List[Dict[str, Any]]:
+    """The family's specs fitted on the turns as rendered, then (where the content has a closed
+    wrapper and the family can drop it) on the turns without the wrapper's markers."""
+    specs: List[Dict[str, Any]] = []
+    why = ""
+    try:
+        got = fit(turns)
+        specs = got if isinstance(got, list) else [got]
+    except NoFit as e:
+        why = str(e)
+    if family in _UNWRAP and len(ends) > 1:
+        try:
+            got = fit(_unwrapped(turns, ends))
+        except NoFit:
+            got = []
+        for spec in got if isinstance(got, list) else [got]:
+            spec = json.loads(json.dumps(spec))
+            roles = ("text_start", "text_end", "text_end_2")
+            spec["markers"].update(zip(roles, ends))
+            specs.append(spec)
+    if not specs:
+        raise NoFit(why)
+    return specs
 
 
 def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
@@ -147,7 +301,7 @@ def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
         else:
             # a turn whose render lacks the end of the block the prompt opened reads as starting
             # outside it: templates leave an empty block out of the history
-            mode = started and end in text
+            mode = _inside(text, start, end, started)
         calls = _shown_calls(probe, text)
         out.append([text, [list(c) for c in calls], content, reasoning, mode])
     return out
@@ -170,8 +324,10 @@ def _probe_strings(rendered: _Rendered) -> List[str]:
 
 def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: List[str]) -> str:
     kept = list(spec["markers"].values()) + [spec["call"].get("name_prefix") or ""]
+    kept += [spec["call"].get("role") or ""]  # the channel families' role and recipients
+    kept += [r for rs in (spec["call"].get("recipients") or {}).values() for r in rs]
     if reasoning:
-        kept += [reasoning["start"], reasoning["end"]]
+        kept += [reasoning.get("start", ""), reasoning.get("end", "")]
     for marker in kept:
         for w in words:
             if w in marker.lower():
@@ -179,14 +335,15 @@ def _leaks(spec: Dict[str, Any], reasoning: Optional[Dict[str, Any]], words: Lis
     return ""
 
 
-_SPECIAL = re.compile(r"<\|[^<>|\s]+\|>|<｜[^<>｜\s]+｜>|\[[A-Z][A-Z_]*\]")
-
-
 def _special(markers: Dict[str, str]) -> List[str]:
-    """The special tokens the markers hold (``<|...|>``, ``<｜...｜>``, ``[UPPER]``; a marker
-    may hold several, with text between them: GigaChat's
-    ``<|message_sep|>\\n\\nfunction call<|role_sep|>``)."""
-    return sorted({t for m in markers.values() for t in _SPECIAL.findall(m)})
+    """The markers that read as special tokens (``<|...|>``, ``<｜...｜>``, ``[UPPER]``)."""
+    out = []
+    for m in markers.values():
+        if (m.startswith("<|") and m.endswith("|>")) or (m.startswith("<｜") and m.endswith("｜>")):
+            out.append(m)
+        elif m.startswith("[") and m.endswith("]") and m[1:-1].replace("_", "").isupper():
+            out.append(m)
+    return sorted(set(out))
 
 
 def _document(
@@ -202,18 +359,24 @@ def _document(
         spec["keep_special_tokens"] = "always"
     samples = [t.text for p, t in rendered if p.calls and t.text.strip()]
     no_call = [t.text for p, t in rendered if not p.calls and t.text.strip()]
-    notes = "Inferred by toolparse.infer_format from the chat template's renders."
-    if not any(len(_shown_calls(p, t.text)) > 1 for p, t in rendered):
-        # the two-call probe raised, or its render shows the first call only
-        notes += (
-            " The template writes one call per assistant turn: the format reads the calls as it"
-            " writes one, and how the model writes parallel calls is not proved."
-        )
-    doc: Dict[str, Any] = {"spec": spec, "samples": samples, "notes": notes}
+    doc: Dict[str, Any] = {
+        "spec": spec,
+        "samples": samples,
+        "notes": "Inferred by toolparse.infer_format from the chat template's renders.",
+    }
     if no_call:
         doc["cases"] = {"no_call": no_call}
     start, end, started = block
-    if end:
+    if end and spec["family"] in CHANNELS:
+        # the family's machine reads the reasoning messages itself (harmony's analysis channel,
+        # Muse's to=self): the reasoning entry names the format, as openai_gptoss and muse do
+        doc["reasoning"] = {
+            "name": name,
+            "aliases": [],
+            "tool_format": name,
+            "end_token": spec["markers"]["end"],
+        }
+    elif end:
         doc["reasoning"] = {
             "name": name,
             "aliases": [],
@@ -226,6 +389,8 @@ def _document(
         }
         if not doc["reasoning"]["call_starts"][0]:
             doc["reasoning"]["call_starts"] = []
+        if not started and any(_stray_end(t.text, start, end) for _, t in rendered):
+            doc["reasoning"]["stray_end_text"] = True
     return doc
 
 
@@ -291,6 +456,7 @@ def infer_format(
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
         raise ValueError("cannot infer a format: the template renders no call in an assistant turn")
+    rendered, lost = as_shown(chat_template, tools, rendered, common)
     try:
         block = _reasoning(rendered)
     except NoFit as e:
@@ -300,14 +466,18 @@ def infer_format(
     words = _probe_strings(rendered)
     reasons: List[str] = []
     fitted: List[Tuple[str, Dict[str, Any]]] = []
+    ends = [wrapper[0], *_wrapper_ends(turns, wrapper[0])] if wrapper[1] else []
     for family, fit in FAMILIES:
         try:
-            specs = fit(turns)
+            specs = _fits(family, fit, turns, ends)
         except NoFit as e:
             reasons.append(f"{family}: {e}")
             continue
-        specs = specs if isinstance(specs, list) else [specs]
         if wrapper[0] and family == "tagged_json":
+            specs = [_wrapped(s, wrapper) for s in specs] + specs
+        elif not wrapper[1] and re.fullmatch(r"<[^<>]+>|\[[^\[\]]+\]", wrapper[0]):
+            # a start tag alone (Solar's "<|content|>"): markup dropped, in any family (a
+            # word, as functionary's "all" header, is no markup to drop everywhere)
             specs = [_wrapped(s, wrapper) for s in specs] + specs
         for spec in specs:
             doc = _document(name, spec, block, rendered)
@@ -319,6 +489,7 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
+        held_rendered, _ = as_shown(chat_template, more_tools, held_rendered, common)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)
@@ -326,6 +497,8 @@ def infer_format(
         failed: Dict[str, str] = {}
         for (family, doc), a, b in zip(fitted, answers, held_answers):
             if not a and not b:
+                if lost:  # what no render can show, so no proof demands
+                    doc["notes"] += " The template " + "; ".join(lost) + "."
                 return doc
             failed[family] = a or "held-out probes: " + b  # the last variant tried
         reasons.extend(f"{family}: {why}" for family, why in failed.items())

@@ -297,6 +297,14 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     end from the text before the first and after the last call, the call markers from the text
     between two calls."""
     heads, mids, tails, gaps = _named_parts(turns)
+    # a call id before the name (Solar's "<|tool_call:begin|>ID<|tool_call:name|>NAME"): the
+    # renderer's ids (call00000, call00001, ...) then a marker, the header's first field
+    before_name = [re.search(r"call\d{5}(\S+)$", t) for t in heads + gaps]
+    name_start = ""
+    if all(before_name):
+        name_start = _one([m.group(1) for m in before_name if m], "the text after a call id")
+        heads = [h[: len(h) - len(name_start) - 9] for h in heads]
+        gaps = [g[: len(g) - len(name_start) - 9] for g in gaps]
     head = _one(heads, "the text before the calls")
     tail = _one(tails, "the text after the calls")
     ids = all(re.match(r":\d+", m) for m in mids)
@@ -341,6 +349,8 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     section_start = head[: len(head) - len(call_start) - len(prefix)].strip()
     section_end = tail[len(call_end) :].strip()
     markers = {"call_start": call_start, "call_end": call_end, "args_start": mid}
+    if name_start:
+        markers["name_start"] = name_start  # the call id stands before it
     if section_start:
         markers["section_start"] = section_start
     if section_end:
@@ -351,6 +361,8 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"text {prefix!r} before the name but no call index after it")
     else:
         call = {"shape": "name_sep_args"}
+    if name_start:
+        call["id_field"] = True
     return _skeleton(
         "named_json",
         markers,

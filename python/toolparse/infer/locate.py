@@ -31,14 +31,20 @@ class NoFit(Exception):
 @dataclass(frozen=True)
 class Turn:
     """One rendered probe as the fitters see it: ``text`` (what the model writes, the think block
-    removed into ``reasoning``), the probe's ``content`` when the render shows it, and its
-    ``calls`` ((name, arguments) pairs)."""
+    removed), the probe's ``content`` when the render shows it, and its ``calls`` ((name,
+    arguments) pairs)."""
 
     name: str
     text: str
     content: str
     calls: Tuple[Tuple[str, Dict[str, Any]], ...]
     json_arguments: bool  # the template was given the arguments as JSON strings
+    # for the channel families, whose machines read the reasoning messages themselves: the render
+    # with its think block, the probe's reasoning where the render shows it, and what the template
+    # ends a plain turn with (its stop token: gpt-oss's <|return|>, Muse's <|eot|>)
+    raw: str = ""
+    reasoning: str = ""
+    turn_end: str = ""
 
 
 def json_values(text: str, at: int = 0) -> Iterator[Tuple[int, int, Any]]:

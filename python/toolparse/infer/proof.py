@@ -87,6 +87,8 @@ def _prove(doc: Dict[str, Any], tools: Any, checks: Sequence[Check], seed: int) 
     if doc.get("reasoning"):
         doc["reasoning"]["name"] = reasoning = f"inferring-think-{tag}"
         doc["reasoning"]["aliases"] = []
+        if "tool_format" in doc["reasoning"]:  # the channel families' entry names the format
+            doc["reasoning"]["tool_format"] = doc["spec"]["name"]
     try:
         name = register_format(doc)
     except (ValueError, TypeError) as e:

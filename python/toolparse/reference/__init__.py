@@ -79,6 +79,7 @@ def _machine(spec: FormatSpec) -> Callable[[ToolTypes], Machine]:
             m.get("args_end"),
             id=spec.id_style == "model",
             drop_between=named_json.drops_between(spec.call),
+            id_field=spec.call.id_field,
         )
         return lambda tools: named_json.NamedJson(named, tools)
     if spec.family == "xml_params":

@@ -63,21 +63,25 @@ def style_of(name: str, m: Mapping[str, str], call: Call) -> Style:
             raise ValueError(f"format spec: {name}: no {key}")
         return m[key]
 
-    # the loader checked the fields (toolparse.spec_types): raw_code, bad_header are given
+    # the loader checked the fields (toolparse.spec_types): bad_header is given
     raw = call.raw_code
-    if raw is None or call.bad_header is None:
-        raise ValueError(f"format spec: {name}: no call.raw_code or call.bad_header")
+    if call.bad_header is None:
+        raise ValueError(f"format spec: {name}: no call.bad_header")
     raw_marker = m.get("call_start_raw")
-    if raw.start == "marker" and raw_marker is None:
+    if raw is not None and raw.start == "marker" and raw_marker is None:
         raise ValueError(f"format spec: {name}: call.raw_code.start 'marker' without its marker")
-    raw_by_header = raw.start == "header"
+    if raw is None and raw_marker is not None:
+        raise ValueError(f"format spec: {name}: the marker call_start_raw without call.raw_code")
+    # no raw_code: no function's call carries raw code (an inferred format, whose template's
+    # renders cannot show one)
+    raw_by_header = raw is not None and raw.start == "header"
     return Style(
         need("call_start"),
         need("name_end"),
         m.get("call_end"),
         raw_marker,
-        raw.name,
-        raw.key,
+        raw.name if raw is not None else "",
+        raw.key if raw is not None else "",
         raw_by_header,
         call.content_recipient,
         call.starts_with_header,

@@ -39,6 +39,7 @@ class Style:
         fence: Optional[str],
         id: bool,
         drop_between: bool = False,
+        id_field: bool = False,
     ) -> None:
         # the section's start markers (its spelling, and the alternative one some checkpoints
         # write: kimi_k2's singular `<|tool_call_section_begin|>`)
@@ -53,6 +54,9 @@ class Style:
         self.close = Markers([*close, *section_ends])
         self.fence = fence is not None
         self.id = id
+        # the header's first field (before name_start) is the model's call id (Solar's
+        # `<|tool_call:begin|>ID<|tool_call:name|>NAME`, the spec's `call.id_field`)
+        self.id_field = id_field
         # the section holds only calls: text in it outside a call is dropped, and a section with
         # no call in it is markup (the spec's `call.between_calls: "dropped"`)
         self.drop_between = drop_between
@@ -81,6 +85,7 @@ class NamedJson(Machine):
         self.open = False  # Section: no call yet in this section
         self.field = 0  # Header: which field
         self.text = ""  # Header: the field's text so far
+        self.first = ""  # Header: the first field's text, once read
         self.chars = 0  # Header: the header's length
         self.id: Optional[str] = None  # Open
         self.name = ""  # Open
@@ -90,6 +95,15 @@ class NamedJson(Machine):
         self.ids: Set[str] = set()  # the ids the model gave earlier calls
         # the request's only tool (names a kimi_k2 call whose id is a bare counter)
         self.only_tool: Optional[str] = next(iter(tools)) if len(tools) == 1 else None
+
+    def field_id(self, field: str) -> Optional[str]:
+        """The call's id from the header's first field (``id_field``): None (a generated id)
+        when it is empty, holds whitespace, or an earlier call of the output has it."""
+        h = field.strip(WS)
+        if not h or any(c in WS for c in h) or h in self.ids:
+            return None
+        self.ids.add(h)
+        return h
 
     def header(self, field: str) -> Optional[Tuple[Optional[str], str]]:
         """The call's id and name from the header's last field; None when it is not one."""
@@ -123,6 +137,7 @@ class NamedJson(Machine):
     def _to_header(self, raw: str) -> None:
         """In a call's header, ``raw`` its markup so far (the call's start marker last)."""
         self.st, self.raw, self.field, self.text, self.chars = "Header", raw, 0, "", 0
+        self.first = ""
 
     def step(self, s: str, i: int, out: Emitter) -> Next:
         st = self.st
@@ -216,6 +231,8 @@ class NamedJson(Machine):
         self.raw += m
         i += len(m)
         if self.field + 1 < len(style.fields):
+            if self.field == 0:
+                self.first = self.text
             self.field += 1
             self.text = ""
             return i, GO
@@ -226,6 +243,8 @@ class NamedJson(Machine):
             self._fail(raw, out)
         else:
             self.st, self.raw, (self.id, self.name) = "Open", raw, h
+            if style.id_field:
+                self.id = self.field_id(self.first)
         return i, GO
 
     def on_open(self, s: str, i: int, out: Emitter) -> Next:
