@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import marshal
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ..spec import FormatSpec
 from ..spec_types import Call, Grammar
 from . import nodes as n
 from .request import FunctionTool
 from .schema import Dropped
+from .values import later
 
 JSON_WS = 12  # whitespace runs inside JSON values of the XML formats
 # Pretty-printed JSON (a template's ``tojson(indent=4)``, a list laid out one call a line): a run
@@ -40,6 +41,12 @@ PIECES_SIZE = 4096
 # (``ANON.key``) and are logged again under each tool's own name.
 SHAPES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
 ANON = "\x00"
+# The parameters of the parts above (Ctx.items), a table per format and builder keyed by the
+# parameter's name and its schema's bytes: tools whose schemas differ share the parameters they
+# have in common (the node; the node with the separator before it, required and optional, as a
+# list of parameters holds it after its first; the keywords it drops)
+PARAMS: Dict[Tuple[Any, ...], Dict[Tuple[str, bytes], Tuple[Any, ...]]] = {}
+PARAMS_SIZE = 4096  # parameters kept per format and builder
 
 
 @dataclass
@@ -104,6 +111,9 @@ class Ctx:
         self._copies: List[Any] = []  # the schemas pieces were built from (Ctx.piece)
         self.envelope: Any = None
         self.raw_text: Dict[str, n.Node] = {}  # a raw string value up to each end marker
+        # whether the part being built (Ctx.shaped) keeps its parameters in PARAMS: its schema
+        # has no reference or definitions, and is the caller's where the request is not copied
+        self.memo = False
 
     def defs_of(self, root: Mapping[str, Any]) -> bool:
         """Whether a tool's schema has definitions a sub-schema must carry along."""
@@ -176,17 +186,22 @@ class Ctx:
         key = (self.name, part.__code__, variant, data)
         hit = SHAPES.get(key)
         if hit is None:
-            if not self.private:
-                # built from a copy of the schema of its own: the caller changing its tools
-                # later cannot change the part kept (kept alive with the Ctx: defs_of keys on id)
+            # a schema whose parameters stand alone: each is built from a copy of its own
+            # (Ctx.param) and nothing else of the schema goes into the part, so the caller
+            # changing its tools later cannot change the part kept
+            alone = b"$ref" not in data and b"$defs" not in data and b"definitions" not in data
+            if not self.private and not alone:
+                # built from a copy of the schema of its own (kept alive with the Ctx: defs_of
+                # keys on id)
                 schema = marshal.loads(data)
                 self._copies.append(schema)
             drop, self.drop = self.drop, Dropped()  # what the part drops, kept with it
+            memo, self.memo = self.memo, alone
             try:
                 node = part(FunctionTool(ANON, schema))
                 dropped = tuple(self.drop.added)
             finally:
-                self.drop = drop
+                self.drop, self.memo = drop, memo
             if len(SHAPES) >= PIECES_SIZE:
                 SHAPES.clear()
             hit = SHAPES[key] = (node, dropped)
@@ -197,6 +212,54 @@ class Ctx:
                     where = tool.name + where[len(ANON) :]
                 self.drop.add(where, keyword)
         return hit[0]
+
+    def items(
+        self,
+        build: Callable[[str, Any], n.Node],
+        props: Sequence[Tuple[str, Any]],
+        req: Set[str],
+        sep: n.Node,
+        variant: Any = "",
+    ) -> Tuple[List[Tuple[n.Node, bool]], List[n.Node]]:
+        """The parameters of the part being built, as ``values.ordered`` takes them: each
+        ``(build(k, schema), required)``, and each as the list holds it after its first item
+        (``sep`` before it, optional unless required). Inside Ctx.shaped, for a schema whose
+        parameters stand alone, each is kept across requests under the format, the builder
+        (``build``'s code and ``variant``: what else it reads that is not the spec entry's),
+        its name and its schema's bytes, and built from a copy of its schema: tools whose
+        schemas differ share the parameters they have in common. The keywords a parameter
+        drops are logged again at each use."""
+        items: List[Tuple[n.Node, bool]] = []
+        after: List[n.Node] = []
+        if not self.memo:
+            for k, v in props:
+                r = k in req
+                node = build(k, v)
+                items.append((node, r))
+                after.append(later(node, sep, r))
+            return items, after
+        table_key = (self.name, build.__code__, variant)
+        table = PARAMS.get(table_key)
+        if table is None or len(table) >= PARAMS_SIZE:
+            table = PARAMS[table_key] = {}
+        dumps, drop = marshal.dumps, self.drop
+        for k, v in props:
+            key = (k, dumps(v))  # the whole schema's bytes were made: this cannot fail
+            hit = table.get(key)
+            if hit is None:
+                added = drop.added
+                start = len(added)
+                node = build(k, v if self.private else marshal.loads(key[1]))
+                pair = {"type": "sequence", "elements": [sep, node]}
+                dropped = tuple(added[start:])
+                hit = table[key] = (node, pair, {"type": "optional", "content": pair}, dropped)
+            elif hit[3]:
+                for where, keyword in hit[3]:
+                    drop.add(where, keyword)
+            r = k in req
+            items.append((hit[0], r))
+            after.append(hit[1] if r else hit[2])
+        return items, after
 
     def args(self, tool: FunctionTool) -> n.Node:
         """A JSON arguments object held to the tool's schema (any object when not strict)."""

@@ -297,8 +297,12 @@ def _kwargs(c: Ctx, t: FunctionTool, values: Callable[[Mapping[str, Any]], Value
     if not named:
         pair = n.seq(n.regex(r"[A-Za-z_][A-Za-z0-9_]*="), v.value(True, 2))
         return n.optional(n.seq(pair, n.star(n.seq(comma, pair))))
-    items = [(n.seq(n.const(k + "="), v.value(s)), k in req) for k, s in props]
-    return ordered(items, comma)
+
+    def build(k: str, s: Any) -> n.Node:
+        return n.seq(n.const(k + "="), v.value(s))
+
+    items, after = c.items(build, props, req, comma)
+    return ordered(items, comma, after)
 
 
 def pythonic(c: Ctx) -> Plan:
@@ -341,7 +345,9 @@ def functiongemma(c: Ctx) -> Plan:
 
     def args(t: FunctionTool) -> n.Node:
         root = t.schema if isinstance(t.schema, dict) else {}
-        return Values(syn, root, c.drop, c.spec.name).obj(root if root else True, 4)
+        values = Values(syn, root, c.drop, c.spec.name)
+        values.items = c.items  # the top-level object's parameters kept across tools
+        return values.obj(root if root else True, 4)
 
     def call(t: FunctionTool) -> n.Node:
         return n.prefixed(m["name_start"] + t.name, c.shaped(t, args))

@@ -96,6 +96,41 @@ def _or_json(c: Ctx, root: Mapping[str, Any], schema: Any, k: str, param: n.Node
     return n.or_(param, n.tag(m["parameter_start"] + k + head, value, m["parameter_end"]))
 
 
+def _param(c: Ctx, root: Mapping[str, Any], name: str, k: str, v: Any) -> n.Node:
+    """One parameter ``k`` (schema ``v``) of the tool ``name``: its key, head and value."""
+    m = c.m
+    end = m["parameter_end"]
+    value, written = _xml_value(c, root, v, end, f"{name}.{k}")
+    heads = _param_heads(c, written)
+    if "value_start" in m:
+        # the key element, then (after whitespace, and a type element where the format has
+        # one) the value element
+        vtype = n.const("")
+        if "value_type_start" in m:
+            vtype = n.optional(
+                n.seq(
+                    n.const(m["value_type_start"]),
+                    n.regex("[a-z]+"),
+                    n.const(m["value_type_end"]),
+                    n.ws(),
+                )
+            )
+        param = n.seq(
+            n.const(m["parameter_start"] + k),
+            n.or_(*heads),
+            n.ws(),
+            vtype,
+            n.tag(m["value_start"], value, end),
+        )
+    elif len(heads) == 1:  # one head: the whole opening is the tag's begin
+        param = n.tag(m["parameter_start"] + k + heads[0]["value"], value, end)
+    else:
+        param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
+    if written == "string" and "parameter_json" in m:
+        param = _or_json(c, root, v, k, param)
+    return param
+
+
 def _params(c: Ctx, t: FunctionTool) -> n.Node:
     m = c.m
     end = m["parameter_end"]
@@ -120,46 +155,23 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
             head = n.const(m["parameter_name_end"])
         one = n.tag(m["parameter_start"], n.seq(key, head, n.any_text([end])), end)
         return n.star(n.seq(one, sep))
-    items = []
-    for k, v in props:
-        value, written = _xml_value(c, root, v, end, f"{t.name}.{k}")
-        heads = _param_heads(c, written)
-        if "value_start" in m:
-            # the key element, then (after whitespace, and a type element where the format has
-            # one) the value element
-            vtype = n.const("")
-            if "value_type_start" in m:
-                vtype = n.optional(
-                    n.seq(
-                        n.const(m["value_type_start"]),
-                        n.regex("[a-z]+"),
-                        n.const(m["value_type_end"]),
-                        n.ws(),
-                    )
-                )
-            param = n.seq(
-                n.const(m["parameter_start"] + k),
-                n.or_(*heads),
-                n.ws(),
-                vtype,
-                n.tag(m["value_start"], value, end),
-            )
-        elif len(heads) == 1:  # one head: the whole opening is the tag's begin
-            param = n.tag(m["parameter_start"] + k + heads[0]["value"], value, end)
-        else:
-            param = n.seq(n.const(m["parameter_start"] + k), n.or_(*heads), n.tag("", value, end))
-        if written == "string" and "parameter_json" in m:
-            param = _or_json(c, root, v, k, param)
-        items.append((param, k in req))
-    if not items:
+    if not props:
         return n.const("")
-    body = ordered(items, sep)
-    keys = [k for k, _ in props]
-    if c.g.sorted_parameters and sorted(keys) != keys:
-        # sorted by name too (two orders, each checking the required keys; xgrammar's any-order
-        # objects would drop that check)
-        by_name = [items[i] for i in sorted(range(len(keys)), key=keys.__getitem__)]
-        body = n.or_(body, ordered(by_name, sep))
+    name = t.name
+
+    def build(k: str, v: Any) -> n.Node:
+        return _param(c, root, name, k, v)
+
+    items, after = c.items(build, props, req, sep)
+    body = ordered(items, sep, after)
+    if c.g.sorted_parameters:
+        keys = [k for k, _ in props]
+        if sorted(keys) != keys:
+            # sorted by name too (two orders, each checking the required keys; xgrammar's
+            # any-order objects would drop that check)
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+            by_name = ordered([items[i] for i in order], sep, [after[i] for i in order])
+            body = n.or_(body, by_name)
     return n.seq(body, sep)
 
 
@@ -262,17 +274,21 @@ def xml_elements(c: Ctx) -> Plan:
                 return n.star(n.tag(ns + "<", mark, ""))
             one = n.tag(ns + "<", n.seq(n.regex(key + ">"), n.any_text([ns])), [ns + "</"])
             return n.star(n.seq(one, n.regex(key + ">"), n.ws()))
-        items = []
-        for k, v in props:
+        name = t.name
+
+        def build(k: str, v: Any) -> n.Node:
             end = f"{ns}</{k}>"
-            value, _ = _xml_value(c, root, v, end, f"{t.name}.{k}")
+            value, _ = _xml_value(c, root, v, end, f"{name}.{k}")
             item = n.tag(f"{ns}<{k}>", value, end)
             if nested and {"object", "array"} & set(types_of(v, root)):
                 # or as nested elements (<item> per array element), as the template writes them
                 one = {"type": "object", "properties": {k: v}, "required": [k]}
                 item = n.or_(item, n.json_schema(with_defs(one, root), "minimax_m3_xml", n.WS))
-            items.append((item, k in req))
-        return n.seq(ordered(items, n.ws()), n.ws())
+            return item
+
+        sep = n.ws()
+        items, after = c.items(build, props, req, sep)
+        return n.seq(ordered(items, sep, after), n.ws())
 
     def rest(t: FunctionTool) -> n.Node:  # what follows the name
         return n.seq(n.ws(), params(t), n.const(m["invoke_end"]))
