@@ -313,7 +313,7 @@ def pythonic(c: Ctx) -> Plan:
         return Values(syn, root, c.drop, c.spec.name)
 
     def rest(t: FunctionTool) -> n.Node:  # what follows the name
-        return n.seq(n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
+        return n.around(n.ws(2), _kwargs(c, t, values), n.ws(2), n.const(")"))
 
     def call(t: FunctionTool) -> n.Node:
         return n.prefixed(t.name + "(", c.shaped(t, rest))
@@ -461,7 +461,7 @@ def channels(c: Ctx) -> Plan:
         return n.or_(*[n.const(h.replace("{name}", t.name)) for h in headers])
 
     def rest(t: FunctionTool) -> n.Node:  # an XML call message after its header
-        return n.seq(n.ws(), _params(c, t), ends)
+        return n.around(n.ws(), _params(c, t), ends)
 
     def xml_call(t: FunctionTool) -> n.Node:
         h = head(t)

@@ -13,7 +13,7 @@ from .schema import properties, resolve, scalar_choices, types_of, with_defs
 from .values import PYTHON, Values, ordered
 
 _PLAIN_TYPES = ("integer", "number", "boolean", "null", "array", "object")
-_COMPOSED_KEYWORDS = ("$ref", "anyOf", "oneOf", "enum", "const")
+_COMPOSED_KEYWORDS = frozenset(("$ref", "anyOf", "oneOf", "enum", "const"))
 
 
 def _xml_value(
@@ -21,7 +21,7 @@ def _xml_value(
 ) -> Tuple[n.Node, str]:
     """A parameter's value and the JSON type it is written as (``string``: raw text)."""
     ty = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(ty, str) and not any(k in schema for k in _COMPOSED_KEYWORDS):
+    if isinstance(ty, str) and _COMPOSED_KEYWORDS.isdisjoint(schema):
         types = [ty]  # the common case: one plain type
     else:
         choices = scalar_choices(schema, root)
@@ -30,7 +30,8 @@ def _xml_value(
             return n.seq(nl, n.or_(*[n.const(v) for v in choices]), nl), "string"
         types = types_of(schema, root)
     if "string" in types or (len(types) > 1 and "object" not in types and "array" not in types):
-        node = resolve(schema, root)
+        plain = schema.__class__ is dict and "$ref" not in schema
+        node = schema if plain else resolve(schema, root)
         for k in ("pattern", "format", "minLength", "maxLength"):
             if k in node:
                 c.drop.add(where, k)
@@ -172,7 +173,7 @@ def _params(c: Ctx, t: FunctionTool) -> n.Node:
             order = sorted(range(len(keys)), key=keys.__getitem__)
             by_name = ordered([items[i] for i in order], sep, [after[i] for i in order])
             body = n.or_(body, by_name)
-    return n.seq(body, sep)
+    return n.around(None, body, sep)
 
 
 def _function_rest(c: Ctx, t: FunctionTool, end: str = "", start: str = "") -> n.Node:
@@ -193,8 +194,8 @@ def _function_rest(c: Ctx, t: FunctionTool, end: str = "", start: str = "") -> n
     if rest is None:
 
         def rest(t: FunctionTool) -> n.Node:  # what follows the name: the same for every name
-            gap = n.ws() if name_end.strip() else n.const("")
-            return n.seq(gap, _params(c, t), n.const(end))
+            gap = n.ws() if name_end.strip() else None
+            return n.around(gap, _params(c, t), n.const(end))
 
         c.parts[("function_rest", end)] = rest
     shared = c.shaped(t, rest, end)
@@ -288,10 +289,10 @@ def xml_elements(c: Ctx) -> Plan:
 
         sep = n.ws()
         items, after = c.items(build, props, req, sep)
-        return n.seq(ordered(items, sep, after), n.ws())
+        return n.around(None, ordered(items, sep, after), n.ws())
 
     def rest(t: FunctionTool) -> n.Node:  # what follows the name
-        return n.seq(n.ws(), params(t), n.const(m["invoke_end"]))
+        return n.around(n.ws(), params(t), n.const(m["invoke_end"]))
 
     def invoke(t: FunctionTool) -> n.Node:
         name = m["invoke_start"] + json.dumps(t.name, ensure_ascii=False) + ">"
