@@ -12,8 +12,8 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 import toolparse
-from toolparse import grammar
 import toolparse.grammar.ctx as ctx
+from toolparse import grammar
 
 # the formats whose calls are composed parameter by parameter (Ctx.shaped, Ctx.items)
 COMPOSED = ["qwen3_coder", "deepseek_v32", "minimax_m3", "beam", "muse", "lfm2", "functiongemma"]
