@@ -43,8 +43,8 @@ SHAPES: Dict[Tuple[Any, ...], Tuple[n.Node, Tuple[Tuple[str, str], ...]]] = {}
 ANON = "\x00"
 # The parameters of the parts above (Ctx.items), a table per format and builder keyed by the
 # parameter's name and its schema's bytes: tools whose schemas differ share the parameters they
-# have in common (the node; the node with the separator before it, required and optional, as a
-# list of parameters holds it after its first; the keywords it drops)
+# have in common (the node; what it adds to a list of parameters after the first, optional and
+# required: values.later; the keywords it drops)
 PARAMS: Dict[Tuple[Any, ...], Dict[Tuple[str, bytes], Tuple[Any, ...]]] = {}
 PARAMS_SIZE = 4096  # parameters kept per format and builder
 
@@ -187,7 +187,7 @@ class Ctx:
         hit = SHAPES.get(key)
         if hit is None:
             # a schema whose parameters stand alone: each is built from a copy of its own
-            # (Ctx.param) and nothing else of the schema goes into the part, so the caller
+            # (Ctx.items) and nothing else of the schema goes into the part, so the caller
             # changing its tools later cannot change the part kept
             alone = b"$ref" not in data and b"$defs" not in data and b"definitions" not in data
             if not self.private and not alone:
@@ -220,7 +220,7 @@ class Ctx:
         req: Set[str],
         sep: n.Node,
         variant: Any = "",
-    ) -> Tuple[List[Tuple[n.Node, bool]], List[n.Node]]:
+    ) -> Tuple[List[Tuple[n.Node, bool]], List[Tuple[n.Node, ...]]]:
         """The parameters of the part being built, as ``values.ordered`` takes them: each
         ``(build(k, schema), required)``, and each as the list holds it after its first item
         (``sep`` before it, optional unless required). Inside Ctx.shaped, for a schema whose
@@ -230,7 +230,7 @@ class Ctx:
         schemas differ share the parameters they have in common. The keywords a parameter
         drops are logged again at each use."""
         items: List[Tuple[n.Node, bool]] = []
-        after: List[n.Node] = []
+        after: List[Tuple[n.Node, ...]] = []
         if not self.memo:
             for k, v in props:
                 r = k in req
@@ -250,15 +250,15 @@ class Ctx:
                 added = drop.added
                 start = len(added)
                 node = build(k, v if self.private else marshal.loads(key[1]))
-                pair = {"type": "sequence", "elements": [sep, node]}
-                dropped = tuple(added[start:])
-                hit = table[key] = (node, pair, {"type": "optional", "content": pair}, dropped)
-            elif hit[3]:
-                for where, keyword in hit[3]:
+                # (node, its elements after the first item: optional, required; what it drops)
+                ways = (later(node, sep, False), later(node, sep, True))
+                hit = table[key] = (node, ways, tuple(added[start:]))
+            elif hit[2]:
+                for where, keyword in hit[2]:
                     drop.add(where, keyword)
             r = k in req
             items.append((hit[0], r))
-            after.append(hit[1] if r else hit[2])
+            after.append(hit[1][r])
         return items, after
 
     def args(self, tool: FunctionTool) -> n.Node:

@@ -139,7 +139,7 @@ class Values:
         self.syn, self.root, self.drop, self.where = syn, root, drop, where
         # how the root object's parameters are made into ordered's items (Ctx.items, which
         # keeps them across tools): build, props, required names, separator, variant
-        self.items: Optional[Callable[..., Tuple[List[Tuple[n.Node, bool]], List[n.Node]]]] = None
+        self.items: Optional[Callable[..., Tuple[List[Tuple[n.Node, bool]], List[Any]]]] = None
 
     def value(self, schema: Any, depth: int = 4) -> n.Node:
         syn = self.syn
@@ -226,33 +226,55 @@ class Values:
         return n.seq(n.const("{"), pad, body, pad, n.const("}"))
 
 
-def later(node: n.Node, sep: n.Node, required: bool) -> n.Node:
-    """An item of ``ordered``'s list after the first it holds: ``sep`` then ``node``, optional
-    unless ``required``."""
-    pair = {"type": "sequence", "elements": [sep, node]}
-    return pair if required else {"type": "optional", "content": pair}
+def later(node: n.Node, sep: n.Node, required: bool) -> Tuple[n.Node, ...]:
+    """An item of ``ordered``'s list after the first it holds, as the elements it adds to the
+    sequence: ``sep`` then ``node``, optional unless ``required``."""
+    if required:
+        return (sep, node)
+    return ({"type": "optional", "content": {"type": "sequence", "elements": [sep, node]}},)
 
 
 def ordered(
-    items: Sequence[Tuple[n.Node, bool]], sep: n.Node, after: Optional[Sequence[n.Node]] = None
+    items: Sequence[Tuple[n.Node, bool]],
+    sep: n.Node,
+    after: Optional[Sequence[Tuple[n.Node, ...]]] = None,
 ) -> n.Node:
     """Items in the given order, each ``(node, required)``, separated by ``sep``: optional items
     may be left out, required ones not. Built as the choice of the first item present (an item
-    after it comes with its separator in front: ``after``, each item's ``later`` node where the
-    caller has them made already)."""
+    after it comes with its separator in front: ``after``, each item's ``later`` elements where
+    the caller has them made already)."""
     if not items:
         return n.const("")
     if after is None:
         after = [later(node, sep, r) for node, r in items]
-    seq = n.seq
     alts: List[n.Node] = []
     for first, (node, required) in enumerate(items):
-        alts.append(seq(node, *after[first + 1 :]))
+        alts.append(_run(node, after[first + 1 :], sep))
         if required:
             break  # a required item cannot be skipped
     else:
         alts.append(n.const(""))  # every item optional: none at all
     return alts[0] if len(alts) == 1 else {"type": "or", "elements": alts}
+
+
+def _run(node: n.Node, rest: Sequence[Tuple[n.Node, ...]], sep: n.Node) -> n.Node:
+    """``seq(node, *rest's items)``, made directly: what ``rest`` adds begins with ``sep`` or an
+    optional item and ends before one, so no constant meets another but inside ``node`` (a
+    sequence ``seq`` made has none)."""
+    kind = node["type"]
+    if sep["type"] == "const_string":  # constants could meet: seq merges them
+        return n.seq(node, *[e for part in rest for e in part])
+    if kind == "sequence":
+        out = [*node["elements"]]
+    elif kind == "const_string" and not node["value"]:
+        out = []
+    else:
+        out = [node]
+    for part in rest:
+        out += part
+    if not out:
+        return n.const("")
+    return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}
 
 
 def required_names(schema: Any, root: Mapping[str, Any]) -> Set[str]:
