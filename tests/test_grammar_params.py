@@ -8,12 +8,15 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import random
 from typing import Any, Dict, List, Tuple
 
 import pytest
 import toolparse
 import toolparse.grammar.ctx as ctx
 from toolparse import grammar
+from toolparse.grammar import nodes as n
+from toolparse.grammar import values
 
 # the formats whose calls are composed parameter by parameter (Ctx.shaped, Ctx.items)
 COMPOSED = ["qwen3_coder", "deepseek_v32", "minimax_m3", "beam", "muse", "lfm2", "functiongemma"]
@@ -135,3 +138,56 @@ def test_a_caller_changing_a_shared_parameter_changes_no_later_tag(
         _unkept(m)
         grammar._clear_caches()
         assert again == _build(fmt, _distinct(), "auto")
+
+
+def _node(rng: random.Random) -> Dict[str, Any]:
+    """A node of the kinds a parameter list holds, constants (empty too) and sequences included."""
+    kind = rng.randrange(6)
+    if kind == 0:
+        return n.const(rng.choice(["", "a", "bc"]))
+    if kind == 1:
+        return n.regex("x")
+    if kind == 2:
+        return n.seq(n.const(rng.choice(["p", ""])), n.regex("y"), n.const(rng.choice(["q", ""])))
+    if kind == 3:
+        return n.tag("<", n.any_text(), ">")
+    if kind == 4:
+        return n.or_(n.const("u"), n.const("v"))
+    return n.optional(n.const("z"))
+
+
+def _ordered_by_definition(items: List[Tuple[Dict[str, Any], bool]], sep: Any) -> Any:
+    """values.ordered as first written: each later item a pair after a separator, made by seq."""
+    if not items:
+        return n.const("")
+    pairs = []
+    for node, required in items:
+        pair = {"type": "sequence", "elements": [sep, node]}
+        pairs.append(pair if required else n.optional(pair))
+    alts = []
+    for first, (node, required) in enumerate(items):
+        alts.append(n.seq(node, *pairs[first + 1 :]))
+        if required:
+            break
+    else:
+        alts.append(n.const(""))
+    return n.or_(*alts)
+
+
+def test_ordered_makes_what_seq_makes_of_its_pairs() -> None:
+    rng = random.Random(29)
+    for _ in range(3000):
+        items = [(_node(rng), rng.random() < 0.5) for _ in range(rng.randrange(6))]
+        sep = rng.choice([n.regex(" "), n.const(","), n.const("")])
+        assert values.ordered(items, sep) == _ordered_by_definition(items, sep), (items, sep)
+
+
+def test_around_makes_what_seq_makes() -> None:
+    rng = random.Random(30)
+    for _ in range(3000):
+        node = n.seq(*[_node(rng) for _ in range(rng.randrange(1, 5))])
+        head = rng.choice([None, n.regex("h"), n.const("h"), n.const(""), _node(rng)])
+        pick = [n.regex("t"), n.const("e"), n.const(""), _node(rng)]
+        tail = [rng.choice(pick) for _ in range(rng.randrange(3))]
+        parts = [e for e in (head, node, *tail) if e is not None]
+        assert n.around(head, node, *tail) == n.seq(*parts), (head, node, tail)

@@ -263,7 +263,8 @@ def _run(node: n.Node, rest: Sequence[Tuple[n.Node, ...]], sep: n.Node) -> n.Nod
     sequence ``seq`` made has none)."""
     kind = node["type"]
     if sep["type"] == "const_string":  # constants could meet: seq merges them
-        return n.seq(node, *[e for part in rest for e in part])
+        pairs = [{"type": "sequence", "elements": [*p]} if len(p) == 2 else p[0] for p in rest]
+        return n.seq(node, *pairs)
     if kind == "sequence":
         out = [*node["elements"]]
     elif kind == "const_string" and not node["value"]:
