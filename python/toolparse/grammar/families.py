@@ -11,7 +11,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..spec_types import Message
 from . import nodes as n
-from .ctx import (  # noqa: F401 - PIECES, SHAPES, keeps_copies: the package's names for them
+from .ctx import (  # noqa: F401 - ARGS_WS, PIECES, SHAPES, keeps_copies: the package's names
+    ARGS_WS,
     LAYOUT_WS,
     PIECES,
     SHAPES,
