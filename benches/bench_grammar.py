@@ -51,6 +51,41 @@ def tools(n: int = N_TOOLS) -> List[Dict[str, Any]]:
     ]
 
 
+def distinct_tools(n: int = N_TOOLS) -> List[Dict[str, Any]]:
+    """``n`` function tools whose schemas all differ, as a real tool list's do: some parameters
+    of one shape across the tools (a query string, a mode enum, a nested location object), the
+    others each tool's own (a string of its own length, an integer with its own minimum, a list
+    of tags on every third tool, a flag on every fourth), and a required list that varies."""
+    out = []
+    for i in range(n):
+        props: Dict[str, Any] = {
+            "query": {"type": "string"},
+            f"extra_{i}": {"type": "string", "maxLength": 10 + i},
+            "limit": {"type": "integer", "minimum": i},
+            "mode": {"enum": ["fast", "exact"]},
+            "where": {
+                "type": "object",
+                "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}},
+            },
+        }
+        if i % 3 == 0:
+            props["tags"] = {"type": "array", "items": {"type": "string"}}
+        if i % 4 == 1:
+            props[f"flag_{i}"] = {"type": "boolean"}
+        required = ["query", "limit"] + ([f"extra_{i}"] if i % 2 else [])
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": f"tool_{i}",
+                    "description": f"tool number {i}",
+                    "parameters": {"type": "object", "properties": props, "required": required},
+                },
+            }
+        )
+    return out
+
+
 def one_per_family() -> List[str]:
     seen: Dict[str, str] = {}
     for name in toolparse.list_formats():
@@ -60,6 +95,7 @@ def one_per_family() -> List[str]:
 
 FORMATS = one_per_family()
 TOOLS = tools()
+DISTINCT = distinct_tools()
 
 
 def build(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
@@ -80,7 +116,18 @@ def build_seen(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
     return build(fmt, choice)
 
 
-BUILDS = {"repeat": build, "first": build_cold, "seen_tools": build_seen}
+def build_distinct(fmt: str, choice: str) -> Optional[Dict[str, Any]]:
+    """A request never seen whose 100 tools all have different schemas (every cache emptied)."""
+    _clear_caches()
+    return toolparse.structural_tag(fmt, DISTINCT, tool_choice=choice, strict="parameter")
+
+
+BUILDS = {
+    "repeat": build,
+    "first": build_cold,
+    "seen_tools": build_seen,
+    "distinct": build_distinct,
+}
 
 
 @pytest.mark.parametrize("kind", list(BUILDS))
@@ -96,10 +143,11 @@ def test_structural_tag_for_100_tools(benchmark: Any, fmt: str, choice: str, kin
 def report(formats: Sequence[str], repeat: int) -> None:
     print(f"structural_tag for {N_TOOLS} tools, median of {repeat} (CPU time), strict=parameter")
     print("first: a request never seen (the generator runs); repeat: the same request again;")
-    print("seen tools: a request never seen whose tools were (single tools' calls reused)")
+    print("seen tools: a request never seen whose tools were (single tools' calls reused);")
+    print("distinct: a request never seen, 100 tools of different schemas (distinct_tools)")
     print(
         f"{'format':<18}{'family':<16}{'auto first':>12}{'required first':>16}{'repeat':>10}"
-        f"{'seen tools':>12}  (ms)"
+        f"{'seen tools':>12}{'distinct':>10}{'req distinct':>14}  (ms)"
     )
     for fmt in formats:
         row = []
@@ -108,6 +156,8 @@ def report(formats: Sequence[str], repeat: int) -> None:
             ("required", build_cold),
             ("required", build),
             ("required", build_seen),
+            ("auto", build_distinct),
+            ("required", build_distinct),
         ):
             fn(fmt, choice)  # warm
             times = []
@@ -117,7 +167,10 @@ def report(formats: Sequence[str], repeat: int) -> None:
                 times.append(time.thread_time() - t0)
             row.append(statistics.median(times) * 1e3)
         family = tp_spec.get_spec(fmt).family
-        print(f"{fmt:<18}{family:<16}{row[0]:>12.3f}{row[1]:>16.3f}{row[2]:>10.3f}{row[3]:>12.3f}")
+        print(
+            f"{fmt:<18}{family:<16}{row[0]:>12.3f}{row[1]:>16.3f}{row[2]:>10.3f}{row[3]:>12.3f}"
+            f"{row[4]:>10.3f}{row[5]:>14.3f}"
+        )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -125,9 +178,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--report", action="store_true", help="print a table instead of pytest")
     p.add_argument("--all", action="store_true", help="every format, not one per family")
     p.add_argument("--repeat", type=int, default=51)
+    p.add_argument("formats", nargs="*", help="these formats (default: one per family)")
     args = p.parse_args(argv)
     if args.report:
-        report(toolparse.list_formats() if args.all else FORMATS, args.repeat)
+        chosen = args.formats or (toolparse.list_formats() if args.all else FORMATS)
+        report(chosen, args.repeat)
         return 0
     return pytest.main([__file__, "--benchmark-enable"])
 

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from .. import spec as _spec
 from . import nodes as n
+from .ctx import PARAMS
 from .families import FAMILIES, PIECES, SHAPES, Block, Ctx, Plan, keeps_copies
 from .request import STRICT_LEVELS, FunctionTool, Request, resolve
 from .schema import Dropped, prepare
@@ -227,6 +228,7 @@ def _clear_caches() -> None:
     _CACHE.clear()
     PIECES.clear()
     SHAPES.clear()
+    PARAMS.clear()
 
 
 def _registered(_spec: Any, _reasoning: Any) -> None:

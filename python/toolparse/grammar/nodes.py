@@ -41,33 +41,58 @@ def seq(*elements: Node) -> Node:
     """The elements one after another (nested sequences flattened, adjacent constants merged,
     empty constants dropped)."""
     out: List[Node] = []
+    append = out.append
     last_const = False  # whether out[-1] is a constant
     for e in elements:
         kind = e["type"]
-        if kind == "const_string":
-            if not e["value"]:
-                continue
-            if last_const:
-                out[-1] = {"type": "const_string", "value": out[-1]["value"] + e["value"]}
-            else:
-                out.append(e)
-                last_const = True
-        elif kind == "sequence":
+        if kind == "sequence":
             for p in e["elements"]:  # an inner sequence's own empty constants stay
                 if p["type"] != "const_string":
-                    out.append(p)
+                    append(p)
                     last_const = False
                 elif last_const:
                     out[-1] = {"type": "const_string", "value": out[-1]["value"] + p["value"]}
                 else:
-                    out.append(p)
+                    append(p)
                     last_const = True
-        else:
-            out.append(e)
+        elif kind != "const_string":
+            append(e)
             last_const = False
+        elif not e["value"]:
+            continue
+        elif last_const:
+            out[-1] = {"type": "const_string", "value": out[-1]["value"] + e["value"]}
+        else:
+            append(e)
+            last_const = True
     if not out:
         return const("")
     return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}
+
+
+def around(head: Optional[Node], node: Node, *tail: Node) -> Node:
+    """``seq(head, node, *tail)`` (head ``None``: none), made directly where ``node`` is a
+    sequence ``seq`` made (no two constants next to each other), ``head`` is no constant and
+    no sequence and neither is any of ``tail``, bar a non-empty constant after a non-constant:
+    a part's parameters between the pieces around them, without flattening them again."""
+    if node["type"] == "sequence":
+        elements = node["elements"]
+        direct = head is None or head["type"] not in ("sequence", "const_string")
+        last = elements[-1]["type"]
+        for e in tail:
+            kind = e["type"]
+            if kind == "sequence" or (
+                kind == "const_string" and (e["value"] == "" or last == "const_string")
+            ):
+                direct = False
+            last = kind
+        if direct:
+            out = [head, *elements] if head is not None else [*elements]
+            out.extend(tail)
+            return {"type": "sequence", "elements": out}
+    if head is None:
+        return seq(node, *tail)
+    return seq(head, node, *tail)
 
 
 def prefixed(text: str, node: Node) -> Node:

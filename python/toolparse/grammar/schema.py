@@ -169,7 +169,12 @@ def properties(node: Any, root: Mapping[str, Any]) -> Tuple[List[Tuple[str, Any]
     req = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
     if not isinstance(props, dict):
         return [], req, False
+    if set(map(type, props)) <= _STR:  # JSON's keys (one set operation, not a test a key)
+        return list(props.items()), req, True
     return [(k, v) for k, v in props.items() if isinstance(k, str)], req, True
+
+
+_STR = {str}
 
 
 def items_of(node: Any, root: Mapping[str, Any]) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any, Callable, List, Mapping, Sequence, Set, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from . import nodes as n
 from .schema import (
@@ -137,6 +137,9 @@ class Values:
 
     def __init__(self, syn: Syntax, root: Mapping[str, Any], drop: Dropped, where: str) -> None:
         self.syn, self.root, self.drop, self.where = syn, root, drop, where
+        # how the root object's parameters are made into ordered's items (Ctx.items, which
+        # keeps them across tools): build, props, required names, separator, variant
+        self.items: Optional[Callable[..., Tuple[List[Tuple[n.Node, bool]], List[Any]]]] = None
 
     def value(self, schema: Any, depth: int = 4) -> n.Node:
         syn = self.syn
@@ -202,37 +205,77 @@ class Values:
             )
             body = n.optional(n.seq(pair, n.star(n.seq(n.regex(syn.comma), pair))))
         else:
-            pairs = [
-                (n.seq(n.const(syn.key(k)), n.regex(syn.colon), self.value(v, depth)), k in req)
-                for k, v in props
-            ]
-            body = ordered(pairs, n.regex(syn.comma))
+
+            def build(k: str, v: Any) -> n.Node:
+                return n.seq(n.const(syn.key(k)), n.regex(syn.colon), self.value(v, depth))
+
+            comma = n.regex(syn.comma)
+            if self.items is not None and node is self.root:
+                pairs, after = self.items(build, props, req, comma, depth)
+            else:
+                pairs = [(build(k, v), k in req) for k, v in props]
+                after = [later(p, comma, r) for p, r in pairs]
+            body = ordered(pairs, comma, after)
             # Jinja's dictsort: keys compared case folded, ties kept in the given order
-            order = sorted(range(len(props)), key=lambda i: props[i][0].lower())
-            if syn.dictsort and order != list(range(len(props))):
-                body = n.or_(body, ordered([pairs[i] for i in order], n.regex(syn.comma)))
+            if syn.dictsort:
+                order = sorted(range(len(props)), key=lambda i: props[i][0].lower())
+                if order != list(range(len(props))):
+                    by_key = ordered([pairs[i] for i in order], comma, [after[i] for i in order])
+                    body = n.or_(body, by_key)
         pad = n.regex(syn.pad) if syn.pad else n.const("")
         return n.seq(n.const("{"), pad, body, pad, n.const("}"))
 
 
-def ordered(items: Sequence[Tuple[n.Node, bool]], sep: n.Node) -> n.Node:
+def later(node: n.Node, sep: n.Node, required: bool) -> Tuple[n.Node, ...]:
+    """An item of ``ordered``'s list after the first it holds, as the elements it adds to the
+    sequence: ``sep`` then ``node``, optional unless ``required``."""
+    if required:
+        return (sep, node)
+    return ({"type": "optional", "content": {"type": "sequence", "elements": [sep, node]}},)
+
+
+def ordered(
+    items: Sequence[Tuple[n.Node, bool]],
+    sep: n.Node,
+    after: Optional[Sequence[Tuple[n.Node, ...]]] = None,
+) -> n.Node:
     """Items in the given order, each ``(node, required)``, separated by ``sep``: optional items
     may be left out, required ones not. Built as the choice of the first item present (an item
-    after it comes with its separator in front)."""
+    after it comes with its separator in front: ``after``, each item's ``later`` elements where
+    the caller has them made already)."""
     if not items:
         return n.const("")
-    later = []
-    for node, r in items:
-        pair = {"type": "sequence", "elements": [sep, node]}
-        later.append(pair if r else {"type": "optional", "content": pair})
+    if after is None:
+        after = [later(node, sep, r) for node, r in items]
     alts: List[n.Node] = []
     for first, (node, required) in enumerate(items):
-        alts.append(n.seq(node, *later[first + 1 :]))
+        alts.append(_run(node, after[first + 1 :], sep))
         if required:
             break  # a required item cannot be skipped
     else:
         alts.append(n.const(""))  # every item optional: none at all
-    return n.or_(*alts)
+    return alts[0] if len(alts) == 1 else {"type": "or", "elements": alts}
+
+
+def _run(node: n.Node, rest: Sequence[Tuple[n.Node, ...]], sep: n.Node) -> n.Node:
+    """``seq(node, *rest's items)``, made directly: what ``rest`` adds begins with ``sep`` or an
+    optional item and ends before one, so no constant meets another but inside ``node`` (a
+    sequence ``seq`` made has none)."""
+    kind = node["type"]
+    if sep["type"] == "const_string":  # constants could meet: seq merges them
+        pairs = [{"type": "sequence", "elements": [*p]} if len(p) == 2 else p[0] for p in rest]
+        return n.seq(node, *pairs)
+    if kind == "sequence":
+        out = [*node["elements"]]
+    elif kind == "const_string" and not node["value"]:
+        out = []
+    else:
+        out = [node]
+    for part in rest:
+        out += part
+    if not out:
+        return n.const("")
+    return out[0] if len(out) == 1 else {"type": "sequence", "elements": out}
 
 
 def required_names(schema: Any, root: Mapping[str, Any]) -> Set[str]:
