@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("jinja2")
 
+import toolparse  # noqa: E402
 from toolparse import detect_format, list_formats, list_reasoning_formats  # noqa: E402
 
 TEMPLATES = Path(__file__).parent / "fixtures" / "templates" / "llama.cpp"
@@ -85,6 +86,10 @@ EXPECTED = {
     "poolside-Laguna-XS.2": ("poolside_v1", GLM, True),
     "unsloth-Apriel-1.5": ("apriel", None, None),
     "unsloth-mistral-Devstral-Small-2507": ("mistral", None, None),
+    # every special token written with the checkpoint's suffix (<tool_calls:opensource>): read by
+    # hy_v3's suffixed variant, reported as hy_v3 with token_suffix ":opensource"; the prompt
+    # closes an empty block (thinking off by default)
+    "tencent-Hy3": ("hy_v3", "hy_v3", False),
 }
 
 NO_TOOLS = "the template does not render tools"
@@ -105,7 +110,6 @@ OUT = {
     "ibm-granite-granite-3.3-2B-Instruct": (NO_CALL, "past calls are not rendered"),
     "MiniMax-M1": (UNREAD, "MiniMax-M1's <tool_calls> format is not read"),
     "llama-cpp-deepseek-r1": (UNREAD, "llama.cpp's own R1 variant"),
-    "tencent-Hy3": (UNREAD, "<…:opensource> markers, not hy_v3's"),
     "upstage-Solar-Open-100B": (UNREAD, "a format toolparse does not read"),
 }
 RAISES = {"fireworks-ai-llama-3-firefunction-v2": "'functions' is undefined"}
@@ -279,3 +283,20 @@ def test_a_template_writing_one_call_of_two_skips_that_probe():
     assert "first of the turn's calls" in d.skipped[0][1]
     # the other call probes are read back, not skipped
     assert {"one call", "content then a call", "no arguments"} <= {p for p, _ in d.evidence}
+
+
+def test_a_template_writing_suffixed_tokens():
+    # Hy3 writes every special token with its checkpoint's suffix: detection tries the suffixed
+    # variant of each format whose spec allows one, and reports the plain name and the suffix
+    from toolparse import with_token_suffix
+
+    d = _detect("tencent-Hy3", model="tencent/Hy3")
+    assert (d.format, d.reasoning, d.reasoning_started) == ("hy_v3", "hy_v3", False)
+    assert d.token_suffix == ":opensource" and d.candidates == ("hy_v3",)
+    name = with_token_suffix(d.format, d.token_suffix)
+    for backend in ("rust", "python"):
+        parser = toolparse.get_parser(name, backend=backend)
+        calls = [parser.extract_tool_calls(t).tool_calls for p, t in d.evidence if p != "no call"]
+        assert calls and all(calls)
+    # a template with bare tokens has none
+    assert _detect("Qwen-Qwen3-0.6B").token_suffix == ""

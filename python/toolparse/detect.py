@@ -72,6 +72,7 @@ class Detection:
     reason: Optional[str] = None
     evidence: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     skipped: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
+    token_suffix: str = ""
 
 
 def _opened(prompt: str, r: Any) -> Optional[bool]:
@@ -138,19 +139,37 @@ def _reads_all(
     reasoning: Optional[str],
     started: Optional[bool],
     rendered: Sequence[Tuple[_Probe, Any]],
+    prompt: str = "",
 ) -> bool:
     """Whether ``fmt`` with ``reasoning`` reads every probe back. A turn whose render has no end
     of the think block the prompt opened is read as starting outside it: templates leave the block
-    out of a turn in history that had no reasoning."""
+    out of a turn in history that had no reasoning. A turn that closes a block it never opens,
+    after a prompt that ends with an empty block, is read as starting inside it (:func:`_fills_empty_block`)."""
     parsers: Dict[Optional[bool], Any] = {}
-    end = _spec.REASONING[reasoning].end if reasoning else ""
+    r = _spec.REASONING[reasoning] if reasoning else None
+    end = r.end if r is not None else ""
     for probe, turn in rendered:
         mode = started if not (started and end and end not in turn.text) else False
+        if started is False and _fills_empty_block(r, prompt, turn.text):
+            mode = True
         if mode not in parsers:
             parsers[mode] = _parser(fmt, tools, reasoning, mode)
         if parsers[mode] is None or not _reads(parsers[mode], probe, turn.text):
             return False
     return True
+
+
+def _fills_empty_block(r: Any, prompt: str, text: str) -> bool:
+    """Whether ``text`` fills the empty think block the prompt ends with (thinking off): Hy3's
+    prompt ends ``<think></think>`` and its turn with reasoning ``<think>R</think>...``, so the
+    turn's render shares the block's start with the prompt and begins inside the block."""
+    if r is None or not r.start or not r.end:
+        return False
+    head = prompt.rstrip()
+    if not head.endswith(r.end) or not head[: -len(r.end)].rstrip().endswith(r.start):
+        return False
+    e = text.find(r.end)
+    return e >= 0 and r.start not in text[:e]
 
 
 def _pick(candidates: Sequence[str], model: Optional[str]) -> str:
@@ -220,6 +239,7 @@ def detect_format(
             skipped=skipped,
         )
     prompt = rendered[0][1].prompt
+    _register_suffixed(prompt + "".join(r.text for _, r in rendered))
     options: List[Tuple[Optional[str], Optional[bool]]] = [(None, None)]
     opened_any = False
     for name, r in _spec.REASONING.items():
@@ -231,7 +251,7 @@ def detect_format(
     found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
     for fmt in _spec.list_formats():
         for reasoning, started in options:
-            if _reads_all(fmt, tools, reasoning, started, rendered):
+            if _reads_all(fmt, tools, reasoning, started, rendered, prompt):
                 found.setdefault(fmt, []).append((reasoning, started))
     if not found:
         return Detection(
@@ -240,7 +260,8 @@ def detect_format(
             evidence=evidence,
             skipped=skipped,
         )
-    candidates = tuple(f for f in _spec.list_formats() if f in found)
+    found, suffix_of = _plain(found)
+    candidates = tuple(dict.fromkeys(f for f in _spec.list_formats() if f in found))
     fmt = _pick(candidates, model)
     pairs = found[fmt]
     if (None, None) in pairs and not any(
@@ -254,4 +275,46 @@ def detect_format(
         else:
             reasoning = _pick_reasoning(names, fmt)
             started = dict(pairs)[reasoning]
-    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped)
+    suffix = suffix_of.get(fmt, "")
+    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped, suffix)
+
+
+def _register_suffixed(text: str) -> None:
+    """Registers, for each format whose special tokens may carry a suffix (``token_suffix``) and
+    that ``text`` (the renders) writes suffixed, the variant for that suffix: a candidate like
+    any registered format."""
+    from .token_suffix import token_suffix_from_text, with_token_suffix
+
+    for name, s in list(_spec.SPECS.items()):
+        if s.token_suffix:
+            suffix = token_suffix_from_text(name, text)
+            if suffix:
+                with_token_suffix(name, suffix)
+
+
+def _plain(
+    found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]],
+) -> Tuple[Dict[str, List[Tuple[Optional[str], Optional[bool]]]], Dict[str, str]]:
+    """``found`` with each suffixed variant (:func:`toolparse.with_token_suffix`), and the
+    reasoning variants paired with it, under its plain format's name; and the suffix of each
+    plain name that stands for a variant. A plain format that reads the renders itself wins."""
+    from .token_suffix import variant_base
+
+    out: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
+    suffix_of: Dict[str, str] = {}
+    for name, pairs in found.items():
+        base = variant_base(name)
+        if base is None:
+            out[name] = pairs
+            suffix_of.pop(name, None)
+            continue
+        plain, suffix = base
+        if plain in out and plain not in suffix_of:
+            continue
+        mapped = []
+        for r, started in pairs:
+            rb = variant_base(r) if r is not None else None
+            mapped.append((rb[0] if rb is not None else r, started))
+        out[plain] = mapped
+        suffix_of[plain] = suffix
+    return out, suffix_of

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import logging
 import os
 import runpy
@@ -36,6 +37,7 @@ from toolparse import spec as _spec
 from toolparse.integrations import check_report, server_structural_tag
 from toolparse.integrations import reasoning as _reasoning_common
 from toolparse.integrations._twin import ServerModels
+from toolparse.token_suffix import variant_for_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -219,6 +221,19 @@ def _paired_markup(fmt: str) -> List[str]:
     return [] if s.content_prefix else list(s.ends)
 
 
+def _base_takes_tokenizer(cls: type) -> bool:
+    """Whether the first ``__init__`` after :class:`_ToolparseDetector` in ``cls``'s MRO (the
+    peer detector's) has a ``tokenizer`` parameter."""
+    mro = cls.__mro__
+    for c in mro[mro.index(_ToolparseDetector) + 1 :]:
+        if "__init__" in vars(c):
+            try:
+                return "tokenizer" in inspect.signature(c.__init__).parameters  # type: ignore[misc]
+            except (TypeError, ValueError):
+                return False
+    return False
+
+
 class _ToolparseDetector:
     """What every ``toolparse_F`` detector adds to SGLang's detector for F: the parsing.
 
@@ -231,7 +246,14 @@ class _ToolparseDetector:
     toolparse_format = ""
     toolparse_backend = "rust"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, tokenizer: Any = None, **kwargs: Any) -> None:
+        # SGLang passes its tokenizer to a detector whose signature names one
+        # (FunctionCallParser): a format whose special tokens carry the checkpoint's suffix
+        # (spec "token_suffix": Hy3's <tool_calls:opensource>) runs the variant for the suffix
+        # in the vocabulary
+        self.toolparse_format = variant_for_tokenizer(self.toolparse_format, tokenizer) or ""
+        if tokenizer is not None and _base_takes_tokenizer(type(self)):
+            kwargs["tokenizer"] = tokenizer
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
         self._tp_parser: Optional[toolparse.ToolParser] = None
         self._tp_core: Any = None  # the stream core (_stream_core): builds and records
@@ -639,8 +661,14 @@ class _ToolparseReasoningDetector:
         continue_final_message: bool = False,
         previous_content: str = "",
         force_nonempty_content: bool = False,
+        tokenizer: Any = None,
         **_ignored: Any,
     ) -> None:
+        # SGLang's ReasoningParser passes its tokenizer to a detector whose signature names
+        # one: markers with the checkpoint's suffix (spec "token_suffix") run the variant
+        self.toolparse_reasoning = (
+            variant_for_tokenizer(self.toolparse_reasoning, tokenizer, reasoning=True) or ""
+        )
         rspec = _spec.REASONING[self.toolparse_reasoning]
         super().__init__(  # type: ignore[call-arg]
             rspec.start or "",
@@ -656,6 +684,7 @@ class _ToolparseReasoningDetector:
         )
         self._tp_started: Optional[bool] = started_of(force_reasoning)
         tool = _reasoning_common.tool_format_of(_serving_parsers().get("tool"))
+        tool = variant_for_tokenizer(tool, tokenizer)
         self._tp_tool = tool if _reasoning_common.pairs(self.toolparse_reasoning, tool) else None
         self._tp_transparent = _reasoning_common.transparent(self.toolparse_reasoning)
         self._tp_core: Any = None
