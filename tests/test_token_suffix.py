@@ -131,7 +131,7 @@ def _hy3_turn(**turn):
 
 
 CALLS = [
-    ("write_file", {"path": "notes/todo.md", "content": "- milk\n- <b>bold</b> & \"Bob\""}),
+    ("write_file", {"path": "notes/todo.md", "content": '- milk\n- <b>bold</b> & "Bob"'}),
     ("get_weather", {"city": "Paris", "days": 3}),
 ]
 

@@ -144,7 +144,8 @@ def _reads_all(
     """Whether ``fmt`` with ``reasoning`` reads every probe back. A turn whose render has no end
     of the think block the prompt opened is read as starting outside it: templates leave the block
     out of a turn in history that had no reasoning. A turn that closes a block it never opens,
-    after a prompt that ends with an empty block, is read as starting inside it (:func:`_fills_empty_block`)."""
+    after a prompt that ends with an empty block, is read as starting inside it
+    (:func:`_fills_empty_block`)."""
     parsers: Dict[Optional[bool], Any] = {}
     r = _spec.REASONING[reasoning] if reasoning else None
     end = r.end if r is not None else ""

@@ -108,8 +108,8 @@ def _specs(name: str, reasoning: bool) -> Tuple[str, Any, Any]:
             f"format {canon!r}: its special tokens carry no token suffix "
             '(no "token_suffix": true in its spec)'
         )
-    r = _spec.REASONING.get(canon)
-    return canon, f, (r if r is not None and r.token_suffix else None)
+    own = _spec.REASONING.get(canon)
+    return canon, f, (own if own is not None and own.token_suffix else None)
 
 
 def _variant_name(base: str, suffix: str) -> str:
@@ -247,11 +247,11 @@ def token_suffix_from_vocab(
             return ""
         strings = [*_reasoning_strings(r), *(_format_strings(f) if f is not None else [])]
     else:
-        f = _spec.get_spec(name)
-        if not f.token_suffix:
+        fmt = _spec.get_spec(name)
+        if not fmt.token_suffix:
             return ""
-        r = _spec.REASONING.get(f.name)
-        strings = [*_format_strings(f), *(_reasoning_strings(r) if r is not None else [])]
+        own = _spec.REASONING.get(fmt.name)
+        strings = [*_format_strings(fmt), *(_reasoning_strings(own) if own is not None else [])]
     return _first_suffix(_tags(strings), vocab_keys)
 
 

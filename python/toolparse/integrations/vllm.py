@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import toolparse
 from toolparse import spec as _spec
-from toolparse.token_suffix import variant_for_tokenizer
 from toolparse.integrations import VLLM_PREFIX as PREFIX
 from toolparse.integrations import check_report, server_structural_tag
 from toolparse.integrations import reasoning as _reasoning_common
@@ -36,6 +35,7 @@ from toolparse.integrations._vllm_deltas import (
     stream_core,
     vllm_delta,
 )
+from toolparse.token_suffix import variant_for_tokenizer
 
 logger = logging.getLogger(__name__)
 
