@@ -90,7 +90,8 @@ TOOLS = [
 def t(text: str, suffix: str = S) -> str:
     """``text`` with every Hy3 tag written with ``suffix``."""
     for tag in TAGS:
-        text = text.replace(f"<{tag}>", f"<{tag}{suffix}>").replace(f"</{tag}>", f"</{tag}{suffix}>")
+        for bare in (f"<{tag}>", f"</{tag}>"):
+            text = text.replace(bare, bare[:-1] + suffix + ">")
     return text
 
 

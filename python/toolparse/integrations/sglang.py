@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
 import logging
 import os
 import runpy
@@ -221,19 +220,6 @@ def _paired_markup(fmt: str) -> List[str]:
     return [] if s.content_prefix else list(s.ends)
 
 
-def _base_takes_tokenizer(cls: type) -> bool:
-    """Whether the first ``__init__`` after :class:`_ToolparseDetector` in ``cls``'s MRO (the
-    peer detector's) has a ``tokenizer`` parameter."""
-    mro = cls.__mro__
-    for c in mro[mro.index(_ToolparseDetector) + 1 :]:
-        if "__init__" in vars(c):
-            try:
-                return "tokenizer" in inspect.signature(c.__init__).parameters  # type: ignore[misc]
-            except (TypeError, ValueError):
-                return False
-    return False
-
-
 class _ToolparseDetector:
     """What every ``toolparse_F`` detector adds to SGLang's detector for F: the parsing.
 
@@ -250,10 +236,8 @@ class _ToolparseDetector:
         # SGLang passes its tokenizer to a detector whose signature names one
         # (FunctionCallParser): a format whose special tokens carry the checkpoint's suffix
         # (spec "token_suffix": Hy3's <tool_calls:opensource>) runs the variant for the suffix
-        # in the vocabulary
+        # in the vocabulary. The peer detector is built as before, without it.
         self.toolparse_format = variant_for_tokenizer(self.toolparse_format, tokenizer) or ""
-        if tokenizer is not None and _base_takes_tokenizer(type(self)):
-            kwargs["tokenizer"] = tokenizer
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
         self._tp_parser: Optional[toolparse.ToolParser] = None
         self._tp_core: Any = None  # the stream core (_stream_core): builds and records
