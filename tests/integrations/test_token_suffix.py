@@ -339,3 +339,34 @@ def test_auto_resolution_keeps_the_plain_name_for_sglang() -> None:
         assert toolparse.get_parser(r.variant()).extract_tool_calls(t(CALL)).tool_calls
     finally:
         tp_auto.clear_cache()
+
+
+def test_sglang_serving_reads_the_suffixed_tokens(sglang: Any) -> None:
+    """SGLang's own serving steps (``_process_reasoning_stream``, then the tool-call step; and
+    ``_build_chat_response``'s): they build the parsers with the server's tokenizer."""
+    from test_sglang_reasoning import Serving, chat_request, serve_stream
+
+    serving = Serving("toolparse_hy_v3", "toolparse_hy_v3")
+    serving.tokenizer_manager.tokenizer = Tokenizer()
+    request = chat_request(TOOLS)
+    want = (WANT[0], WANT[1], [("get_weather", json.dumps({"city": "Paris", "days": 3}))])
+    for split, chunks in splittings(TEXT, seed=7).items():
+        assert serve_stream(serving, request, chunks).result() == want, split
+    # _build_chat_response's steps: the reasoning parser with the server's tokenizer (as SGLang
+    # builds it there), then SGLang's own _process_tool_calls
+    rp = sglang[1]
+    request = chat_request(TOOLS, stream=False)
+    parser = rp.ReasoningParser(
+        model_type=serving.reasoning_parser,
+        stream_reasoning=False,
+        force_reasoning=False,
+        request=request,
+        tokenizer=serving.tokenizer_manager.tokenizer,
+        tool_call_parser_active=True,
+    )
+    reasoning, text = parser.parse_non_stream(TEXT)
+    tool_calls, text, _ = serving._process_tool_calls(
+        text, request.tools, {"type": "stop", "matched": None}, request.tool_choice
+    )
+    calls = [(c.function.name, c.function.arguments) for c in tool_calls or []]
+    assert (reasoning, text, calls) == want
