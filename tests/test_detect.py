@@ -300,3 +300,14 @@ def test_a_template_writing_suffixed_tokens():
         assert calls and all(calls)
     # a template with bare tokens has none
     assert _detect("Qwen-Qwen3-0.6B").token_suffix == ""
+
+
+def test_cli_prints_the_token_suffix(capsys):
+    from toolparse.cli import main
+
+    path = TEMPLATES / "tencent-Hy3.jinja"
+    assert main(["detect", "--template", str(path), "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "format: hy_v3\n" in out and "token suffix: :opensource\n" in out
+    assert main(["detect", "--template", str(path), "--json", "--seed", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["token_suffix"] == ":opensource"
