@@ -5,7 +5,11 @@ of :mod:`toolparse.chat_template`) and keeps every registered format, with a rea
 none, that parses each probe's assistant turn back exactly: the calls (names and argument JSON
 values), the content and the reasoning. Nothing is inferred from the template's source text, and no
 marker is learnt from the probes: the probes' names and values are random, and detection only
-chooses among the formats already registered.
+chooses among the formats already registered. The one thing read from the renders: where a
+format's spec says its special tokens may carry a per-checkpoint suffix (``token_suffix``: Hy3's
+``<tool_calls:opensource>``) and the renders write them so, the suffixed variant
+(:func:`toolparse.with_token_suffix`) is registered and tried too; it is reported under the plain
+name, with ``Detection.token_suffix``.
 
 The probes: a turn with content and no call, one call, two calls, content then a call, reasoning
 then a call, and a call with no arguments. Every probe is rendered with ``enable_thinking=True``
