@@ -15,7 +15,6 @@ tokenizer's vocabulary; the servers' integrations use :func:`variant_for_tokeniz
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import logging
 import re
@@ -116,6 +115,8 @@ def _variant_name(base: str, suffix: str) -> str:
     """``<base>-<suffix without ':'>`` in the name alphabet; a suffix that does not spell a name
     as it is (upper case, other characters) gets a hash of it too, so that two suffixes never
     share a name."""
+    import hashlib  # here: OpenSSL's module costs milliseconds at import
+
     raw = suffix[1:]
     slug = _NAME_CHARS.sub("-", raw.lower())
     if slug != raw:
