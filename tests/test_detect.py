@@ -35,7 +35,7 @@ EXPECTED = {
     "CohereForAI-c4ai-command-r-plus-tool_use": ("command_r", None, None),
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": ("cohere_command3", "cohere_command3", False),
     "Kimi-K3": ("kimi_k3", "kimi_k3", True),
-    # both write a turn's first call only (the two-call probe is skipped, with the reason)
+    # both write a turn's first call only (the two-call probe is read as its first call)
     "GigaChat3-10B-A1.8B": ("gigachat3", None, None),
     "GigaChat3.1-10B-A1.8B": ("gigachat3", None, None),
     # writes a call turn's content in the analysis channel, which reads back as reasoning
@@ -149,7 +149,7 @@ def _detect(name: str, **kw):
         )  # fmt: skip
         assert r.returncode == 0, r.stderr[-3000:]
         d = json.loads(r.stdout)
-        for key in ("candidates", "evidence", "skipped"):
+        for key in ("candidates", "evidence", "skipped", "lost"):
             d[key] = tuple(tuple(x) if isinstance(x, list) else x for x in d[key])
         return Detection(**d)
     return detect_format(text, bos_token="<s>", eos_token="</s>", seed=7, **kw)
@@ -268,6 +268,8 @@ def test_cli_template(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["format"] == "llama3_json" and "llama3_json" in doc["candidates"]
     assert set(doc["evidence"]) >= {"no call", "one call"}
+    # Llama 3.1 raises on two calls: refused, not read as one
+    assert list(doc["skipped"]) == ["two calls"] and doc["lost"] == {}
 
 
 def test_cli_tokenizer_config_named_and_tokens(tmp_path, capsys):
@@ -302,10 +304,21 @@ def test_cli_bad_template(tmp_path, capsys):
     assert "invalid chat template" in capsys.readouterr().err
 
 
-def test_a_template_writing_one_call_of_two_skips_that_probe():
+def test_a_template_writing_one_call_of_two_reads_that_probe_as_one_call():
     d = _detect("GigaChat3-10B-A1.8B")
     assert d.format == "gigachat3"
-    assert [name for name, _ in d.skipped] == ["two calls"]
-    assert "first of the turn's calls" in d.skipped[0][1]
-    # the other call probes are read back, not skipped
-    assert {"one call", "content then a call", "no arguments"} <= {p for p, _ in d.evidence}
+    assert d.skipped == ()
+    assert d.lost == (("two calls", "writes the first call of a turn only"),)
+    # every call probe is read back, the two-call one as the one call its render shows
+    assert {"one call", "two calls", "content then a call", "no arguments"} <= {
+        p for p, _ in d.evidence
+    }
+    # gpt-oss also writes a call turn's content on the analysis channel: read back as reasoning
+    d = _detect("openai-gpt-oss-120b")
+    assert d.format == "openai"
+    assert dict(d.lost) == {
+        "two calls": "writes the first call of a turn only",
+        "content then a call": "writes a call turn's content as its reasoning",
+    }
+    # a template that writes every call keeps its probes
+    assert _detect("Qwen-Qwen3-0.6B").lost == ()

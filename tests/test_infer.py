@@ -46,7 +46,7 @@ INFERRED = {
     "CohereForAI-c4ai-command-r7b-12-2024-tool_use": "tagged_json",
     "GLM-4.6": "xml_params",
     "GLM-4.7-Flash": "xml_params",
-    # one call per turn: the two-call probe renders as its first call alone (infer/shown.py)
+    # one call per turn: the two-call probe renders as its first call alone (probes.as_shown)
     "GigaChat3-10B-A1.8B": "tagged_json",
     "GigaChat3.1-10B-A1.8B": "tagged_json",
     "Kimi-K2-Instruct": "named_json",
@@ -175,22 +175,51 @@ json.dump(out, sys.stdout)
 """
 
 
-def _read_with(doc: Dict[str, Any], texts: List[Tuple[str, Optional[bool], Any]]) -> List[Any]:
-    """Each text read by ``doc`` on both backends: [[calls, content, reasoning] per backend]."""
-    env = {"PYTHONPATH": PACKAGE_ROOT}
+def _in_child(script: str, stdin: str) -> str:
+    """What ``script`` writes, run by a fresh interpreter with ``stdin`` (what it registers
+    stays out of this process's registry)."""
     import os
 
-    env = {**os.environ, **env}
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=json.dumps({"doc": doc, "texts": texts}),
+        [sys.executable, "-c", script],
+        input=stdin,
         capture_output=True,
         text=True,
-        env=env,
+        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def _read_with(doc: Dict[str, Any], texts: List[Tuple[str, Optional[bool], Any]]) -> List[Any]:
+    """Each text read by ``doc`` on both backends: [[calls, content, reasoning] per backend]."""
+    return json.loads(_in_child(_CHILD, json.dumps({"doc": doc, "texts": texts})))
+
+
+_PROVE = (
+    "import json,sys\nfrom toolparse.infer.proof import _prove\n"
+    "r=json.load(sys.stdin)\n"
+    "print(json.dumps([_prove(d,r['tools'],r['checks'],r['seed']) for d in r['docs']]))"
+)
+
+
+def _prove_in_child(
+    docs: List[Dict[str, Any]], tools: Any, checks: Any, seed: int = 1
+) -> List[str]:
+    """The proof's answer for each doc on ``checks`` ("" where it proves, else why not)."""
+    stdin = json.dumps({"docs": docs, "tools": tools, "checks": checks, "seed": seed})
+    return json.loads(_in_child(_PROVE, stdin))
+
+
+def _checks_of(rows: List[Any], reasoning: bool = True) -> List[Any]:
+    """The proof's checks for the first six fresh renders: what each shows of its probe."""
+    checks = []
+    for probe, text, mode, _tools in rows[:6]:
+        content = probe.content if probe.content and probe.content in text else ""
+        shown = probe.reasoning if reasoning and probe.reasoning and probe.reasoning in text else ""
+        checks.append([text, [list(c) for c in probe.calls], content, shown, mode])
+    return checks
 
 
 def _fresh_renders(
@@ -545,7 +574,7 @@ def test_xml_elements_reads_an_item_list_as_an_array_only_where_the_schema_says_
 
 
 def test_a_multi_word_marker_is_one_line_of_words():
-    from toolparse.infer import _words
+    from toolparse.infer.reasoning import words as _words
 
     assert _words("[BEGIN", "[BEGIN FINAL RESPONSE]") == "[BEGIN FINAL RESPONSE]"
     assert _words("steps:", "Here are my reasoning steps:", True) == "Here are my reasoning steps:"
@@ -588,27 +617,7 @@ def test_streaming_splits_property(seed):
     if not _DOC:
         _DOC.update(_infer("GLM-4.6"))
     rows = _fresh_renders("GLM-4.6", _DOC, seed=seed % 1000)
-    checks = []
-    for probe, text, mode, _tools in rows[:6]:
-        content = probe.content if probe.content and probe.content in text else ""
-        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
-        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
-    script = (
-        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
-        "r=json.load(sys.stdin)\nprint(json.dumps(_prove(r['doc'],r['tools'],r['checks'],r['seed'])))"
-    )
-    import os
-
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        input=json.dumps({"doc": _DOC, "tools": rows[0][3], "checks": checks, "seed": seed}),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout) == "", done.stdout
+    assert _prove_in_child([_DOC], rows[0][3], _checks_of(rows), seed) == [""]
     assert callable(check)
 
 
@@ -681,20 +690,11 @@ print(json.dumps([found.line, found.format, names, got.content]))
 
 
 def test_auto_falls_back_to_inference():
-    import os
 
     text = _text("Qwen-Qwen2.5-7B-Instruct")
     text = text.replace("<tool_call>", "<invoke_x>").replace("</tool_call>", "</invoke_x>")
-    done = subprocess.run(
-        [sys.executable, "-c", _AUTO],
-        input=text,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    line, fmt, names, content = json.loads(done.stdout.strip().splitlines()[-1])
+    out = _in_child(_AUTO, text)
+    line, fmt, names, content = json.loads(out.strip().splitlines()[-1])
     assert "inferred" in line and fmt.startswith("inferred-")
     assert names == ["f"] and content.strip() == "Hi"
 
@@ -711,31 +711,12 @@ def test_a_marker_holding_a_probe_string_is_refused():
 
 
 def test_the_proof_fails_a_spec_that_misreads_the_renders():
-    import os
 
     doc = _infer("Qwen-Qwen2.5-7B-Instruct")
     rows = _fresh_renders("Qwen-Qwen2.5-7B-Instruct", doc, seed=9)
-    checks = []
-    for probe, text, mode, _ in rows[:6]:
-        content = probe.content if probe.content and probe.content in text else ""
-        checks.append([text, [list(c) for c in probe.calls], content, "", mode])
-    script = (
-        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
-        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
-        " for d in r['docs']]))"
-    )
     bad = json.loads(json.dumps(doc))
     bad["spec"]["markers"]["call_end"] = "</tool_cal>"
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        input=json.dumps({"docs": [doc, bad], "tools": rows[0][3], "checks": checks}),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    good, wrong = json.loads(done.stdout)
+    good, wrong = _prove_in_child([doc, bad], rows[0][3], _checks_of(rows, reasoning=False))
     assert good == "" and "reads" in wrong
 
 
@@ -760,43 +741,21 @@ def test_the_proof_fails_a_wrong_block_for_a_turn_that_starts_inside_it():
     # Hy3's turn with reasoning starts inside the block (its render shares the block's start
     # with the prompt): read as starting there, the inferred entry proves; one whose end is
     # another tag, or no entry at all, does not
-    import os
 
     doc = _infer("tencent-Hy3")
     rows = _fresh_renders("tencent-Hy3", doc, seed=9)
-    checks = []
-    for probe, text, mode, _ in rows[:6]:
-        content = probe.content if probe.content and probe.content in text else ""
-        reasoning = probe.reasoning if probe.reasoning and probe.reasoning in text else ""
-        checks.append([text, [list(c) for c in probe.calls], content, reasoning, mode])
+    checks = _checks_of(rows)
     assert any(c[3] and c[4] and not c[0].startswith("<think") for c in checks)
-    script = (
-        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
-        "r=json.load(sys.stdin)\nprint(json.dumps([_prove(d,r['tools'],r['checks'],1)"
-        " for d in r['docs']]))"
-    )
     other_end = json.loads(json.dumps(doc))
     other_end["reasoning"]["end"] = "</think>"
     no_entry = json.loads(json.dumps(doc))
     del no_entry["reasoning"]
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        input=json.dumps(
-            {"docs": [doc, other_end, no_entry], "tools": rows[0][3], "checks": checks}
-        ),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    good, wrong_end, none = json.loads(done.stdout)
+    good, wrong_end, none = _prove_in_child([doc, other_end, no_entry], rows[0][3], checks)
     assert good == "" and "reads" in wrong_end and "reads" in none
 
 
 def test_solar_s_call_ids_are_the_model_s():
     # the id Solar's template writes before each name is read as the call's id (call.id_field)
-    import os
 
     doc = _infer("upstage-Solar-Open-100B")
     assert doc["spec"]["call"].get("id_field") is True
@@ -810,13 +769,5 @@ def test_solar_s_call_ids_are_the_model_s():
         "tools=r['tools'],backend=b).extract_tool_calls(r['text']).tool_calls]"
         " for b in ('rust','python')]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        input=json.dumps({"doc": doc, "tools": tools, "text": text}),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout) == [["call00000", "call00001"]] * 2
+    out = _in_child(script, json.dumps({"doc": doc, "tools": tools, "text": text}))
+    assert json.loads(out) == [["call00000", "call00001"]] * 2

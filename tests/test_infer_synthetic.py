@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
 pytest.importorskip("jinja2")
 
-from test_infer import PACKAGE_ROOT, _infer, _read_with, _text  # noqa: E402
+from test_infer import _in_child, _infer, _prove_in_child, _read_with, _text  # noqa: E402
 from toolparse import detect_format  # noqa: E402
 from toolparse import probes as _probes  # noqa: E402
 
@@ -205,19 +203,20 @@ def test_a_render_reads_as_the_simpler_probe_it_equals():
     channel: those probes become the probe the render equals (one call; the content as
     reasoning), and the spec notes say so. Qwen 2.5 writes every call and its content as
     content: its probes stay as they are."""
-    from toolparse.infer.shown import as_shown
-
     common = dict(bos_token="<s>", eos_token="</s>", enable_thinking=True, thinking=True)
     for name, changed in (("openai-gpt-oss-120b", True), ("Qwen-Qwen2.5-7B-Instruct", False)):
         tools, rendered, _, _ = _probes.render_probes(_text(name), random.Random(3), common)
-        shown, lost = as_shown(_text(name), tools, rendered, common)
+        shown, lost = _probes.as_shown(_text(name), tools, rendered, common)
         by_name = {p.name: (p, q) for (p, _), (q, _) in zip(rendered, shown)}
         two, two_shown = by_name["two calls"]
         both, both_shown = by_name["content then a call"]
         if changed:
             assert two_shown.calls == two.calls[:1] and len(two.calls) == 2
             assert (both_shown.content, both_shown.reasoning) == (None, both.content)
-            assert len(lost) == 2
+            assert dict(lost) == {
+                "two calls": "writes the first call of a turn only",
+                "content then a call": "writes a call turn's content as its reasoning",
+            }
         else:
             assert shown == rendered and lost == []
     doc = _infer("openai-gpt-oss-120b")
@@ -228,7 +227,6 @@ def test_the_proof_still_refuses_a_misreading_of_gpt_oss():
     """The inferred harmony spec proves on what the renders show; demanding the content of a call
     turn as content (which the template writes on the analysis channel) or two calls where one
     is written still fails the proof."""
-    import os
 
     doc = _infer("openai-gpt-oss-120b")
     call = ' to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|call|>'
@@ -240,21 +238,9 @@ def test_the_proof_still_refuses_a_misreading_of_gpt_oss():
         "content": [[text, [["f", {"a": 1}]], "Some words.", "", None]],
         "two": [[text, [["f", {"a": 1}], ["f", {"a": 1}]], "", "Some words.", None]],
     }
-    script = (
-        "import json,sys\nfrom toolparse.infer.proof import _prove\n"
-        "r=json.load(sys.stdin)\nprint(json.dumps(_prove(r['doc'],r['tools'],r['checks'],1)))"
-    )
     for what, rows in checks.items():
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            input=json.dumps({"doc": doc, "tools": tools, "checks": rows}),
-            capture_output=True,
-            text=True,
-            env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        assert (json.loads(done.stdout) == "") == (what == "right"), (what, done.stdout)
+        (why,) = _prove_in_child([doc], tools, rows)
+        assert (why == "") == (what == "right"), (what, why)
 
 
 _EMPTY_MARKER = r"""
@@ -290,19 +276,9 @@ def test_an_empty_call_start_is_never_found_on_both_backends():
     calls): both backends read bare objects as calls and agree on every text, whole and
     streamed (a malformed text's first call may stream before the whole reads the text as
     content: the registered llama3_json does the same)."""
-    import os
 
     doc = _infer("meta-llama-Llama-3.2-3B-Instruct")
-    done = subprocess.run(
-        [sys.executable, "-c", _EMPTY_MARKER],
-        input=json.dumps(doc),
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": PACKAGE_ROOT},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    rows = json.loads(done.stdout)
+    rows = json.loads(_in_child(_EMPTY_MARKER, json.dumps(doc)))
     for s, rust, python in rows:
         assert rust == python, s  # whole and streamed, the same on both backends
     assert any(r[1][0] == ["f"] for r in rows if r[0].startswith('{"name": "f"'))

@@ -149,6 +149,7 @@ def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
         doc: Dict[str, Any] = {k: getattr(d, k) for k in fields}
         doc["evidence"] = dict(d.evidence)
         doc["skipped"] = dict(d.skipped)
+        doc["lost"] = dict(d.lost)
         out.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         out.write(f"format: {d.format or '-'}\n")

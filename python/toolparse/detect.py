@@ -36,6 +36,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import spec as _spec
 from .probes import Probe as _Probe
+from .probes import as_shown as _as_shown
 from .probes import render_probes as _render_probes
 
 __all__ = ["Detection", "PREFERENCE", "detect_format"]
@@ -66,7 +67,14 @@ class Detection:
     ``reasoning_started``: whether the generation prompt leaves the think block open (rendered with
     thinking on), None when there is no reasoning format. ``candidates``: every format that reads
     all probes back. ``evidence``: (probe, assistant text) for each probe rendered; ``skipped``:
-    (probe, why) for each probe the template refused (e.g. two calls in a one-call template).
+    (probe, why) for each probe the template refused (e.g. two calls in a one-call template);
+    ``lost``: (probe, what the template loses) for each probe whose render is exactly the render
+    of a simpler probe (its first call only; its content as reasoning), read back as that probe.
+    ``token_suffix``: the suffix the template writes the special tokens of ``format`` (and
+    ``reasoning``) with (``":opensource"`` for Hy3: ``<tool_calls:opensource>``), "" when it
+    writes them bare; ``format`` and ``reasoning`` are then the plain names (what
+    ``--tool-call-parser toolparse_<format>`` takes: the servers' parsers read the suffix from the
+    tokenizer), and :func:`toolparse.with_token_suffix` gives the variant that reads the renders.
     """
 
     format: Optional[str]
@@ -76,6 +84,7 @@ class Detection:
     reason: Optional[str] = None
     evidence: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     skipped: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
+    lost: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     token_suffix: str = ""
 
 
@@ -110,20 +119,7 @@ def _reads(parser: Any, probe: _Probe, text: str) -> bool:
     # is not expected back
     want_content = probe.content if probe.content and probe.content in text else ""
     got_reasoning, got_content = (got.reasoning or "").strip(), (got.content or "").strip()
-    if probe.calls and want_content and not want_reasoning and not got_content:
-        # gpt-oss's template writes the content of a turn with calls in the analysis channel:
-        # the content read back as reasoning is the template's own form of that turn
-        return got_reasoning == want_content.strip()
     return got_reasoning == want_reasoning.strip() and got_content == want_content.strip()
-
-
-def _one_call_of_many(probe: _Probe, text: str) -> bool:
-    """Whether a render of several calls shows the first alone (the gpt-oss and GigaChat 3
-    templates write only a turn's first call; Llama 3.x's raise instead): such a turn shows the
-    template's one-call form, which the one-call probes test, and is not read back."""
-    if len(probe.calls) < 2 or probe.calls[0][0] not in text:
-        return False
-    return not any(name in text for name, _ in probe.calls[1:])
 
 
 def _parser(fmt: str, tools: Any, reasoning: Optional[str], started: Optional[bool]) -> Any:
@@ -228,20 +224,20 @@ def detect_format(
         bos_token=bos_token, eos_token=eos_token, enable_thinking=True, thinking=True
     )
     tools, rendered, skipped_list, refused = _render_probes(chat_template, rng, common)
-    for probe, turn in [(p, r) for p, r in rendered if _one_call_of_many(p, r.text)]:
-        rendered.remove((probe, turn))
-        skipped_list.append((probe.name, "the template renders the first of the turn's calls only"))
+    rendered, shown = _as_shown(chat_template, tools, rendered, common)
     evidence = tuple((p.name, r.text) for p, r in rendered)
     skipped = tuple(skipped_list)
+    lost = tuple(shown)
     if refused:
         fallback = _spec.format_for_model(model) if model else None
-        return Detection(fallback, reason=refused, evidence=evidence, skipped=skipped)
+        return Detection(fallback, reason=refused, evidence=evidence, skipped=skipped, lost=lost)
     if not any(name in r.text for p, r in rendered for name, _ in p.calls):
         return Detection(
             None,
             reason="the template renders no call in an assistant turn",
             evidence=evidence,
             skipped=skipped,
+            lost=lost,
         )
     prompt = rendered[0][1].prompt
     _register_suffixed(prompt + "".join(r.text for _, r in rendered))
@@ -264,6 +260,7 @@ def detect_format(
             reason="no registered format reads the rendered calls back",
             evidence=evidence,
             skipped=skipped,
+            lost=lost,
         )
     found, suffix_of = _plain(found)
     candidates = tuple(dict.fromkeys(f for f in _spec.list_formats() if f in found))
@@ -281,7 +278,7 @@ def detect_format(
             reasoning = _pick_reasoning(names, fmt)
             started = dict(pairs)[reasoning]
     suffix = suffix_of.get(fmt, "")
-    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped, suffix)
+    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped, lost, suffix)
 
 
 def _register_suffixed(text: str) -> None:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import random
 import string
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import spec as _spec
 
 __all__ = [
     "FATAL",
     "Probe",
+    "as_shown",
     "held_out_probes",
     "is_fatal",
     "probes",
@@ -239,3 +240,52 @@ def render_probes(
             raise
         shown = True
     return tools, rendered, skipped, "" if shown else NO_TOOLS
+
+
+def _first_call(probe: Probe, text: str) -> Optional[Probe]:
+    if len(probe.calls) > 1:
+        return replace(probe, calls=probe.calls[:1])
+    return None
+
+
+def _content_as_reasoning(probe: Probe, text: str) -> Optional[Probe]:
+    if probe.content and probe.calls and not probe.reasoning and probe.content in text:
+        return replace(probe, content=None, reasoning=probe.content)
+    return None
+
+
+#: the simpler probes a render may equal, with what the template loses, tried in turn
+_SIMPLER: Tuple[Tuple[str, Callable[[Probe, str], Optional[Probe]]], ...] = (
+    ("writes the first call of a turn only", _first_call),
+    ("writes a call turn's content as its reasoning", _content_as_reasoning),
+)
+
+
+def as_shown(
+    template: str, tools: Any, rendered: List[Tuple[Probe, Any]], common: Dict[str, Any]
+) -> Tuple[List[Tuple[Probe, Any]], List[Tuple[str, str]]]:
+    """What a render shows, where the template writes a probe exactly as it writes a simpler one.
+
+    Some templates lose part of a turn: gpt-oss and GigaChat 3 write only the first of a turn's
+    calls, and gpt-oss writes the content of a turn with calls on the analysis channel, where it
+    writes reasoning. Such a render is the very text of a simpler probe, and no format can read
+    more out of it than that probe: ``rendered`` comes back with each probe whose render equals
+    the render of its first call only, or of its content given as reasoning, replaced by that
+    probe (checked by rendering it: never assumed), and (probe, what the template loses) for each
+    one replaced. A render that differs from every simpler probe's keeps its probe."""
+    out = []
+    lost: List[Tuple[str, str]] = []
+    for probe, turn in rendered:
+        for why, simpler in _SIMPLER:
+            alt = simpler(probe, turn.text)
+            if alt is None:
+                continue
+            try:
+                again = render(template, alt, tools, common)
+            except ValueError:
+                continue
+            if again.text == turn.text:
+                lost.append((probe.name, why))
+                probe = alt
+        out.append((probe, turn))
+    return out, lost

@@ -31,8 +31,8 @@ from .fit_openai import fit_openai
 from .fit_pythonic import fit_pythonic
 from .fit_xml import fit_xml_params
 from .fit_xml_elements import fit_xml_elements
-from .locate import NoFit, Turn, common_suffix, split_ws
-from .shown import as_shown
+from .locate import NoFit, Turn, split_ws
+from .reasoning import Rendered, inside, stray_end, strip_block, think_block
 
 __all__ = ["FAMILIES", "infer_format"]
 
@@ -50,128 +50,9 @@ FAMILIES: Tuple[Tuple[str, Callable[[Sequence[Turn]], Any]], ...] = (
     ("openai", fit_openai),
 )
 
-_Rendered = List[Tuple[_probes.Probe, Any]]
 
 #: the families whose machine separates the reasoning messages itself
 CHANNELS = ("muse", "openai")
-
-
-def _reasoning(rendered: _Rendered) -> Tuple[str, str, bool]:
-    """The think block's start and end markers and whether the prompt opens it, from the
-    "reasoning then a call" render ("", "", False: the template shows no reasoning)."""
-    prompt = rendered[0][1].prompt
-    for probe, turn in rendered:
-        if not probe.reasoning or probe.reasoning not in turn.text:
-            continue
-        at = turn.text.find(probe.reasoning)
-        before = split_ws(turn.text[:at])
-        after = split_ws(turn.text[at + len(probe.reasoning) :])
-        if not after:
-            raise NoFit("nothing closes the reasoning")
-        # a tag ends at its ">" (MiniMax M3's "</mm:think>" before "]<]minimax[>[")
-        tag = re.match(r"<[^<>]+>(?!\w)", after[0])
-        end = tag.group(0) if tag else after[0]
-        end = _words(end, _closing(rendered, probe, turn.text[at + len(probe.reasoning) :]))
-        opened = split_ws(prompt)
-        at_end = turn.text.find(end, at + len(probe.reasoning))
-        rest = turn.text[at_end + len(end) :]
-        if opened and opened[-1] != end and rest.lstrip().startswith(opened[-1]):
-            # the turn writes the generation prompt's last marker again after the block
-            # (Solar's "<|end|><|begin|>assistant"): that is the block's end too
-            end += rest[: len(rest) - len(rest.lstrip())] + opened[-1]
-        if before:
-            start = before[-1]
-        else:
-            opened = split_ws(prompt)
-            if opened and opened[-1] == end:
-                # the prompt writes an empty block (thinking off, Hy3), which the turn with
-                # reasoning fills: the render shares its start with the prompt
-                opened.pop()
-            if not opened:
-                raise NoFit("nothing opens the reasoning")
-            # the prompt's last line, where it is words (Apriel's "Here are my reasoning steps:")
-            start = _words(opened[-1], prompt.rstrip().rsplit("\n", 1)[-1], True)
-        started = prompt.rfind(start) > prompt.rfind(end) and prompt.rfind(start) >= 0
-        return start, end, started
-    # no render shows reasoning, but the prompt ends by opening a tag no turn writes (QwQ's
-    # "<think>\n"): the output starts inside that block, which its closing tag ends
-    opened = split_ws(prompt)
-    tag = re.fullmatch(r"<([A-Za-z_][\w:.-]*)>", opened[-1]) if opened else None
-    if tag and not any(opened[-1] in t.text for _, t in rendered):
-        return opened[-1], f"</{tag.group(1)}>", True
-    return "", "", False
-
-
-def _plain(word: str) -> bool:
-    return not any(c in word for c in "<>[]|")
-
-
-def _words(marker: str, line: str, backwards: bool = False) -> str:
-    """``marker`` (one whitespace-free chunk) grown to the multi-word marker ``line`` holds
-    around it: ``line`` itself where it is one line of words separated by single spaces, ends
-    (``backwards``) or starts with ``marker``, and is markup (``[BEGIN FINAL RESPONSE]``: one
-    bracketed token) or plain words; else ``marker``."""
-    line = line.strip()
-    words = line.split(" ")
-    if len(words) < 2 or any(not w or w != w.strip() for w in words):
-        return marker
-    if (words[-1] if backwards else words[0]) != marker:
-        return marker
-    bracketed = line[0] in "[<" and line[-1] == {"[": "]", "<": ">"}[line[0]]
-    if bracketed and all(_plain(w) for w in line[1:-1].split(" ")):
-        return line
-    return line if all(_plain(w) for w in words) else marker
-
-
-def _closing(rendered: _Rendered, probe: _probes.Probe, after: str) -> str:
-    """The text that closes the reasoning in the "reasoning then a call" render: what follows the
-    reasoning up to the calls, less what every render of calls alone writes before them (its
-    call markup), one line at most; "" when it is not one line."""
-    first = probe.calls[0][0] if probe.calls else ""
-    if not first or first not in after:
-        return ""
-    leads = [after[: after.find(first)]]
-    for p, t in rendered:
-        if p.calls and not p.content and not p.reasoning and p.calls[0][0] in t.text:
-            leads.append(t.text[: t.text.find(p.calls[0][0])])
-    if len(leads) < 2:
-        return ""
-    closing = leads[0][: len(leads[0]) - len(common_suffix(leads))].strip()
-    return closing if "\n" not in closing else ""
-
-
-def _inside(text: str, start: str, end: str, started: bool) -> bool:
-    """Whether ``text`` starts inside the think block: the prompt opened it (``started``) and the
-    text closes it, or the text closes a block it never opens (the prompt wrote an empty block
-    the turn's render fills, Hy3's, so the render shares the block's start with the prompt)."""
-    e = text.find(end)
-    if started or e < 0:
-        return started and e >= 0
-    s = text.find(start) if start else -1
-    return s < 0 or e < s
-
-
-def _strip_block(text: str, start: str, end: str, started: bool) -> str:
-    """``text`` without a think block at its start."""
-    if not end:
-        return text
-    s = text.find(start) if start else -1
-    e = text.find(end)
-    if s >= 0 and not text[:s].strip() and e > s:
-        return text[e + len(end) :]
-    if e >= 0 and (s < 0 or e < s) and _inside(text, start, end, started):
-        return text[e + len(end) :]
-    if _stray_end(text, start, end):
-        return text[e + len(end) :]
-    return text
-
-
-def _stray_end(text: str, start: str, end: str) -> bool:
-    """Whether ``text`` begins with the block's end and never opens it: a template that closes
-    an empty block the turn does not open (MiniMax M3 writes ``</mm:think>`` before a turn without
-    reasoning); the reasoning entry then reads a leading end marker as markup
-    (``stray_end_text``)."""
-    return bool(end) and text.lstrip().startswith(end) and (not start or start not in text)
 
 
 def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, Any]], ...]:
@@ -182,12 +63,12 @@ def _shown_calls(probe: _probes.Probe, text: str) -> Tuple[Tuple[str, Dict[str, 
     return probe.calls
 
 
-def _turns(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
+def _turns(rendered: Rendered, block: Tuple[str, str, bool]) -> List[Turn]:
     from ..chat_template import stop_token  # imported with jinja2's renderer, not at import
 
     out = []
     for probe, turn in rendered:
-        text = _strip_block(turn.text, *block)
+        text = strip_block(turn.text, *block)
         content = probe.content if probe.content and probe.content in text else ""
         calls = _shown_calls(probe, text)
         shown = probe.reasoning if probe.reasoning and probe.reasoning in turn.text else ""
@@ -289,7 +170,7 @@ def _wrapped(spec: Dict[str, Any], wrapper: Tuple[str, str]) -> Dict[str, Any]:
     return out
 
 
-def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
+def _checks(rendered: Rendered, block: Tuple[str, str, bool]) -> List[Any]:
     start, end, started = block
     out = []
     for probe, turn in rendered:
@@ -301,13 +182,13 @@ def _checks(rendered: _Rendered, block: Tuple[str, str, bool]) -> List[Any]:
         else:
             # a turn whose render lacks the end of the block the prompt opened reads as starting
             # outside it: templates leave an empty block out of the history
-            mode = _inside(text, start, end, started)
+            mode = inside(text, start, end, started)
         calls = _shown_calls(probe, text)
         out.append([text, [list(c) for c in calls], content, reasoning, mode])
     return out
 
 
-def _probe_strings(rendered: _Rendered) -> List[str]:
+def _probe_strings(rendered: Rendered) -> List[str]:
     words: List[str] = []
     for probe, _ in rendered:
         for name, args in probe.calls:
@@ -350,7 +231,7 @@ def _document(
     name: str,
     spec: Dict[str, Any],
     block: Tuple[str, str, bool],
-    rendered: _Rendered,
+    rendered: Rendered,
 ) -> Dict[str, Any]:
     spec = {"name": name, **spec, "aliases": [], "models": []}
     special = _special(spec["markers"])
@@ -389,7 +270,7 @@ def _document(
         }
         if not doc["reasoning"]["call_starts"][0]:
             doc["reasoning"]["call_starts"] = []
-        if not started and any(_stray_end(t.text, start, end) for _, t in rendered):
+        if not started and any(stray_end(t.text, start, end) for _, t in rendered):
             doc["reasoning"]["stray_end_text"] = True
     return doc
 
@@ -456,9 +337,10 @@ def infer_format(
         raise ValueError(f"cannot infer a format: {refused}")
     if not any(n in t.text for p, t in rendered for n, _ in p.calls):
         raise ValueError("cannot infer a format: the template renders no call in an assistant turn")
-    rendered, lost = as_shown(chat_template, tools, rendered, common)
+    rendered, shown = _probes.as_shown(chat_template, tools, rendered, common)
+    lost = list(dict.fromkeys(why for _, why in shown))
     try:
-        block = _reasoning(rendered)
+        block = think_block(rendered)
     except NoFit as e:
         raise ValueError(f"cannot infer a format: the think block: {e}") from None
     turns = _turns(rendered, block)
@@ -489,7 +371,7 @@ def infer_format(
     if fitted:
         more_tools, held = _probes.held_out_probes(rng, tools, ())
         held_rendered, _ = _probes.render_all(chat_template, more_tools, held, common, False)
-        held_rendered, _ = as_shown(chat_template, more_tools, held_rendered, common)
+        held_rendered, _ = _probes.as_shown(chat_template, more_tools, held_rendered, common)
         checks = _checks(rendered, block)
         held_checks = _checks(held_rendered, block)
         answers = _prove([d for _, d in fitted], tools, checks, proof_seed)

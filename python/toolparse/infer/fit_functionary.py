@@ -14,22 +14,15 @@ the call start what remains between two calls.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, Sequence
 
-from .fit_json import _named_spans
-from .locate import NoFit, Turn, content_end
+from .fit_json import _named_parts
+from .locate import NoFit, Turn, one
 
 __all__ = ["fit_functionary"]
 
 # a header's name, as the family's machine reads it
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def _recipient(turns: Sequence[Turn], name_end: str) -> str:
@@ -42,7 +35,7 @@ def _recipient(turns: Sequence[Turn], name_end: str) -> str:
         at = turn.text.find(turn.content)
         if at >= 0 and (not turn.calls or at < turn.text.find(turn.calls[0][0])):
             heads.append(turn.text[:at])
-    head = _one(heads, "the text before the content") if heads else ""
+    head = one(heads, "the text before the content") if heads else ""
     if not head:
         return ""
     if not head.endswith(name_end) or not _NAME.fullmatch(head[: len(head) - len(name_end)]):
@@ -53,23 +46,12 @@ def _recipient(turns: Sequence[Turn], name_end: str) -> str:
 def fit_functionary(turns: Sequence[Turn]) -> Dict[str, Any]:
     """The functionary spec of the renders: calls written whole, or recipient messages where a
     turn starts at a name (the prompt having written the call start)."""
-    heads: List[str] = []
-    mids: List[str] = []
-    tails: List[str] = []
-    gaps: List[str] = []
-    for turn in turns:
-        if not turn.calls:
-            continue
-        spans = _named_spans(turn)
-        heads.append(turn.text[content_end(turn) : spans[0][0]])
-        mids.extend(turn.text[s[1] : s[2]] for s in spans)
-        tails.append(turn.text[spans[-1][3] :].strip())
-        gaps.extend(turn.text[a[3] : b[0]] for a, b in zip(spans, spans[1:]))
+    heads, mids, tails, gaps = _named_parts(turns)
     if not gaps:
         raise NoFit("no render with two calls to tell the call start from the call end")
-    name_end = _one(mids, "the text between a name and its arguments")
-    call_end = _one(tails, "the text after the calls")
-    gap = _one([g.strip() for g in gaps], "the text between two calls")
+    name_end = one(mids, "the text between a name and its arguments")
+    call_end = one(tails, "the text after the calls")
+    gap = one(gaps, "the text between two calls")
     if not gap.startswith(call_end):
         raise NoFit(f"between two calls: {gap!r}, not the call end {call_end!r} first")
     call_start = gap[len(call_end) :].strip()
@@ -77,8 +59,8 @@ def fit_functionary(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit(f"no call start or name end ({call_start!r}, {name_end!r})")
     # the first call's header: the call start, or nothing where the prompt wrote it (then a call
     # after the content starts with it)
-    bare = [h for h in heads if not h.strip()]
-    if any(h.strip() not in ("", call_start) for h in heads):
+    bare = [h for h in heads if not h]
+    if any(h not in ("", call_start) for h in heads):
         raise NoFit(f"the text before the calls is not {call_start!r}: {sorted(set(heads))!r}")
     by_prompt = bool(bare)
     recipient = _recipient(turns, name_end)

@@ -5,16 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
-from .locate import NoFit, Turn, content_end, find_value
+from .locate import NoFit, Turn, content_end, find_value, one
 
 __all__ = ["fit_functiongemma"]
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def fit_functiongemma(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
@@ -52,18 +45,18 @@ def fit_functiongemma(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
         if turn.content and turn.content in tail:  # content after the calls
             tail = tail.replace(turn.content, "")
         tails.append(tail.strip())
-    if _one(opens, "the text after a name") != "{":
+    if one(opens, "the text after a name") != "{":
         raise NoFit("no '{' after the name")
-    head = _one(heads, "the text before the first call")
+    head = one(heads, "the text before the first call")
     cut = max(head.rfind(">"), head.rfind("]"))
     if cut < 0 or cut + 1 == len(head):
         raise NoFit(f"no call start then name start in {head!r}")
     call_start, name_start = head[: cut + 1], head[cut + 1 :]
-    string = _one(delims, "the string delimiter")
+    string = one(delims, "the string delimiter")
     if not string:
         raise NoFit("string values are not delimited")
     ends = {t[t.rfind("}") + 1 :].strip() if "}" in t else "" for t in tails}
-    call_end = _one(sorted(ends), "the text after the arguments")
+    call_end = one(sorted(ends), "the text after the arguments")
     if not call_end:
         raise NoFit("no call end marker")
     markers = {

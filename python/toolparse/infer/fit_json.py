@@ -21,6 +21,7 @@ from .locate import (
     json_values,
     marker_end,
     marker_start,
+    one,
 )
 
 __all__ = ["fit_llama3_json", "fit_named_json", "fit_tagged_json"]
@@ -73,13 +74,6 @@ def _object_spans(turn: Turn) -> List[_Span]:
     return spans
 
 
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
-
-
 def _skeleton(
     family: str, markers: Dict[str, str], call: Dict[str, Any], **kw: Any
 ) -> Dict[str, Any]:
@@ -126,16 +120,16 @@ def _fit_name_then_args(turns: Sequence[Turn]) -> Dict[str, Any]:
     mids = [m.strip() for m in mids]
     if any(tails):
         raise NoFit(f"text after the arguments: {sorted(set(t for t in tails if t))[:3]!r}")
-    head = _one(heads, "the text before the calls")
+    head = one(heads, "the text before the calls")
     if any(g != head for g in gaps):
         raise NoFit(f"between two calls: {sorted(set(gaps))!r}, not the start marker")
     markers = {"call_start": head}
     ids = [re.fullmatch(r"(\[[A-Z_]+\])call\d{5}(\[[A-Z_]+\])", m) for m in mids]
     if all(ids):
-        markers["call_id"] = _one([m.group(1) for m in ids if m], "the call id marker")
-        markers["args_start"] = _one([m.group(2) for m in ids if m], "the arguments marker")
+        markers["call_id"] = one([m.group(1) for m in ids if m], "the call id marker")
+        markers["args_start"] = one([m.group(2) for m in ids if m], "the arguments marker")
     else:
-        markers["args_start"] = _one(mids, "the text between a name and its arguments")
+        markers["args_start"] = one(mids, "the text between a name and its arguments")
     if not head or not markers["args_start"]:
         raise NoFit("no start or arguments marker")
     return _skeleton(
@@ -176,9 +170,9 @@ def _fit_objects(turns: Sequence[Turn]) -> Dict[str, Any]:
     if len(keys) != 1:
         raise NoFit(f"the call objects' keys differ: {sorted(keys)!r}")
     ((name_key, args_key, ids),) = keys
-    start = _one(leads, "the text before the calls")
-    end = _one(tails, "the text after the calls")
-    array = _one([str(a) for a in arrays], "an array around the calls") == "True"
+    start = one(leads, "the text before the calls")
+    end = one(tails, "the text after the calls")
+    array = one([str(a) for a in arrays], "an array around the calls") == "True"
     if not start:
         raise NoFit("no marker before the call objects (bare JSON)")
     markers = {"call_start": start}
@@ -241,7 +235,7 @@ def fit_llama3_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     if name_key != "name" or args_key not in ("parameters", "arguments"):
         # the family's machine reads these keys only
         raise NoFit(f"call objects keyed {name_key!r} and {args_key!r}, not name and parameters")
-    separator = _one(gaps, "the text between two calls") if gaps else ";"
+    separator = one(gaps, "the text between two calls") if gaps else ";"
     if not separator:
         raise NoFit("nothing between two call objects")
     return _skeleton(
@@ -302,17 +296,17 @@ def fit_named_json(turns: Sequence[Turn]) -> Dict[str, Any]:
     before_name = [re.search(r"call\d{5}(\S+)$", t) for t in heads + gaps]
     name_start = ""
     if all(before_name):
-        name_start = _one([m.group(1) for m in before_name if m], "the text after a call id")
+        name_start = one([m.group(1) for m in before_name if m], "the text after a call id")
         heads = [h[: len(h) - len(name_start) - 9] for h in heads]
         gaps = [g[: len(g) - len(name_start) - 9] for g in gaps]
-    head = _one(heads, "the text before the calls")
-    tail = _one(tails, "the text after the calls")
+    head = one(heads, "the text before the calls")
+    tail = one(tails, "the text after the calls")
     ids = all(re.match(r":\d+", m) for m in mids)
     mids = [re.sub(r"^:\d+", "", m) for m in mids] if ids else mids
-    mid = _one([m.strip() for m in mids], "the text between a name and its arguments")
+    mid = one([m.strip() for m in mids], "the text between a name and its arguments")
     if not gaps:
         raise NoFit("no render with two calls to tell the call markers from the section's")
-    gap = _one(gaps, "the text between two calls")
+    gap = one(gaps, "the text between two calls")
     call_end = marker_end(common_prefix([gap, tail]))
     call_start = marker_start(common_suffix([gap, head]))
     fence = re.fullmatch(r"(```)\s*(\S.*)", call_end, re.S)

@@ -23,19 +23,12 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .fit_xml import fit_xml_params
-from .locate import NoFit, Turn, split_ws
+from .locate import NoFit, Turn, one, split_ws
 
 __all__ = ["fit_muse"]
 
 # a header's text before the message marker: whitespace, then to=RECIPIENT or nothing
 _HEADER = re.compile(r"\s*(?:to=(\S+))?\s*")
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def _recipient(header: str, message: str, what: str) -> str:
@@ -107,11 +100,11 @@ def _bodies(turns: Sequence[Turn], message: str) -> Tuple[List[Turn], List[str]]
 
 def fit_muse(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
     calls = [t for t in turns if t.calls and t.raw]
-    one = [t for t in calls if len(t.calls) == 1 and not t.reasoning]
-    if not one:
+    single = [t for t in calls if len(t.calls) == 1 and not t.reasoning]
+    if not single:
         raise NoFit("no render with one call and no reasoning")
-    name = one[0].calls[0][0]
-    raw = one[0].raw
+    name = single[0].calls[0][0]
+    raw = single[0].raw
     r = raw.find(name)
     pre = raw[:r]
     m = re.fullmatch(r"\s*to=(\S*)", pre)
@@ -144,7 +137,7 @@ def fit_muse(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
         seps.append(nxt)
     if not seps:
         raise NoFit("no render with a message after another")
-    end, start, role = _between(_one(seps, "the text between messages"), prefix)
+    end, start, role = _between(one(seps, "the text between messages"), prefix)
     content_to = []
     for t in turns:
         if not t.calls and t.content and t.raw:
@@ -152,8 +145,8 @@ def fit_muse(turns: Sequence[Turn]) -> List[Dict[str, Any]]:
             content_to.append(_recipient(t.raw[:at], message, "content"))
     if not content_to:
         raise NoFit("no render with content alone")
-    content_r = _one(content_to, "the content's recipient")
-    end_turn = _one([t.turn_end for t in turns], "the end of a turn")
+    content_r = one(content_to, "the content's recipient")
+    end_turn = one([t.turn_end for t in turns], "the end of a turn")
     if not end_turn or end_turn == end:
         raise NoFit("the template ends no turn with a stop token of its own")
     recipients: Dict[str, List[str]] = {"reasoning": [], "content": [content_r]}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .locate import NoFit, Turn, json_values, split_ws
+from .locate import NoFit, Turn, json_values, one, split_ws
 
 __all__ = ["fit_openai"]
 
@@ -32,13 +32,6 @@ CHANNELS = ("analysis", "commentary", "final")
 ROLE = "assistant"
 
 _NAMES = "|".join(CHANNELS)
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def _header(text: str, what: str) -> Tuple[str, str, str]:
@@ -97,7 +90,7 @@ def fit_openai(turns: Sequence[Turn]) -> Dict[str, Any]:
         raise NoFit("no render with content alone")
     heads = [_header(t.raw[: t.raw.find(t.content)], "content") for t in plain]
     channel, final, message = (
-        _one([h[i] for h in heads], "the content's header") for i in (0, 1, 2)
+        one([h[i] for h in heads], "the content's header") for i in (0, 1, 2)
     )
     if final == "analysis":
         raise NoFit("the content is written on the analysis channel")
@@ -105,9 +98,9 @@ def fit_openai(turns: Sequence[Turn]) -> Dict[str, Any]:
     if not calls:
         raise NoFit("no render with a call")
     found = [_call(t, channel, message) for t in calls]
-    header = _one([f[0].lstrip() for f in found], "the call's header")
+    header = one([f[0].lstrip() for f in found], "the call's header")
     prefix, constrain, call_end = (
-        _one([f[i] for f in found], "the call's header") for i in (1, 2, 3)
+        one([f[i] for f in found], "the call's header") for i in (1, 2, 3)
     )
     seps: List[str] = []
     for t in calls:
@@ -122,11 +115,11 @@ def fit_openai(turns: Sequence[Turn]) -> Dict[str, Any]:
         seps.append(rest[: first if first >= 0 else len(rest)])
     if not seps:
         raise NoFit("no render with a reasoning message before a call")
-    parts = split_ws(_one(seps, "the text after the reasoning"))
+    parts = split_ws(one(seps, "the text after the reasoning"))
     if len(parts) != 2 or not parts[1].endswith(ROLE) or parts[1] == ROLE:
         raise NoFit(f"no message end, start marker and role {ROLE!r} in {parts!r}")
     end, start = parts[0], parts[1][: -len(ROLE)]
-    ret = _one([t.turn_end for t in turns], "the end of a turn")
+    ret = one([t.turn_end for t in turns], "the end of a turn")
     if not ret or ret in (end, call_end):
         raise NoFit("the template ends no turn with a stop token of its own")
     if not constrain:

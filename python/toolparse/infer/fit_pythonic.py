@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .locate import NoFit, Turn, content_end
+from .locate import NoFit, Turn, content_end, one
 
 __all__ = ["fit_pythonic"]
 
@@ -45,13 +45,6 @@ def _span(text: str, name: str, args: Dict[str, Any], at: int) -> Optional[Tuple
     return None
 
 
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
-
-
 def fit_pythonic(turns: Sequence[Turn]) -> Dict[str, Any]:
     leads: List[str] = []
     tails: List[str] = []
@@ -70,8 +63,8 @@ def fit_pythonic(turns: Sequence[Turn]) -> Dict[str, Any]:
         leads.append(turn.text[content_end(turn) : spans[0][0]].strip())
         tails.append(turn.text[spans[-1][1] :].strip())
         gaps.extend(turn.text[a[1] : b[0]] for a, b in zip(spans, spans[1:]))
-    lead = _one(leads, "the text before the calls")
-    tail = _one(tails, "the text after the calls")
+    lead = one(leads, "the text before the calls")
+    tail = one(tails, "the text after the calls")
     markers: Dict[str, str] = {}
     if lead.endswith("[") and tail.startswith("]"):
         if any(g.strip() != "," for g in gaps):

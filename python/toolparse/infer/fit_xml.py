@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any, Dict, List, Sequence, Tuple
 
-from .locate import NoFit, Turn, common_suffix, content_end, find_value, marker_start, split_ws
+from .locate import NoFit, Turn, common_suffix, content_end, find_value, marker_start, one, split_ws
 
 __all__ = ["fit_xml_params"]
 
@@ -41,13 +41,6 @@ def _calls(turn: Turn) -> List[_Call]:
             at = v[1]
         out.append((n, n + len(name), params))
     return out
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def _pair(text: str, what: str) -> Tuple[str, str]:
@@ -186,16 +179,16 @@ def _fit(turns: Sequence[Turn]) -> Dict[str, Any]:
     p = _pieces(turns)
     if not p["after_name"] or not p["vk"]:
         raise NoFit("no render with a call of two parameters")
-    head = _one(p["head"], "the text before the calls")
+    head = one(p["head"], "the text before the calls")
     if len(set(p["after_name"])) > 1:  # an attribute counts the calls (Kimi K3's index="2")?
-        after = _one(p["after_name_indexed"], "the text after a name")
+        after = one(p["after_name_indexed"], "the text after a name")
     else:
         after = p["after_name"][0]
-    vk = _one([v.strip() for v in p["vk"]], "the text between two parameters")
-    kv_str = _one(p["kv_str"], "the text between a key and a string value")
-    kv_json = _one(p["kv_json"], "the text between a key and a number") if p["kv_json"] else kv_str
+    vk = one([v.strip() for v in p["vk"]], "the text between two parameters")
+    kv_str = one(p["kv_str"], "the text between a key and a string value")
+    kv_json = one(p["kv_json"], "the text between a key and a number") if p["kv_json"] else kv_str
     kv = kv_str
-    tail = _one(p["tail"], "the text after the last value")
+    tail = one(p["tail"], "the text after the last value")
     if len(split_ws(vk)) == 2:
         param_end, param_start = _pair(vk, "between two parameters")
     else:

@@ -14,20 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Sequence, Tuple
 
-from .locate import NoFit, Turn, content_end, find_value
+from .locate import NoFit, Turn, content_end, find_value, one
 
 __all__ = ["fit_xml_elements"]
 
 # a call: (name start, name end, [the text before each element's opening tag, and between its
 # value and its closing tag], where its last closing tag (or the name's ">") ends)
 _Invoke = Tuple[int, int, List[Tuple[str, str]], int]
-
-
-def _one(values: Sequence[str], what: str) -> str:
-    distinct = sorted(set(values))
-    if len(distinct) != 1:
-        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
-    return distinct[0]
 
 
 def _invokes(turn: Turn, quotes: List[str]) -> List[_Invoke]:
@@ -89,19 +82,19 @@ def fit_xml_elements(turns: Sequence[Turn]) -> Dict[str, Any]:
         gaps.extend(turn.text[a[3] : b[0]] for a, b in zip(invokes, invokes[1:]))
     if not around:
         raise NoFit("no render writes a parameter")
-    ns = _one([after for _, after in around], "the text between a value and its closing tag")
+    ns = one([after for _, after in around], "the text between a value and its closing tag")
     if not ns or ns != ns.strip():
         raise NoFit(f"no namespace before the closing tags ({ns!r})")
     for before, _ in around:
         if before.strip() != ns:
             raise NoFit(f"{before!r} before an element, not the namespace {ns!r}")
-    quote = _one(quotes, "the quote after a name")
-    head = _one([h.strip() for h in heads], "the text before the calls")
+    quote = one(quotes, "the quote after a name")
+    head = one([h.strip() for h in heads], "the text before the calls")
     if not head.endswith(quote) or ns not in head:
         raise NoFit(f"the text before the calls ({head!r}) does not end with a namespaced tag")
     invoke_start = head[head.rfind(ns) : len(head) - len(quote)]
     call_start = head[: head.rfind(ns)].strip()
-    tail = _one([t.strip() for t in tails], "the text after the calls")
+    tail = one([t.strip() for t in tails], "the text after the calls")
     closed = re.match(re.escape(ns) + r"</[^<>\s]+>", tail)
     if closed is None:
         raise NoFit(f"the text after the calls ({tail!r}) does not open with a closing tag")

@@ -19,6 +19,7 @@ __all__ = [
     "json_values",
     "marker_end",
     "marker_start",
+    "one",
     "split_ws",
     "value_texts",
 ]
@@ -45,6 +46,14 @@ class Turn:
     raw: str = ""
     reasoning: str = ""
     turn_end: str = ""
+
+
+def one(values: Sequence[str], what: str) -> str:
+    """The one value every render agrees on (``what`` names it in the NoFit when they differ)."""
+    distinct = sorted(set(values))
+    if len(distinct) != 1:
+        raise NoFit(f"{what} differs between renders: {distinct[:3]!r}")
+    return distinct[0]
 
 
 def json_values(text: str, at: int = 0) -> Iterator[Tuple[int, int, Any]]:
