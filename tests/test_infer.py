@@ -395,6 +395,21 @@ CROSS_DIFFERS = {
 }
 
 
+# templates that write the registered format's special tokens with a checkpoint suffix (detected
+# as the format with Detection.token_suffix): the format's texts are read by the inferred spec with
+# the suffix written into their tags
+SUFFIXED = {"tencent-Hy3": ":opensource"}
+
+
+def _suffixed(fmt: str, text: str, suffix: str) -> str:
+    from toolparse.spec import get_spec
+
+    s = get_spec(fmt)
+    names = set(re.findall(r"</?(\w+)>", " ".join([*s.markers.values(), *s.special_tokens])))
+    tag = re.compile("<(/?)(" + "|".join(sorted(names)) + ")>")
+    return tag.sub(lambda m: f"<{m[1]}{m[2]}{suffix}>", text)
+
+
 def _cross(name: str, doc: Optional[Dict[str, Any]] = None) -> None:
     from toolparse import get_parser
     from toolparse.spec import get_spec
@@ -412,7 +427,8 @@ def _cross(name: str, doc: Optional[Dict[str, Any]] = None) -> None:
         assert any(skip.search(t) for t in texts)
         texts = [t for t in texts if not skip.search(t)]
     assert texts
-    got = _read_with(doc, [(t, None, None) for t in texts])
+    suffix = SUFFIXED.get(name, "")
+    got = _read_with(doc, [(_suffixed(fmt, t, suffix) if suffix else t, None, None) for t in texts])
     parser = get_parser(fmt)
     for text, per_backend in zip(texts, got):
         ref = parser.extract_tool_calls(text)

@@ -41,6 +41,7 @@ from .reconstruct import StreamingProtocolError, StreamingToolReconstructor
 from .register import register_format
 from .registry import ToolParserManager
 from .stream_events import events
+from .token_suffix import token_suffix_from_vocab, with_token_suffix
 
 try:
     # One version source: Cargo.toml, which maturin also gives the wheel.
@@ -137,4 +138,6 @@ __all__ = [
     "list_formats",
     "list_reasoning_formats",
     "register_format",
+    "token_suffix_from_vocab",
+    "with_token_suffix",
 ]

@@ -144,7 +144,8 @@ def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError as e:
         raise DetectError(str(e)) from None
     if args.json:
-        fields = ("format", "reasoning", "reasoning_started", "candidates", "reason")
+        fields = ["format", "reasoning", "reasoning_started", "candidates", "reason"]
+        fields.append("token_suffix")
         doc: Dict[str, Any] = {k: getattr(d, k) for k in fields}
         doc["evidence"] = dict(d.evidence)
         doc["skipped"] = dict(d.skipped)
@@ -156,6 +157,8 @@ def cmd_detect(args: argparse.Namespace, out: TextIO) -> int:
         opened = {True: "yes", False: "no", None: "-"}[d.reasoning_started]
         out.write(f"think block opened by the prompt: {opened}\n")
         out.write(f"candidates: {', '.join(d.candidates) or '-'}\n")
+        if d.token_suffix:
+            out.write(f"token suffix: {d.token_suffix}\n")
         if d.reason:
             out.write(f"reason: {d.reason}\n")
     return 0 if d.format else 3

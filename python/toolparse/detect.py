@@ -5,7 +5,11 @@ of :mod:`toolparse.chat_template`) and keeps every registered format, with a rea
 none, that parses each probe's assistant turn back exactly: the calls (names and argument JSON
 values), the content and the reasoning. Nothing is inferred from the template's source text, and no
 marker is learnt from the probes: the probes' names and values are random, and detection only
-chooses among the formats already registered.
+chooses among the formats already registered. The one thing read from the renders: where a
+format's spec says its special tokens may carry a per-checkpoint suffix (``token_suffix``: Hy3's
+``<tool_calls:opensource>``) and the renders write them so, the suffixed variant
+(:func:`toolparse.with_token_suffix`) is registered and tried too; it is reported under the plain
+name, with ``Detection.token_suffix``.
 
 The probes: a turn with content and no call, one call, two calls, content then a call, reasoning
 then a call, and a call with no arguments. Every probe is rendered with ``enable_thinking=True``
@@ -66,6 +70,11 @@ class Detection:
     (probe, why) for each probe the template refused (e.g. two calls in a one-call template);
     ``lost``: (probe, what the template loses) for each probe whose render is exactly the render
     of a simpler probe (its first call only; its content as reasoning), read back as that probe.
+    ``token_suffix``: the suffix the template writes the special tokens of ``format`` (and
+    ``reasoning``) with (``":opensource"`` for Hy3: ``<tool_calls:opensource>``), "" when it
+    writes them bare; ``format`` and ``reasoning`` are then the plain names (what
+    ``--tool-call-parser toolparse_<format>`` takes: the servers' parsers read the suffix from the
+    tokenizer), and :func:`toolparse.with_token_suffix` gives the variant that reads the renders.
     """
 
     format: Optional[str]
@@ -76,6 +85,7 @@ class Detection:
     evidence: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     skipped: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
     lost: Tuple[Tuple[str, str], ...] = field(default=(), repr=False)
+    token_suffix: str = ""
 
 
 def _opened(prompt: str, r: Any) -> Optional[bool]:
@@ -129,19 +139,38 @@ def _reads_all(
     reasoning: Optional[str],
     started: Optional[bool],
     rendered: Sequence[Tuple[_Probe, Any]],
+    prompt: str = "",
 ) -> bool:
     """Whether ``fmt`` with ``reasoning`` reads every probe back. A turn whose render has no end
     of the think block the prompt opened is read as starting outside it: templates leave the block
-    out of a turn in history that had no reasoning."""
+    out of a turn in history that had no reasoning. A turn that closes a block it never opens,
+    after a prompt that ends with an empty block, is read as starting inside it
+    (:func:`_fills_empty_block`)."""
     parsers: Dict[Optional[bool], Any] = {}
-    end = _spec.REASONING[reasoning].end if reasoning else ""
+    r = _spec.REASONING[reasoning] if reasoning else None
+    end = r.end if r is not None else ""
     for probe, turn in rendered:
         mode = started if not (started and end and end not in turn.text) else False
+        if started is False and _fills_empty_block(r, prompt, turn.text):
+            mode = True
         if mode not in parsers:
             parsers[mode] = _parser(fmt, tools, reasoning, mode)
         if parsers[mode] is None or not _reads(parsers[mode], probe, turn.text):
             return False
     return True
+
+
+def _fills_empty_block(r: Any, prompt: str, text: str) -> bool:
+    """Whether ``text`` fills the empty think block the prompt ends with (thinking off): Hy3's
+    prompt ends ``<think></think>`` and its turn with reasoning ``<think>R</think>...``, so the
+    turn's render shares the block's start with the prompt and begins inside the block."""
+    if r is None or not r.start or not r.end:
+        return False
+    head = prompt.rstrip()
+    if not head.endswith(r.end) or not head[: -len(r.end)].rstrip().endswith(r.start):
+        return False
+    e = text.find(r.end)
+    return e >= 0 and r.start not in text[:e]
 
 
 def _pick(candidates: Sequence[str], model: Optional[str]) -> str:
@@ -211,6 +240,7 @@ def detect_format(
             lost=lost,
         )
     prompt = rendered[0][1].prompt
+    _register_suffixed(prompt + "".join(r.text for _, r in rendered))
     options: List[Tuple[Optional[str], Optional[bool]]] = [(None, None)]
     opened_any = False
     for name, r in _spec.REASONING.items():
@@ -222,7 +252,7 @@ def detect_format(
     found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
     for fmt in _spec.list_formats():
         for reasoning, started in options:
-            if _reads_all(fmt, tools, reasoning, started, rendered):
+            if _reads_all(fmt, tools, reasoning, started, rendered, prompt):
                 found.setdefault(fmt, []).append((reasoning, started))
     if not found:
         return Detection(
@@ -232,7 +262,8 @@ def detect_format(
             skipped=skipped,
             lost=lost,
         )
-    candidates = tuple(f for f in _spec.list_formats() if f in found)
+    found, suffix_of = _plain(found)
+    candidates = tuple(dict.fromkeys(f for f in _spec.list_formats() if f in found))
     fmt = _pick(candidates, model)
     pairs = found[fmt]
     if (None, None) in pairs and not any(
@@ -246,4 +277,46 @@ def detect_format(
         else:
             reasoning = _pick_reasoning(names, fmt)
             started = dict(pairs)[reasoning]
-    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped, lost)
+    suffix = suffix_of.get(fmt, "")
+    return Detection(fmt, reasoning, started, candidates, None, evidence, skipped, lost, suffix)
+
+
+def _register_suffixed(text: str) -> None:
+    """Registers, for each format whose special tokens may carry a suffix (``token_suffix``) and
+    that ``text`` (the renders) writes suffixed, the variant for that suffix: a candidate like
+    any registered format."""
+    from .token_suffix import token_suffix_from_text, with_token_suffix
+
+    for name, s in list(_spec.SPECS.items()):
+        if s.token_suffix:
+            suffix = token_suffix_from_text(name, text)
+            if suffix:
+                with_token_suffix(name, suffix)
+
+
+def _plain(
+    found: Dict[str, List[Tuple[Optional[str], Optional[bool]]]],
+) -> Tuple[Dict[str, List[Tuple[Optional[str], Optional[bool]]]], Dict[str, str]]:
+    """``found`` with each suffixed variant (:func:`toolparse.with_token_suffix`), and the
+    reasoning variants paired with it, under its plain format's name; and the suffix of each
+    plain name that stands for a variant. A plain format that reads the renders itself wins."""
+    from .token_suffix import variant_base
+
+    out: Dict[str, List[Tuple[Optional[str], Optional[bool]]]] = {}
+    suffix_of: Dict[str, str] = {}
+    for name, pairs in found.items():
+        base = variant_base(name)
+        if base is None:
+            out[name] = pairs
+            suffix_of.pop(name, None)
+            continue
+        plain, suffix = base
+        if plain in out and plain not in suffix_of:
+            continue
+        mapped = []
+        for r, started in pairs:
+            rb = variant_base(r) if r is not None else None
+            mapped.append((rb[0] if rb is not None else r, started))
+        out[plain] = mapped
+        suffix_of[plain] = suffix
+    return out, suffix_of

@@ -7,6 +7,7 @@ plugins when they are loaded."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sys
@@ -20,6 +21,9 @@ __all__ = ["ENV", "register_format"]
 
 # The servers' plugins register the formats of these files (``path[:path...]``) when they load.
 ENV = "TOOLPARSE_FORMATS"
+
+# the files registered at run time, by format name (what toolparse.with_token_suffix derives from)
+_DOCS: Dict[str, Dict[str, Any]] = {}
 
 SpecArg = Union[Mapping[str, Any], str, "os.PathLike[str]"]
 
@@ -118,6 +122,7 @@ def register_format(spec: SpecArg, *, replace: bool = False) -> str:
     # The Rust registry checks the family's rules again as it configures the machine.
     _core.register_format(doc["spec"], doc.get("reasoning"), replace)
     _spec.add(fmt, rsn)
+    _DOCS[fmt.name] = copy.deepcopy(doc)
     _refresh(fmt, rsn)
     return fmt.name
 

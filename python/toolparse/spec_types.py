@@ -432,6 +432,9 @@ class FormatSpec:
     span_markup: Optional[SpanMarkup] = None
     # the reasoning format that runs with this format when none is given ("": none)
     default_reasoning: str = ""
+    # the special tokens may carry a per-checkpoint suffix (``<tool_call:opensource>``):
+    # toolparse.with_token_suffix derives and registers the suffixed variant
+    token_suffix: bool = False
     # the rest of the format's file: real checkpoint ids format_for_model maps to it, the
     # servers' own parser names for the same wire format, sample outputs (what
     # `toolparse demo` runs), hand-written test cases, the notes of the formats page ("": none)
@@ -598,6 +601,7 @@ def format_spec(entry: Any, doc: Optional[Mapping[str, Any]], where: str) -> For
         dropped=f.strings("dropped", texts=True),
         span_markup=_span_markup(f.obj("span_markup", _names(SpanMarkup))),
         default_reasoning=f.text("default_reasoning", ""),
+        token_suffix=f.flag("token_suffix"),
         **(_file_fields(doc, file) if doc is not None else {}),
     )
 
@@ -645,6 +649,8 @@ class ReasoningSpec:
     blocks_anywhere: bool = False
     # spans whose tags are markup in content and reasoning, when the tool format names none
     span_markup: Optional[SpanMarkup] = None
+    # the markers may carry a per-checkpoint suffix, as on a format (toolparse.with_token_suffix)
+    token_suffix: bool = False
 
     @property
     def starts(self) -> Tuple[str, ...]:
@@ -729,6 +735,7 @@ def reasoning_spec(e: Any, where: str, formats: Iterable[str]) -> ReasoningSpec:
         stray_end_text=f.flag("stray_end_text"),
         blocks_anywhere=f.flag("blocks_anywhere"),
         span_markup=_span_markup(f.obj("span_markup", _names(SpanMarkup))),
+        token_suffix=f.flag("token_suffix"),
         **common,
     )
 

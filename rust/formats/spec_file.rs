@@ -44,6 +44,10 @@ pub struct Entry {
     pub keep_special_tokens: Option<IgnoredAny>,
     #[allow(dead_code)]
     pub spaces_between_special_tokens: Option<IgnoredAny>,
+    /// the special tokens may carry a per-checkpoint suffix (`toolparse.with_token_suffix`
+    /// derives the suffixed variant; the variant is an ordinary format here)
+    #[allow(dead_code)]
+    pub token_suffix: Option<IgnoredAny>,
 }
 
 impl Entry {
@@ -170,6 +174,9 @@ pub struct Reasoning {
     pub end_token: Option<IgnoredAny>,
     #[allow(dead_code)]
     pub end_token_id: Option<IgnoredAny>,
+    /// Python's, as on a format entry
+    #[allow(dead_code)]
+    pub token_suffix: Option<IgnoredAny>,
 }
 
 /// A non-empty string that may be absent (empty then).

@@ -79,3 +79,11 @@ def test_auto_infers_a_template_no_registered_format_reads(tmp_path):
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got[0].startswith("toolparse_inferred-") and got[1] == "toolparse_qwen3", got
     assert "inferred from its chat template" in proc.stderr
+
+
+def test_auto_resolves_a_template_with_suffixed_tokens():
+    # Hy3's template writes <tool_calls:opensource>...: detected as hy_v3 with the suffix;
+    # SGLang gets the plain names, whose detectors read the suffix from the tokenizer it passes
+    got, err = _run("tencent-Hy3", model="/nonexistent/tencent/Hy3")
+    assert got == ["toolparse_hy_v3", "toolparse_hy_v3"]
+    assert "writes hy_v3 with the token suffix ':opensource' (+ hy_v3;" in err

@@ -49,8 +49,12 @@ class Resolved:
         reasoning_started: Optional[bool],
         how: str,
         detection: Any = None,
+        token_suffix: str = "",
     ) -> None:
         self.model = model
+        # the suffix the template writes the special tokens with (Detection.token_suffix): the
+        # servers' parsers run the variant (toolparse.with_token_suffix)
+        self.token_suffix = token_suffix
         self.format = format
         self.reasoning = reasoning
         self.reasoning_started = reasoning_started
@@ -61,10 +65,25 @@ class Resolved:
     def line(self) -> str:
         opened = {True: "yes", False: "no", None: "unknown"}[self.reasoning_started]
         extra = f" (+ {self.reasoning}; think block opened by the prompt: {opened})"
+        suffixed = f" with the token suffix {self.token_suffix!r}" if self.token_suffix else ""
         return (
             f"toolparse: {self.model} writes {self.format or 'no format toolparse reads'}"
-            f"{extra if self.reasoning else ''} [{self.how}]"
+            f"{suffixed}{extra if self.reasoning else ''} [{self.how}]"
         )
+
+    def variant(self, reasoning: bool = False) -> Optional[str]:
+        """The format (``reasoning``: the reasoning format) a parser runs: the suffixed variant
+        (:func:`toolparse.with_token_suffix`, registered here) when the template writes the
+        special tokens with a suffix, else the detected name."""
+        name = self.reasoning if reasoning else self.format
+        if name is None or not self.token_suffix:
+            return name
+        from toolparse.token_suffix import with_token_suffix
+
+        try:
+            return with_token_suffix(name, self.token_suffix, reasoning=reasoning)
+        except ValueError:  # a reasoning format whose markers carry no suffix
+            return name
 
 
 def template_of(tokenizer: Any) -> Tuple[Optional[str], Any, Any]:
@@ -132,6 +151,7 @@ def _detect(template: Optional[str], bos: Any, eos: Any, model: str) -> Resolved
                     detection.reasoning_started,
                     "detected from its chat template",
                     detection,
+                    detection.token_suffix,
                 )
             why = detection.reason or "no format found"
             if detection.reason == _UNREAD:

@@ -36,6 +36,7 @@ from toolparse import spec as _spec
 from toolparse.integrations import check_report, server_structural_tag
 from toolparse.integrations import reasoning as _reasoning_common
 from toolparse.integrations._twin import ServerModels
+from toolparse.token_suffix import variant_for_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +232,12 @@ class _ToolparseDetector:
     toolparse_format = ""
     toolparse_backend = "rust"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, tokenizer: Any = None, **kwargs: Any) -> None:
+        # SGLang passes its tokenizer to a detector whose signature names one
+        # (FunctionCallParser): a format whose special tokens carry the checkpoint's suffix
+        # (spec "token_suffix": Hy3's <tool_calls:opensource>) runs the variant for the suffix
+        # in the vocabulary. The peer detector is built as before, without it.
+        self.toolparse_format = variant_for_tokenizer(self.toolparse_format, tokenizer) or ""
         super().__init__(*args, **kwargs)  # type: ignore[call-arg]
         self._tp_parser: Optional[toolparse.ToolParser] = None
         self._tp_core: Any = None  # the stream core (_stream_core): builds and records
@@ -639,8 +645,14 @@ class _ToolparseReasoningDetector:
         continue_final_message: bool = False,
         previous_content: str = "",
         force_nonempty_content: bool = False,
+        tokenizer: Any = None,
         **_ignored: Any,
     ) -> None:
+        # SGLang's ReasoningParser passes its tokenizer to a detector whose signature names
+        # one: markers with the checkpoint's suffix (spec "token_suffix") run the variant
+        self.toolparse_reasoning = (
+            variant_for_tokenizer(self.toolparse_reasoning, tokenizer, reasoning=True) or ""
+        )
         rspec = _spec.REASONING[self.toolparse_reasoning]
         super().__init__(  # type: ignore[call-arg]
             rspec.start or "",
@@ -656,6 +668,7 @@ class _ToolparseReasoningDetector:
         )
         self._tp_started: Optional[bool] = started_of(force_reasoning)
         tool = _reasoning_common.tool_format_of(_serving_parsers().get("tool"))
+        tool = variant_for_tokenizer(tool, tokenizer)
         self._tp_tool = tool if _reasoning_common.pairs(self.toolparse_reasoning, tool) else None
         self._tp_transparent = _reasoning_common.transparent(self.toolparse_reasoning)
         self._tp_core: Any = None

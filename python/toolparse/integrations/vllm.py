@@ -35,6 +35,7 @@ from toolparse.integrations._vllm_deltas import (
     stream_core,
     vllm_delta,
 )
+from toolparse.token_suffix import variant_for_tokenizer
 
 logger = logging.getLogger(__name__)
 
@@ -187,6 +188,9 @@ class _ToolParserMethods(_VllmClass):
 
     def __init__(self, tokenizer: Any, tools: Optional[List[Any]] = None) -> None:
         super().__init__(tokenizer, tools)
+        # a format whose special tokens carry the checkpoint's suffix (spec "token_suffix":
+        # Hy3's <tool_calls:opensource>): the variant for the suffix in the tokenizer's vocabulary
+        self.toolparse_format = variant_for_tokenizer(self.toolparse_format, tokenizer) or ""
         self._stream: Any = None  # the stream core (stream_core), made on first use
         self._finished = False
         # A toolparse reasoning parser built just before this one, in the same thread (vLLM's
@@ -498,6 +502,10 @@ class _ReasoningParserMethods(_VllmClass):
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
+        # markers with the checkpoint's suffix (spec "token_suffix"): as the tool parser's
+        self.toolparse_reasoning = (
+            variant_for_tokenizer(self.toolparse_reasoning, tokenizer, reasoning=True) or ""
+        )
         self._template_kwargs = kwargs.get("chat_template_kwargs")
         self._prompt: Optional[bool] = None
         self._pair: Optional[_ReasonerToolPair] = None
@@ -831,7 +839,7 @@ def _auto_classes(backend: str = "rust") -> Tuple[type, type]:
         r = auto.resolve_tokenizer(tokenizer, where=AUTO_WHERE)
         if r.format is None:
             raise ValueError(f"--tool-call-parser toolparse_auto: {r.line}")
-        return parser_class(r.format, backend)(tokenizer, tools, *args, **kw)
+        return parser_class(r.variant() or r.format, backend)(tokenizer, tools, *args, **kw)
 
     def reasoning_new(cls: Any, tokenizer: Any, *args: Any, **kw: Any) -> Any:
         r = auto.resolve_tokenizer(tokenizer, where=AUTO_WHERE)
@@ -841,7 +849,8 @@ def _auto_classes(backend: str = "rust") -> Tuple[type, type]:
                 "template; pass --reasoning-parser toolparse_<name> (see `toolparse formats`) "
                 "or none"
             )
-        return reasoning_parser_class(r.reasoning, backend)(tokenizer, *args, **kw)
+        name = r.variant(reasoning=True) or r.reasoning
+        return reasoning_parser_class(name, backend)(tokenizer, *args, **kw)
 
     suffix = "" if backend == "rust" else "Python"
     attrs = {"__new__": tool_new, "toolparse_backend": backend, "__module__": __name__}
