@@ -233,3 +233,20 @@ def dsml(block: str, key: str) -> str:
         "</｜DSML｜invoke>\n"
         f"</｜DSML｜{block}>"
     )
+
+
+def pytest_in_fresh_interpreter(cases: str) -> None:
+    """Run the test file ``cases`` with pytest in an interpreter of its own, from the repository
+    (its pyproject.toml configures pytest), and fail with its output unless every case passed:
+    for cases that register formats, which stay registered for the process while other tests
+    count the registered formats."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = [sys.executable, "-m", "pytest", cases, "-q", "-n", "0", "-p", "no:cacheprovider"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=root)
+    tail = r.stdout[-6000:] + r.stderr[-3000:]
+    assert r.returncode == 0, tail
+    assert " passed" in r.stdout and " failed" not in r.stdout, tail

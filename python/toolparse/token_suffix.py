@@ -87,28 +87,23 @@ def _specs(name: str, reasoning: bool) -> Tuple[str, Any, Any]:
     that one may carry a suffix too. A ValueError names a format without ``token_suffix``."""
     if reasoning:
         canon = _spec.reasoning_canonical(name)
-        r = _spec.REASONING[canon]
-        if not r.token_suffix:
-            raise ValueError(
-                f"reasoning format {canon!r}: its markers carry no token suffix "
-                '(no "token_suffix": true in its spec)'
-            )
-        f = _spec.SPECS.get(canon)
-        if f is None or not f.token_suffix:
-            raise ValueError(
-                f"reasoning format {canon!r}: no tool format of the same name with "
-                '"token_suffix": true to register its variant with'
-            )
-        return canon, f, r
-    canon = _spec.canonical(name)
-    f = _spec.SPECS[canon]
-    if not f.token_suffix:
+        f, r = _spec.SPECS.get(canon), _spec.REASONING.get(canon)
+        what, marked = "reasoning format", r is not None and r.token_suffix
+    else:
+        canon = _spec.canonical(name)
+        f, r = _spec.SPECS[canon], _spec.REASONING.get(canon)
+        what, marked = "format", f.token_suffix
+    if not marked:
         raise ValueError(
-            f"format {canon!r}: its special tokens carry no token suffix "
-            '(no "token_suffix": true in its spec)'
+            f'{what} {canon!r}: its markers carry no token suffix (no "token_suffix": true in '
+            "its spec)"
         )
-    own = _spec.REASONING.get(canon)
-    return canon, f, (own if own is not None and own.token_suffix else None)
+    if f is None or not f.token_suffix:
+        raise ValueError(
+            f"reasoning format {canon!r}: no tool format of the same name with "
+            '"token_suffix": true to register its variant with'
+        )
+    return canon, f, (r if r is not None and r.token_suffix else None)
 
 
 def _variant_name(base: str, suffix: str) -> str:
